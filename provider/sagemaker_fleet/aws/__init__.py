@@ -1,0 +1,1 @@
+"""aws layer of sagemaker-fleet."""

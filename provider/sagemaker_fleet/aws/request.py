@@ -1,0 +1,77 @@
+"""Compile a city of a fleet and a run into a complete CreateTrainingJob request (pure; no boto3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sagemaker_fleet.aws.keys import matching_request_fields
+from sagemaker_fleet.spec.names import checkpoint_s3_uri, job_name, model_s3_uri
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.spec.model import CitySpec, FleetSpec
+
+CHECKPOINT_LOCAL_PATH = "/opt/ml/checkpoints"
+TAG_PREFIX = "sagemaker-fleet:"
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One submission of a city in a run: the n-th attempt, on spot or on demand, with its keep-alive."""
+
+    city: str
+    run_key: str
+    attempt: int = 1
+    spot: bool | None = None  # None: as the spec says; False: on-demand fallback
+    keep_alive_seconds: int = 0
+
+
+def compile_training_request(fleet: FleetSpec, city: CitySpec, submission: Submission) -> dict[str, Any]:
+    """The CreateTrainingJob request for ``submission``.
+
+    Spot jobs set MaxWaitTimeInSeconds and never a keep-alive (warm pools do not work with spot). Every job
+    checkpoints to the city's per-run prefix, so a re-submission, spot or on-demand, resumes where the last stopped.
+    """
+    use_spot = city.spot is not None if submission.spot is None else submission.spot and city.spot is not None
+    request: dict[str, Any] = {
+        "TrainingJobName": job_name(fleet.fleet, city.name, submission.run_key, submission.attempt),
+        "AlgorithmSpecification": {"TrainingImage": city.image_uri, "TrainingInputMode": fleet.input_mode},
+        "InputDataConfig": [
+            {
+                "ChannelName": "train",
+                "DataSource": {
+                    "S3DataSource": {
+                        "S3DataType": "S3Prefix",
+                        "S3Uri": city.train_s3_uri,
+                        "S3DataDistributionType": "FullyReplicated",
+                    }
+                },
+            }
+        ],
+        "OutputDataConfig": {
+            "S3OutputPath": model_s3_uri(fleet.output_s3_uri, city.name, submission.run_key)
+        },
+        "StoppingCondition": {"MaxRuntimeInSeconds": city.max_runtime_seconds},
+        "CheckpointConfig": {
+            "S3Uri": checkpoint_s3_uri(fleet.output_s3_uri, city.name, submission.run_key),
+            "LocalPath": CHECKPOINT_LOCAL_PATH,
+        },
+        "Tags": [
+            {"Key": f"{TAG_PREFIX}fleet", "Value": fleet.fleet},
+            {"Key": f"{TAG_PREFIX}city", "Value": city.name},
+            {"Key": f"{TAG_PREFIX}run-key", "Value": submission.run_key},
+            {"Key": f"{TAG_PREFIX}attempt", "Value": str(submission.attempt)},
+        ],
+        **matching_request_fields(city),
+    }
+    if use_spot:
+        assert city.spot is not None
+        request["EnableManagedSpotTraining"] = True
+        request["StoppingCondition"]["MaxWaitTimeInSeconds"] = city.spot.max_wait_seconds
+    elif submission.keep_alive_seconds > 0:
+        request["ResourceConfig"]["KeepAlivePeriodInSeconds"] = submission.keep_alive_seconds
+    if city.hyperparameters:
+        request["HyperParameters"] = dict(city.hyperparameters)
+    if city.environment:
+        request["Environment"] = dict(city.environment)
+    return request

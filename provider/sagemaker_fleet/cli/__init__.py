@@ -1,0 +1,1 @@
+"""The ``sagemaker-fleet`` command line (CONTRACT §3)."""

@@ -1,0 +1,38 @@
+"""Entry point of ``sagemaker-fleet``: each sub-command lives in its own module, imported only when used."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+#: sub-command -> (module under sagemaker_fleet.cli, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("validate", "check a fleet spec; exit 2 with every error on stderr"),
+    "plan": ("plan", "pool-aware plan of a fleet (warm-pool lanes, order, keep-alive)"),
+    "simulate": ("simulate", "run a fleet through the simulator engine in virtual time"),
+    "sim": ("sim", "the simulated SageMaker endpoint (`sim serve`)"),
+    "report": ("report", "cost report for one run from DescribeTrainingJob"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sagemaker-fleet", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        module = importlib.import_module(f"sagemaker_fleet.cli.{module_name}")
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        module.add_arguments(command)
+        command.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    code: int = args._run(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

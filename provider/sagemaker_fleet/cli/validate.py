@@ -1,0 +1,31 @@
+"""``sagemaker-fleet validate FLEET.yaml``: exit 0 with a one-line summary, or exit 2 with every error."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+
+from sagemaker_fleet.spec import FleetSpecError, load_fleet_spec
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", metavar="FLEET.yaml", help="the fleet spec to check")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        spec = load_fleet_spec(args.spec)
+    except FleetSpecError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    for warning in spec.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    spot = sum(1 for city in spec.cities if city.spot is not None)
+    types = Counter(city.instance_type for city in spec.cities)
+    roles = len({city.role_arn for city in spec.cities})
+    mix = ", ".join(f"{count}× {itype}" for itype, count in sorted(types.items()))
+    print(
+        f"{args.spec}: fleet {spec.fleet} OK — {len(spec.cities)} cities ({spot} spot), {roles} role(s), {mix}"
+    )
+    return 0

@@ -1,0 +1,29 @@
+"""Provider metadata that Airflow's ProvidersManager reads through the ``apache_airflow_provider`` entry point."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sagemaker_fleet import __version__
+
+
+def get_provider_info() -> dict[str, Any]:
+    """Describe the provider; lists grow as hooks, operators, sensors, triggers and links land."""
+    return {
+        "package-name": "airflow-provider-sagemaker-fleet",
+        "name": "SageMaker Fleet",
+        "description": "Pool-aware fleets of per-city Amazon SageMaker training jobs with honest cost reports.",
+        "versions": [__version__],
+        "integrations": [
+            {
+                "integration-name": "SageMaker Fleet",
+                "external-doc-url": "https://docs.aws.amazon.com/sagemaker/latest/dg/train-warm-pools.html",
+                "tags": ["aws"],
+            }
+        ],
+        "hooks": [],
+        "operators": [],
+        "sensors": [],
+        "triggers": [],
+        "extra-links": [],
+    }

@@ -1,0 +1,1 @@
+"""links layer of sagemaker-fleet."""

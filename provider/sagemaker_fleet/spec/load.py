@@ -1,0 +1,609 @@
+"""Read a fleet spec from YAML, check every rule of CONTRACT §1 and resolve defaults into :class:`FleetSpec`.
+
+All problems are collected and raised together as :class:`FleetSpecError`, each naming its field path, the YAML
+line where PyYAML knows it, and the fix. Nothing here touches the network.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from sagemaker_fleet.spec.errors import FleetSpecError, SpecIssue
+from sagemaker_fleet.spec.model import (
+    KEEP_ALIVE_API_MAX,
+    KEEP_ALIVE_GUIDE_MAX,
+    MAX_RUNTIME_LIMIT,
+    CityLayer,
+    CitySpec,
+    FleetLayer,
+    FleetSpec,
+    InstanceQuota,
+    QuotaLayer,
+    SpotLayer,
+    SpotSettings,
+    VpcLayer,
+    VpcSettings,
+)
+
+_M = TypeVar("_M", bound=BaseModel)
+
+FLEET_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,19}$")
+CITY_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,199}$")
+REGION_RE = re.compile(r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$")
+ROLE_ARN_RE = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$")
+S3_URI_RE = re.compile(r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\s]*)?$")
+INSTANCE_TYPE_RE = re.compile(r"^ml\.[a-z0-9-]+\.[a-z0-9]+$")
+KMS_RE = re.compile(r"^[a-zA-Z0-9:/_-]{1,2048}$")
+SUBNET_RE = re.compile(r"^subnet-[0-9a-z]{1,25}$")
+SECURITY_GROUP_RE = re.compile(r"^sg-[0-9a-z]{1,25}$")
+ENV_KEY_RE = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]{0,511}$")
+ECR_RE = re.compile(r"^\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/\S+$")
+
+#: Assumed when a spec has no ``quotas`` block. AWS's default warm-pool quota is 0, so we assume none.
+ASSUMED_QUOTA = InstanceQuota(instances=10, warm_pools=0)
+
+_FIXES: dict[str, str] = {
+    "fleet": "use 1-20 lowercase letters, digits or '-', starting with a letter or digit",
+    "name": "use lowercase letters, digits and '-', starting with a letter or digit",
+    "region": "use an AWS region code such as us-east-1",
+    "role_arn": "use an IAM role ARN such as arn:aws:iam::111122223333:role/FleetTraining",
+    "output_s3_uri": "use an S3 URI such as s3://bucket/prefix",
+    "train_s3_uri": "use an S3 URI such as s3://bucket/data/city/",
+    "instance_type": "use a SageMaker instance type such as ml.m5.xlarge",
+    "keep_alive": "use `auto` or whole seconds from 0 to 21600",
+    "input_mode": "use File, FastFile or Pipe",
+    "fallback": "use on_demand or fail",
+}
+
+_ALLOWED: dict[str, type[BaseModel]] = {
+    "fleet": FleetLayer,
+    "city": CityLayer,
+    "spot": SpotLayer,
+    "vpc": VpcLayer,
+    "quota": QuotaLayer,
+}
+
+_UNION_TAG_RE = re.compile(
+    r"^(int|str|float|bool|list\[.*\]|dict\[.*\]|literal\[.*\]|constrained-.*|function-.*|is-instance\[.*\]|"
+    r"nullable\[.*\]|json-or-python\[.*\]|lax-.*|union\[.*\]|\[key\])$"
+)
+
+
+def load_fleet_spec(path: str | Path) -> FleetSpec:
+    """Load and validate the fleet file at ``path``; raises :class:`FleetSpecError` listing every problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise FleetSpecError([SpecIssue("", f"cannot read the file: {exc.strerror}")], str(path)) from exc
+    return parse_fleet_spec(text, source=str(path))
+
+
+def parse_fleet_spec(text: str, source: str = "<spec>") -> FleetSpec:
+    """Parse YAML text into a validated :class:`FleetSpec`."""
+    data, lines = _read_yaml(text, source)
+    return build_fleet_spec(data, source=source, lines=lines)
+
+
+def build_fleet_spec(
+    data: object, source: str = "<spec>", lines: Mapping[str, int] | None = None
+) -> FleetSpec:
+    """Validate an already-parsed document (a mapping) and resolve it."""
+    builder = _SpecBuilder(lines or {})
+    spec = builder.build(data)
+    if builder.issues or spec is None:
+        raise FleetSpecError(builder.issues, source)
+    return spec
+
+
+# ------------------------------------------------------------------------------------------------------- YAML
+
+
+def _read_yaml(text: str, source: str) -> tuple[object, dict[str, int]]:
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        line = mark.line + 1 if mark is not None else None
+        problem = exc.problem or "invalid YAML"
+        issue = SpecIssue("", f"YAML syntax error: {problem}; fix the indentation or quoting there", line)
+        raise FleetSpecError([issue], source) from exc
+    except yaml.YAMLError as exc:
+        raise FleetSpecError([SpecIssue("", f"YAML error: {exc}")], source) from exc
+    if node is None:
+        raise FleetSpecError(
+            [SpecIssue("", "the file is empty; write a fleet spec (see CONTRACT §1)")], source
+        )
+    lines: dict[str, int] = {}
+    duplicates: list[SpecIssue] = []
+    _index_lines(node, "", lines, duplicates)
+    if duplicates:
+        raise FleetSpecError(duplicates, source)
+    loader = yaml.SafeLoader("")
+    try:
+        data = loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        raise FleetSpecError([SpecIssue("", f"YAML error: {exc}")], source) from exc
+    finally:
+        loader.dispose()
+    return data, lines
+
+
+def _index_lines(node: yaml.Node, path: str, lines: dict[str, int], dups: list[SpecIssue]) -> None:
+    lines.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key_node, value_node in node.value:
+            key = str(key_node.value)
+            child = _join(path, key)
+            if key in seen:
+                dups.append(SpecIssue(child, "key appears twice; keep one", key_node.start_mark.line + 1))
+            seen.add(key)
+            _index_lines(value_node, child, lines, dups)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _index_lines(item, f"{path}[{index}]", lines, dups)
+
+
+def _join(path: str, key: str) -> str:
+    if "." in key or "[" in key:
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+# ---------------------------------------------------------------------------------------------------- checks
+
+
+class _SpecBuilder:
+    def __init__(self, lines: Mapping[str, int]) -> None:
+        self.lines = lines
+        self.issues: list[SpecIssue] = []
+        self.warnings: list[str] = []
+        self.poisoned: set[str] = set()  # paths with a structural error: later checks stay quiet there
+
+    def error(self, path: str, message: str) -> None:
+        issue = SpecIssue(path, message, self._line(path))
+        if path in self.poisoned or issue in self.issues:
+            return  # already reported (a default shared by many cities is reported once)
+        self.issues.append(issue)
+
+    def _line(self, path: str) -> int | None:
+        probe = path
+        while probe:
+            if probe in self.lines:
+                return self.lines[probe]
+            probe = re.sub(r"(\.[^.\[]+|\[[^\]]*\])$", "", probe)
+        return self.lines.get("")
+
+    def build(self, data: object) -> FleetSpec | None:
+        if not isinstance(data, Mapping):
+            self.error(
+                "", "a fleet spec is a mapping with keys fleet, region, role_arn, ... (see CONTRACT §1)"
+            )
+            return None
+        top = self._parse(FleetLayer, data, "")
+        raw_cities = data.get("cities")
+        layers: list[CityLayer | None] = []
+        if isinstance(raw_cities, list):
+            layers = [self._parse(CityLayer, raw, f"cities[{i}]") for i, raw in enumerate(raw_cities)]
+        if top is None:
+            return None
+        self._check_top(top)
+        quotas = self._quotas(top)
+        cities = [self._resolve(top, layer, i, quotas) for i, layer in enumerate(layers) if layer is not None]
+        self._check_unique(layers)
+        if self.issues:
+            return None
+        return FleetSpec(
+            fleet=top.fleet,
+            region=top.region,
+            role_arn=top.role_arn,
+            image_uri=top.image_uri,
+            output_s3_uri=top.output_s3_uri.rstrip("/"),
+            cities=tuple(c for c in cities if c is not None),
+            input_mode=top.input_mode,
+            orchestration_latency_seconds=top.orchestration_latency_seconds,
+            deadline_seconds=top.deadline_seconds,
+            quotas=quotas,
+            quotas_given=top.quotas is not None,
+            prices={k: float(v) for k, v in (top.prices or {}).items()},
+            warnings=tuple(self.warnings),
+        )
+
+    # -- structural (pydantic) ----------------------------------------------------------------------------
+
+    def _parse(self, model: type[_M], raw: object, prefix: str) -> _M | None:
+        """Validate ``raw``; on errors, report them, drop the bad values and try again so that the checks
+        that follow still see every good value (all errors at once, not only the first layer's)."""
+        if model is CityLayer and not isinstance(raw, Mapping):
+            self.error(prefix, "each city is a mapping with at least `name` and `train_s3_uri`")
+            return None
+        data = copy.deepcopy(raw)
+        for _ in range(4):
+            try:
+                return model.model_validate(data)
+            except ValidationError as exc:
+                locs = self._report(exc, prefix, skip_cities=model is FleetLayer)
+                if not _repair(data, locs, model):
+                    return None
+        return None
+
+    def _report(self, exc: ValidationError, prefix: str, *, skip_cities: bool) -> list[list[int | str]]:
+        grouped: dict[str, list[str]] = {}
+        locs: list[list[int | str]] = []
+        for err in exc.errors():
+            loc = [part for part in err["loc"] if not (isinstance(part, str) and _UNION_TAG_RE.match(part))]
+            if skip_cities and len(loc) >= 2 and loc[0] == "cities" and isinstance(loc[1], int):
+                continue  # cities are parsed one by one with their own paths
+            locs.append(loc)
+            path = prefix
+            for part in loc:
+                path = f"{path}[{part}]" if isinstance(part, int) else _join(path, str(part))
+            if path in self.poisoned:
+                continue
+            if err["type"] == "extra_forbidden":
+                grouped.setdefault(path, []).append(self._unknown_key(loc, prefix))
+            elif err["type"] == "missing":
+                grouped.setdefault(path, []).append("required field is missing; add it")
+            else:
+                grouped.setdefault(path, []).append(_plain(err["msg"]))
+        for path, messages in grouped.items():
+            unique = list(dict.fromkeys(messages))
+            message = " or ".join(unique) if len(unique) > 1 else unique[0]
+            fix = _FIXES.get(path.rsplit(".", 1)[-1])
+            if fix and "unknown key" not in message and "missing" not in message:
+                message = f"{message}; {fix}"
+            self.error(path, message)
+            self.poisoned.add(path)
+        return locs
+
+    def _unknown_key(self, loc: list[int | str], prefix: str) -> str:
+        key = str(loc[-1])
+        parent = loc[-2] if len(loc) >= 2 else None
+        grand = loc[-3] if len(loc) >= 3 else None
+        if parent in ("spot", "vpc"):
+            model = _ALLOWED[str(parent)]
+        elif grand == "quotas":
+            model = _ALLOWED["quota"]
+        elif (
+            parent == "defaults"
+            or isinstance(parent, int)
+            or (parent is None and prefix.startswith("cities"))
+        ):
+            model = _ALLOWED["city"]
+        else:
+            model = _ALLOWED["fleet"]
+        allowed = sorted(model.model_fields)
+        close = difflib.get_close_matches(key, allowed, n=1)
+        hint = f"did you mean `{close[0]}`?" if close else f"allowed keys: {', '.join(allowed)}"
+        return f"unknown key `{key}`; {hint}"
+
+    # -- semantic ------------------------------------------------------------------------------------------
+
+    def _check_top(self, top: FleetLayer) -> None:
+        self._match(FLEET_RE, top.fleet, "fleet")
+        self._match(REGION_RE, top.region, "region")
+        self._match(ROLE_ARN_RE, top.role_arn, "role_arn")
+        self._match(S3_URI_RE, top.output_s3_uri, "output_s3_uri")
+        self._check_image(top.image_uri, "image_uri")
+        for instance_type in top.quotas or {}:
+            if not INSTANCE_TYPE_RE.match(instance_type):
+                self.error(
+                    _join("quotas", instance_type),
+                    f"{instance_type!r} is not an instance type; " + _FIXES["instance_type"],
+                )
+        for instance_type in top.prices or {}:
+            if not INSTANCE_TYPE_RE.match(instance_type):
+                self.error(
+                    _join("prices", instance_type),
+                    f"{instance_type!r} is not an instance type; " + _FIXES["instance_type"],
+                )
+        if top.defaults.name is not None:
+            self.error("defaults.name", "a name belongs to one city; move it into `cities`")
+        if top.defaults.train_s3_uri is not None:
+            self.error("defaults.train_s3_uri", "training data is per city; set `train_s3_uri` on each city")
+
+    def _match(self, pattern: re.Pattern[str], value: str, path: str) -> bool:
+        if pattern.match(value):
+            return True
+        self.error(path, f"{value!r} is not valid; {_FIXES[path.rsplit('.', 1)[-1]]}")
+        return False
+
+    def _check_image(self, value: str, path: str) -> None:
+        if not value or any(ch.isspace() for ch in value) or len(value) > 255:
+            self.error(path, "use a container image URI without spaces, at most 255 characters")
+        elif not ECR_RE.match(value):
+            self.warnings.append(
+                f"{path}: {value!r} is not an Amazon ECR image; SageMaker pulls from ECR "
+                "unless a private registry is configured"
+            )
+
+    def _quotas(self, top: FleetLayer) -> dict[str, InstanceQuota]:
+        if top.quotas is None:
+            return {}
+        return {
+            itype: InstanceQuota(q.instances, q.warm_pools, q.spot_instances)
+            for itype, q in top.quotas.items()
+        }
+
+    def _check_unique(self, layers: list[CityLayer | None]) -> None:
+        first: dict[str, int] = {}
+        for index, layer in enumerate(layers):
+            if layer is None or layer.name is None:
+                continue
+            if layer.name in first:
+                self.error(
+                    f"cities[{index}].name",
+                    f"duplicate city {layer.name!r} (first at cities[{first[layer.name]}]); "
+                    "city names must be unique in a fleet",
+                )
+            else:
+                first[layer.name] = index
+
+    def _resolve(
+        self, top: FleetLayer, city: CityLayer, index: int, quotas: dict[str, InstanceQuota]
+    ) -> CitySpec | None:
+        resolved = _Resolved(top, city, index)
+        before = len(self.issues)
+        name = resolved.value("name")
+        if name is None:
+            self.error(f"cities[{index}].name", "required field is missing; add the city's name")
+        else:
+            self._match(CITY_RE, name, f"cities[{index}].name")
+        train = resolved.value("train_s3_uri")
+        if train is None:
+            self.error(f"cities[{index}].train_s3_uri", "required field is missing; add the city's data URI")
+        else:
+            self._match(S3_URI_RE, train, f"cities[{index}].train_s3_uri")
+        role = resolved.value("role_arn") or top.role_arn
+        if city.role_arn is not None or top.defaults.role_arn is not None:
+            self._match(ROLE_ARN_RE, role, resolved.path("role_arn"))
+        image = resolved.value("image_uri") or top.image_uri
+        if city.image_uri is not None or top.defaults.image_uri is not None:
+            self._check_image(image, resolved.path("image_uri"))
+        instance_type = resolved.value("instance_type")
+        if instance_type is None:
+            self.error(
+                resolved.path("instance_type"),
+                "required field is missing; set `instance_type` in defaults or on the city",
+            )
+        elif self._match(INSTANCE_TYPE_RE, instance_type, resolved.path("instance_type")):
+            if top.quotas is not None and instance_type not in quotas:
+                self.error(
+                    resolved.path("instance_type"),
+                    f"no quota for {instance_type}; add `quotas: {{{instance_type}: "
+                    "{instances: N, warm_pools: N}}` or use an instance type listed in `quotas`",
+                )
+            elif top.quotas is None and instance_type not in quotas:
+                quotas[instance_type] = ASSUMED_QUOTA
+                self.warnings.append(
+                    f"quotas: none given for {instance_type}; assuming {ASSUMED_QUOTA.instances} instances and "
+                    f"{ASSUMED_QUOTA.warm_pools} warm pools (the AWS default warm-pool quota is 0); "
+                    "add a `quotas` block with your account's Service Quotas"
+                )
+        max_runtime = resolved.value("max_runtime_seconds") or 7200
+        if max_runtime > MAX_RUNTIME_LIMIT:
+            self.error(
+                resolved.path("max_runtime_seconds"),
+                f"{max_runtime} s is over SageMaker's 28-day limit ({MAX_RUNTIME_LIMIT} s); lower it",
+            )
+        keep_alive = self._keep_alive(resolved)
+        spot = self._spot(resolved, max_runtime, keep_alive)
+        self._check_resources(resolved)
+        if len(self.issues) > before or name is None or train is None or instance_type is None:
+            return None
+        vpc = resolved.value("vpc")
+        return CitySpec(
+            name=name,
+            train_s3_uri=train,
+            role_arn=role,
+            image_uri=image,
+            instance_type=instance_type,
+            instance_count=resolved.value("instance_count") or 1,
+            volume_size_gb=resolved.value("volume_size_gb") or 30,
+            volume_kms_key_id=resolved.value("volume_kms_key_id"),
+            vpc=VpcSettings(tuple(vpc.subnets), tuple(vpc.security_group_ids)) if vpc else None,
+            enable_network_isolation=bool(resolved.value("enable_network_isolation")),
+            enable_inter_container_traffic_encryption=bool(
+                resolved.value("enable_inter_container_traffic_encryption")
+            ),
+            max_runtime_seconds=max_runtime,
+            expected_seconds=resolved.value("expected_seconds") or 1200,
+            keep_alive=None if keep_alive in (None, "auto") else int(keep_alive),
+            spot=spot,
+            hyperparameters=tuple(
+                sorted((k, _hyper(v)) for k, v in (resolved.value("hyperparameters") or {}).items())
+            ),
+            environment=tuple(sorted((resolved.value("environment") or {}).items())),
+        )
+
+    def _keep_alive(self, resolved: _Resolved) -> int | str | None:
+        keep_alive: int | str | None = resolved.value("keep_alive")
+        path = resolved.path("keep_alive")
+        if isinstance(keep_alive, int):
+            if keep_alive > KEEP_ALIVE_API_MAX:
+                self.error(
+                    path,
+                    f"{keep_alive} s is over the API maximum of {KEEP_ALIVE_API_MAX} s; "
+                    "use `auto` or at most 21600",
+                )
+            elif keep_alive > KEEP_ALIVE_GUIDE_MAX:
+                self.warnings.append(
+                    f"{path}: {keep_alive} s is above the {KEEP_ALIVE_GUIDE_MAX} s the developer "
+                    "guide documents; the API accepts it, your account may not"
+                )
+        return keep_alive
+
+    def _spot(
+        self, resolved: _Resolved, max_runtime: int, keep_alive: int | str | None
+    ) -> SpotSettings | None:
+        spot = resolved.spot()
+        if spot is None:
+            return None
+        max_wait, wait_path = spot.get("max_wait_seconds", (None, ""))
+        base = resolved.path("spot")
+        if max_wait is None:
+            self.error(
+                f"{base}.max_wait_seconds",
+                f"spot needs max_wait_seconds (total time incl. waiting for capacity); set it ≥ {max_runtime}",
+            )
+            return None
+        if max_wait < max_runtime:
+            self.error(
+                wait_path,
+                f"max_wait_seconds {max_wait} is below max_runtime_seconds {max_runtime}; "
+                f"SageMaker requires MaxWaitTimeInSeconds ≥ MaxRuntimeInSeconds: raise it to ≥ {max_runtime}",
+            )
+        if max_wait > MAX_RUNTIME_LIMIT:
+            self.error(wait_path, f"{max_wait} s is over the 28-day limit; lower it")
+        if isinstance(keep_alive, int) and keep_alive > 0:
+            path = resolved.path("keep_alive")
+            if path.startswith("defaults."):
+                self.error(
+                    base,
+                    f"this spot city inherits keep_alive {keep_alive} from defaults.keep_alive, but warm "
+                    "pools do not work with managed spot training; set `keep_alive: 0` on the city",
+                )
+            else:
+                self.error(
+                    path,
+                    "warm pools do not work with managed spot training; remove keep_alive "
+                    "(or set 0/auto) or turn spot off for this city",
+                )
+        attempts = spot.get("max_attempts", (None, ""))[0]
+        fallback = spot.get("fallback", (None, ""))[0]
+        return SpotSettings(
+            max_wait_seconds=max_wait,
+            max_attempts=attempts if attempts is not None else 3,
+            fallback=fallback if fallback is not None else "on_demand",
+        )
+
+    def _check_resources(self, resolved: _Resolved) -> None:
+        kms = resolved.value("volume_kms_key_id")
+        if kms is not None and not KMS_RE.match(kms):
+            self.error(
+                resolved.path("volume_kms_key_id"),
+                "use a KMS key id, alias or ARN (letters, digits, ':', '/', '_', '-')",
+            )
+        vpc = resolved.value("vpc")
+        if vpc is not None:
+            for i, subnet in enumerate(vpc.subnets):
+                if not SUBNET_RE.match(subnet):
+                    self.error(
+                        f"{resolved.path('vpc')}.subnets[{i}]", f"{subnet!r} is not a subnet id (subnet-…)"
+                    )
+            for i, group in enumerate(vpc.security_group_ids):
+                if not SECURITY_GROUP_RE.match(group):
+                    self.error(
+                        f"{resolved.path('vpc')}.security_group_ids[{i}]",
+                        f"{group!r} is not a security group id (sg-…)",
+                    )
+        env = resolved.value("environment") or {}
+        for key in env:
+            if not ENV_KEY_RE.match(key):
+                self.error(
+                    f"{resolved.path('environment')}[{key}]",
+                    "environment names are letters, digits and '_', not starting with a digit",
+                )
+        hyper = resolved.value("hyperparameters") or {}
+        if len(hyper) > 100:
+            self.error(resolved.path("hyperparameters"), "SageMaker accepts at most 100 hyperparameters")
+        for key, value in hyper.items():
+            if len(key) > 256 or len(_hyper(value)) > 2500:
+                self.error(
+                    f"{resolved.path('hyperparameters')}[{key}]",
+                    "hyperparameter names are ≤ 256 and values ≤ 2500 characters",
+                )
+
+
+class _Resolved:
+    """A city's fields with ``defaults`` underneath, remembering where each value was written."""
+
+    def __init__(self, top: FleetLayer, city: CityLayer, index: int) -> None:
+        self.top = top
+        self.city = city
+        self.index = index
+
+    def value(self, name: str) -> Any:
+        if name in self.city.model_fields_set:
+            return getattr(self.city, name)
+        return getattr(self.top.defaults, name)
+
+    def path(self, name: str) -> str:
+        if name in self.city.model_fields_set or name not in self.top.defaults.model_fields_set:
+            return f"cities[{self.index}].{name}"
+        return f"defaults.{name}"
+
+    def spot(self) -> dict[str, tuple[Any, str]] | None:
+        """Spot settings merged key by key; a city's ``spot: null`` turns spot off for that city."""
+        layers: list[tuple[SpotLayer | None, str]] = [
+            (self.top.defaults.spot, "defaults.spot"),
+            (self.city.spot, f"cities[{self.index}].spot"),
+        ]
+        if "spot" in self.city.model_fields_set and self.city.spot is None:
+            return None
+        merged: dict[str, tuple[Any, str]] = {}
+        present = False
+        for layer, path in layers:
+            if layer is None:
+                continue
+            present = True
+            for key in layer.model_fields_set:
+                merged[key] = (getattr(layer, key), f"{path}.{key}")
+        return merged if present else None
+
+
+#: Stand-ins for required top-level values that failed, so the remaining checks can still run.
+_PLACEHOLDERS: dict[str, object] = {
+    "fleet": "x",
+    "region": "us-east-1",
+    "role_arn": "arn:aws:iam::000000000000:role/x",
+    "image_uri": "000000000000.dkr.ecr.us-east-1.amazonaws.com/x",
+    "output_s3_uri": "s3://placeholder",
+    "cities": [{}],
+}
+
+
+def _repair(data: object, locs: list[list[int | str]], model: type[BaseModel]) -> bool:
+    """Remove (or stand in for) the values at ``locs``; False when nothing could be repaired."""
+    changed = False
+    for loc in locs:
+        if not loc or not isinstance(data, dict):
+            return False
+        parent: Any = data
+        for part in loc[:-1]:
+            try:
+                parent = parent[part]
+            except (KeyError, IndexError, TypeError):
+                parent = None
+                break
+        last = loc[-1]
+        if len(loc) == 1 and model is FleetLayer and last in _PLACEHOLDERS:
+            data[last] = copy.deepcopy(_PLACEHOLDERS[str(last)])
+            changed = True
+        elif isinstance(parent, dict) and last in parent:
+            del parent[last]
+            changed = True
+        elif len(loc) >= 2 and isinstance(parent, dict):
+            continue
+        else:
+            return False
+    return changed
+
+
+def _hyper(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _plain(message: str) -> str:
+    return message[0].lower() + message[1:] if message else message

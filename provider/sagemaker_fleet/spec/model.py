@@ -1,0 +1,171 @@
+"""The fleet spec as typed values (CONTRACT §1).
+
+Two shapes live here: the *layers* exactly as written in YAML (pydantic, every field optional so that a city may
+override any default), and the *resolved* values every later layer works with (frozen dataclasses, every field set).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+
+InputMode = Literal["File", "FastFile", "Pipe"]
+SpotFallback = Literal["on_demand", "fail"]
+
+#: Keep-alive limits (SAGEMAKER_FACTS §1): the API accepts up to 21600 s, the developer guide documents 3600 s.
+KEEP_ALIVE_API_MAX = 21600
+KEEP_ALIVE_GUIDE_MAX = 3600
+#: MaxRuntimeInSeconds may be at most 28 days (SAGEMAKER_FACTS §3).
+MAX_RUNTIME_LIMIT = 28 * 24 * 3600
+DEFAULT_MAX_ATTEMPTS = 3
+
+_Seconds = Annotated[StrictInt, Field(ge=1)]
+_NonNegative = Annotated[StrictInt, Field(ge=0)]
+_HyperValue = StrictStr | StrictInt | StrictFloat | StrictBool
+
+
+class _Layer(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class VpcLayer(_Layer):
+    subnets: Annotated[list[StrictStr], Field(min_length=1, max_length=16)]
+    security_group_ids: Annotated[list[StrictStr], Field(min_length=1, max_length=5)]
+
+
+class SpotLayer(_Layer):
+    max_wait_seconds: _Seconds | None = None
+    max_attempts: Annotated[StrictInt, Field(ge=1, le=20)] | None = None
+    fallback: SpotFallback | None = None
+
+
+class QuotaLayer(_Layer):
+    instances: _Seconds
+    warm_pools: _NonNegative = 0
+    spot_instances: _NonNegative | None = None
+
+
+class CityLayer(_Layer):
+    """Fields a city or ``defaults`` may set; a field present on the city wins over ``defaults``."""
+
+    name: StrictStr | None = None
+    train_s3_uri: StrictStr | None = None
+    role_arn: StrictStr | None = None
+    image_uri: StrictStr | None = None
+    instance_type: StrictStr | None = None
+    instance_count: Annotated[StrictInt, Field(ge=1, le=100)] | None = None
+    volume_size_gb: Annotated[StrictInt, Field(ge=1, le=16384)] | None = None
+    volume_kms_key_id: StrictStr | None = None
+    vpc: VpcLayer | None = None
+    enable_network_isolation: StrictBool | None = None
+    enable_inter_container_traffic_encryption: StrictBool | None = None
+    max_runtime_seconds: _Seconds | None = None
+    expected_seconds: _Seconds | None = None
+    keep_alive: Literal["auto"] | _NonNegative | None = None
+    spot: SpotLayer | None = None
+    hyperparameters: dict[StrictStr, _HyperValue] | None = None
+    environment: dict[StrictStr, StrictStr] | None = None
+
+
+class FleetLayer(_Layer):
+    """Top-level keys of a fleet file; cities are parsed one by one so one bad city never hides another's errors."""
+
+    fleet: StrictStr
+    region: StrictStr
+    role_arn: StrictStr
+    image_uri: StrictStr
+    output_s3_uri: StrictStr
+    input_mode: InputMode = "FastFile"
+    orchestration_latency_seconds: _NonNegative = 120
+    deadline_seconds: _Seconds | None = None
+    quotas: dict[StrictStr, QuotaLayer] | None = None
+    prices: dict[StrictStr, Annotated[StrictFloat | StrictInt, Field(ge=0)]] | None = None
+    defaults: CityLayer = CityLayer()
+    cities: list[object] = Field(min_length=1)
+
+
+# --------------------------------------------------------------------------------------------- resolved values
+
+
+@dataclass(frozen=True)
+class VpcSettings:
+    subnets: tuple[str, ...]
+    security_group_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SpotSettings:
+    """Managed spot training for a city; warm pools never apply (SAGEMAKER_FACTS §1)."""
+
+    max_wait_seconds: int
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    fallback: SpotFallback = "on_demand"
+
+
+@dataclass(frozen=True)
+class InstanceQuota:
+    """Account limits for one instance type: concurrent training instances, warm pools, spot instances."""
+
+    instances: int
+    warm_pools: int
+    spot_instances: int | None = None
+
+    @property
+    def spot_shares_instances(self) -> bool:
+        """CONTRACT §1: ``spot_instances`` absent means spot jobs share ``instances``."""
+        return self.spot_instances is None
+
+
+@dataclass(frozen=True)
+class CitySpec:
+    """One city with every default applied: what the planner, the request compiler and the report see."""
+
+    name: str
+    train_s3_uri: str
+    role_arn: str
+    image_uri: str
+    instance_type: str
+    instance_count: int = 1
+    volume_size_gb: int = 30
+    volume_kms_key_id: str | None = None
+    vpc: VpcSettings | None = None
+    enable_network_isolation: bool = False
+    enable_inter_container_traffic_encryption: bool = False
+    max_runtime_seconds: int = 7200
+    expected_seconds: int = 1200
+    keep_alive: int | None = None  # None is ``auto``: the planner decides
+    spot: SpotSettings | None = None
+    hyperparameters: tuple[tuple[str, str], ...] = ()
+    environment: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class FleetSpec:
+    fleet: str
+    region: str
+    role_arn: str
+    image_uri: str
+    output_s3_uri: str
+    cities: tuple[CitySpec, ...]
+    input_mode: InputMode = "FastFile"
+    orchestration_latency_seconds: int = 120
+    deadline_seconds: int | None = None
+    quotas: dict[str, InstanceQuota] = field(default_factory=dict)
+    quotas_given: bool = True
+    prices: dict[str, float] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    def city(self, name: str) -> CitySpec:
+        for city in self.cities:
+            if city.name == name:
+                return city
+        raise KeyError(f"no city {name!r} in fleet {self.fleet!r}")
+
+    def quota(self, instance_type: str) -> InstanceQuota:
+        return self.quotas[instance_type]
+
+    @property
+    def instance_types(self) -> tuple[str, ...]:
+        return tuple(sorted({city.instance_type for city in self.cities}))

@@ -1,0 +1,73 @@
+"""Job names and S3 paths (CONTRACT §2): deterministic, so the name is the idempotency key of a submission.
+
+SageMaker has no client token for CreateTrainingJob; a name is unique per account and region. The same fleet,
+city, run key and attempt always give the same name, which lets a retried task re-attach instead of launching twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+#: SageMaker's TrainingJobName pattern and length (SAGEMAKER_FACTS §4).
+JOB_NAME_RE = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$")
+JOB_NAME_MAX = 63
+#: Run keys are short lowercase alphanumerics (a logical date ``20261129`` or a short hash of a run id).
+#: ``r<digits>`` is reserved: it is the re-submission suffix, so a run key of that shape would be ambiguous.
+RUN_KEY_RE = re.compile(r"^[a-z0-9]{1,16}$")
+_RESERVED_RUN_KEY_RE = re.compile(r"^r\d+$")
+_HASH_CHARS = 8
+
+
+class InvalidRunKeyError(ValueError):
+    """A run key that cannot be part of a job name."""
+
+
+def validate_run_key(run_key: str) -> str:
+    if not RUN_KEY_RE.match(run_key) or _RESERVED_RUN_KEY_RE.match(run_key):
+        raise InvalidRunKeyError(
+            f"run key {run_key!r} is invalid: use 1-16 lowercase letters or digits (not r<digits>), "
+            "e.g. the logical date 20261129 or a short hash of the run id"
+        )
+    return run_key
+
+
+def run_key_for(logical_date_yyyymmdd: str | None, run_id: str) -> str:
+    """The run key of an Airflow run: its logical date for scheduled runs, else a short hash of the run id."""
+    if logical_date_yyyymmdd and run_id.startswith("scheduled__"):
+        return validate_run_key(logical_date_yyyymmdd)
+    return "m" + hashlib.sha256(run_id.encode()).hexdigest()[:9]
+
+
+def job_name(fleet: str, city: str, run_key: str, attempt: int = 1) -> str:
+    """``{fleet}-{city}-{run_key}`` plus ``-r{n}`` for the n-th submission (n ≥ 2), shortened with a stable hash."""
+    validate_run_key(run_key)
+    if attempt < 1:
+        raise ValueError(f"attempt must be ≥ 1, got {attempt}")
+    suffix = f"-r{attempt}" if attempt >= 2 else ""
+    name = f"{fleet}-{city}-{run_key}{suffix}"
+    if len(name) <= JOB_NAME_MAX:
+        return name
+    digest = hashlib.sha256(f"{fleet}/{city}".encode()).hexdigest()[:_HASH_CHARS]
+    tail = f"-{digest}-{run_key}{suffix}"
+    room = JOB_NAME_MAX - len(tail)
+    head = f"{fleet}-{city}"[:room].rstrip("-")
+    return f"{head}{tail}"
+
+
+def job_name_prefix(fleet: str) -> str:
+    """What every job of a fleet's name starts with; used as ListTrainingJobs' NameContains."""
+    return f"{fleet}-"
+
+
+def checkpoint_s3_uri(output_s3_uri: str, city: str, run_key: str) -> str:
+    """Shared by every submission of a city in a run, so a re-submission resumes from the last checkpoint."""
+    return f"{output_s3_uri.rstrip('/')}/checkpoints/{city}/{run_key}/"
+
+
+def model_s3_uri(output_s3_uri: str, city: str, run_key: str) -> str:
+    return f"{output_s3_uri.rstrip('/')}/models/{city}/{run_key}/"
+
+
+def report_s3_uri(output_s3_uri: str, run_key: str) -> str:
+    return f"{output_s3_uri.rstrip('/')}/reports/{run_key}/"
