@@ -1,0 +1,55 @@
+"""A compact, JSON-only summary of a DescribeTrainingJob response: what a task returns and a trigger emits."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+_STARTUP_PHASES = frozenset({"Starting", "Downloading", "Pending"})
+
+
+def _iso(value: object) -> str | None:
+    if isinstance(value, dt.datetime):
+        return value.isoformat()
+    return None if value is None else str(value)
+
+
+def startup_seconds(description: Mapping[str, Any]) -> float | None:
+    """Seconds from the job's first ``Starting`` to its first ``Training`` (SecondaryStatusTransitions)."""
+    transitions = description.get("SecondaryStatusTransitions") or []
+    start: dt.datetime | None = None
+    for transition in transitions:
+        status = transition.get("Status")
+        if status in _STARTUP_PHASES and start is None:
+            start = transition.get("StartTime")
+        if status == "Training" and start is not None:
+            training: dt.datetime = transition["StartTime"]
+            return max(0.0, (training - start).total_seconds())
+    return None
+
+
+def summarize(description: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields the fleet layers need, as JSON-safe values (datetimes become ISO strings)."""
+    resources = description.get("ResourceConfig") or {}
+    pool = description.get("WarmPoolStatus") or {}
+    return {
+        "job_name": description.get("TrainingJobName"),
+        "status": description.get("TrainingJobStatus"),
+        "secondary_status": description.get("SecondaryStatus"),
+        "failure_reason": description.get("FailureReason"),
+        "spot": bool(description.get("EnableManagedSpotTraining", False)),
+        "instance_type": resources.get("InstanceType"),
+        "instance_count": resources.get("InstanceCount"),
+        "keep_alive_seconds": resources.get("KeepAlivePeriodInSeconds", 0),
+        "billable_seconds": description.get("BillableTimeInSeconds"),
+        "training_seconds": description.get("TrainingTimeInSeconds"),
+        "startup_seconds": startup_seconds(description),
+        "warm_pool_status": pool.get("Status"),
+        "warm_pool_reused_by": pool.get("ReusedByJob"),
+        "retained_billable_seconds": pool.get("ResourceRetainedBillableTimeInSeconds"),
+        "creation_time": _iso(description.get("CreationTime")),
+        "training_start_time": _iso(description.get("TrainingStartTime")),
+        "training_end_time": _iso(description.get("TrainingEndTime")),
+        "model_artifacts": (description.get("ModelArtifacts") or {}).get("S3ModelArtifacts"),
+    }

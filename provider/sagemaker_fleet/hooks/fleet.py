@@ -1,0 +1,197 @@
+"""SageMakerFleetHook: create-or-attach by deterministic name, describe, list, stop and keep-alive updates.
+
+Sync calls go through boto3 and async calls through aiobotocore, both built by ``AwsBaseHook`` from the same
+Airflow connection, so ``endpoint_url``, region and botocore config apply to both halves of a deferred task.
+Throttling is absorbed by botocore's adaptive retry mode (client-side rate limiting with jittered back-off)
+unless the connection sets its own retry policy.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from airflow.providers.amazon.aws.hooks.base_aws import AwsBaseHook
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+if TYPE_CHECKING:
+    from mypy_boto3_sagemaker import SageMakerClient
+
+#: botocore's adaptive mode: token-bucket rate limiting plus exponential back-off with jitter on throttles.
+DEFAULT_RETRIES: dict[str, Any] = {"mode": "adaptive", "max_attempts": 10}
+THROTTLING_CODES = frozenset({"ThrottlingException", "Throttling", "TooManyRequestsException", "RequestLimitExceeded"})
+TERMINAL_STATUSES = frozenset({"Completed", "Failed", "Stopped"})
+
+
+class CapacityUnavailableError(RuntimeError):
+    """CreateTrainingJob was refused with ResourceLimitExceeded: the instance or spot quota is in use now."""
+
+
+def error_code(exc: BaseException) -> str:
+    """The AWS error code of a botocore ``ClientError`` (empty for anything else)."""
+    if isinstance(exc, ClientError):
+        return str(exc.response.get("Error", {}).get("Code", ""))
+    return ""
+
+
+def _is_duplicate_name(exc: ClientError) -> bool:
+    code = error_code(exc)
+    message = str(exc.response.get("Error", {}).get("Message", "")).lower()
+    return code == "ResourceInUse" or (code == "ValidationException" and "already exists" in message)
+
+
+def _is_not_found(exc: ClientError) -> bool:
+    code = error_code(exc)
+    message = str(exc.response.get("Error", {}).get("Message", "")).lower()
+    return code in ("ResourceNotFound", "ResourceNotFoundException") or (
+        code == "ValidationException" and ("not found" in message or "does not exist" in message)
+    )
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """What create-or-attach found: the job's description and whether this call created it."""
+
+    description: dict[str, Any]
+    created: bool
+
+    @property
+    def job_name(self) -> str:
+        return str(self.description["TrainingJobName"])
+
+    @property
+    def status(self) -> str:
+        return str(self.description["TrainingJobStatus"])
+
+
+class SageMakerFleetHook(AwsBaseHook):
+    """Interact with SageMaker training jobs of a fleet, safely at fleet scale.
+
+    :param aws_conn_id: the Airflow AWS connection (``aws_default``); its ``endpoint_url`` may point at the
+        simulated endpoint.
+    """
+
+    hook_name = "SageMaker Fleet"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["client_type"] = "sagemaker"
+        super().__init__(*args, **kwargs)
+
+    @property
+    def config(self) -> Config:
+        """The connection's botocore config, with adaptive retries unless it sets its own retry policy."""
+        config: Config = super().config
+        if not getattr(config, "retries", None):
+            config = config.merge(Config(retries=cast("Any", DEFAULT_RETRIES)))
+        return config
+
+    @property
+    def client(self) -> SageMakerClient:
+        """The cached boto3 SageMaker client."""
+        return cast("SageMakerClient", self.conn)
+
+    # ------------------------------------------------------------------------------------------------ sync
+
+    def describe(self, job_name: str) -> dict[str, Any] | None:
+        """DescribeTrainingJob, or None when no job of that name exists."""
+        try:
+            response = cast("dict[str, Any]", self.client.describe_training_job(TrainingJobName=job_name))
+        except ClientError as exc:
+            if _is_not_found(exc):
+                return None
+            raise
+        response.pop("ResponseMetadata", None)
+        return response
+
+    def create_or_attach(self, request: Mapping[str, Any]) -> Attachment:
+        """Create the job unless one of that name exists; the name is the idempotency key (no client token).
+
+        A retried task, a crashed worker or two racing workers all end up attached to the same job.
+        """
+        name = str(request["TrainingJobName"])
+        existing = self.describe(name)
+        if existing is not None:
+            return Attachment(existing, created=False)
+        try:
+            self.client.create_training_job(**request)
+        except ClientError as exc:
+            if _is_duplicate_name(exc):
+                found = self.describe(name)
+                if found is not None:
+                    return Attachment(found, created=False)
+            if error_code(exc) == "ResourceLimitExceeded":
+                raise CapacityUnavailableError(str(exc)) from exc
+            raise
+        created = self.describe(name)
+        if created is None:  # pragma: no cover - AWS is read-after-write consistent for describe
+            raise RuntimeError(f"training job {name} was created but cannot be described")
+        return Attachment(created, created=True)
+
+    def list_jobs(
+        self,
+        name_contains: str,
+        *,
+        creation_time_after: dt.datetime | None = None,
+        status_equals: str | None = None,
+        warm_pool_status_equals: str | None = None,
+    ) -> Iterator[dict[str, Any]]:
+        """ListTrainingJobs summaries, every page (≤ 100 per call)."""
+        kwargs: dict[str, Any] = {"NameContains": name_contains, "MaxResults": 100}
+        if creation_time_after is not None:
+            kwargs["CreationTimeAfter"] = creation_time_after
+        if status_equals:
+            kwargs["StatusEquals"] = status_equals
+        if warm_pool_status_equals:
+            kwargs["WarmPoolStatusEquals"] = warm_pool_status_equals
+        while True:
+            page = cast("dict[str, Any]", self.client.list_training_jobs(**kwargs))
+            yield from page.get("TrainingJobSummaries", [])
+            token = page.get("NextToken")
+            if not token:
+                return
+            kwargs["NextToken"] = token
+
+    def stop(self, job_name: str) -> None:
+        try:
+            self.client.stop_training_job(TrainingJobName=job_name)
+        except ClientError as exc:
+            if error_code(exc) != "ValidationException":  # already terminal
+                raise
+
+    def update_keep_alive(self, job_name: str, seconds: int) -> None:
+        """Change the keep-alive of the job's Available warm pool; 0 terminates the pool now."""
+        self.client.update_training_job(
+            TrainingJobName=job_name, ResourceConfig={"KeepAlivePeriodInSeconds": int(seconds)}
+        )
+
+    # ----------------------------------------------------------------------------------------------- async
+
+    async def adescribe(self, client: Any, job_name: str) -> dict[str, Any] | None:
+        """DescribeTrainingJob through an aiobotocore client from :meth:`get_async_conn`."""
+        try:
+            response: dict[str, Any] = await client.describe_training_job(TrainingJobName=job_name)
+        except ClientError as exc:
+            if _is_not_found(exc):
+                return None
+            raise
+        response.pop("ResponseMetadata", None)
+        return response
+
+    async def alist_jobs(
+        self, client: Any, name_contains: str, *, creation_time_after: dt.datetime | None = None
+    ) -> AsyncIterator[dict[str, Any]]:
+        """ListTrainingJobs summaries through an aiobotocore client, every page."""
+        kwargs: dict[str, Any] = {"NameContains": name_contains, "MaxResults": 100}
+        if creation_time_after is not None:
+            kwargs["CreationTimeAfter"] = creation_time_after
+        while True:
+            page = await client.list_training_jobs(**kwargs)
+            for summary in page.get("TrainingJobSummaries", []):
+                yield summary
+            token = page.get("NextToken")
+            if not token:
+                return
+            kwargs["NextToken"] = token

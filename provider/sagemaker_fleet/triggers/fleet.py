@@ -1,0 +1,106 @@
+"""FleetJobTrigger: waits for one training job of a fleet run through the run's shared batched poller."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from airflow.triggers.base import BaseTrigger, TriggerEvent
+
+from sagemaker_fleet.aws.describe import summarize
+from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, SageMakerFleetHook
+from sagemaker_fleet.triggers.poller import FleetPoller
+
+#: Secondary statuses worth a line in the task log while a job waits.
+NOTABLE = frozenset({"Interrupted", "Restarting", "MaxWaitTimeExceeded", "Stopping", "Uploading"})
+
+
+class FleetJobTrigger(BaseTrigger):
+    """Fires once the training job ``job_name`` is Completed, Failed or Stopped.
+
+    :param job_name: the job to wait for.
+    :param name_contains: what every job of the run's name contains; jobs sharing it share one poller.
+    :param poll_interval: seconds between ListTrainingJobs sweeps.
+    :param created_after: ISO timestamp a little before the job's creation; narrows the listing.
+    """
+
+    def __init__(
+        self,
+        *,
+        job_name: str,
+        name_contains: str,
+        poll_interval: float = 30.0,
+        created_after: str | None = None,
+        aws_conn_id: str | None = "aws_default",
+        region_name: str | None = None,
+        verify: bool | str | None = None,
+        botocore_config: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.job_name = job_name
+        self.name_contains = name_contains
+        self.poll_interval = float(poll_interval)
+        self.created_after = created_after
+        self.aws_conn_id = aws_conn_id
+        self.region_name = region_name
+        self.verify = verify
+        self.botocore_config = botocore_config
+
+    def serialize(self) -> tuple[str, dict[str, Any]]:
+        return (
+            f"{type(self).__module__}.{type(self).__qualname__}",
+            {
+                "job_name": self.job_name,
+                "name_contains": self.name_contains,
+                "poll_interval": self.poll_interval,
+                "created_after": self.created_after,
+                "aws_conn_id": self.aws_conn_id,
+                "region_name": self.region_name,
+                "verify": self.verify,
+                "botocore_config": self.botocore_config,
+            },
+        )
+
+    def _hook(self) -> SageMakerFleetHook:
+        return SageMakerFleetHook(
+            aws_conn_id=self.aws_conn_id,
+            region_name=self.region_name,
+            verify=self.verify,
+            config=self.botocore_config,
+        )
+
+    def _poller(self) -> FleetPoller:
+        key = (
+            self.aws_conn_id,
+            self.region_name,
+            str(self.verify),
+            json.dumps(self.botocore_config, sort_keys=True),
+            self.name_contains,
+        )
+        return FleetPoller.shared(key, self._hook, self.name_contains, self.poll_interval)
+
+    async def run(self) -> AsyncIterator[TriggerEvent]:
+        poller = self._poller()
+        after = dt.datetime.fromisoformat(self.created_after) if self.created_after else None
+        queue = poller.watch(self.job_name, after)
+        last: str | None = None
+        try:
+            while True:
+                update = await queue.get()
+                if "error" in update:
+                    yield TriggerEvent({"status": "error", "job_name": self.job_name, "message": update["error"]})
+                    return
+                secondary = update.get("SecondaryStatus")
+                if secondary != last:
+                    level = self.log.warning if secondary in NOTABLE else self.log.info
+                    level("%s: %s / %s", self.job_name, update.get("TrainingJobStatus"), secondary)
+                    last = secondary
+                if update.get("TrainingJobStatus") in TERMINAL_STATUSES:
+                    described = await poller.describe(self.job_name)
+                    summary = summarize(described or update)
+                    yield TriggerEvent({"status": "terminal", "job_name": self.job_name, "job": summary})
+                    return
+        finally:
+            poller.unwatch(self.job_name)

@@ -1,0 +1,149 @@
+"""One batched poller per fleet run per triggerer process.
+
+Every deferred training task of a fleet run registers its job name here instead of polling on its own. The poller
+lists the run's jobs with ListTrainingJobs (NameContains, paginated, ≤ 100 per call) once per interval and hands
+each watcher its job's summary; a DescribeTrainingJob is made only once a job is terminal (or missing from the
+list). For 500 jobs that is ~5 list calls per 30 s instead of ~500 describes. State lives in AWS only, so a
+restarted triggerer rebuilds it on the first poll.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from sagemaker_fleet.hooks.fleet import THROTTLING_CODES, SageMakerFleetHook, error_code
+
+log = logging.getLogger(__name__)
+
+#: Consecutive polls in which a watched job is absent from the listing before it is described directly.
+MISSES_BEFORE_DESCRIBE = 2
+MAX_BACKOFF_FACTOR = 8
+MAX_CONSECUTIVE_ERRORS = 5
+
+PollerKey = tuple[Any, ...]
+
+
+@dataclass
+class _Watch:
+    queue: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
+    misses: int = 0
+
+
+class FleetPoller:
+    """Watches many training jobs with few API calls; shared by all triggers with the same key in one loop."""
+
+    _registry: dict[tuple[int, PollerKey], FleetPoller] = {}
+
+    def __init__(self, hook: SageMakerFleetHook, name_contains: str, interval: float) -> None:
+        self.hook = hook
+        self.name_contains = name_contains
+        self.interval = interval
+        self.watches: dict[str, _Watch] = {}
+        self.created_after: dt.datetime | None = None
+        self.calls = {"ListTrainingJobs": 0, "DescribeTrainingJob": 0}
+        self._task: asyncio.Task[None] | None = None
+        self._key: tuple[int, PollerKey] | None = None
+
+    @classmethod
+    def shared(
+        cls, key: PollerKey, factory: Callable[[], SageMakerFleetHook], name_contains: str, interval: float
+    ) -> FleetPoller:
+        loop_key = (id(asyncio.get_running_loop()), key)
+        poller = cls._registry.get(loop_key)
+        if poller is None or (poller._task is not None and poller._task.done()):
+            poller = cls(factory(), name_contains, interval)
+            poller._key = loop_key
+            cls._registry[loop_key] = poller
+        poller.interval = min(poller.interval, interval)
+        return poller
+
+    def watch(self, job_name: str, created_after: dt.datetime | None = None) -> asyncio.Queue[dict[str, Any]]:
+        """Register a job; its summaries (or ``{"error": ...}``) arrive on the returned queue each poll."""
+        watch = self.watches.setdefault(job_name, _Watch())
+        if created_after is not None and (self.created_after is None or created_after < self.created_after):
+            self.created_after = created_after
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run())
+        return watch.queue
+
+    def unwatch(self, job_name: str) -> None:
+        self.watches.pop(job_name, None)
+
+    async def describe(self, job_name: str) -> dict[str, Any] | None:
+        async with await self.hook.get_async_conn() as client:
+            self.calls["DescribeTrainingJob"] += 1
+            return await self.hook.adescribe(client, job_name)
+
+    async def _run(self) -> None:
+        errors = 0
+        backoff = 1
+        try:
+            while self.watches:
+                try:
+                    await self._poll_once()
+                    errors, backoff = 0, max(1, backoff // 2)
+                except ClientError as exc:
+                    if error_code(exc) in THROTTLING_CODES:
+                        backoff = min(MAX_BACKOFF_FACTOR, backoff * 2)
+                        log.warning("ListTrainingJobs throttled; polling every %.0f s", self.interval * backoff)
+                    else:
+                        errors += 1
+                        self._fail_all_if(errors, exc)
+                except (TimeoutError, OSError) as exc:
+                    errors += 1
+                    self._fail_all_if(errors, exc)
+                await asyncio.sleep(self.interval * backoff)
+        finally:
+            if self._key is not None and FleetPoller._registry.get(self._key) is self:
+                del FleetPoller._registry[self._key]
+
+    def _fail_all_if(self, errors: int, exc: BaseException) -> None:
+        log.warning("polling %s failed (%d in a row): %s", self.name_contains, errors, exc)
+        if errors >= MAX_CONSECUTIVE_ERRORS:
+            for watch in self.watches.values():
+                watch.queue.put_nowait({"error": f"{type(exc).__name__}: {exc}"})
+
+    async def _poll_once(self) -> None:
+        after = self.created_after - dt.timedelta(minutes=5) if self.created_after else None
+        seen: dict[str, dict[str, Any]] = {}
+        async with await self.hook.get_async_conn() as client:
+            kwargs: dict[str, Any] = {"NameContains": self.name_contains, "MaxResults": 100}
+            if after is not None:
+                kwargs["CreationTimeAfter"] = after
+            while True:
+                self.calls["ListTrainingJobs"] += 1
+                page = await client.list_training_jobs(**kwargs)
+                for summary in page.get("TrainingJobSummaries", []):
+                    seen[summary["TrainingJobName"]] = summary
+                token = page.get("NextToken")
+                if not token:
+                    break
+                kwargs["NextToken"] = token
+            for name, watch in list(self.watches.items()):
+                summary = seen.get(name)
+                if summary is None:
+                    watch.misses += 1
+                    if watch.misses < MISSES_BEFORE_DESCRIBE:
+                        continue
+                    self.calls["DescribeTrainingJob"] += 1
+                    described = await self.hook.adescribe(client, name)
+                    if described is None:
+                        watch.queue.put_nowait({"error": f"training job {name} does not exist"})
+                        continue
+                    summary = described
+                watch.misses = 0
+                watch.queue.put_nowait(summary)
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
