@@ -21,9 +21,24 @@ def get_provider_info() -> dict[str, Any]:
                 "tags": ["aws"],
             }
         ],
-        "hooks": [],
-        "operators": [],
-        "sensors": [],
-        "triggers": [],
-        "extra-links": [],
+        "hooks": [
+            {"integration-name": "SageMaker Fleet", "python-modules": ["sagemaker_fleet.hooks.fleet"]},
+        ],
+        "operators": [
+            {"integration-name": "SageMaker Fleet", "python-modules": ["sagemaker_fleet.operators.training"]},
+        ],
+        "sensors": [
+            {"integration-name": "SageMaker Fleet", "python-modules": ["sagemaker_fleet.sensors.fleet"]},
+        ],
+        "triggers": [
+            {
+                "integration-name": "SageMaker Fleet",
+                "python-modules": ["sagemaker_fleet.triggers.fleet", "sagemaker_fleet.triggers.conditions"],
+            },
+        ],
+        "extra-links": [
+            "sagemaker_fleet.links.fleet.SageMakerTrainingJobLink",
+            "sagemaker_fleet.links.fleet.TrainingJobLogsLink",
+            "sagemaker_fleet.links.fleet.FleetCostReportLink",
+        ],
     }

@@ -139,7 +139,9 @@ class SageMakerFleetHook(AwsBaseHook):
         warm_pool_status_equals: str | None = None,
     ) -> Iterator[dict[str, Any]]:
         """ListTrainingJobs summaries, every page (≤ 100 per call)."""
-        kwargs: dict[str, Any] = {"NameContains": name_contains, "MaxResults": 100}
+        kwargs: dict[str, Any] = {"MaxResults": 100}
+        if name_contains:
+            kwargs["NameContains"] = name_contains
         if creation_time_after is not None:
             kwargs["CreationTimeAfter"] = creation_time_after
         if status_equals:

@@ -1,0 +1,71 @@
+"""What to do next for a city in a run, given its earlier submissions (pure; the operator applies it).
+
+Submissions are named ``{fleet}-{city}-{run_key}`` and ``…-r{n}``; the latest one decides:
+- none yet: submit attempt 1 (spot if the city is spot);
+- running or stopping: attach to it — never a second job;
+- completed: done (re-running a completed city returns its result) unless a retrain is forced;
+- stopped with ``MaxWaitTimeExceeded`` on spot: resubmit on spot from the same checkpoint while spot attempts
+  remain, then fall back to on-demand or fail as the spec says;
+- failed or stopped otherwise: resubmit when the task is retried (a new try), else fail with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.spec.model import CitySpec
+
+ACTIVE = frozenset({"InProgress", "Stopping"})
+
+
+@dataclass(frozen=True)
+class NextStep:
+    kind: Literal["submit", "attach", "done", "fail"]
+    attempt: int
+    spot: bool = False
+    reason: str = ""
+
+
+def spot_attempts(history: Sequence[Mapping[str, Any]]) -> int:
+    return sum(1 for description in history if description.get("EnableManagedSpotTraining"))
+
+
+def after_max_wait(city: CitySpec, history: Sequence[Mapping[str, Any]]) -> NextStep:
+    """The spot job gave up waiting for capacity: spot again, on-demand, or fail."""
+    attempt = len(history) + 1
+    assert city.spot is not None
+    if spot_attempts(history) < city.spot.max_attempts:
+        return NextStep("submit", attempt, spot=True, reason="spot MaxWaitTimeExceeded: resubmitting on spot")
+    if city.spot.fallback == "on_demand":
+        return NextStep("submit", attempt, spot=False, reason="spot attempts used up: falling back to on-demand")
+    return NextStep(
+        "fail", attempt - 1, reason=f"spot MaxWaitTimeExceeded {spot_attempts(history)} time(s); fallback is `fail`"
+    )
+
+
+def next_step(
+    city: CitySpec, history: Sequence[Mapping[str, Any]], *, force: bool = False, new_try: bool = True
+) -> NextStep:
+    """Decide from the descriptions of attempts 1..n (oldest first)."""
+    if not history:
+        return NextStep("submit", 1, spot=city.spot is not None)
+    latest = history[-1]
+    attempt = len(history)
+    status = latest.get("TrainingJobStatus")
+    was_spot = bool(latest.get("EnableManagedSpotTraining"))
+    if status in ACTIVE:
+        return NextStep("attach", attempt, spot=was_spot)
+    if status == "Completed":
+        if force:
+            return NextStep("submit", attempt + 1, spot=city.spot is not None, reason="retrain forced")
+        return NextStep("done", attempt, spot=was_spot)
+    if status == "Stopped" and latest.get("SecondaryStatus") == "MaxWaitTimeExceeded" and was_spot and city.spot:
+        return after_max_wait(city, history)
+    reason = str(latest.get("FailureReason") or f"training job {status} ({latest.get('SecondaryStatus')})")
+    if new_try:
+        spot = was_spot and city.spot is not None and spot_attempts(history) < city.spot.max_attempts
+        return NextStep("submit", attempt + 1, spot=spot, reason=f"previous attempt ended: {reason}")
+    return NextStep("fail", attempt, spot=was_spot, reason=reason)

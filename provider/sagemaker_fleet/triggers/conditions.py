@@ -1,0 +1,124 @@
+"""Deferrable halves of the fleet sensors: poll a condition over the run's jobs every ``poll_interval``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+from airflow.triggers.base import BaseTrigger, TriggerEvent
+from botocore.exceptions import ClientError
+
+from sagemaker_fleet.aws.keys import WarmPoolKey
+from sagemaker_fleet.aws.pools import matching_pool
+from sagemaker_fleet.aws.progress import run_progress
+from sagemaker_fleet.hooks.fleet import THROTTLING_CODES, SageMakerFleetHook, error_code
+from sagemaker_fleet.spec.load import load_fleet_spec
+
+
+class _PollingTrigger(BaseTrigger):
+    def __init__(
+        self,
+        *,
+        poll_interval: float = 30.0,
+        aws_conn_id: str | None = "aws_default",
+        region_name: str | None = None,
+        botocore_config: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.poll_interval = float(poll_interval)
+        self.aws_conn_id = aws_conn_id
+        self.region_name = region_name
+        self.botocore_config = botocore_config
+
+    def _common(self) -> dict[str, Any]:
+        return {
+            "poll_interval": self.poll_interval,
+            "aws_conn_id": self.aws_conn_id,
+            "region_name": self.region_name,
+            "botocore_config": self.botocore_config,
+        }
+
+    def _hook(self) -> SageMakerFleetHook:
+        return SageMakerFleetHook(aws_conn_id=self.aws_conn_id, region_name=self.region_name, config=self.botocore_config)
+
+    async def check(self, hook: SageMakerFleetHook, client: Any) -> dict[str, Any] | None:
+        raise NotImplementedError
+
+    async def run(self) -> AsyncIterator[TriggerEvent]:
+        hook = self._hook()
+        while True:
+            try:
+                async with await hook.get_async_conn() as client:
+                    found = await self.check(hook, client)
+            except ClientError as exc:
+                if error_code(exc) not in THROTTLING_CODES:
+                    yield TriggerEvent({"status": "error", "message": str(exc)})
+                    return
+                found = None
+            if found is not None:
+                yield TriggerEvent({"status": "success", **found})
+                return
+            await asyncio.sleep(self.poll_interval)
+
+
+class FleetRunTrigger(_PollingTrigger):
+    """Fires when the latest submission of every city of the run is terminal."""
+
+    def __init__(self, *, spec_path: str, run_key: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.spec_path = spec_path
+        self.run_key = run_key
+
+    def serialize(self) -> tuple[str, dict[str, Any]]:
+        return (
+            f"{type(self).__module__}.{type(self).__qualname__}",
+            {"spec_path": self.spec_path, "run_key": self.run_key, **self._common()},
+        )
+
+    async def check(self, hook: SageMakerFleetHook, client: Any) -> dict[str, Any] | None:
+        spec = load_fleet_spec(self.spec_path)
+        summaries = [s async for s in hook.alist_jobs(client, self.run_key)]
+        progress = run_progress(spec, self.run_key, summaries)
+        if not progress.all_terminal:
+            return None
+        return {"completed": progress.completed, "failed": progress.failed, "submissions": progress.submissions}
+
+
+class WarmPoolTrigger(_PollingTrigger):
+    """Fires when some job's warm pool is Available for the given matching key."""
+
+    def __init__(self, *, key: dict[str, Any], name_contains: str = "", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.key = key
+        self.name_contains = name_contains
+
+    def serialize(self) -> tuple[str, dict[str, Any]]:
+        return (
+            f"{type(self).__module__}.{type(self).__qualname__}",
+            {"key": self.key, "name_contains": self.name_contains, **self._common()},
+        )
+
+    async def check(self, hook: SageMakerFleetHook, client: Any) -> dict[str, Any] | None:
+        key = key_from_json(self.key)
+        kwargs: dict[str, Any] = {"WarmPoolStatusEquals": "Available", "MaxResults": 100}
+        if self.name_contains:
+            kwargs["NameContains"] = self.name_contains
+        page = await client.list_training_jobs(**kwargs)
+        described = [await hook.adescribe(client, s["TrainingJobName"]) for s in page.get("TrainingJobSummaries", [])]
+        name = matching_pool(key, [d for d in described if d is not None])
+        return None if name is None else {"job_name": name}
+
+
+def key_from_json(data: dict[str, Any]) -> WarmPoolKey:
+    return WarmPoolKey(
+        role_arn=data["role_arn"],
+        instance_type=data["instance_type"],
+        instance_count=int(data["instance_count"]),
+        volume_size_gb=int(data["volume_size_gb"]),
+        volume_kms_key_id=data.get("volume_kms_key_id"),
+        subnets=tuple(data.get("subnets") or ()),
+        security_group_ids=tuple(data.get("security_group_ids") or ()),
+        enable_network_isolation=bool(data.get("enable_network_isolation")),
+        enable_inter_container_traffic_encryption=bool(data.get("enable_inter_container_traffic_encryption")),
+    )

@@ -1,0 +1,92 @@
+"""Triggers serialize to JSON-only kwargs and rebuild identically; the batched poller shares one sweep."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import importlib
+import json
+from typing import Any
+
+import pytest
+
+from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
+from sagemaker_fleet.triggers.fleet import FleetJobTrigger
+from sagemaker_fleet.triggers.poller import FleetPoller
+
+TRIGGERS = [
+    FleetJobTrigger(job_name="f-seoul-20261129", name_contains="-20261129", poll_interval=5,
+                    created_after="2026-11-29T00:00:00+00:00", botocore_config={"connect_timeout": 3}),
+    FleetRunTrigger(spec_path="/x/fleet.yaml", run_key="20261129", poll_interval=7, region_name="us-east-1"),
+    WarmPoolTrigger(key={"role_arn": "arn:aws:iam::111122223333:role/R", "instance_type": "ml.m5.xlarge",
+                         "instance_count": 1, "volume_size_gb": 30}, name_contains="f-"),
+]
+
+
+@pytest.mark.parametrize("trigger", TRIGGERS, ids=lambda t: type(t).__name__)
+def test_serialize_round_trip(trigger) -> None:
+    classpath, kwargs = trigger.serialize()
+    json.dumps(kwargs)  # JSON-only kwargs
+    module, _, name = classpath.rpartition(".")
+    rebuilt = getattr(importlib.import_module(module), name)(**kwargs)
+    assert rebuilt.serialize() == (classpath, kwargs)
+
+
+class FakeClient:
+    """Just enough of an aiobotocore SageMaker client: pages of summaries, describe on demand."""
+
+    def __init__(self, jobs: dict[str, str]) -> None:
+        self.jobs = jobs
+        self.calls: list[str] = []
+
+    async def __aenter__(self) -> FakeClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+    async def list_training_jobs(self, **kwargs: Any) -> dict[str, Any]:
+        self.calls.append("list")
+        names = sorted(self.jobs)
+        start = int(kwargs.get("NextToken", 0))
+        page = names[start:start + 2]
+        out: dict[str, Any] = {"TrainingJobSummaries": [
+            {"TrainingJobName": n, "TrainingJobStatus": self.jobs[n], "SecondaryStatus": "Training"} for n in page]}
+        if start + 2 < len(names):
+            out["NextToken"] = str(start + 2)
+        return out
+
+    async def describe_training_job(self, TrainingJobName: str) -> dict[str, Any]:  # noqa: N803
+        self.calls.append("describe")
+        return {"TrainingJobName": TrainingJobName, "TrainingJobStatus": self.jobs[TrainingJobName]}
+
+
+class FakeHook:
+    def __init__(self, client: FakeClient) -> None:
+        self.client = client
+
+    async def get_async_conn(self) -> FakeClient:
+        return self.client
+
+    async def adescribe(self, client: FakeClient, name: str) -> dict[str, Any] | None:
+        return await client.describe_training_job(TrainingJobName=name)
+
+
+def test_one_sweep_serves_every_watcher() -> None:
+    jobs = {f"f-c{i}-1": "InProgress" for i in range(5)}
+    client = FakeClient(jobs)
+
+    async def scenario() -> list[dict[str, Any]]:
+        poller = FleetPoller.shared(("k",), lambda: FakeHook(client), "-1", 0.01)  # type: ignore[arg-type,return-value]
+        queues = [poller.watch(name, dt.datetime(2026, 11, 29, tzinfo=dt.UTC)) for name in jobs]
+        first = [await q.get() for q in queues]
+        for name in jobs:
+            poller.unwatch(name)
+        await poller.close()
+        return first
+
+    first = asyncio.run(scenario())
+    assert {u["TrainingJobName"] for u in first} == set(jobs)
+    # 5 jobs, pages of 2: one sweep is 3 list calls and no describe at all
+    assert client.calls[:3] == ["list", "list", "list"]
+    assert "describe" not in client.calls
