@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
-from airflow.providers.common.compat.sdk import AirflowException, conf
+from airflow.providers.common.compat.sdk import AirflowException, AirflowSkipException, conf
 
 from sagemaker_fleet.aws.attempts import NextStep, next_step
 from sagemaker_fleet.aws.describe import summarize
@@ -20,6 +20,7 @@ from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, CapacityUnavailableEr
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.spec.load import load_fleet_spec
 from sagemaker_fleet.spec.names import job_name, run_key_for
+from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -56,6 +57,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
     :param poll_interval: seconds between status sweeps of the run's jobs.
     :param capacity_retry_seconds: base back-off when the instance quota is in use (ResourceLimitExceeded).
     :param capacity_timeout_seconds: give up waiting for capacity after this long.
+    :param use_params: apply the run's params (cities, spot, instance_type, dry_run) — the manual DAG's form.
     """
 
     aws_hook_class = SageMakerFleetHook
@@ -75,6 +77,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         poll_interval: float = 30.0,
         capacity_retry_seconds: float = 60.0,
         capacity_timeout_seconds: float = 6 * 3600.0,
+        use_params: bool = False,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -87,12 +90,14 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         self.poll_interval = poll_interval
         self.capacity_retry_seconds = capacity_retry_seconds
         self.capacity_timeout_seconds = capacity_timeout_seconds
+        self.use_params = use_params
+        self._overrides = FleetOverrides()
 
     # ------------------------------------------------------------------------------------------ set-up
 
     @cached_property
     def fleet(self) -> FleetSpec:
-        return load_fleet_spec(self.spec_path)
+        return apply_overrides(load_fleet_spec(self.spec_path), self._overrides)
 
     @cached_property
     def city_spec(self) -> CitySpec:
@@ -101,10 +106,18 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         except KeyError as exc:
             raise AirflowException(f"city {self.city!r} is not in {self.spec_path}") from exc
 
-    def _run_key(self, context: Context) -> str:
+    def _prepare(self, context: Context) -> str:
+        """Fix this task's run key and overrides from the context; every entry point calls it first."""
+        if self.use_params:
+            self._overrides = FleetOverrides.from_params(context.get("params"))
+            self.__dict__.pop("fleet", None)
+            self.__dict__.pop("city_spec", None)
         if not self.run_key:
             self.run_key = context_run_key(context)
         return self.run_key
+
+    def _run_key(self, context: Context) -> str:
+        return self.run_key or self._prepare(context)
 
     def _history(self, run_key: str) -> list[dict[str, Any]]:
         """Descriptions of this city's submissions in this run, oldest first."""
@@ -119,7 +132,9 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
     # ------------------------------------------------------------------------------------------ execute
 
     def execute(self, context: Context) -> dict[str, Any]:
-        run_key = self._run_key(context)
+        run_key = self._prepare(context)
+        if self.use_params and (context.get("params") or {}).get("dry_run"):
+            raise AirflowSkipException(f"{self.city}: dry run — nothing launched")
         history = self._history(run_key)
         step = next_step(self.city_spec, history, force=self.force_retrain, new_try=True)
         return self._apply(context, step, history)
@@ -181,7 +196,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
     def resume_after_capacity_wait(
         self, context: Context, event: Any = None, attempt: int = 1, spot: bool = False
     ) -> dict[str, Any]:
-        run_key = self._run_key(context)
+        run_key = self._prepare(context)
         history = self._history(run_key)
         if len(history) >= attempt:  # someone else created it meanwhile: attach
             return self._wait(context, history)
@@ -227,7 +242,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         if not event or event.get("status") != "terminal":
             message = (event or {}).get("message", "no event")
             raise AirflowException(f"{self.city}: waiting for the training job failed: {message}")
-        return self._on_terminal(context, self._history(self._run_key(context)))
+        return self._on_terminal(context, self._history(self._prepare(context)))
 
     def _on_terminal(self, context: Context, history: list[dict[str, Any]]) -> dict[str, Any]:
         step = next_step(self.city_spec, history, force=False, new_try=False)

@@ -1,0 +1,14 @@
+"""Retrain every city of the fleet in dags/fleets/demo.yaml, daily, in pool-aware order, then report the cost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sagemaker_fleet.dags import build_fleet_dag
+
+dag = build_fleet_dag(
+    Path(__file__).parent / "fleets" / "demo.yaml",
+    dag_id="city_training_daily",
+    schedule="@daily",
+    tags=["daily"],
+)

@@ -1,0 +1,115 @@
+"""PlanFleetOperator: the run-time pool-aware plan, with the previous run's durations when its report exists."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from airflow.providers.amazon.aws.hooks.s3 import S3Hook
+from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
+from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
+
+from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+from sagemaker_fleet.operators.training import context_run_key
+from sagemaker_fleet.plan import DurationHistory, plan_fleet
+from sagemaker_fleet.spec.load import load_fleet_spec
+from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
+
+    from sagemaker_fleet.plan import FleetPlan, PoolGroup
+    from sagemaker_fleet.spec.model import FleetSpec
+
+
+def group_signature(group: PoolGroup) -> str:
+    """A stable id for a group across parse time and run time: its matching key and spot flag, hashed."""
+    raw = json.dumps({"key": group.key.to_json(), "spot": group.spot}, sort_keys=True)
+    return hashlib.sha256(raw.encode()).hexdigest()[:10]
+
+
+def group_kwargs(plan: FleetPlan) -> dict[str, list[dict[str, Any]]]:
+    """Per group, the training tasks' kwargs in planned start order (what each mapped task expands over)."""
+    by_group: dict[str, list[tuple[int, int, dict[str, Any]]]] = {}
+    for group in plan.groups:
+        by_group[group.group] = []
+    for job in plan.jobs:
+        kwargs = {"city": job.city, "keep_alive_seconds": job.keep_alive_seconds}
+        by_group[job.group].append((job.planned_start_seconds, job.lane, kwargs))
+    return {
+        group_signature(group): [kw for _, _, kw in sorted(by_group[group.group], key=lambda t: t[:2])]
+        for group in plan.groups
+    }
+
+
+class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
+    """Plan this run of the fleet and hand each group's ordered jobs to its mapped training task.
+
+    :param spec_path: the fleet YAML (templated).
+    :param signature: return only this group's ordered training kwargs (what its mapped task expands over);
+        without it the whole plan JSON is returned. The full plan is always pushed under the XCom key ``plan``.
+    :param signatures: every group signature the DAG has a training task for; a run-time group outside them is
+        an error (the fleet file changed since the DAG was parsed).
+    :param use_params: apply the run's params (cities, spot, instance_type) as overrides (the manual DAG).
+    :param use_history: plan with the durations of the latest earlier report under ``{output}/reports/``.
+    """
+
+    aws_hook_class = SageMakerFleetHook
+    template_fields: Sequence[str] = aws_template_fields("spec_path")
+
+    def __init__(
+        self,
+        *,
+        spec_path: str,
+        signature: str | None = None,
+        signatures: Sequence[str] = (),
+        use_params: bool = False,
+        use_history: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.spec_path = spec_path
+        self.signature = signature
+        self.signatures = list(signatures)
+        self.use_params = use_params
+        self.use_history = use_history
+
+    def execute(self, context: Context) -> Any:
+        spec = load_fleet_spec(self.spec_path)
+        if self.use_params:
+            spec = apply_overrides(spec, FleetOverrides.from_params(context.get("params")))
+        run_key = context_run_key(context)
+        history = self._history(spec, run_key) if self.use_history else None
+        plan = plan_fleet(spec, run_key, history)
+        per_group = group_kwargs(plan)
+        unknown = sorted(set(per_group) - set(self.signatures)) if self.signatures else []
+        if unknown:
+            raise ValueError(f"the plan has groups {unknown} that this DAG has no training task for; "
+                             "the fleet file changed since the DAG was parsed — let the DAG re-parse")
+        self.log.info("plan %s/%s: %s", spec.fleet, run_key, json.dumps(plan.summary.to_json()))
+        context["ti"].xcom_push(key="plan", value=plan.to_json())
+        if self.signature is None:
+            return plan.to_json()
+        jobs = per_group.get(self.signature, [])
+        self.log.info("group %s: %d jobs in planned order", self.signature, len(jobs))
+        return jobs
+
+    def _history(self, spec: FleetSpec, run_key: str) -> DurationHistory | None:
+        """The latest earlier run's report.json in S3, if any (a missing bucket or report is not an error)."""
+        bucket, _, prefix = spec.output_s3_uri.removeprefix("s3://").partition("/")
+        reports = f"{prefix.rstrip('/')}/reports/".lstrip("/")
+        s3 = S3Hook(aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify)
+        try:
+            keys = [k for k in s3.list_keys(bucket, prefix=reports) or [] if k.endswith("/report.json")]
+        except Exception as exc:  # noqa: BLE001 - history is an optimisation; planning goes on without it
+            self.log.warning("no duration history (%s); planning from expected_seconds", exc)
+            return None
+        earlier = sorted(k for k in keys if f"/{run_key}/" not in k)
+        if not earlier:
+            self.log.info("no earlier report under s3://%s/%s; planning from expected_seconds", bucket, reports)
+            return None
+        latest = max(earlier, key=lambda k: s3.head_object(k, bucket)["LastModified"])
+        self.log.info("planning with durations from s3://%s/%s", bucket, latest)
+        return DurationHistory.from_report(json.loads(s3.read_key(latest, bucket)))

@@ -1,0 +1,93 @@
+"""FleetCostReportOperator: the run's cost report from billed time, written locally and to S3."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from airflow.providers.amazon.aws.hooks.s3 import S3Hook
+from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
+from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
+
+from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, load_price_table, report_json
+from sagemaker_fleet.cost.collect import describe_run_jobs
+from sagemaker_fleet.cost.estimate import estimate_plan_cost
+from sagemaker_fleet.cost.publish import split_s3_uri, upload_report_files, write_report_files
+from sagemaker_fleet.cost.summary import summary_lines
+from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+from sagemaker_fleet.links.fleet import FleetCostReportLink
+from sagemaker_fleet.operators.training import context_run_key
+from sagemaker_fleet.spec.load import load_fleet_spec
+from sagemaker_fleet.spec.names import report_s3_uri
+from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
+
+
+class FleetCostReportOperator(AwsBaseOperator[SageMakerFleetHook]):
+    """Price every submission of this run (failed and re-submitted ones too) and publish report.json/csv/html.
+
+    Runs with ``trigger_rule="all_done"`` in the fleet DAG, so a run with failures still gets its report.
+
+    :param spec_path: the fleet YAML (templated).
+    :param out_dir: local folder for the files (templated); default: a temporary folder.
+    :param upload: also put the files under ``{output_s3_uri}/reports/{run_key}/``.
+    :param use_params: apply the run's params (cities, spot, instance_type, dry_run) like the other tasks.
+    :param plan_task_id: a plan task whose ``plan`` XCom prices a dry run.
+    """
+
+    aws_hook_class = SageMakerFleetHook
+    template_fields: Sequence[str] = aws_template_fields("spec_path", "out_dir")
+    operator_extra_links = (FleetCostReportLink(),)
+
+    def __init__(
+        self,
+        *,
+        spec_path: str,
+        out_dir: str | None = None,
+        upload: bool = True,
+        use_params: bool = False,
+        plan_task_id: str = "plan",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.spec_path = spec_path
+        self.out_dir = out_dir
+        self.upload = upload
+        self.use_params = use_params
+        self.plan_task_id = plan_task_id
+
+    def execute(self, context: Context) -> dict[str, Any]:
+        spec = load_fleet_spec(self.spec_path)
+        params = context.get("params") or {}
+        if self.use_params:
+            spec = apply_overrides(spec, FleetOverrides.from_params(params))
+        run_key = context_run_key(context)
+        book = PriceBook(region=spec.region, table=load_price_table(), spec_prices=spec.prices)
+        if self.use_params and params.get("dry_run"):
+            plan = context["ti"].xcom_pull(task_ids=self.plan_task_id, key="plan")
+            estimate = estimate_plan_cost(plan, spec, book)
+            self.log.info("dry run: expected cost %s", estimate)
+            return {"dry_run": True, "estimate": estimate}
+        index = RunJobIndex.for_run(spec, run_key)
+        describes = describe_run_jobs(self.hook.conn, spec.fleet, index)
+        report = build_cost_report(spec, run_key, describes, book, index=index)
+        out = Path(self.out_dir) if self.out_dir else Path(tempfile.mkdtemp(prefix="sagemaker-fleet-"))
+        files = write_report_files(report, out / run_key if self.out_dir else out)
+        for line in summary_lines(report):
+            self.log.info(line)
+        self.log.info("report page: %s", files.html)
+        if self.upload:
+            prefix = report_s3_uri(spec.output_s3_uri, run_key)
+            s3 = S3Hook(aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify)
+            for uri in upload_report_files(s3.get_conn(), files, prefix):
+                self.log.info("uploaded %s", uri)
+            bucket, key = split_s3_uri(prefix + "report.html")
+            FleetCostReportLink.persist(
+                context, self, region_name=self.hook.conn_region_name, aws_partition=self.hook.conn_partition,
+                bucket=bucket, key=key,
+            )
+        return {"run_key": run_key, "local_html": str(files.html), "totals": report_json(report)["totals"]}
