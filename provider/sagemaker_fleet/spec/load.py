@@ -11,13 +11,14 @@ import difflib
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
 from sagemaker_fleet.spec.errors import FleetSpecError, SpecIssue
 from sagemaker_fleet.spec.model import (
+    DEFAULT_MAX_ATTEMPTS,
     KEEP_ALIVE_API_MAX,
     KEEP_ALIVE_GUIDE_MAX,
     MAX_RUNTIME_LIMIT,
@@ -32,6 +33,9 @@ from sagemaker_fleet.spec.model import (
     VpcLayer,
     VpcSettings,
 )
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -49,6 +53,7 @@ ECR_RE = re.compile(r"^\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/\S+$"
 
 #: Assumed when a spec has no ``quotas`` block. AWS's default warm-pool quota is 0, so we assume none.
 ASSUMED_QUOTA = InstanceQuota(instances=10, warm_pools=0)
+DEFAULT_MAX_RUNTIME = 7200
 
 _FIXES: dict[str, str] = {
     "fleet": "use 1-20 lowercase letters, digits or '-', starting with a letter or digit",
@@ -59,8 +64,38 @@ _FIXES: dict[str, str] = {
     "train_s3_uri": "use an S3 URI such as s3://bucket/data/city/",
     "instance_type": "use a SageMaker instance type such as ml.m5.xlarge",
     "keep_alive": "use `auto` or whole seconds from 0 to 21600",
+    "image_uri": "use a container image URI such as 111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4",
     "input_mode": "use File, FastFile or Pipe",
     "fallback": "use on_demand or fail",
+    "cities": "list the fleet's cities, each a mapping with at least `name` and `train_s3_uri`",
+    "instances": "give the account's quota of concurrent training instances of this type, e.g. `instances: 20`",
+    "subnets": "list 1-16 subnet ids such as subnet-0a1b2c3d",
+    "security_group_ids": "list 1-5 security group ids such as sg-0a1b2c3d",
+}
+
+#: The fix for a structural (pydantic) error of a field without its own entry in ``_FIXES``.
+_TYPE_FIXES: dict[str, str] = {
+    "int_type": "write a whole number without quotes",
+    "int_parsing": "write a whole number without quotes",
+    "int_from_float": "write a whole number without quotes",
+    "float_type": "write a number without quotes",
+    "bool_type": "write true or false without quotes",
+    "string_type": "write text (quote it if YAML would read it as a number, boolean, date or null)",
+    "list_type": "write a list: `[a, b]` or one `- item` per line",
+    "dict_type": "write a mapping of `key: value` pairs",
+    "model_type": "write a mapping of `key: value` pairs",
+    "greater_than_equal": "use a value ≥ {ge}",
+    "greater_than": "use a value > {gt}",
+    "less_than_equal": "use a value ≤ {le}",
+    "less_than": "use a value < {lt}",
+    "too_short": "give at least {min_length}",
+    "too_long": "give at most {max_length}",
+}
+_TYPE_NOUNS: dict[str, str] = {
+    "int_type": "a whole number",
+    "float_type": "a number",
+    "bool_type": "true/false",
+    "string_type": "text",
 }
 
 _ALLOWED: dict[str, type[BaseModel]] = {
@@ -70,6 +105,9 @@ _ALLOWED: dict[str, type[BaseModel]] = {
     "vpc": VpcLayer,
     "quota": QuotaLayer,
 }
+
+#: The last segment of a field path (``.key``, ``[index]`` or a leading top-level key): strip it to get the parent.
+_PARENT_RE = re.compile(r"(\.[^.\[]+|\[[^\]]*\]|^[^.\[]+)$")
 
 _UNION_TAG_RE = re.compile(
     r"^(int|str|float|bool|list\[.*\]|dict\[.*\]|literal\[.*\]|constrained-.*|function-.*|is-instance\[.*\]|"
@@ -84,20 +122,28 @@ def load_fleet_spec(path: str | Path) -> FleetSpec:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise FleetSpecError([SpecIssue("", f"cannot read the file: {exc.strerror}")], str(path)) from exc
+    except UnicodeDecodeError as exc:
+        issue = SpecIssue("", f"the file is not UTF-8 text ({exc.reason}); save it as UTF-8")
+        raise FleetSpecError([issue], str(path)) from exc
     return parse_fleet_spec(text, source=str(path))
 
 
 def parse_fleet_spec(text: str, source: str = "<spec>") -> FleetSpec:
     """Parse YAML text into a validated :class:`FleetSpec`."""
-    data, lines = _read_yaml(text, source)
-    return build_fleet_spec(data, source=source, lines=lines)
+    data, lines, duplicates = _read_yaml(text, source)
+    return _build(data, source, lines, duplicates)
 
 
 def build_fleet_spec(
     data: object, source: str = "<spec>", lines: Mapping[str, int] | None = None
 ) -> FleetSpec:
     """Validate an already-parsed document (a mapping) and resolve it."""
-    builder = _SpecBuilder(lines or {})
+    return _build(data, source, lines or {}, [])
+
+
+def _build(data: object, source: str, lines: Mapping[str, int], issues: list[SpecIssue]) -> FleetSpec:
+    builder = _SpecBuilder(lines)
+    builder.issues.extend(issues)
     spec = builder.build(data)
     if builder.issues or spec is None:
         raise FleetSpecError(builder.issues, source)
@@ -107,13 +153,16 @@ def build_fleet_spec(
 # ------------------------------------------------------------------------------------------------------- YAML
 
 
-def _read_yaml(text: str, source: str) -> tuple[object, dict[str, int]]:
+def _read_yaml(text: str, source: str) -> tuple[object, dict[str, int], list[SpecIssue]]:
+    """The document, the line of every field path, and duplicate keys (PyYAML silently keeps the last one)."""
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         line = mark.line + 1 if mark is not None else None
         problem = exc.problem or "invalid YAML"
+        if exc.context and exc.context_mark is not None:
+            problem = f"{problem} ({exc.context} at line {exc.context_mark.line + 1})"
         issue = SpecIssue("", f"YAML syntax error: {problem}; fix the indentation or quoting there", line)
         raise FleetSpecError([issue], source) from exc
     except yaml.YAMLError as exc:
@@ -124,9 +173,7 @@ def _read_yaml(text: str, source: str) -> tuple[object, dict[str, int]]:
         )
     lines: dict[str, int] = {}
     duplicates: list[SpecIssue] = []
-    _index_lines(node, "", lines, duplicates)
-    if duplicates:
-        raise FleetSpecError(duplicates, source)
+    _index_lines(node, "", lines, duplicates, set())
     loader = yaml.SafeLoader("")
     try:
         data = loader.construct_document(node)
@@ -134,27 +181,43 @@ def _read_yaml(text: str, source: str) -> tuple[object, dict[str, int]]:
         raise FleetSpecError([SpecIssue("", f"YAML error: {exc}")], source) from exc
     finally:
         loader.dispose()
-    return data, lines
+    return data, lines, duplicates
 
 
-def _index_lines(node: yaml.Node, path: str, lines: dict[str, int], dups: list[SpecIssue]) -> None:
+def _index_lines(
+    node: yaml.Node, path: str, lines: dict[str, int], dups: list[SpecIssue], walked: set[int]
+) -> None:
     lines.setdefault(path, node.start_mark.line + 1)
+    if id(node) in walked:
+        return  # an alias of a node already walked: a recursive anchor would never end, many would explode
+    walked.add(id(node))
     if isinstance(node, yaml.MappingNode):
-        seen: set[str] = set()
+        seen: dict[str, int] = {}
         for key_node, value_node in node.value:
             key = str(key_node.value)
             child = _join(path, key)
             if key in seen:
-                dups.append(SpecIssue(child, "key appears twice; keep one", key_node.start_mark.line + 1))
-            seen.add(key)
-            _index_lines(value_node, child, lines, dups)
+                dups.append(
+                    SpecIssue(
+                        child,
+                        f"key `{key}` appears twice (first at line {seen[key]}); keep one",
+                        key_node.start_mark.line + 1,
+                    )
+                )
+            else:
+                seen[key] = key_node.start_mark.line + 1
+            _index_lines(value_node, child, lines, dups, walked)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _index_lines(item, f"{path}[{index}]", lines, dups)
+            _index_lines(item, f"{path}[{index}]", lines, dups, walked)
+
+
+#: Fields whose keys are user data (instance types, variable names): written ``quotas[ml.m5.xlarge]``.
+_KEYED_FIELDS = frozenset({"quotas", "prices", "hyperparameters", "environment"})
 
 
 def _join(path: str, key: str) -> str:
-    if "." in key or "[" in key:
+    if "." in key or "[" in key or path.rsplit(".", 1)[-1] in _KEYED_FIELDS:
         return f"{path}[{key}]"
     return f"{path}.{key}" if path else key
 
@@ -171,7 +234,7 @@ class _SpecBuilder:
 
     def error(self, path: str, message: str) -> None:
         issue = SpecIssue(path, message, self._line(path))
-        if path in self.poisoned or issue in self.issues:
+        if issue in self.issues or self._under_poisoned(path):
             return  # already reported (a default shared by many cities is reported once)
         self.issues.append(issue)
 
@@ -180,7 +243,7 @@ class _SpecBuilder:
         while probe:
             if probe in self.lines:
                 return self.lines[probe]
-            probe = re.sub(r"(\.[^.\[]+|\[[^\]]*\])$", "", probe)
+            probe = _PARENT_RE.sub("", probe)
         return self.lines.get("")
 
     def build(self, data: object) -> FleetSpec | None:
@@ -227,7 +290,7 @@ class _SpecBuilder:
             self.error(prefix, "each city is a mapping with at least `name` and `train_s3_uri`")
             return None
         data = copy.deepcopy(raw)
-        for _ in range(4):
+        for _ in range(6):
             try:
                 return model.model_validate(data)
             except ValidationError as exc:
@@ -239,6 +302,7 @@ class _SpecBuilder:
     def _report(self, exc: ValidationError, prefix: str, *, skip_cities: bool) -> list[list[int | str]]:
         grouped: dict[str, list[str]] = {}
         locs: list[list[int | str]] = []
+        types: dict[str, list[ErrorDetails]] = {}
         for err in exc.errors():
             loc = [part for part in err["loc"] if not (isinstance(part, str) and _UNION_TAG_RE.match(part))]
             if skip_cities and len(loc) >= 2 and loc[0] == "cities" and isinstance(loc[1], int):
@@ -247,7 +311,7 @@ class _SpecBuilder:
             path = prefix
             for part in loc:
                 path = f"{path}[{part}]" if isinstance(part, int) else _join(path, str(part))
-            if path in self.poisoned:
+            if self._is_poisoned(path):
                 continue
             if err["type"] == "extra_forbidden":
                 grouped.setdefault(path, []).append(self._unknown_key(loc, prefix))
@@ -255,15 +319,26 @@ class _SpecBuilder:
                 grouped.setdefault(path, []).append("required field is missing; add it")
             else:
                 grouped.setdefault(path, []).append(_plain(err["msg"]))
+            types.setdefault(path, []).append(err)
         for path, messages in grouped.items():
-            unique = list(dict.fromkeys(messages))
-            message = " or ".join(unique) if len(unique) > 1 else unique[0]
-            fix = _FIXES.get(path.rsplit(".", 1)[-1])
-            if fix and "unknown key" not in message and "missing" not in message:
-                message = f"{message}; {fix}"
-            self.error(path, message)
+            self.error(path, _with_fix(path, list(dict.fromkeys(messages)), types.get(path, [])))
             self.poisoned.add(path)
         return locs
+
+    def _under_poisoned(self, path: str) -> bool:
+        """``path`` or a field holding it has a structural error: its value was dropped, say nothing more."""
+        probe = path
+        while probe:
+            if probe in self.poisoned:
+                return True
+            probe = _PARENT_RE.sub("", probe)
+        return False
+
+    def _is_poisoned(self, path: str) -> bool:
+        """``path`` or a value inside it already has a structural error (a bad list item leaves the list short)."""
+        return path in self.poisoned or any(
+            bad.startswith((f"{path}.", f"{path}[")) for bad in self.poisoned if path
+        )
 
     def _unknown_key(self, loc: list[int | str], prefix: str) -> str:
         key = str(loc[-1])
@@ -351,45 +426,18 @@ class _SpecBuilder:
     def _resolve(
         self, top: FleetLayer, city: CityLayer, index: int, quotas: dict[str, InstanceQuota]
     ) -> CitySpec | None:
-        resolved = _Resolved(top, city, index)
+        resolved = _Resolved(top, city, index, self.poisoned)
         before = len(self.issues)
-        name = resolved.value("name")
-        if name is None:
-            self.error(f"cities[{index}].name", "required field is missing; add the city's name")
-        else:
-            self._match(CITY_RE, name, f"cities[{index}].name")
-        train = resolved.value("train_s3_uri")
-        if train is None:
-            self.error(f"cities[{index}].train_s3_uri", "required field is missing; add the city's data URI")
-        else:
-            self._match(S3_URI_RE, train, f"cities[{index}].train_s3_uri")
+        name = self._required_match(resolved, "name", CITY_RE, "add the city's name")
+        train = self._required_match(resolved, "train_s3_uri", S3_URI_RE, "add the city's data URI")
         role = resolved.value("role_arn") or top.role_arn
         if city.role_arn is not None or top.defaults.role_arn is not None:
             self._match(ROLE_ARN_RE, role, resolved.path("role_arn"))
         image = resolved.value("image_uri") or top.image_uri
         if city.image_uri is not None or top.defaults.image_uri is not None:
             self._check_image(image, resolved.path("image_uri"))
-        instance_type = resolved.value("instance_type")
-        if instance_type is None:
-            self.error(
-                resolved.path("instance_type"),
-                "required field is missing; set `instance_type` in defaults or on the city",
-            )
-        elif self._match(INSTANCE_TYPE_RE, instance_type, resolved.path("instance_type")):
-            if top.quotas is not None and instance_type not in quotas:
-                self.error(
-                    resolved.path("instance_type"),
-                    f"no quota for {instance_type}; add `quotas: {{{instance_type}: "
-                    "{instances: N, warm_pools: N}}` or use an instance type listed in `quotas`",
-                )
-            elif top.quotas is None and instance_type not in quotas:
-                quotas[instance_type] = ASSUMED_QUOTA
-                self.warnings.append(
-                    f"quotas: none given for {instance_type}; assuming {ASSUMED_QUOTA.instances} instances and "
-                    f"{ASSUMED_QUOTA.warm_pools} warm pools (the AWS default warm-pool quota is 0); "
-                    "add a `quotas` block with your account's Service Quotas"
-                )
-        max_runtime = resolved.value("max_runtime_seconds") or 7200
+        instance_type = self._instance_type(resolved, quotas)
+        max_runtime = resolved.value("max_runtime_seconds") or DEFAULT_MAX_RUNTIME
         if max_runtime > MAX_RUNTIME_LIMIT:
             self.error(
                 resolved.path("max_runtime_seconds"),
@@ -400,30 +448,42 @@ class _SpecBuilder:
         self._check_resources(resolved)
         if len(self.issues) > before or name is None or train is None or instance_type is None:
             return None
-        vpc = resolved.value("vpc")
-        return CitySpec(
-            name=name,
-            train_s3_uri=train,
-            role_arn=role,
-            image_uri=image,
-            instance_type=instance_type,
-            instance_count=resolved.value("instance_count") or 1,
-            volume_size_gb=resolved.value("volume_size_gb") or 30,
-            volume_kms_key_id=resolved.value("volume_kms_key_id"),
-            vpc=VpcSettings(tuple(vpc.subnets), tuple(vpc.security_group_ids)) if vpc else None,
-            enable_network_isolation=bool(resolved.value("enable_network_isolation")),
-            enable_inter_container_traffic_encryption=bool(
-                resolved.value("enable_inter_container_traffic_encryption")
-            ),
-            max_runtime_seconds=max_runtime,
-            expected_seconds=resolved.value("expected_seconds") or 1200,
-            keep_alive=None if keep_alive in (None, "auto") else int(keep_alive),
-            spot=spot,
-            hyperparameters=tuple(
-                sorted((k, _hyper(v)) for k, v in (resolved.value("hyperparameters") or {}).items())
-            ),
-            environment=tuple(sorted((resolved.value("environment") or {}).items())),
-        )
+        return _city_spec(resolved, name, train, role, image, instance_type, keep_alive, spot)
+
+    def _required_match(
+        self, resolved: _Resolved, field: str, pattern: re.Pattern[str], fix: str
+    ) -> str | None:
+        value: str | None = resolved.value(field)
+        path = f"cities[{resolved.index}].{field}"
+        if value is None:
+            self.error(path, f"required field is missing; {fix}")
+        else:
+            self._match(pattern, value, path)
+        return value
+
+    def _instance_type(self, resolved: _Resolved, quotas: dict[str, InstanceQuota]) -> str | None:
+        """Check the city's instance type and that it has a quota (or assume one when no quotas are given)."""
+        instance_type: str | None = resolved.value("instance_type")
+        path = resolved.path("instance_type")
+        if instance_type is None:
+            self.error(path, "required field is missing; set `instance_type` in defaults or on the city")
+            return None
+        if not self._match(INSTANCE_TYPE_RE, instance_type, path) or instance_type in quotas:
+            return instance_type
+        if resolved.top.quotas is None:
+            quotas[instance_type] = ASSUMED_QUOTA
+            self.warnings.append(
+                f"quotas: none given for {instance_type}; assuming {ASSUMED_QUOTA.instances} instances and "
+                f"{ASSUMED_QUOTA.warm_pools} warm pools (the AWS default warm-pool quota is 0); "
+                "add a `quotas` block with your account's Service Quotas"
+            )
+        elif not self._is_poisoned(_join("quotas", instance_type)):  # a broken entry is reported already
+            self.error(
+                path,
+                f"no quota for {instance_type}; add `quotas: {{{instance_type}: "
+                "{instances: N, warm_pools: N}}` or use an instance type listed in `quotas`",
+            )
+        return instance_type
 
     def _keep_alive(self, resolved: _Resolved) -> int | str | None:
         keep_alive: int | str | None = resolved.value("keep_alive")
@@ -436,10 +496,12 @@ class _SpecBuilder:
                     "use `auto` or at most 21600",
                 )
             elif keep_alive > KEEP_ALIVE_GUIDE_MAX:
-                self.warnings.append(
+                warning = (
                     f"{path}: {keep_alive} s is above the {KEEP_ALIVE_GUIDE_MAX} s the developer "
                     "guide documents; the API accepts it, your account may not"
                 )
+                if warning not in self.warnings:  # a default shared by many cities warns once
+                    self.warnings.append(warning)
         return keep_alive
 
     def _spot(
@@ -456,14 +518,7 @@ class _SpecBuilder:
                 f"spot needs max_wait_seconds (total time incl. waiting for capacity); set it ≥ {max_runtime}",
             )
             return None
-        if max_wait < max_runtime:
-            self.error(
-                wait_path,
-                f"max_wait_seconds {max_wait} is below max_runtime_seconds {max_runtime}; "
-                f"SageMaker requires MaxWaitTimeInSeconds ≥ MaxRuntimeInSeconds: raise it to ≥ {max_runtime}",
-            )
-        if max_wait > MAX_RUNTIME_LIMIT:
-            self.error(wait_path, f"{max_wait} s is over the 28-day limit; lower it")
+        self._check_max_wait(resolved, max_wait, wait_path, max_runtime)
         if isinstance(keep_alive, int) and keep_alive > 0:
             path = resolved.path("keep_alive")
             if path.startswith("defaults."):
@@ -482,9 +537,22 @@ class _SpecBuilder:
         fallback = spot.get("fallback", (None, ""))[0]
         return SpotSettings(
             max_wait_seconds=max_wait,
-            max_attempts=attempts if attempts is not None else 3,
+            max_attempts=attempts if attempts is not None else DEFAULT_MAX_ATTEMPTS,
             fallback=fallback if fallback is not None else "on_demand",
         )
+
+    def _check_max_wait(self, resolved: _Resolved, max_wait: int, wait_path: str, max_runtime: int) -> None:
+        runtime_path = resolved.path("max_runtime_seconds")
+        if max_wait < max_runtime and not self._under_poisoned(runtime_path):
+            # a default max_wait can be too short for one city only: name the city's own runtime then
+            own = f" (set at {runtime_path})" if runtime_path.split(".")[0] != wait_path.split(".")[0] else ""
+            self.error(
+                wait_path,
+                f"max_wait_seconds {max_wait} is below max_runtime_seconds {max_runtime}{own}; "
+                f"SageMaker requires MaxWaitTimeInSeconds ≥ MaxRuntimeInSeconds: raise it to ≥ {max_runtime}",
+            )
+        if max_wait > MAX_RUNTIME_LIMIT:
+            self.error(wait_path, f"{max_wait} s is over the 28-day limit ({MAX_RUNTIME_LIMIT} s); lower it")
 
     def _check_resources(self, resolved: _Resolved) -> None:
         kms = resolved.value("volume_kms_key_id")
@@ -495,24 +563,36 @@ class _SpecBuilder:
             )
         vpc = resolved.value("vpc")
         if vpc is not None:
-            for i, subnet in enumerate(vpc.subnets):
-                if not SUBNET_RE.match(subnet):
-                    self.error(
-                        f"{resolved.path('vpc')}.subnets[{i}]", f"{subnet!r} is not a subnet id (subnet-…)"
-                    )
-            for i, group in enumerate(vpc.security_group_ids):
-                if not SECURITY_GROUP_RE.match(group):
-                    self.error(
-                        f"{resolved.path('vpc')}.security_group_ids[{i}]",
-                        f"{group!r} is not a security group id (sg-…)",
-                    )
-        env = resolved.value("environment") or {}
-        for key in env:
+            self._check_ids(f"{resolved.path('vpc')}.subnets", vpc.subnets, SUBNET_RE)
+            self._check_ids(
+                f"{resolved.path('vpc')}.security_group_ids", vpc.security_group_ids, SECURITY_GROUP_RE
+            )
+        self._check_environment(resolved)
+        self._check_hyperparameters(resolved)
+
+    def _check_ids(self, path: str, ids: list[str], pattern: re.Pattern[str]) -> None:
+        example = "subnet-0a1b2c3d" if path.endswith(".subnets") else "sg-0a1b2c3d"
+        for i, value in enumerate(ids):
+            if not pattern.match(value):
+                self.error(f"{path}[{i}]", f"{value!r} is not valid; use an id such as {example}")
+
+    def _check_environment(self, resolved: _Resolved) -> None:
+        env: dict[str, str] = resolved.value("environment") or {}
+        if len(env) > 100:
+            self.error(resolved.path("environment"), "SageMaker accepts at most 100 environment variables")
+        for key, value in env.items():
             if not ENV_KEY_RE.match(key):
                 self.error(
                     f"{resolved.path('environment')}[{key}]",
-                    "environment names are letters, digits and '_', not starting with a digit",
+                    "environment names are letters, digits and '_', not starting with a digit; rename it",
                 )
+            elif len(value) > 512:
+                self.error(
+                    f"{resolved.path('environment')}[{key}]",
+                    f"the value has {len(value)} characters; SageMaker accepts at most 512, shorten it",
+                )
+
+    def _check_hyperparameters(self, resolved: _Resolved) -> None:
         hyper = resolved.value("hyperparameters") or {}
         if len(hyper) > 100:
             self.error(resolved.path("hyperparameters"), "SageMaker accepts at most 100 hyperparameters")
@@ -520,17 +600,54 @@ class _SpecBuilder:
             if len(key) > 256 or len(_hyper(value)) > 2500:
                 self.error(
                     f"{resolved.path('hyperparameters')}[{key}]",
-                    "hyperparameter names are ≤ 256 and values ≤ 2500 characters",
+                    "hyperparameter names are ≤ 256 and values ≤ 2500 characters; shorten it",
                 )
+
+
+def _city_spec(
+    resolved: _Resolved,
+    name: str,
+    train: str,
+    role: str,
+    image: str,
+    instance_type: str,
+    keep_alive: int | str | None,
+    spot: SpotSettings | None,
+) -> CitySpec:
+    vpc = resolved.value("vpc")
+    return CitySpec(
+        name=name,
+        train_s3_uri=train,
+        role_arn=role,
+        image_uri=image,
+        instance_type=instance_type,
+        instance_count=resolved.value("instance_count") or 1,
+        volume_size_gb=resolved.value("volume_size_gb") or 30,
+        volume_kms_key_id=resolved.value("volume_kms_key_id"),
+        vpc=VpcSettings(tuple(vpc.subnets), tuple(vpc.security_group_ids)) if vpc else None,
+        enable_network_isolation=bool(resolved.value("enable_network_isolation")),
+        enable_inter_container_traffic_encryption=bool(
+            resolved.value("enable_inter_container_traffic_encryption")
+        ),
+        max_runtime_seconds=resolved.value("max_runtime_seconds") or DEFAULT_MAX_RUNTIME,
+        expected_seconds=resolved.value("expected_seconds") or 1200,
+        keep_alive=None if keep_alive in (None, "auto") else int(keep_alive),
+        spot=spot,
+        hyperparameters=tuple(
+            sorted((k, _hyper(v)) for k, v in (resolved.value("hyperparameters") or {}).items())
+        ),
+        environment=tuple(sorted((resolved.value("environment") or {}).items())),
+    )
 
 
 class _Resolved:
     """A city's fields with ``defaults`` underneath, remembering where each value was written."""
 
-    def __init__(self, top: FleetLayer, city: CityLayer, index: int) -> None:
+    def __init__(self, top: FleetLayer, city: CityLayer, index: int, poisoned: set[str]) -> None:
         self.top = top
         self.city = city
         self.index = index
+        self.poisoned = poisoned
 
     def value(self, name: str) -> Any:
         if name in self.city.model_fields_set:
@@ -538,9 +655,12 @@ class _Resolved:
         return getattr(self.top.defaults, name)
 
     def path(self, name: str) -> str:
-        if name in self.city.model_fields_set or name not in self.top.defaults.model_fields_set:
+        """Where the value of ``name`` comes from; a broken default (already reported) keeps its own path."""
+        if name in self.city.model_fields_set:
             return f"cities[{self.index}].{name}"
-        return f"defaults.{name}"
+        if name in self.top.defaults.model_fields_set or {"defaults", f"defaults.{name}"} & self.poisoned:
+            return f"defaults.{name}"
+        return f"cities[{self.index}].{name}"
 
     def spot(self) -> dict[str, tuple[Any, str]] | None:
         """Spot settings merged key by key; a city's ``spot: null`` turns spot off for that city."""
@@ -570,33 +690,94 @@ _PLACEHOLDERS: dict[str, object] = {
     "output_s3_uri": "s3://placeholder",
     "cities": [{}],
 }
+#: Stand-ins for required values inside a layer: (the key that holds the layer, field) -> value.
+_NESTED_PLACEHOLDERS: dict[tuple[str, str], object] = {
+    ("quotas", "instances"): 1,
+    ("vpc", "subnets"): ["subnet-0"],
+    ("vpc", "security_group_ids"): ["sg-0"],
+}
+_MISSING = object()
 
 
 def _repair(data: object, locs: list[list[int | str]], model: type[BaseModel]) -> bool:
     """Remove (or stand in for) the values at ``locs``; False when nothing could be repaired."""
-    changed = False
-    for loc in locs:
-        if not loc or not isinstance(data, dict):
-            return False
-        parent: Any = data
-        for part in loc[:-1]:
-            try:
-                parent = parent[part]
-            except (KeyError, IndexError, TypeError):
-                parent = None
-                break
-        last = loc[-1]
-        if len(loc) == 1 and model is FleetLayer and last in _PLACEHOLDERS:
-            data[last] = copy.deepcopy(_PLACEHOLDERS[str(last)])
-            changed = True
-        elif isinstance(parent, dict) and last in parent:
-            del parent[last]
-            changed = True
-        elif len(loc) >= 2 and isinstance(parent, dict):
-            continue
+    if not isinstance(data, dict) or not all(locs):
+        return False
+    removals: list[tuple[list[Any], int]] = []
+    changed = [_repair_one(data, loc, model, removals) for loc in locs]
+    for items, index in sorted(removals, key=lambda removal: removal[1], reverse=True):
+        del items[index]  # from the back, so the other indices stay valid
+    return any(changed)
+
+
+def _repair_one(
+    data: dict[Any, Any], loc: list[int | str], model: type[BaseModel], removals: list[tuple[list[Any], int]]
+) -> bool:
+    parent = _walk(data, loc[:-1])
+    last = loc[-1]
+    stand_in = _stand_in(loc, model)
+    if stand_in is not _MISSING and isinstance(parent, dict):
+        parent[last] = copy.deepcopy(stand_in)
+    elif isinstance(parent, dict) and last in parent:
+        del parent[last]
+    elif isinstance(parent, list) and isinstance(last, int) and 0 <= last < len(parent):
+        if all(items is not parent or index != last for items, index in removals):
+            removals.append((parent, last))  # one item can fail several union members
+    elif parent is None and str(loc[0]) in data and len(loc) > 1:
+        # the value cannot be reached: give up on its whole top-level entry (already reported)
+        top_stand_in = _stand_in(loc[:1], model)
+        if top_stand_in is _MISSING:
+            del data[str(loc[0])]
         else:
-            return False
-    return changed
+            data[str(loc[0])] = copy.deepcopy(top_stand_in)
+    else:
+        return False  # already removed by another error at the same place
+    return True
+
+
+def _walk(data: Any, parts: list[int | str]) -> Any:
+    for part in parts:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _stand_in(loc: list[int | str], model: type[BaseModel]) -> object:
+    if len(loc) == 1 and model is FleetLayer and loc[0] in _PLACEHOLDERS:
+        return _PLACEHOLDERS[str(loc[0])]
+    if len(loc) >= 3 and loc[-3] == "quotas":
+        return _NESTED_PLACEHOLDERS.get(("quotas", str(loc[-1])), _MISSING)
+    if len(loc) >= 2:
+        return _NESTED_PLACEHOLDERS.get((str(loc[-2]), str(loc[-1])), _MISSING)
+    return _MISSING
+
+
+def _with_fix(path: str, messages: list[str], errors: list[ErrorDetails]) -> str:
+    """Join pydantic's messages for one field and add the fix: the field's own, else one from the error type."""
+    message = " or ".join(messages)
+    if "unknown key" in message:
+        return message  # already says which keys are allowed
+    field = path.rsplit(".", 1)[-1]
+    fix = _FIXES.get(field)
+    if len(errors) > 1 and all(err["type"] in _TYPE_NOUNS for err in errors):
+        # a union of scalar types (hyperparameter values): one readable sentence instead of four
+        nouns = list(dict.fromkeys(_TYPE_NOUNS[err["type"]] for err in errors))
+        message = f"input should be {', '.join(nouns[:-1])} or {nouns[-1]}"
+        fix = fix or "write one plain value, not a list or a mapping"
+    elif fix is None and errors:
+        template = _TYPE_FIXES.get(errors[0]["type"])
+        fix = template.format(**errors[0].get("ctx", {})) if template else None
+    if errors and errors[0]["type"] in _TYPE_FIXES and _is_scalar(errors[0]["input"]):
+        message = f"{message} (got {errors[0]['input']!r})"
+    if fix is None:
+        return message
+    return f"{message} ({fix})" if message.endswith("add it") else f"{message}; {fix}"
+
+
+def _is_scalar(value: object) -> bool:
+    return isinstance(value, str | int | float | bool) and len(repr(value)) <= 60
 
 
 def _hyper(value: object) -> str:
@@ -606,4 +787,5 @@ def _hyper(value: object) -> str:
 
 
 def _plain(message: str) -> str:
+    message = re.sub(r" or instance of \w+", "", message)  # pydantic names our internal classes
     return message[0].lower() + message[1:] if message else message

@@ -1,0 +1,139 @@
+"""``sagemaker-fleet validate FLEET.yaml`` (CONTRACT §3): exit 0 + one summary line, or exit 2 + every error."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sagemaker_fleet.cli.main import main
+
+FLEETS_DIR = Path(__file__).resolve().parents[3] / "dags" / "fleets"
+FLEET_FILES = sorted(FLEETS_DIR.glob("*.yaml"))
+
+BROKEN = """\
+fleet: City_Demand
+region: us-east-1
+role_arn: arn:aws:iam::111122223333:role/FleetTraining
+image_uri: 111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4
+output_s3_uri: s3://acme-ml/fleets/city-demand
+quotas:
+  ml.m5.xlarge: {instances: 4, warm_pools: 2}
+defaults:
+  instance_type: ml.m5.xlarge
+  keep_alive: 25000
+cities:
+  - {name: seoul, train_s3_uri: "s3://acme-ml/data/seoul/", colour: red}
+  - {name: seoul, train_s3_uri: "https://acme-ml/data/seoul/"}
+  - {name: perth, train_s3_uri: "s3://acme-ml/data/perth/", keep_alive: 0, spot: {max_wait_seconds: 60}}
+"""
+BROKEN_PATHS = {
+    "fleet (line 1)",
+    "defaults.keep_alive (line 10)",
+    "cities[0].colour (line 12)",
+    "cities[1].name (line 13)",
+    "cities[1].train_s3_uri (line 13)",
+    "cities[2].spot.max_wait_seconds (line 14)",
+}
+
+
+@pytest.mark.parametrize("path", FLEET_FILES, ids=lambda p: p.name)
+def test_valid_fleet_prints_one_summary_line(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert out.count("\n") == 1
+    assert out.startswith(f"{path}: fleet ")
+    assert " OK — " in out
+    assert err == ""
+
+
+def test_summary_of_the_demo_fleet(capsys: pytest.CaptureFixture[str]) -> None:
+    path = FLEETS_DIR / "demo.yaml"
+    assert main(["validate", str(path)]) == 0
+    assert capsys.readouterr().out == (
+        f"{path}: fleet city-demand OK — 200 cities (20 spot), 2 role(s), 40× ml.c5.xlarge, 160× ml.m5.xlarge\n"
+    )
+
+
+def test_broken_fleet_exits_2_with_every_error_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text(BROKEN, encoding="utf-8")
+    assert main(["validate", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"{path}: {len(BROKEN_PATHS)} error(s) in fleet spec:\n")
+    reported = {line.removeprefix("  - ").split(": ", 1)[0] for line in err.splitlines()[1:]}
+    assert reported == BROKEN_PATHS
+    assert "did you mean" not in err  # `colour` is nothing like a real key: the allowed ones are listed
+    assert "allowed keys:" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("fleet: [unclosed\n", "<root> (line 2): YAML syntax error"),
+        ("", "<root>: the file is empty"),
+        ("- a\n- b\n", "a fleet spec is a mapping"),
+        ("fleet: x\nfleet: y\n", "fleet (line 2): key `fleet` appears twice (first at line 1)"),
+    ],
+    ids=["syntax", "empty", "list", "duplicate-key"],
+)
+def test_unparseable_files_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, expected: str
+) -> None:
+    path = tmp_path / "fleet.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert main(["validate", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert expected in err
+
+
+def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", str(tmp_path / "nowhere.yaml")]) == 2
+    assert "cannot read the file" in capsys.readouterr().err
+
+
+def test_warnings_go_to_stderr_and_still_exit_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = (
+        (FLEETS_DIR / "small.yaml")
+        .read_text(encoding="utf-8")
+        .replace("  keep_alive: auto\n", "  keep_alive: 0\n")
+    )
+    text = text.replace("  - {name: seoul, ", "  - {name: seoul, keep_alive: 5400, ")
+    path = tmp_path / "warned.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert main(["validate", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert out.count("\n") == 1
+    assert err == (
+        "warning: cities[0].keep_alive: 5400 s is above the 3600 s the developer guide documents; "
+        "the API accepts it, your account may not\n"
+    )
+
+
+def test_validate_needs_a_file(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["validate"])
+    assert info.value.code == 2
+    assert "FLEET.yaml" in capsys.readouterr().err
+
+
+def test_console_script_end_to_end(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "sagemaker_fleet.cli.main", "validate"]
+    good = subprocess.run(
+        [*command, str(FLEETS_DIR / "small.yaml")], capture_output=True, text=True, timeout=120
+    )
+    assert good.returncode == 0, good.stderr
+    assert good.stdout.count("\n") == 1
+    assert "fleet small OK — 12 cities (3 spot)" in good.stdout
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(BROKEN, encoding="utf-8")
+    bad = subprocess.run([*command, str(broken)], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2
+    assert bad.stdout == ""
+    assert all(path in bad.stderr for path in BROKEN_PATHS)
