@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.spec.model import FleetSpec
 
 TERMINAL = frozenset({"Completed", "Failed", "Stopped"})
-MAX_ATTEMPTS_TRACKED = 20
+MAX_ATTEMPTS_TRACKED = 21  # spot max_attempts ≤ 20, plus one on-demand fallback
 
 
 def run_job_names(spec: FleetSpec, run_key: str, attempts: int = MAX_ATTEMPTS_TRACKED) -> dict[str, tuple[str, int]]:

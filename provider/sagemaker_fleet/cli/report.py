@@ -1,15 +1,183 @@
-"""`sagemaker-fleet report` (CONTRACT §3) — not built yet."""
+"""``sagemaker-fleet report FLEET.yaml --run-key K [--out DIR]``: the cost report of one run (CONTRACT §3).
+
+Reads the run's jobs with ListTrainingJobs + DescribeTrainingJob (AWS, or the simulator through ``--endpoint-url``
+/ ``AWS_ENDPOINT_URL``), writes report.json, report.csv and report.html into DIR (default
+``./out/reports/{run_key}``) and uploads them to ``{output_s3_uri}/reports/{run_key}/``.
+
+Upload policy: ``--no-upload`` skips it. A missing bucket (``NoSuchBucket``) is a warning — the local report is the
+product and a dev or simulator account often has no bucket — so the command still exits 0. Any other upload error
+(access denied, network) exits 1 after the local files are written.
+
+Exit codes: 0 report written; 1 AWS could not be read or the upload failed; 2 the spec, the run key or a price is
+missing or wrong (the message names the fix).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sagemaker_fleet.cost.collect import DEFAULT_DESCRIBE_WORKERS, describe_run_jobs
+from sagemaker_fleet.cost.errors import CostReportError, PriceListError, UnknownPriceError
+from sagemaker_fleet.cost.pricelist import (
+    PRICE_LIST_API_REGIONS,
+    PriceListCache,
+    default_cache_path,
+    lookup_price_list,
+)
+from sagemaker_fleet.cost.prices import PriceBook, load_price_table
+from sagemaker_fleet.cost.publish import upload_report_files, write_report_files
+from sagemaker_fleet.cost.report import RunJobIndex, build_cost_report
+from sagemaker_fleet.cost.summary import summary_lines
+from sagemaker_fleet.spec import FleetSpecError, load_fleet_spec
+from sagemaker_fleet.spec.names import InvalidRunKeyError, report_s3_uri
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    import boto3
+
+    from sagemaker_fleet.cost.report import CostReport
+    from sagemaker_fleet.spec.model import FleetSpec
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("args", nargs="*")
+    parser.add_argument("spec", metavar="FLEET.yaml", help="the fleet spec")
+    parser.add_argument("--run-key", required=True, help="the run to report on (e.g. 20261129)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="output folder (default ./out/reports/RUN_KEY)"
+    )
+    parser.add_argument(
+        "--endpoint-url",
+        default=None,
+        help="SageMaker and S3 endpoint, e.g. the simulator's (default: AWS_ENDPOINT_URL or AWS itself)",
+    )
+    parser.add_argument("--no-upload", action="store_true", help="write the files locally only")
+    parser.add_argument(
+        "--price-list",
+        action="store_true",
+        help="price instance types the spec does not price through the AWS Price List API (cached locally)",
+    )
+    parser.add_argument(
+        "--price-cache",
+        type=Path,
+        default=None,
+        help=f"Price List cache file (default {default_cache_path()})",
+    )
+    parser.add_argument(
+        "--describe-workers",
+        type=int,
+        default=DEFAULT_DESCRIBE_WORKERS,
+        help="DescribeTrainingJob calls in flight at once (SageMaker throttles many more)",
+    )
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
 
 
 def run(args: argparse.Namespace) -> int:
-    print("sagemaker-fleet report: not implemented yet", file=sys.stderr)
-    return 3
+    try:
+        spec = load_fleet_spec(args.spec)
+        index = RunJobIndex.for_run(spec, args.run_key)
+    except (FleetSpecError, InvalidRunKeyError) as exc:
+        return _fail(str(exc), 2)
+    import boto3  # lazily: the CLI's other commands must not pay for it
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    session = boto3.session.Session(region_name=spec.region)
+    try:
+        describes = describe_run_jobs(
+            _client(session, "sagemaker", args.endpoint_url), spec.fleet, index, args.describe_workers
+        )
+    except (BotoCoreError, ClientError) as exc:
+        return _fail(f"cannot read the training jobs of run {args.run_key}: {exc}", 1)
+    if not describes:
+        print(
+            f"warning: no training job of fleet {spec.fleet} run {args.run_key} was found; the report is empty",
+            file=sys.stderr,
+        )
+    book = _price_book(spec, describes, args, session)
+    try:
+        report = build_cost_report(
+            spec, args.run_key, describes, book, generated_at=datetime.now(UTC), index=index
+        )
+    except UnknownPriceError as exc:
+        return _fail(str(exc), 2)
+    except CostReportError as exc:
+        return _fail(str(exc), 1)
+    out_dir = args.out if args.out is not None else Path("out") / "reports" / args.run_key
+    files = write_report_files(report, out_dir)
+    code = 0 if args.no_upload else _upload(session, args, spec, files)
+    _print_summary(report, files.html)
+    return code
+
+
+def _client(session: boto3.session.Session, service: str, endpoint_url: str | None) -> Any:
+    from botocore.config import Config
+
+    config = Config(retries={"mode": "adaptive", "max_attempts": 10})
+    return session.client(service, endpoint_url=endpoint_url, config=config)  # type: ignore[call-overload]
+
+
+def _price_book(
+    spec: FleetSpec, describes: list[dict[str, Any]], args: argparse.Namespace, session: boto3.session.Session
+) -> PriceBook:
+    book = PriceBook(spec.region, load_price_table(), spec.prices)
+    if not args.price_list:
+        return book
+    needed = {_instance_type(d) for d in describes} - set(spec.prices) - {""}
+    if not needed:
+        return book
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    cache = PriceListCache(args.price_cache or default_cache_path())
+    try:
+        pricing = session.client("pricing", region_name=PRICE_LIST_API_REGIONS[0])
+        found = lookup_price_list(pricing, spec.region, needed, cache)
+    except (BotoCoreError, ClientError, PriceListError) as exc:
+        print(
+            f"warning: AWS Price List look-up failed ({exc}); using the shipped table for those types "
+            "(AWS_ENDPOINT_URL applies to every service: set AWS_ENDPOINT_URL_PRICING to reach the real API)",
+            file=sys.stderr,
+        )
+        return book
+    prices = {itype: entry.usd_per_hour for itype, entry in found.items()}
+    fetched = min(entry.fetched_at for entry in found.values()).date().isoformat()
+    detail = f"AWS Price List API ({spec.region}, fetched {fetched}, cache {cache.path})"
+    return PriceBook(spec.region, book.table, spec.prices, prices, detail)
+
+
+def _instance_type(describe: Mapping[str, Any]) -> str:
+    return str((describe.get("ResourceConfig") or {}).get("InstanceType", ""))
+
+
+def _upload(session: boto3.session.Session, args: argparse.Namespace, spec: FleetSpec, files: Any) -> int:
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    target = report_s3_uri(spec.output_s3_uri, args.run_key)
+    try:
+        uploaded = upload_report_files(_client(session, "s3", args.endpoint_url), files, target)
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") == "NoSuchBucket":
+            print(
+                f"warning: not uploaded: the bucket of {target} does not exist (the report stays in "
+                f"{files.html.parent}; pass --no-upload to skip the upload)",
+                file=sys.stderr,
+            )
+            return 0
+        return _fail(f"upload to {target} failed: {exc}", 1)
+    except BotoCoreError as exc:
+        return _fail(f"upload to {target} failed: {exc}", 1)
+    print(f"uploaded: {uploaded[-1]}")
+    return 0
+
+
+def _print_summary(report: CostReport, page: Path) -> None:
+    for line in summary_lines(report):
+        print(line)
+    print(f"page: {page.resolve()}")

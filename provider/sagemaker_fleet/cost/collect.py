@@ -1,0 +1,65 @@
+"""Fetch the DescribeTrainingJob responses of one run (a thin I/O wrapper; the client is passed in).
+
+ListTrainingJobs with ``NameContains = "{fleet}-"`` is paginated to the end (AWS, like moto, may return an empty
+page with a NextToken because filters apply after the page cut), names are kept only when they are names the run
+creates (every city, attempts 1..N, CONTRACT §2), and each is described — a few at a time, since SageMaker throttles
+DescribeTrainingJob when hundreds are asked for at once (configure the client with adaptive retries).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sagemaker_fleet.spec.names import job_name_prefix
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.cost.report import RunJobIndex
+
+DEFAULT_DESCRIBE_WORKERS = 4
+
+
+class TrainingJobReader(Protocol):
+    """The two SageMaker calls the report makes; a boto3 ``sagemaker`` client (typed by the stubs, too) fits."""
+
+    def list_training_jobs(
+        self, *, NameContains: str = ..., MaxResults: int = ..., NextToken: str = ...
+    ) -> Mapping[str, Any]: ...
+
+    def describe_training_job(self, *, TrainingJobName: str) -> Mapping[str, Any]: ...
+
+
+def list_run_job_names(client: TrainingJobReader, fleet: str, index: RunJobIndex) -> list[str]:
+    """Names of the run's jobs that exist, sorted."""
+    names: set[str] = set()
+    prefix = job_name_prefix(fleet)
+    token: str | None = None
+    while True:
+        if token:
+            page = client.list_training_jobs(NameContains=prefix, MaxResults=100, NextToken=token)
+        else:
+            page = client.list_training_jobs(NameContains=prefix, MaxResults=100)
+        names.update(
+            summary["TrainingJobName"]
+            for summary in page.get("TrainingJobSummaries") or ()
+            if summary.get("TrainingJobName") in index
+        )
+        token = page.get("NextToken")
+        if not token:
+            return sorted(names)
+
+
+def describe_run_jobs(
+    client: TrainingJobReader, fleet: str, index: RunJobIndex, workers: int = DEFAULT_DESCRIBE_WORKERS
+) -> list[dict[str, Any]]:
+    """DescribeTrainingJob of every job of the run, in name order (ResponseMetadata dropped)."""
+    names = list_run_job_names(client, fleet, index)
+
+    def describe(name: str) -> dict[str, Any]:
+        response = dict(client.describe_training_job(TrainingJobName=name))
+        response.pop("ResponseMetadata", None)
+        return response
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(describe, names))

@@ -1,0 +1,222 @@
+"""``report.json`` and ``report.csv`` (CONTRACT §3): the contract's fields first, in its order, extras after.
+
+Money is rounded to micro-dollars (6 places) and percentages to 2 places when written; totals are summed before
+rounding. The CSV has one row per job with exactly the JSON job object's columns.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.cost.model import CostLine
+    from sagemaker_fleet.cost.report import CostReport
+    from sagemaker_fleet.cost.totals import CostTotals
+
+#: CONTRACT §3 job fields, in contract order. Never rename or drop one.
+CONTRACT_JOB_FIELDS = (
+    "city",
+    "job_name",
+    "status",
+    "secondary_status",
+    "failure_reason",
+    "instance_type",
+    "instance_count",
+    "spot",
+    "start",
+    "startup_seconds",
+    "training_seconds",
+    "billable_seconds",
+    "retained_billable_seconds",
+    "price_per_hour",
+    "cost_usd",
+    "on_demand_cost_usd",
+    "spot_savings_pct",
+)
+EXTRA_JOB_FIELDS = (
+    "attempt",
+    "start_evidence",
+    "startup_seconds_saved",
+    "retained_cost_usd",
+    "price_source",
+    "group",
+    "lane",
+    "warm_pool_status",
+    "reused_by_job",
+    "keep_alive_seconds",
+    "created_at",
+    "training_started_at",
+    "ended_at",
+)
+JOB_FIELDS = CONTRACT_JOB_FIELDS + EXTRA_JOB_FIELDS
+
+#: CONTRACT §3 totals fields, in contract order.
+CONTRACT_TOTAL_FIELDS = (
+    "jobs",
+    "completed",
+    "failed",
+    "cost_usd",
+    "on_demand_cost_usd",
+    "spot_savings_usd",
+    "retained_cost_usd",
+    "warm_starts",
+    "cold_starts",
+    "startup_seconds_saved",
+)
+EXTRA_TOTAL_FIELDS = (
+    "stopped",
+    "in_progress",
+    "resubmitted",
+    "spot_jobs",
+    "spot_savings_pct",
+    "startup_seconds",
+    "training_seconds",
+    "billable_seconds",
+    "retained_billable_seconds",
+)
+
+MONEY_PLACES = 6
+
+
+def _money(value: float) -> float:
+    return round(value, MONEY_PLACES) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def _time(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def job_json(line: CostLine, lane: str | None = None) -> dict[str, Any]:
+    values: dict[str, Any] = {
+        "city": line.city,
+        "job_name": line.job_name,
+        "status": line.status,
+        "secondary_status": line.secondary_status,
+        "failure_reason": line.failure_reason,
+        "instance_type": line.instance_type,
+        "instance_count": line.instance_count,
+        "spot": line.spot,
+        "start": line.start,
+        "startup_seconds": round(line.startup_seconds, 3),
+        "training_seconds": line.training_seconds,
+        "billable_seconds": line.billable_seconds,
+        "retained_billable_seconds": line.retained_billable_seconds,
+        "price_per_hour": line.price_per_hour,
+        "cost_usd": _money(line.cost_usd),
+        "on_demand_cost_usd": _money(line.on_demand_cost_usd),
+        "spot_savings_pct": round(line.spot_savings_pct, 2),
+        "attempt": line.attempt,
+        "start_evidence": line.start_evidence,
+        "startup_seconds_saved": round(line.startup_seconds_saved, 3),
+        "retained_cost_usd": _money(line.retained_cost_usd),
+        "price_source": line.price_source,
+        "group": line.group,
+        "lane": lane,
+        "warm_pool_status": line.warm_pool_status,
+        "reused_by_job": line.reused_by_job,
+        "keep_alive_seconds": line.keep_alive_seconds,
+        "created_at": _time(line.created_at),
+        "training_started_at": _time(line.training_started_at),
+        "ended_at": _time(line.ended_at),
+    }
+    return {name: values[name] for name in JOB_FIELDS}
+
+
+def totals_json(totals: CostTotals) -> dict[str, Any]:
+    values: dict[str, Any] = {
+        "jobs": totals.jobs,
+        "completed": totals.completed,
+        "failed": totals.failed,
+        "cost_usd": _money(totals.cost_usd),
+        "on_demand_cost_usd": _money(totals.on_demand_cost_usd),
+        "spot_savings_usd": _money(totals.spot_savings_usd),
+        "retained_cost_usd": _money(totals.retained_cost_usd),
+        "warm_starts": totals.warm_starts,
+        "cold_starts": totals.cold_starts,
+        "startup_seconds_saved": round(totals.startup_seconds_saved, 3),
+        "stopped": totals.stopped,
+        "in_progress": totals.in_progress,
+        "resubmitted": totals.resubmitted,
+        "spot_jobs": totals.spot_jobs,
+        "spot_savings_pct": round(totals.spot_savings_pct, 2),
+        "startup_seconds": round(totals.startup_seconds, 3),
+        "training_seconds": totals.training_seconds,
+        "billable_seconds": totals.billable_seconds,
+        "retained_billable_seconds": totals.retained_billable_seconds,
+    }
+    return {name: values[name] for name in CONTRACT_TOTAL_FIELDS + EXTRA_TOTAL_FIELDS}
+
+
+def lane_of_jobs(report: CostReport) -> dict[str, str]:
+    return {job: lane.label for lane in report.lanes for job in lane.jobs}
+
+
+def report_json(report: CostReport) -> dict[str, Any]:
+    """The ``report.json`` document: ``fleet, run_key, jobs, totals`` (contract), then extras."""
+    lanes = lane_of_jobs(report)
+    return {
+        "fleet": report.fleet,
+        "run_key": report.run_key,
+        "jobs": [job_json(line, lanes.get(line.job_name)) for line in report.lines],
+        "totals": totals_json(report.totals),
+        "region": report.region,
+        "input_mode": report.input_mode,
+        "generated_at": report.generated_at.isoformat(),
+        "by_city": _named(report.by_city, "city"),
+        "by_group": [
+            {
+                "group": g.id,
+                "label": g.label,
+                "instance_type": g.instance_type,
+                "instance_count": g.instance_count,
+                "spot": g.spot,
+                "key": g.key.to_json() if g.key else None,
+                **totals_json(report.by_group[g.id]),
+            }
+            for g in report.groups
+        ],
+        "by_instance_type": _named(report.by_instance_type, "instance_type"),
+        "lanes": [
+            {"lane": lane.label, "group": lane.group, "chains": [list(chain.jobs) for chain in lane.chains]}
+            for lane in report.lanes
+        ],
+        "prices": {
+            itype: {"usd_per_hour": p.usd_per_hour, "source": p.source, "detail": p.detail}
+            for itype, p in sorted(report.prices.items())
+        },
+        "price_table_as_of": report.price_table_as_of,
+        "cities_without_jobs": list(report.cities_without_jobs),
+    }
+
+
+def _named(totals: Mapping[str, CostTotals], field: str) -> list[dict[str, Any]]:
+    return [{field: name, **totals_json(value)} for name, value in totals.items()]
+
+
+def render_json(report: CostReport) -> str:
+    return json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
+
+
+def _csv_cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def render_csv(report: CostReport) -> str:
+    """One row per job, the columns of the JSON job object; booleans ``true``/``false``, nulls empty."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(JOB_FIELDS)
+    lanes = lane_of_jobs(report)
+    for line in report.lines:
+        row = job_json(line, lanes.get(line.job_name))
+        writer.writerow([_csv_cell(row[name]) for name in JOB_FIELDS])
+    return out.getvalue()

@@ -1,0 +1,123 @@
+"""One cost line per submission (CONTRACT §3): what it cost, what on-demand would have cost, how it started.
+
+    cost_usd           = (billable + retained) × instance_count × price_per_hour / 3600
+    on_demand_cost_usd = (training + retained) × instance_count × price_per_hour / 3600
+    spot_savings_pct   = (1 − billable / training) × 100 for spot jobs with training time, else 0
+
+For spot jobs BillableTimeInSeconds already expresses the spot discount at the on-demand rate (SAGEMAKER_FACTS §3),
+so one on-demand price serves both. Retained warm-pool time is billed on-demand and appears in both costs, so
+spot savings are never inflated by idle pools. Every submission gets a line: failed, stopped, re-submitted and
+still-running ones (the last with the billing SageMaker has reported so far).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from sagemaker_fleet.cost.starts import StartEvidence, StartKind, StartObservation, training_started_at
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.cost.describe import StatusTransition, TrainingJobRecord
+    from sagemaker_fleet.cost.prices import Price, PriceSource
+
+SECONDS_PER_HOUR = 3600
+
+
+@dataclass(frozen=True)
+class CostLine:
+    city: str
+    job_name: str
+    attempt: int
+    status: str
+    secondary_status: str
+    failure_reason: str | None
+    instance_type: str
+    instance_count: int
+    spot: bool
+    start: StartKind
+    start_evidence: StartEvidence
+    startup_seconds: float
+    startup_seconds_saved: float
+    training_seconds: int
+    billable_seconds: int
+    retained_billable_seconds: int
+    price_per_hour: float
+    price_source: PriceSource
+    group: str = ""
+    warm_pool_status: str | None = None
+    reused_by_job: str | None = None
+    keep_alive_seconds: int = 0
+    created_at: datetime | None = None
+    training_started_at: datetime | None = None
+    ended_at: datetime | None = None
+    phases: tuple[StatusTransition, ...] = ()
+
+    def _usd(self, seconds: int) -> float:
+        return seconds * self.instance_count * self.price_per_hour / SECONDS_PER_HOUR
+
+    @property
+    def cost_usd(self) -> float:
+        return self._usd(self.billable_seconds + self.retained_billable_seconds)
+
+    @property
+    def on_demand_cost_usd(self) -> float:
+        return self._usd(self.training_seconds + self.retained_billable_seconds)
+
+    @property
+    def retained_cost_usd(self) -> float:
+        return self._usd(self.retained_billable_seconds)
+
+    @property
+    def spot_savings_usd(self) -> float:
+        return self.on_demand_cost_usd - self.cost_usd if self.spot else 0.0
+
+    @property
+    def spot_savings_pct(self) -> float:
+        if not self.spot or self.training_seconds <= 0:
+            return 0.0
+        return (1 - self.billable_seconds / self.training_seconds) * 100
+
+
+def cost_line(
+    record: TrainingJobRecord,
+    *,
+    city: str,
+    attempt: int,
+    price: Price,
+    start: StartObservation,
+    group: str = "",
+    now: datetime | None = None,
+) -> CostLine:
+    """Price one submission. ``price`` must be the price of ``record.instance_type``."""
+    if price.instance_type != record.instance_type:
+        raise ValueError(f"{record.name}: priced as {price.instance_type}, runs on {record.instance_type}")
+    return CostLine(
+        city=city,
+        job_name=record.name,
+        attempt=attempt,
+        status=record.status,
+        secondary_status=record.secondary_status,
+        failure_reason=record.failure_reason,
+        instance_type=record.instance_type,
+        instance_count=record.instance_count,
+        spot=record.spot,
+        start=start.kind,
+        start_evidence=start.evidence,
+        startup_seconds=start.startup_seconds,
+        startup_seconds_saved=start.seconds_saved,
+        training_seconds=record.training_seconds,
+        billable_seconds=record.billable_seconds,
+        retained_billable_seconds=record.retained_billable_seconds,
+        price_per_hour=price.usd_per_hour,
+        price_source=price.source,
+        group=group,
+        warm_pool_status=record.warm_pool.status if record.warm_pool else None,
+        reused_by_job=record.reused_by_job,
+        keep_alive_seconds=record.keep_alive_seconds,
+        created_at=record.started_at,
+        training_started_at=training_started_at(record),
+        ended_at=record.ended_at(now),
+        phases=record.transitions,
+    )

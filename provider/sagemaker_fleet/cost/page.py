@@ -1,0 +1,288 @@
+"""``report.html``: one self-contained page (inline CSS, SVG and a few lines of JS; nothing is fetched).
+
+A Content-Security-Policy meta tag forbids every network load, so the page behaves the same offline, in an
+S3 console preview or from a mail attachment. All text is escaped (see :mod:`sagemaker_fleet.cost.svg`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from sagemaker_fleet.cost.charts import city_chart, spend_chart, starts_chart
+from sagemaker_fleet.cost.export import lane_of_jobs
+from sagemaker_fleet.cost.gantt import render_gantt
+from sagemaker_fleet.cost.svg import COLORS, duration, esc, usd
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.cost.report import CostReport
+    from sagemaker_fleet.cost.totals import CostTotals
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+
+STYLE = """
+body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;color:#1d2433;background:#fff}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #e3e6eb;padding-bottom:4px}
+.meta{color:#5b6475;margin:0 0 16px}
+.cards{display:flex;flex-wrap:wrap;gap:10px}
+.card{border:1px solid #e3e6eb;border-radius:8px;padding:10px 14px;min-width:150px}
+.card .v{font-size:20px;font-weight:600}.card .k{color:#5b6475;font-size:12px}
+.chart text{font-size:12px;fill:#1d2433}.chart .tick{fill:#5b6475;font-size:11px}
+.chart .lane{font-size:11px}.chart .legend{font-size:11px}.chart .on-bar{fill:#fff;font-weight:600}
+.chart .grid{stroke:#e3e6eb;stroke-width:1}
+.chart .job:hover rect{opacity:.8}
+.scroll{overflow-x:auto}
+table{border-collapse:collapse;font-size:12px;margin-top:6px}
+th,td{border-bottom:1px solid #eceef2;padding:3px 8px;text-align:left;white-space:nowrap}
+td.n,th.n{text-align:right}th{background:#f6f7f9;cursor:pointer;user-select:none;position:sticky;top:0}
+tr.Failed td{color:#b71c1c}tr.Stopped td{color:#6d4c41}
+.key{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px;vertical-align:-1px}
+.note{color:#5b6475;font-size:12px;max-width:1100px}
+.empty{color:#5b6475}
+input[type=search]{font:inherit;padding:3px 6px;margin:4px 0;width:260px}
+"""
+
+SCRIPT = """
+(function () {
+  function cellValue(row, index) {
+    var cell = row.cells[index];
+    var raw = cell ? (cell.getAttribute('data-v') || cell.textContent) : '';
+    var number = parseFloat(raw);
+    return isNaN(number) || !/^-?[0-9.]+(e-?[0-9]+)?$/.test(raw.trim()) ? raw.toLowerCase() : number;
+  }
+  function sortBy(table, index, header) {
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    var ascending = header.getAttribute('data-order') !== 'asc';
+    rows.sort(function (a, b) {
+      var x = cellValue(a, index), y = cellValue(b, index);
+      if (x === y) { return 0; }
+      return (x < y ? -1 : 1) * (ascending ? 1 : -1);
+    });
+    rows.forEach(function (row) { body.appendChild(row); });
+    header.setAttribute('data-order', ascending ? 'asc' : 'desc');
+  }
+  document.querySelectorAll('table.sortable').forEach(function (table) {
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (header, index) {
+      header.addEventListener('click', function () { sortBy(table, index, header); });
+    });
+  });
+  var filter = document.getElementById('job-filter');
+  var jobs = document.getElementById('jobs');
+  if (filter && jobs) {
+    filter.addEventListener('input', function () {
+      var needle = filter.value.toLowerCase();
+      Array.prototype.forEach.call(jobs.tBodies[0].rows, function (row) {
+        row.style.display = row.textContent.toLowerCase().indexOf(needle) === -1 ? 'none' : '';
+      });
+    });
+  }
+  document.documentElement.setAttribute('data-ready', '1');
+})();
+"""
+
+JOB_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("city", False),
+    ("attempt", True),
+    ("job", False),
+    ("status", False),
+    ("instances", False),
+    ("spot", False),
+    ("start", False),
+    ("start-up", True),
+    ("training s", True),
+    ("billable s", True),
+    ("retained s", True),
+    ("$/h", True),
+    ("price source", False),
+    ("cost", True),
+    ("on-demand", True),
+    ("spot saved %", True),
+    ("lane", False),
+    ("failure reason", False),
+)
+
+
+def _card(value: str, label: str) -> str:
+    return f'<div class="card"><div class="v">{esc(value)}</div><div class="k">{esc(label)}</div></div>'
+
+
+def _cards(t: CostTotals) -> str:
+    cards = [
+        _card(usd(t.cost_usd), "total cost"),
+        _card(usd(t.on_demand_cost_usd), "on-demand equivalent"),
+        _card(
+            f"{usd(t.spot_savings_usd)} ({t.spot_savings_pct:.1f} %)",
+            f"saved by spot on {t.spot_jobs} spot job(s)",
+        ),
+        _card(usd(t.retained_cost_usd), "retained warm-pool idle"),
+        _card(
+            f"{t.jobs}",
+            f"submissions: {t.completed} completed, {t.failed} failed, {t.stopped} stopped, "
+            f"{t.in_progress} running, {t.resubmitted} re-submissions",
+        ),
+        _card(f"{t.warm_starts} / {t.cold_starts}", "warm / cold starts"),
+        _card(duration(t.startup_seconds_saved), "start-up saved by warm pools"),
+    ]
+    return f'<div class="cards">{"".join(cards)}</div>'
+
+
+def _cell(value: object, numeric: bool = False, sort_value: object | None = None) -> str:
+    cls = ' class="n"' if numeric else ""
+    data = f' data-v="{esc(sort_value)}"' if sort_value is not None else ""
+    return f"<td{cls}{data}>{esc('' if value is None else value)}</td>"
+
+
+def _head(columns: Sequence[tuple[str, bool]]) -> str:
+    numeric_th = '<th class="n">'
+    cells = "".join(f"{numeric_th if numeric else '<th>'}{esc(name)}</th>" for name, numeric in columns)
+    return f"<thead><tr>{cells}</tr></thead>"
+
+
+def _jobs_table(report: CostReport) -> str:
+    lanes = lane_of_jobs(report)
+    rows = []
+    for line in report.lines:
+        cells = [
+            _cell(line.city),
+            _cell(line.attempt, True),
+            _cell(line.job_name),
+            _cell(f"{line.status} / {line.secondary_status}"),
+            _cell(f"{line.instance_count} × {line.instance_type}"),
+            _cell("spot" if line.spot else "on-demand"),
+            _cell(f"{line.start} ({line.start_evidence})"),
+            _cell(duration(line.startup_seconds), True, round(line.startup_seconds, 3)),
+            _cell(line.training_seconds, True),
+            _cell(line.billable_seconds, True),
+            _cell(line.retained_billable_seconds, True),
+            _cell(line.price_per_hour, True),
+            _cell(line.price_source),
+            _cell(usd(line.cost_usd, 4), True, round(line.cost_usd, 6)),
+            _cell(usd(line.on_demand_cost_usd, 4), True, round(line.on_demand_cost_usd, 6)),
+            _cell(f"{line.spot_savings_pct:.1f}", True),
+            _cell(lanes.get(line.job_name, "")),
+            _cell(line.failure_reason or ""),
+        ]
+        rows.append(f'<tr class="{esc(line.status)}">{"".join(cells)}</tr>')
+    return (
+        '<input type="search" id="job-filter" placeholder="filter jobs (city, status, lane…)">'
+        f'<div class="scroll"><table id="jobs" class="sortable">{_head(JOB_COLUMNS)}'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+TOTAL_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("jobs", True),
+    ("completed", True),
+    ("failed", True),
+    ("stopped", True),
+    ("cost", True),
+    ("on-demand", True),
+    ("spot saved", True),
+    ("retained idle", True),
+    ("warm", True),
+    ("cold", True),
+    ("start-up saved", True),
+)
+
+
+def _totals_cells(t: CostTotals) -> str:
+    return "".join(
+        [
+            _cell(t.jobs, True),
+            _cell(t.completed, True),
+            _cell(t.failed, True),
+            _cell(t.stopped, True),
+            _cell(usd(t.cost_usd, 4), True, round(t.cost_usd, 6)),
+            _cell(usd(t.on_demand_cost_usd, 4), True, round(t.on_demand_cost_usd, 6)),
+            _cell(usd(t.spot_savings_usd, 4), True, round(t.spot_savings_usd, 6)),
+            _cell(usd(t.retained_cost_usd, 4), True, round(t.retained_cost_usd, 6)),
+            _cell(t.warm_starts, True),
+            _cell(t.cold_starts, True),
+            _cell(duration(t.startup_seconds_saved), True, round(t.startup_seconds_saved, 3)),
+        ]
+    )
+
+
+def _totals_table(
+    table_id: str, first: Sequence[tuple[str, bool]], rows: Sequence[tuple[Sequence[str], CostTotals]]
+) -> str:
+    body = "".join(f"<tr>{''.join(_cell(v) for v in names)}{_totals_cells(t)}</tr>" for names, t in rows)
+    return (
+        f'<div class="scroll"><table id="{esc(table_id)}" class="sortable">{_head([*first, *TOTAL_COLUMNS])}'
+        f"<tbody>{body}</tbody></table></div>"
+    )
+
+
+def _groups_table(report: CostReport) -> str:
+    rows = [((g.id, g.label), report.by_group[g.id]) for g in report.groups if g.id in report.by_group]
+    rows += [((f"all {itype}", "instance type"), t) for itype, t in report.by_instance_type.items()]
+    return _totals_table("groups", [("group", False), ("pool key", False)], rows)
+
+
+def _city_table(by_city: Mapping[str, CostTotals]) -> str:
+    return _totals_table("cities", [("city", False)], [((city,), t) for city, t in by_city.items()])
+
+
+def _legend() -> str:
+    keys = [
+        ("cold start-up", COLORS["cold"]),
+        ("warm start-up", COLORS["warm"]),
+        ("training (on-demand)", COLORS["training"]),
+        ("training (spot)", COLORS["spot"]),
+        ("spot interruption", COLORS["interrupted"]),
+        ("uploading", COLORS["uploading"]),
+        ("other state", COLORS["other"]),
+        ("retained idle (billed)", COLORS["retained"]),
+    ]
+    spans = "".join(f'<span class="key" style="background:{c}"></span>{esc(name)}' for name, c in keys)
+    return f'<p class="note">{spans}<br>Red outline: failed; dashed: stopped. Hover a bar for details.</p>'
+
+
+def _group_key(report: CostReport) -> str:
+    items = " · ".join(f"<b>{esc(g.id)}</b> {esc(g.label)}" for g in report.groups)
+    return f'<p class="note">Groups (one matching warm-pool key; spot apart): {items}</p>' if items else ""
+
+
+def _prices_note(report: CostReport) -> str:
+    items = "".join(
+        f"<li>{esc(itype)}: {esc(usd(p.usd_per_hour, 4))}/h — {esc(p.source)}: {esc(p.detail)}</li>"
+        for itype, p in sorted(report.prices.items())
+    )
+    return f'<ul class="note">{items}</ul>' if items else '<p class="empty">No prices were needed.</p>'
+
+
+def render_html(report: CostReport) -> str:
+    t = report.totals
+    group_labels = {g.id: f"{g.id}: {g.label}" for g in report.groups}
+    missing = ", ".join(report.cities_without_jobs)
+    missing_note = (
+        f'<p class="note">Cities with no submission in this run: {esc(missing)}</p>' if missing else ""
+    )
+    title_text = f"Cost report · {report.fleet} · run {report.run_key}"
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{esc(CSP)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{esc(title_text)}</title><style>{STYLE}</style></head>
+<body>
+<h1>{esc(title_text)}</h1>
+<p class="meta">{esc(report.region)} · input mode {esc(report.input_mode)} · generated {esc(report.generated_at.isoformat(timespec="seconds"))} · {t.jobs} submissions</p>
+{_cards(t)}
+<h2>Spend and spot savings</h2>{spend_chart(t)}
+<h2>Warm and cold starts</h2>{starts_chart(t)}
+<h2>Lane timeline</h2>{_legend()}<div class="scroll">{render_gantt(report.lines, report.lanes, group_labels)}</div>
+{_group_key(report)}
+<h2>Cost per city</h2>{city_chart(report.by_city)}{missing_note}
+<details><summary>Every city</summary>{_city_table(report.by_city)}</details>
+<h2>Warm-pool groups and instance types</h2>{_groups_table(report)}
+<h2>Jobs</h2>{_jobs_table(report)}
+<h2>Prices and method</h2>{_prices_note(report)}
+<p class="note">cost = (BillableTimeInSeconds + retained warm-pool seconds) × instances × on-demand price; the
+on-demand equivalent uses TrainingTimeInSeconds instead of BillableTimeInSeconds. A start is warm when another job
+of the run handed it its warm pool (ReusedByJob), cold for spot jobs and jobs that never trained, and otherwise
+judged by its start-up time against the start-up model. Start-up saved = cold-start model − observed start-up, for
+warm starts. Shipped price table as of {esc(report.price_table_as_of)}.</p>
+<script>{SCRIPT}</script>
+</body></html>
+"""

@@ -1,0 +1,69 @@
+"""Write ``report.json``, ``report.csv`` and ``report.html`` to a folder and upload them next to the run's models.
+
+Uploading goes to ``{output_s3_uri}/reports/{run_key}/`` (CONTRACT §2) through a client passed in; deciding what to
+do when the bucket is missing belongs to the caller (the CLI warns and keeps the local files).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sagemaker_fleet.cost.export import render_csv, render_json
+from sagemaker_fleet.cost.page import render_html
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.cost.report import CostReport
+
+CONTENT_TYPES = {
+    "report.json": "application/json",
+    "report.csv": "text/csv; charset=utf-8",
+    "report.html": "text/html; charset=utf-8",
+}
+
+
+class ObjectWriter(Protocol):
+    """The one S3 call used (a boto3 ``s3`` client satisfies it)."""
+
+    def put_object(self, **kwargs: Any) -> Any: ...
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    json: Path
+    csv: Path
+    html: Path
+
+    def all(self) -> tuple[Path, Path, Path]:
+        return (self.json, self.csv, self.html)
+
+
+def write_report_files(report: CostReport, out_dir: Path) -> ReportFiles:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = ReportFiles(out_dir / "report.json", out_dir / "report.csv", out_dir / "report.html")
+    files.json.write_text(render_json(report), encoding="utf-8")
+    files.csv.write_text(render_csv(report), encoding="utf-8", newline="")
+    files.html.write_text(render_html(report), encoding="utf-8")
+    return files
+
+
+def split_s3_uri(uri: str) -> tuple[str, str]:
+    """``s3://bucket/a/b/`` → (``bucket``, ``a/b/``)."""
+    if not uri.startswith("s3://"):
+        raise ValueError(f"not an S3 URI: {uri!r}")
+    bucket, _, key = uri[len("s3://") :].partition("/")
+    return bucket, key
+
+
+def upload_report_files(client: ObjectWriter, files: ReportFiles, prefix_uri: str) -> list[str]:
+    """Put the three files under ``prefix_uri``; returns their S3 URIs."""
+    bucket, prefix = split_s3_uri(prefix_uri if prefix_uri.endswith("/") else prefix_uri + "/")
+    uploaded = []
+    for path in files.all():
+        key = f"{prefix}{path.name}"
+        client.put_object(
+            Bucket=bucket, Key=key, Body=path.read_bytes(), ContentType=CONTENT_TYPES[path.name]
+        )
+        uploaded.append(f"s3://{bucket}/{key}")
+    return uploaded

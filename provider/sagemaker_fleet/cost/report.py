@@ -1,0 +1,181 @@
+"""The cost report of one run: cost lines, totals per run, city, group and instance type, and lanes.
+
+Pure: it takes DescribeTrainingJob responses (however they were fetched — AWS, the simulator, a test) and a
+:class:`PriceBook`, and returns values. Writing files and talking to AWS live in ``publish`` and ``collect``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from sagemaker_fleet.aws.progress import run_job_names
+from sagemaker_fleet.aws.request import TAG_PREFIX
+from sagemaker_fleet.cost.describe import TrainingJobRecord, parse_training_job
+from sagemaker_fleet.cost.errors import UnattributedJobError
+from sagemaker_fleet.cost.lanes import Lane, build_lanes
+from sagemaker_fleet.cost.model import CostLine, cost_line
+from sagemaker_fleet.cost.starts import observe_start
+from sagemaker_fleet.cost.totals import CostTotals, total, totals_by
+from sagemaker_fleet.spec.names import validate_run_key
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.aws.keys import WarmPoolKey
+    from sagemaker_fleet.cost.prices import Price, PriceBook
+    from sagemaker_fleet.spec.model import FleetSpec
+
+#: Attempts looked for per city: spot max_attempts may be 20 (spec limit), plus one on-demand fallback.
+MAX_ATTEMPTS_SCANNED = 21
+
+
+@dataclass(frozen=True)
+class RunJobIndex:
+    """Every job name the run can have (CONTRACT §2), mapped to its city and attempt."""
+
+    run_key: str
+    names: Mapping[str, tuple[str, int]]
+
+    @classmethod
+    def for_run(cls, spec: FleetSpec, run_key: str, max_attempts: int = MAX_ATTEMPTS_SCANNED) -> RunJobIndex:
+        validate_run_key(run_key)
+        return cls(run_key, run_job_names(spec, run_key, max_attempts))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
+
+    def attribute(self, record: TrainingJobRecord) -> tuple[str, int]:
+        """(city, attempt): from the job's tags when Describe carries them, else from its name."""
+        city = record.tag(f"{TAG_PREFIX}city")
+        attempt = record.tag(f"{TAG_PREFIX}attempt")
+        if city and attempt and attempt.isdigit():
+            return city, int(attempt)
+        if record.name in self.names:
+            return self.names[record.name]
+        raise UnattributedJobError(
+            f"training job {record.name} belongs to no city of this fleet's run {self.run_key}: its name is not "
+            f"one the run creates and it has no {TAG_PREFIX}city tag; leave it out of the report's input"
+        )
+
+
+@dataclass(frozen=True)
+class GroupInfo:
+    """A warm-pool group as the report sees it: jobs with one matching key, split by spot."""
+
+    id: str
+    label: str
+    instance_type: str
+    instance_count: int
+    spot: bool
+    key: WarmPoolKey | None
+
+
+@dataclass(frozen=True)
+class CostReport:
+    fleet: str
+    run_key: str
+    region: str
+    input_mode: str
+    generated_at: datetime
+    lines: tuple[CostLine, ...]
+    totals: CostTotals
+    by_city: Mapping[str, CostTotals]
+    by_group: Mapping[str, CostTotals]
+    by_instance_type: Mapping[str, CostTotals]
+    groups: tuple[GroupInfo, ...]
+    lanes: tuple[Lane, ...]
+    prices: Mapping[str, Price]
+    price_table_as_of: str
+    cities_without_jobs: tuple[str, ...] = ()
+
+
+def build_cost_report(
+    spec: FleetSpec,
+    run_key: str,
+    describes: Iterable[Mapping[str, Any]],
+    prices: PriceBook,
+    *,
+    generated_at: datetime | None = None,
+    index: RunJobIndex | None = None,
+) -> CostReport:
+    """Price every submission in ``describes`` (DescribeTrainingJob responses of the run) and total them."""
+    generated_at = generated_at or datetime.now(UTC)
+    index = index or RunJobIndex.for_run(spec, run_key)
+    records = [parse_training_job(raw) for raw in describes]
+    priced = prices.require(record.instance_type for record in records)
+    reused = {record.reused_by_job for record in records if record.reused_by_job}
+    groups, group_of = _assign_groups(records)
+    lines: list[CostLine] = []
+    for record in records:
+        city, attempt = index.attribute(record)
+        start = observe_start(record, reused, spec.input_mode)
+        lines.append(
+            cost_line(
+                record,
+                city=city,
+                attempt=attempt,
+                price=priced[record.instance_type],
+                start=start,
+                group=group_of[record.name],
+                now=generated_at,
+            )
+        )
+    lines.sort(key=lambda line: (line.city, line.attempt, line.job_name))
+    seen_cities = {line.city for line in lines}
+    return CostReport(
+        fleet=spec.fleet,
+        run_key=run_key,
+        region=spec.region,
+        input_mode=spec.input_mode,
+        generated_at=generated_at,
+        lines=tuple(lines),
+        totals=total(lines),
+        by_city=totals_by(lines, lambda line: line.city),
+        by_group=totals_by(lines, lambda line: line.group),
+        by_instance_type=totals_by(lines, lambda line: line.instance_type),
+        groups=groups,
+        lanes=tuple(build_lanes(lines)),
+        prices=priced,
+        price_table_as_of=prices.table.as_of,
+        cities_without_jobs=tuple(city.name for city in spec.cities if city.name not in seen_cities),
+    )
+
+
+def _group_sort_key(record: TrainingJobRecord) -> tuple[str, ...]:
+    key = record.pool_key
+    role = key.role_arn if key else ""
+    return (record.instance_type, f"{record.instance_count:04d}", role, str(record.spot), repr(key))
+
+
+def _assign_groups(records: Sequence[TrainingJobRecord]) -> tuple[tuple[GroupInfo, ...], dict[str, str]]:
+    """Group ids ``g0, g1, …`` in (instance type, count, role, spot) order; one id per matching key and spot."""
+    ids: dict[tuple[str, ...], GroupInfo] = {}
+    group_of: dict[str, str] = {}
+    for record in sorted(records, key=_group_sort_key):
+        sort_key = _group_sort_key(record)
+        info = ids.get(sort_key)
+        if info is None:
+            info = GroupInfo(
+                id=f"g{len(ids)}",
+                label=_group_label(record),
+                instance_type=record.instance_type,
+                instance_count=record.instance_count,
+                spot=record.spot,
+                key=record.pool_key,
+            )
+            ids[sort_key] = info
+        group_of[record.name] = info.id
+    return tuple(ids.values()), group_of
+
+
+def _group_label(record: TrainingJobRecord) -> str:
+    parts = [f"{record.instance_type} ×{record.instance_count}"]
+    if record.pool_key is not None:
+        parts.append(record.pool_key.role_arn.rsplit("/", 1)[-1])
+        parts.append(f"{record.pool_key.volume_size_gb} GB")
+        if record.pool_key.subnets:
+            parts.append("VPC")
+    if record.spot:
+        parts.append("spot")
+    return " · ".join(parts)

@@ -1,0 +1,22 @@
+"""The few lines the CLI prints and the report task logs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sagemaker_fleet.cost.svg import duration, usd
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.cost.report import CostReport
+
+
+def summary_lines(report: CostReport) -> list[str]:
+    t = report.totals
+    return [
+        f"{report.fleet} run {report.run_key}: {t.jobs} submissions ({t.completed} completed, {t.failed} failed, "
+        f"{t.stopped} stopped, {t.in_progress} running; {t.resubmitted} re-submissions)",
+        f"cost {usd(t.cost_usd)} · on-demand equivalent {usd(t.on_demand_cost_usd)} · spot saved "
+        f"{usd(t.spot_savings_usd)} ({t.spot_savings_pct:.1f} % on {t.spot_jobs} spot jobs) · retained idle "
+        f"{usd(t.retained_cost_usd)}",
+        f"starts: {t.warm_starts} warm, {t.cold_starts} cold · start-up saved {duration(t.startup_seconds_saved)}",
+    ]

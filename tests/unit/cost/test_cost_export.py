@@ -1,0 +1,127 @@
+"""report.json and report.csv keep CONTRACT §3's field names, order and formula."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+import pytest
+
+from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table, render_csv, render_json
+from sagemaker_fleet.cost.export import CONTRACT_JOB_FIELDS, CONTRACT_TOTAL_FIELDS, JOB_FIELDS
+from unit.cost.cost_describes import RUN_KEY, demo_run, demo_spec
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.cost.report import CostReport
+
+CONTRACT_JOB = [
+    "city",
+    "job_name",
+    "status",
+    "secondary_status",
+    "failure_reason",
+    "instance_type",
+    "instance_count",
+    "spot",
+    "start",
+    "startup_seconds",
+    "training_seconds",
+    "billable_seconds",
+    "retained_billable_seconds",
+    "price_per_hour",
+    "cost_usd",
+    "on_demand_cost_usd",
+    "spot_savings_pct",
+]
+CONTRACT_TOTALS = [
+    "jobs",
+    "completed",
+    "failed",
+    "cost_usd",
+    "on_demand_cost_usd",
+    "spot_savings_usd",
+    "retained_cost_usd",
+    "warm_starts",
+    "cold_starts",
+    "startup_seconds_saved",
+]
+
+
+@pytest.fixture
+def report() -> CostReport:
+    spec = demo_spec()
+    return build_cost_report(
+        spec,
+        RUN_KEY,
+        demo_run(),
+        PriceBook(spec.region, load_price_table()),
+        generated_at=datetime(2026, 11, 29, 12, tzinfo=UTC),
+    )
+
+
+def test_contract_field_lists_are_the_contract() -> None:
+    # written out by hand from CONTRACT.md §3, so a rename in code cannot pass unnoticed
+    assert list(CONTRACT_JOB_FIELDS) == CONTRACT_JOB
+    assert list(CONTRACT_TOTAL_FIELDS) == CONTRACT_TOTALS
+
+
+def test_json_has_contract_fields_first_in_order(report: CostReport) -> None:
+    doc = json.loads(render_json(report))
+    assert list(doc)[:4] == ["fleet", "run_key", "jobs", "totals"]
+    assert (doc["fleet"], doc["run_key"]) == ("demo", RUN_KEY)
+    assert len(doc["jobs"]) == 7
+    for job in doc["jobs"]:
+        assert list(job)[: len(CONTRACT_JOB)] == CONTRACT_JOB
+        assert job["start"] in ("cold", "warm")
+        assert isinstance(job["spot"], bool)
+    assert list(doc["totals"])[: len(CONTRACT_TOTALS)] == CONTRACT_TOTALS
+
+
+def test_json_cost_follows_the_contract_formula(report: CostReport) -> None:
+    for job in json.loads(render_json(report))["jobs"]:
+        expected = (
+            (job["billable_seconds"] + job["retained_billable_seconds"])
+            * job["instance_count"]
+            * job["price_per_hour"]
+            / 3600
+        )
+        assert job["cost_usd"] == pytest.approx(expected, abs=1e-6)
+
+
+def test_json_totals_are_sums_of_jobs(report: CostReport) -> None:
+    doc = json.loads(render_json(report))
+    totals = doc["totals"]
+    assert totals["cost_usd"] == pytest.approx(sum(j["cost_usd"] for j in doc["jobs"]), abs=1e-5)
+    assert totals["jobs"] == len(doc["jobs"])
+    assert totals["warm_starts"] + totals["cold_starts"] == totals["jobs"]
+    assert totals["spot_savings_usd"] == pytest.approx(
+        totals["on_demand_cost_usd"] - totals["cost_usd"], abs=1e-5
+    )
+    assert [c["city"] for c in doc["by_city"]] == ["lagos", "lima", "perth", "seoul", "tokyo", "vision"]
+    assert {g["group"] for g in doc["by_group"]} == {"g0", "g1", "g2"}
+    assert doc["prices"]["ml.m5.xlarge"]["source"] == "table"
+
+
+def test_csv_has_one_row_per_job_with_the_json_columns(report: CostReport) -> None:
+    rows = list(csv.DictReader(io.StringIO(render_csv(report))))
+    doc = json.loads(render_json(report))
+    assert len(rows) == len(doc["jobs"])
+    assert list(rows[0]) == list(JOB_FIELDS) == list(doc["jobs"][0])
+    for row, job in zip(rows, doc["jobs"], strict=True):
+        for name in JOB_FIELDS:
+            value = job[name]
+            expected = (
+                ""
+                if value is None
+                else ("true" if value is True else "false" if value is False else str(value))
+            )
+            assert row[name] == expected, name
+
+
+def test_csv_quotes_awkward_text(report: CostReport) -> None:
+    rows = list(csv.DictReader(io.StringIO(render_csv(report))))
+    lima = next(r for r in rows if r["city"] == "lima")
+    assert lima["failure_reason"] == 'AlgorithmError: <script>alert("x")</script> & exit 1'
