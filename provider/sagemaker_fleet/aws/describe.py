@@ -6,7 +6,8 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-_STARTUP_PHASES = frozenset({"Starting", "Downloading", "Pending"})
+from sagemaker_fleet.cost.describe import parse_training_job
+from sagemaker_fleet.cost.starts import measure_startup
 
 
 def _iso(value: object) -> str | None:
@@ -16,17 +17,9 @@ def _iso(value: object) -> str | None:
 
 
 def startup_seconds(description: Mapping[str, Any]) -> float | None:
-    """Seconds from the job's first ``Starting`` to its first ``Training`` (SecondaryStatusTransitions)."""
-    transitions = description.get("SecondaryStatusTransitions") or []
-    start: dt.datetime | None = None
-    for transition in transitions:
-        status = transition.get("Status")
-        if status in _STARTUP_PHASES and start is None:
-            start = transition.get("StartTime")
-        if status == "Training" and start is not None:
-            training: dt.datetime = transition["StartTime"]
-            return max(0.0, (training - start).total_seconds())
-    return None
+    """Seconds from the job's first status to its first ``Training`` (None if it never trained)."""
+    seconds, trained = measure_startup(parse_training_job(description))
+    return seconds if trained else None
 
 
 def summarize(description: Mapping[str, Any]) -> dict[str, Any]:
