@@ -1,0 +1,190 @@
+"""``/_sim/…``: the administrator's side of the endpoint — state, reset, clock, quotas, work and fault injection.
+
+JSON in, JSON out. Errors: 400 ``{"error": …}`` for a bad request, 404 for an unknown path or job.
+
+    GET  /_sim/state                 clock, jobs (with simulator-only facts), pools, quotas and usage, config, calls
+    GET  /_sim/calls                 per-operation API counters: calls, throttled, errors ("Op:Code")
+    GET  /_sim/jobs/NAME             one job's facts: start warm|cold, startup_seconds, work, attempts, billing
+    POST /_sim/reset                 {"seed"?, "speed"?, "moto"?: true}  back to the start-up settings
+    POST /_sim/clock                 {"advance"?: seconds, "speed"?: x}  returns {"now", "speed"}
+    POST /_sim/quotas                {"ml.m5.xlarge": {"instances", "warm_pools", "spot_instances"?} | null,
+                                      "default"?: {...} | null}
+    POST /_sim/work                  {"job": NAME, "seconds"} | {"city", "fleet"?, "seconds"}
+                                      | {"default_seconds"?, "spread"?}
+    POST /_sim/faults/interrupt      {"job": NAME}  reclaim a running spot job's instances now
+    POST /_sim/faults/fail           {"job": NAME, "reason"?}  fail a running job now
+    POST /_sim/faults/throttle       {"share": 0..1, "operations"?: [...]}  ThrottlingException "Rate exceeded"
+    POST /_sim/faults/spot           {"interruptions_per_hour"?, "capacity_wait_mean_seconds"?, "discount"?,
+                                      "discount_spread"?, "no_capacity_types"?: [...]}
+    POST /_sim/faults/failures       {"probability": 0..1}  seeded AlgorithmError during training
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, replace
+from types import MappingProxyType
+from typing import Any
+
+from sagemaker_fleet.sim.errors import SimApiError
+from sagemaker_fleet.sim.server.control import SimulatorControl
+from sagemaker_fleet.spec.model import InstanceQuota
+
+Handler = Callable[[SimulatorControl, Mapping[str, Any]], Any]
+
+
+class AdminError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def handle_admin(control: SimulatorControl, method: str, path: str, body: Mapping[str, Any]) -> Any:
+    route = path.removeprefix("/_sim").strip("/")
+    if method == "GET":
+        if route == "state":
+            return control.engine.snapshot()
+        if route == "calls":
+            return control.engine.api_calls()
+        if route.startswith("jobs/"):
+            return _facts(control, route.removeprefix("jobs/"))
+        raise AdminError(404, f"no admin resource GET /_sim/{route}")
+    handler = _POST.get(route)
+    if method != "POST" or handler is None:
+        raise AdminError(404, f"no admin action {method} /_sim/{route}; see GET /_sim/state")
+    try:
+        return handler(control, body)
+    except SimApiError as exc:
+        raise AdminError(404 if exc.code == "ResourceNotFound" else 400, exc.message) from exc
+    except (TypeError, ValueError, KeyError) as exc:
+        raise AdminError(400, f"bad admin request for /_sim/{route}: {exc}") from exc
+
+
+def _facts(control: SimulatorControl, name: str) -> dict[str, Any]:
+    try:
+        return asdict(control.engine.facts(name))
+    except SimApiError as exc:
+        raise AdminError(404, exc.message) from exc
+
+
+def _reset(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
+    seed, speed = body.get("seed"), body.get("speed")
+    control.reset(
+        seed=None if seed is None else int(seed),
+        speed=None if speed is None else float(speed),
+        moto=bool(body.get("moto", True)),
+    )
+    return _clock(control)
+
+
+def _clock_action(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
+    if "speed" in body:
+        control.engine.set_speed(float(body["speed"]))
+    if "advance" in body:
+        control.engine.advance(float(body["advance"]))
+    return _clock(control)
+
+
+def _clock(control: SimulatorControl) -> dict[str, Any]:
+    clock = control.engine.clock
+    return {"now": control.engine.now(), "speed": getattr(clock, "speed", None)}
+
+
+def _interrupt(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
+    control.engine.interrupt(str(body["job"]))
+    return {"interrupted": body["job"]}
+
+
+def _fail(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
+    reason = str(body.get("reason") or "AlgorithmError: failed by the simulator administrator")
+    control.engine.fail(str(body["job"]), reason)
+    return {"failed": body["job"], "reason": reason}
+
+
+def _throttle(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
+    share = float(body.get("share", 0.0))
+    if not 0.0 <= share <= 1.0:
+        raise ValueError("share is a fraction between 0 and 1")
+    operations = frozenset(str(op) for op in body.get("operations") or ())
+    config = control.engine.configure(throttle_share=share, throttle_operations=operations)
+    return {"share": config.throttle_share, "operations": sorted(config.throttle_operations)}
+
+
+def _spot(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
+    changes: dict[str, Any] = {}
+    for key in ("interruptions_per_hour", "capacity_wait_mean_seconds", "discount", "discount_spread"):
+        if key in body:
+            changes[key] = float(body[key])
+    if "no_capacity_types" in body:
+        changes["no_capacity_types"] = frozenset(str(t) for t in body["no_capacity_types"])
+    unknown = set(body) - set(changes)
+    if unknown:
+        raise ValueError(f"unknown spot settings: {sorted(unknown)}")
+    current = control.engine.config.spot
+    config = control.engine.configure(spot=replace(current, **changes))
+    return {**asdict(config.spot), "no_capacity_types": sorted(config.spot.no_capacity_types)}
+
+
+def _quotas(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
+    quotas = dict(control.engine.config.quotas)
+    default = control.engine.config.default_quota
+    for instance_type, raw in body.items():
+        quota = None if raw is None else parse_quota_json(raw)
+        if instance_type == "default":
+            default = quota
+        elif quota is None:
+            quotas.pop(instance_type, None)
+        else:
+            quotas[instance_type] = quota
+    config = control.engine.configure(quotas=MappingProxyType(quotas), default_quota=default)
+    return {
+        "quotas": {t: asdict(q) for t, q in sorted(config.quotas.items())},
+        "default": asdict(config.default_quota) if config.default_quota else None,
+    }
+
+
+def parse_quota_json(raw: Mapping[str, Any]) -> InstanceQuota:
+    spot = raw.get("spot_instances")
+    return InstanceQuota(
+        instances=int(raw["instances"]),
+        warm_pools=int(raw.get("warm_pools", 0)),
+        spot_instances=None if spot is None else int(spot),
+    )
+
+
+def _work(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
+    work = control.engine.config.work
+    if "job" in body:
+        work = work.with_job_override(str(body["job"]), float(body["seconds"]))
+    elif "city" in body:
+        fleet = body.get("fleet")
+        work = work.with_city_override(
+            str(body["city"]), float(body["seconds"]), None if fleet is None else str(fleet)
+        )
+    if "default_seconds" in body:
+        work = replace(work, default_seconds=float(body["default_seconds"]))
+    if "spread" in body:
+        work = replace(work, spread=float(body["spread"]))
+    control.engine.configure(work=work)
+    return {"default_seconds": work.default_seconds, "spread": work.spread}
+
+
+def _failures(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
+    probability = float(body["probability"])
+    if not 0.0 <= probability <= 1.0:
+        raise ValueError("probability is between 0 and 1")
+    control.engine.configure(failure_probability=probability)
+    return {"probability": probability}
+
+
+_POST: dict[str, Handler] = {
+    "reset": _reset,
+    "clock": _clock_action,
+    "quotas": _quotas,
+    "work": _work,
+    "faults/interrupt": _interrupt,
+    "faults/fail": _fail,
+    "faults/throttle": _throttle,
+    "faults/spot": _spot,
+    "faults/failures": _failures,
+}

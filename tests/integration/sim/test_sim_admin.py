@@ -1,0 +1,91 @@
+"""The ``/_sim/`` admin paths: state, counters, reset, clock, quotas, work overrides and their errors."""
+
+from __future__ import annotations
+
+import pytest
+from botocore.exceptions import ClientError
+
+from sagemaker_fleet.sim.client import SimAdminError, SimClient
+from sim_fixtures import make_request
+
+pytestmark = pytest.mark.integration
+
+
+def test_state_shows_jobs_pools_clock_and_quotas(sim: SimClient) -> None:
+    sm = sim.boto3_client("sagemaker")
+    sim.set_quota("ml.m5.xlarge", instances=5, warm_pools=2, spot_instances=3)
+    sm.create_training_job(**make_request("job-a", keep_alive=300))
+
+    state = sim.state()
+    assert state["clock"]["kind"] == "WallClock"
+    assert state["clock"]["speed"] == 1.0
+    (job,) = state["jobs"]
+    assert (job["name"], job["status"], job["secondary_status"]) == ("job-a", "InProgress", "Starting")
+    assert state["quotas"]["ml.m5.xlarge"]["limit"] == {"instances": 5, "warm_pools": 2, "spot_instances": 3}
+    assert state["quotas"]["ml.m5.xlarge"]["usage"]["on_demand"] == 1
+    assert state["next_event_time"] is not None
+
+
+def test_call_counters_per_operation(sim: SimClient) -> None:
+    sm = sim.boto3_client("sagemaker")
+    sm.create_training_job(**make_request("job-a"))
+    for _ in range(3):
+        sm.describe_training_job(TrainingJobName="job-a")
+    sm.list_training_jobs()
+    assert sim.calls()["calls"] == {"CreateTrainingJob": 1, "DescribeTrainingJob": 3, "ListTrainingJobs": 1}
+
+
+def test_reset_forgets_everything_and_can_reseed(sim: SimClient) -> None:
+    sm = sim.boto3_client("sagemaker")
+    sm.create_training_job(**make_request("job-a"))
+    sim.throttle(0.5)
+    sim.reset(seed=99, speed=10)
+
+    state = sim.state()
+    assert state["jobs"] == []
+    assert state["config"]["seed"] == 99
+    assert state["config"]["throttle_share"] == 0.0
+    assert state["clock"]["speed"] == 10
+    assert sim.calls()["calls"] == {}
+
+
+def test_a_city_work_override_applies_to_its_jobs(sim: SimClient) -> None:
+    sm = sim.boto3_client("sagemaker")
+    sim.set_work(4321, city="seoul")
+    sm.create_training_job(**make_request("a-seoul-job", city="seoul"))
+    facts = sim.job("a-seoul-job")
+    assert (facts["work_seconds"], facts["work_source"]) == (4321, "city-override")
+
+
+def test_admin_errors_are_clear(sim: SimClient) -> None:
+    with pytest.raises(SimAdminError) as missing:
+        sim.interrupt("nope")
+    assert missing.value.status == 404
+    sim.boto3_client("sagemaker").create_training_job(**make_request("od"))
+    with pytest.raises(SimAdminError) as not_spot:
+        sim.interrupt("od")
+    assert not_spot.value.status == 400
+    with pytest.raises(SimAdminError) as bad_share:
+        sim.throttle(2.0)
+    assert bad_share.value.status == 400
+    with pytest.raises(SimAdminError) as unknown:
+        sim._call("POST", "launch-rockets", {})
+    assert unknown.value.status == 404
+    with pytest.raises(SimAdminError) as bad_spot:
+        sim.spot(colour="blue")
+    assert "unknown spot settings" in str(bad_spot.value)
+
+
+def test_a_server_without_moto_serves_only_the_training_apis() -> None:
+    from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
+
+    with SimulatorServer(ServerSettings(with_moto=False)) as server:
+        client = SimClient(server.url)
+        sm = client.boto3_client("sagemaker")
+        sm.create_training_job(**make_request("job-a"))
+        assert sm.describe_training_job(TrainingJobName="job-a")["TrainingJobStatus"] == "InProgress"
+        with pytest.raises(ClientError):
+            client.boto3_client("sts").get_caller_identity()
+        with pytest.raises(ClientError) as s3_error:
+            client.boto3_client("s3").list_buckets()
+        assert s3_error.value.response["Error"]["Code"] == "UnknownOperationException"

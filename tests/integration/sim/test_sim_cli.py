@@ -1,0 +1,58 @@
+"""``sagemaker-fleet sim serve`` as a user runs it: URL on the first line, serves, stops on SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from sagemaker_fleet.sim.client import SimClient
+
+pytestmark = pytest.mark.integration
+
+
+def test_sim_serve_prints_its_url_serves_and_stops(fleets_dir: Path) -> None:
+    command = [
+        sys.executable, "-m", "sagemaker_fleet.cli.main", "sim", "serve",
+        "--speed", "100", "--seed", "3", "--fleet", str(fleets_dir / "small.yaml"),
+        "--quota", "ml.m5.xlarge=4:2:1", "--throttle", "0",
+    ]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:")
+        state = SimClient(url).state()
+        assert state["clock"]["speed"] == 100
+        assert state["config"]["seed"] == 3
+        assert state["config"]["quotas"]["ml.m5.xlarge"] == {
+            "instances": 4,
+            "warm_pools": 2,
+            "spot_instances": 1,
+        }
+        assert state["config"]["quotas"]["ml.m5.2xlarge"] == {
+            "instances": 2,
+            "warm_pools": 1,
+            "spot_instances": None,
+        }
+        with urllib.request.urlopen(f"{url}/_sim/calls", timeout=5) as response:
+            assert json.loads(response.read())["calls"] == {}
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=15) == 0
+
+
+def test_sim_serve_rejects_a_bad_quota() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "sagemaker_fleet.cli.main", "sim", "serve", "--quota", "ml.m5.xlarge=lots"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "TYPE=INSTANCES:WARM_POOLS[:SPOT]" in result.stderr

@@ -1,0 +1,112 @@
+"""Warm pools over HTTP: matching-key reuse, ReusedByJob, expiry, retained billing, UpdateTrainingJob, quotas."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from sim_fixtures import advance_until, make_request
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.sim.client import SimClient
+
+pytestmark = pytest.mark.integration
+ENDED = {"Completed", "Failed", "Stopped"}
+
+
+def pool(sm: Any, name: str) -> dict[str, Any] | None:
+    status: dict[str, Any] | None = sm.describe_training_job(TrainingJobName=name).get("WarmPoolStatus")
+    return status
+
+
+def test_reuse_reused_by_job_and_expiry(sim: SimClient) -> None:
+    sm = sim.boto3_client("sagemaker")
+    sm.create_training_job(**make_request("first", keep_alive=600))
+    advance_until(sim, sm, "first", ENDED)
+    assert pool(sm, "first")["Status"] == "Available"  # type: ignore[index]
+
+    other_image = {
+        "TrainingImage": "111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:2.0",
+        "TrainingInputMode": "FastFile",
+    }
+    sm.create_training_job(**make_request("second", keep_alive=300, AlgorithmSpecification=other_image))
+    assert pool(sm, "second") == {"Status": "InUse"}
+    reused = pool(sm, "first")
+    assert reused["Status"] == "Reused"  # type: ignore[index]
+    assert reused["ReusedByJob"] == "second"  # type: ignore[index]
+
+    advance_until(sim, sm, "second", ENDED)
+    assert sim.job("second")["start"] == "warm"
+    assert sim.job("second")["startup_seconds"] < sim.job("first")["startup_seconds"]
+    assert pool(sm, "second")["Status"] == "Available"  # type: ignore[index]
+    sim.advance(301)
+    assert pool(sm, "second") == {"Status": "Terminated", "ResourceRetainedBillableTimeInSeconds": 300}
+
+
+def test_a_different_role_never_reuses(sim: SimClient) -> None:
+    sm = sim.boto3_client("sagemaker")
+    sm.create_training_job(**make_request("first", keep_alive=600))
+    advance_until(sim, sm, "first", ENDED)
+    sm.create_training_job(
+        **make_request("second", keep_alive=600, RoleArn="arn:aws:iam::111122223333:role/TeamB")
+    )
+    assert pool(sm, "second") is None
+    assert pool(sm, "first")["Status"] == "Available"  # type: ignore[index]
+
+
+def test_retained_time_accrues_while_idle(sim: SimClient) -> None:
+    sm = sim.boto3_client("sagemaker")
+    sm.create_training_job(**make_request("first", keep_alive=3600))
+    advance_until(sim, sm, "first", ENDED)
+    before = pool(sm, "first")["ResourceRetainedBillableTimeInSeconds"]  # type: ignore[index]
+    sim.advance(500)
+    after = pool(sm, "first")["ResourceRetainedBillableTimeInSeconds"]  # type: ignore[index]
+    assert after - before == pytest.approx(500, abs=2)
+
+
+def test_update_training_job_changes_and_ends_keep_alive(sim: SimClient) -> None:
+    sm = sim.boto3_client("sagemaker")
+    sm.create_training_job(**make_request("first", keep_alive=60))
+    advance_until(sim, sm, "first", ENDED, step=10)
+
+    sm.update_training_job(TrainingJobName="first", ResourceConfig={"KeepAlivePeriodInSeconds": 3600})
+    sim.advance(600)
+    assert pool(sm, "first")["Status"] == "Available"  # type: ignore[index]
+    assert (
+        sm.describe_training_job(TrainingJobName="first")["ResourceConfig"]["KeepAlivePeriodInSeconds"]
+        == 3600
+    )
+
+    sm.update_training_job(TrainingJobName="first", ResourceConfig={"KeepAlivePeriodInSeconds": 0})
+    ended = pool(sm, "first")
+    assert ended["Status"] == "Terminated"  # type: ignore[index]
+    assert ended["ResourceRetainedBillableTimeInSeconds"] >= 600  # type: ignore[index]
+
+
+def test_warm_pool_quota_and_resource_limit_exceeded(sim: SimClient) -> None:
+    sm = sim.boto3_client("sagemaker")
+    sim.set_quota("ml.m5.xlarge", instances=2, warm_pools=1)
+    sm.create_training_job(**make_request("a", keep_alive=600))
+    sm.create_training_job(**make_request("b", keep_alive=600, RoleArn="arn:aws:iam::111122223333:role/B"))
+
+    with pytest.raises(sm.exceptions.ResourceLimitExceeded) as caught:
+        sm.create_training_job(**make_request("c"))
+    assert "ml.m5.xlarge for training job usage" in caught.value.response["Error"]["Message"]
+
+    advance_until(sim, sm, "a", ENDED)
+    advance_until(sim, sm, "b", ENDED)
+    statuses = sorted(pool(sm, n)["Status"] for n in ("a", "b"))  # type: ignore[index]
+    assert statuses == ["Available", "Terminated"]  # one pool within the quota of 1
+
+
+def test_warm_pool_status_equals(sim: SimClient) -> None:
+    sm = sim.boto3_client("sagemaker")
+    sm.create_training_job(**make_request("pooled", keep_alive=600))
+    sm.create_training_job(**make_request("plain", RoleArn="arn:aws:iam::111122223333:role/B"))
+    advance_until(sim, sm, "pooled", ENDED)
+    advance_until(sim, sm, "plain", ENDED)
+
+    listed = sm.list_training_jobs(WarmPoolStatusEquals="Available")["TrainingJobSummaries"]
+    assert [s["TrainingJobName"] for s in listed] == ["pooled"]
+    assert listed[0]["WarmPoolStatus"]["Status"] == "Available"
