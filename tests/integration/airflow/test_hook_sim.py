@@ -1,0 +1,81 @@
+"""SageMakerFleetHook against the simulated endpoint over HTTP (boto3 and aiobotocore)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from sagemaker_fleet.aws.request import Submission, compile_training_request
+from sagemaker_fleet.hooks.fleet import CapacityUnavailableError, SageMakerFleetHook
+from sagemaker_fleet.spec import load_fleet_spec
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def fleet(fleets_dir):
+    return load_fleet_spec(fleets_dir / "small.yaml")
+
+
+def request_for(fleet, city: str, attempt: int = 1, keep_alive: int = 0):
+    return compile_training_request(fleet, fleet.city(city), Submission(city, "20261129", attempt, keep_alive_seconds=keep_alive))
+
+
+def test_create_or_attach_never_launches_twice(aws_sim, fleet) -> None:
+    hook = SageMakerFleetHook()
+    first = hook.create_or_attach(request_for(fleet, "seoul"))
+    second = hook.create_or_attach(request_for(fleet, "seoul"))
+    assert first.created and not second.created
+    assert first.job_name == second.job_name == "small-seoul-20261129"
+    assert aws_sim.calls()["calls"].get("CreateTrainingJob") == 1
+    assert len(aws_sim.state()["jobs"]) == 1
+
+
+def test_describe_missing_is_none(aws_sim) -> None:
+    assert SageMakerFleetHook().describe("small-nowhere-20261129") is None
+
+
+def test_list_jobs_pages_through_everything(aws_sim, fleet) -> None:
+    hook = SageMakerFleetHook()
+    aws_sim.set_quota("ml.m5.xlarge", instances=200, warm_pools=0)
+    for i in range(105):
+        request = request_for(fleet, "seoul", attempt=i + 1)
+        hook.create_or_attach(request)
+    names = {s["TrainingJobName"] for s in hook.list_jobs("small-seoul")}
+    assert len(names) == 105
+
+
+def test_quota_exhaustion_is_capacity_unavailable(aws_sim, fleet) -> None:
+    hook = SageMakerFleetHook()
+    aws_sim.set_quota("ml.m5.xlarge", instances=1, warm_pools=0)
+    hook.create_or_attach(request_for(fleet, "seoul"))
+    with pytest.raises(CapacityUnavailableError):
+        hook.create_or_attach(request_for(fleet, "tokyo"))
+
+
+def test_throttling_is_absorbed_by_adaptive_retries(aws_sim, fleet) -> None:
+    hook = SageMakerFleetHook()
+    aws_sim.throttle(0.2)
+    for city in ("seoul", "tokyo", "lagos", "lima"):
+        hook.create_or_attach(request_for(fleet, city))
+    aws_sim.throttle(0.0)
+    assert aws_sim.calls()["throttled"], "the simulator throttled nothing: the test proves nothing"
+    assert len(list(hook.list_jobs("small-"))) == 4
+
+
+def test_update_keep_alive_and_async_describe(aws_sim, fleet) -> None:
+    hook = SageMakerFleetHook()
+    aws_sim.set_work(300, job="small-seoul-20261129")
+    hook.create_or_attach(request_for(fleet, "seoul", keep_alive=600))
+    aws_sim.advance(800)
+    assert hook.describe("small-seoul-20261129")["WarmPoolStatus"]["Status"] == "Available"
+    hook.update_keep_alive("small-seoul-20261129", 0)
+    assert hook.describe("small-seoul-20261129")["WarmPoolStatus"]["Status"] == "Terminated"
+
+    async def adescribe():
+        async with await hook.get_async_conn() as client:
+            return await hook.adescribe(client, "small-seoul-20261129"), await hook.adescribe(client, "nope-x-1")
+
+    found, missing = asyncio.run(adescribe())
+    assert found["TrainingJobStatus"] == "Completed" and missing is None

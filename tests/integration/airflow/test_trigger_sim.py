@@ -1,0 +1,62 @@
+"""FleetJobTrigger in a real asyncio loop against the simulator: one batched poller serves every job."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from sagemaker_fleet.aws.request import Submission, compile_training_request
+from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+from sagemaker_fleet.spec import load_fleet_spec
+from sagemaker_fleet.triggers.fleet import FleetJobTrigger
+from sagemaker_fleet.triggers.poller import FleetPoller
+
+pytestmark = pytest.mark.integration
+CITIES = ("seoul", "tokyo", "lagos", "lima", "oslo")
+
+
+async def first_event(trigger: FleetJobTrigger):
+    async for event in trigger.run():
+        return event.payload
+    raise AssertionError("trigger ended without an event")
+
+
+def test_batched_trigger_watches_a_run_with_few_calls(aws_sim, fleets_dir) -> None:
+    fleet = load_fleet_spec(fleets_dir / "small.yaml")
+    hook = SageMakerFleetHook()
+    for i, city in enumerate(CITIES):
+        aws_sim.set_work(120 + 60 * i, city=city)
+        request = compile_training_request(fleet, fleet.city(city), Submission(city, "20261129"))
+        hook.create_or_attach(request)
+    aws_sim.fail("small-lima-20261129", "AlgorithmError: simulated")
+    aws_sim.set_speed(200)
+    before = aws_sim.calls()["calls"]
+    triggers = [FleetJobTrigger(job_name=f"small-{c}-20261129", name_contains="-20261129", poll_interval=0.3)
+                for c in CITIES]
+
+    async def watch_all():
+        return await asyncio.wait_for(asyncio.gather(*(first_event(t) for t in triggers)), timeout=120)
+
+    events = asyncio.run(watch_all())
+    aws_sim.set_speed(1)
+    after = aws_sim.calls()["calls"]
+    by_city = {e["job"]["job_name"].split("-")[1]: e for e in events}
+    assert all(e["status"] == "terminal" for e in events)
+    assert by_city["lima"]["job"]["status"] == "Failed"
+    assert "AlgorithmError" in by_city["lima"]["job"]["failure_reason"]
+    assert {by_city[c]["job"]["status"] for c in CITIES if c != "lima"} == {"Completed"}
+    describes = after.get("DescribeTrainingJob", 0) - before.get("DescribeTrainingJob", 0)
+    lists = after.get("ListTrainingJobs", 0) - before.get("ListTrainingJobs", 0)
+    assert describes == len(CITIES)  # one describe per job, once terminal
+    # the stock pattern describes every job on every sweep: lists × jobs calls; batched: one list per sweep
+    assert lists >= 2
+    assert lists + describes < lists * len(CITIES)
+    assert not FleetPoller._registry  # the poller went away with its last watcher
+
+
+def test_trigger_reports_a_missing_job(aws_sim) -> None:
+    trigger = FleetJobTrigger(job_name="small-ghost-20261129", name_contains="-20261129", poll_interval=0.05)
+    event = asyncio.run(asyncio.wait_for(first_event(trigger), timeout=30))
+    assert event["status"] == "error"
+    assert "does not exist" in event["message"]
