@@ -1,15 +1,59 @@
-"""`sagemaker-fleet plan` (CONTRACT §3) — not built yet."""
+"""``sagemaker-fleet plan FLEET.yaml [--history H.json] [--run-key K] [--format table|json]``.
+
+Prints the pool-aware plan (CONTRACT §3 plan JSON by default, or a table). Exit 0 with the plan; exit 2 with
+every error on stderr when the spec, the run key, the history file or the quotas do not allow a plan.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from datetime import UTC, datetime
+
+from sagemaker_fleet.plan import DurationHistory, FleetPlan, HistoryError, PlanError, plan_fleet
+from sagemaker_fleet.plan.render import render_table
+from sagemaker_fleet.spec import FleetSpecError, load_fleet_spec
+from sagemaker_fleet.spec.names import InvalidRunKeyError
+
+
+def default_run_key() -> str:
+    """Today's UTC date, the run key a scheduled run of today would get."""
+    return datetime.now(UTC).strftime("%Y%m%d")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("args", nargs="*")
+    parser.add_argument("spec", metavar="FLEET.yaml", help="the fleet spec to plan")
+    parser.add_argument(
+        "--history",
+        metavar="H.json",
+        help="a previous run's report.json: its measured training seconds replace expected_seconds",
+    )
+    parser.add_argument(
+        "--run-key", metavar="K", default=None, help="run key used in job names (default: today's UTC date)"
+    )
+    parser.add_argument(
+        "--format", choices=("json", "table"), default="json", help="plan JSON (default) or a readable table"
+    )
+
+
+def _build(args: argparse.Namespace) -> FleetPlan:
+    spec = load_fleet_spec(args.spec)
+    for warning in spec.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    history = DurationHistory.load(args.history) if args.history else None
+    return plan_fleet(spec, args.run_key or default_run_key(), history)
 
 
 def run(args: argparse.Namespace) -> int:
-    print("sagemaker-fleet plan: not implemented yet", file=sys.stderr)
-    return 3
+    try:
+        plan = _build(args)
+    except FleetSpecError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except (InvalidRunKeyError, HistoryError, PlanError) as exc:
+        print(f"{args.spec}: {exc}", file=sys.stderr)
+        return 2
+    for warning in plan.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(render_table(plan) if args.format == "table" else plan.dumps(indent=2))
+    return 0

@@ -1,0 +1,84 @@
+"""Capacity pools: the per-instance-type quotas that lanes of different groups share (CONTRACT §1).
+
+On-demand lanes of an instance type share its ``instances`` quota; those that keep warm pools also share its
+``warm_pools`` quota. Warm-pool quota is counted in instances, as AWS counts it ("the number of instances that
+you can retain"), and warm-pool instances count toward the instance quota too. Spot lanes use
+``spot_instances`` when it is given, else they share ``instances`` with the on-demand lanes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sagemaker_fleet.plan.errors import PlanError
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.plan.groups import CityGroup
+    from sagemaker_fleet.spec.model import FleetSpec, InstanceQuota
+
+
+@dataclass(frozen=True)
+class CapacityPool:
+    """Instances that lanes draw from at the same time; ``warm_instances`` of them may be kept as pools."""
+
+    index: int
+    instance_type: str
+    spot_only: bool
+    instances: int
+    warm_instances: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.instance_type} (spot quota)" if self.spot_only else self.instance_type
+
+
+def _quota(spec: FleetSpec, instance_type: str) -> InstanceQuota:
+    quota = spec.quotas.get(instance_type)
+    if quota is None:
+        raise PlanError(
+            f"quotas: no entry for {instance_type}; add `quotas: {{{instance_type}: {{instances: N, "
+            "warm_pools: N}}` with your account's Service Quotas"
+        )
+    return quota
+
+
+def _check_fits(group: CityGroup, pool: CapacityPool) -> None:
+    field = "spot_instances" if pool.spot_only else "instances"
+    kind = "spot " if group.spot else ""
+    if pool.instances == 0:
+        raise PlanError(
+            f"quotas.{pool.instance_type}.{field} is 0 but {len(group.tasks)} {kind}cities "
+            f"(e.g. {group.tasks[0].name}) use {pool.instance_type}; raise the quota or move those cities"
+        )
+    if group.instance_count > pool.instances:
+        raise PlanError(
+            f"city {group.tasks[0].name} needs {group.instance_count} × {pool.instance_type} per job but "
+            f"quotas.{pool.instance_type}.{field} is {pool.instances}; lower instance_count or raise the quota"
+        )
+
+
+def capacity_pools(
+    spec: FleetSpec, groups: Sequence[CityGroup]
+) -> tuple[tuple[CapacityPool, ...], tuple[int, ...]]:
+    """The pools and, for each group, the index of the pool its lanes draw from."""
+    pools: dict[tuple[str, bool], CapacityPool] = {}
+    assignment: list[int] = []
+    for group in groups:
+        quota = _quota(spec, group.instance_type)
+        spot_only = group.spot and quota.spot_instances is not None
+        slot = (group.instance_type, spot_only)
+        if slot not in pools:
+            pools[slot] = CapacityPool(
+                index=len(pools),
+                instance_type=group.instance_type,
+                spot_only=spot_only,
+                instances=quota.spot_instances
+                if spot_only and quota.spot_instances is not None
+                else quota.instances,
+                warm_instances=0 if spot_only else min(quota.warm_pools, quota.instances),
+            )
+        _check_fits(group, pools[slot])
+        assignment.append(pools[slot].index)
+    return tuple(pools.values()), tuple(assignment)

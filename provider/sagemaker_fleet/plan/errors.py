@@ -1,0 +1,15 @@
+"""Errors of the planning layer: each names what is wrong and how to fix it."""
+
+from __future__ import annotations
+
+
+class PlanError(ValueError):
+    """The fleet cannot be planned within its quotas (e.g. a city needs more instances than the quota allows)."""
+
+
+class PlanFormatError(ValueError):
+    """A plan JSON document (CONTRACT §3) is malformed; the message names the field path."""
+
+
+class HistoryError(ValueError):
+    """A previous run's report.json cannot be used as duration history; the message names the field path."""

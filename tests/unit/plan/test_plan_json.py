@@ -1,0 +1,140 @@
+"""The plan JSON (CONTRACT §3): exact field names and order, the round trip through XCom, and lookups."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sagemaker_fleet.plan import FleetPlan, PlanFormatError, plan_fleet
+from sagemaker_fleet.spec import load_fleet_spec
+from sagemaker_fleet.spec.model import InstanceQuota
+from unit.plan.plan_fleets import RUN_KEY, city, fleet, role
+
+CONTRACT_TOP = ["fleet", "run_key", "groups", "jobs", "summary"]
+CONTRACT_GROUP = ["group", "warm_pool", "lanes", "key"]
+CONTRACT_KEY = [
+    "role_arn",
+    "instance_type",
+    "instance_count",
+    "volume_size_gb",
+    "volume_kms_key_id",
+    "subnets",
+    "security_group_ids",
+    "enable_network_isolation",
+    "enable_inter_container_traffic_encryption",
+]
+CONTRACT_JOB = [
+    "city",
+    "job_name",
+    "group",
+    "lane",
+    "position",
+    "spot",
+    "warm_pool",
+    "start",
+    "keep_alive_seconds",
+    "expected_seconds",
+    "planned_start_seconds",
+    "planned_end_seconds",
+]
+CONTRACT_SUMMARY = [
+    "jobs",
+    "lanes",
+    "cold_starts",
+    "warm_starts",
+    "planned_makespan_seconds",
+    "makespan_lower_bound_seconds",
+    "planned_retained_seconds",
+]
+
+
+@pytest.fixture
+def plan(fleets_dir: Path) -> FleetPlan:
+    return plan_fleet(load_fleet_spec(fleets_dir / "small.yaml"), RUN_KEY)
+
+
+def test_plan_json_has_the_contract_fields_in_contract_order(plan: FleetPlan) -> None:
+    data = json.loads(json.dumps(plan.to_json()))
+    assert list(data)[: len(CONTRACT_TOP)] == CONTRACT_TOP
+    assert set(data) - set(CONTRACT_TOP) == {"warnings"}
+    for group in data["groups"]:
+        assert list(group)[: len(CONTRACT_GROUP)] == CONTRACT_GROUP
+        assert list(group["key"]) == CONTRACT_KEY
+        assert group["group"].startswith("g")
+        assert isinstance(group["lanes"], int)
+    for job in data["jobs"]:
+        assert list(job) == CONTRACT_JOB
+        assert job["start"] in ("cold", "warm")
+        assert all(isinstance(job[name], int) for name in CONTRACT_JOB[-4:])
+    assert list(data["summary"])[: len(CONTRACT_SUMMARY)] == CONTRACT_SUMMARY
+
+
+def test_jobs_are_listed_lane_by_lane_in_position_order(plan: FleetPlan) -> None:
+    order = [(job.lane, job.position) for job in plan.jobs]
+    assert order == sorted(order)
+    assert sorted({job.lane for job in plan.jobs}) == list(range(plan.summary.lanes))
+
+
+def test_round_trip_through_json_text_rebuilds_the_same_plan(plan: FleetPlan) -> None:
+    assert FleetPlan.from_json(plan.dumps()) == plan
+    assert FleetPlan.from_json(json.loads(plan.dumps(indent=2))).to_json() == plan.to_json()
+
+
+def test_lookups_by_city_lane_and_neighbour() -> None:
+    cities = [city("a", 3000), city("b", 2000), city("c", 1000)]
+    plan = plan_fleet(fleet(cities, {"ml.m5.xlarge": InstanceQuota(1, 1)}), RUN_KEY)
+    assert [job.city for job in plan.lane_jobs(0)] == ["a", "b", "c"]
+    assert plan.job("b").position == 1
+    assert plan.predecessor("a") is None
+    assert plan.predecessor("b") == plan.job("a")
+    assert plan.successor("b") == plan.job("c")
+    assert plan.successor("c") is None
+    assert plan.group("g0").lanes == 1
+    assert plan.lane(0).kind == "warm"
+    with pytest.raises(KeyError, match="no city 'zzz'"):
+        plan.job("zzz")
+    with pytest.raises(KeyError, match="no lane 7"):
+        plan.lane_jobs(7)
+
+
+def test_key_with_vpc_and_kms_round_trips() -> None:
+    from sagemaker_fleet.spec.model import VpcSettings
+
+    cities = [
+        city(
+            "a",
+            role_arn=role(1),
+            vpc=VpcSettings(("subnet-b", "subnet-a"), ("sg-1",)),
+            volume_kms_key_id="alias/k",
+        )
+    ]
+    plan = plan_fleet(fleet(cities), RUN_KEY)
+    key = plan.to_json()["groups"][0]["key"]
+    assert key["subnets"] == ["subnet-a", "subnet-b"]
+    assert key["volume_kms_key_id"] == "alias/k"
+    assert FleetPlan.from_json(plan.to_json()) == plan
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda d: d.pop("run_key"), "run_key: required field is missing"),
+        (lambda d: d["jobs"][0].update(lane="0"), r"jobs\[0\]\.lane: expected an integer"),
+        (lambda d: d["jobs"][0].update(start="tepid"), r"jobs\[0\]\.start: expected one of cold, warm"),
+        (lambda d: d["groups"][0]["key"].update(subnets="x"), r"groups\[0\]\.key\.subnets: expected a list"),
+        (lambda d: d["jobs"].append(dict(d["jobs"][0])), "appears twice"),
+        (lambda d: d["jobs"][0].update(position=5), "positions are not"),
+    ],
+)
+def test_malformed_plan_json_names_the_field(plan: FleetPlan, mutate, message: str) -> None:  # type: ignore[no-untyped-def]
+    data = json.loads(plan.dumps())
+    mutate(data)
+    with pytest.raises(PlanFormatError, match=message):
+        FleetPlan.from_json(data)
+
+
+def test_not_json_at_all_is_a_format_error() -> None:
+    with pytest.raises(PlanFormatError, match="not JSON"):
+        FleetPlan.from_json("{nope")
