@@ -9,9 +9,20 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 from pathlib import Path
 
-import pytest
+# Airflow reads its configuration once, at first import: give the test session its own home and SQLite DB
+# before anything imports it (an existing AIRFLOW_HOME, e.g. the end-to-end tests' Postgres one, is respected).
+_TEST_HOME = Path(tempfile.gettempdir()) / f"sagemaker-fleet-tests-{os.getuid()}"
+os.environ.setdefault("AIRFLOW_HOME", str(_TEST_HOME))
+os.environ.setdefault("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN", f"sqlite:///{_TEST_HOME}/airflow.db")
+os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
+os.environ.setdefault(
+    "AIRFLOW__CORE__DAGS_FOLDER", str(Path(__file__).resolve().parent / "integration" / "airflow" / "dags")
+)
+
+import pytest  # noqa: E402
 
 pytest_plugins = ["sim_fixtures"]
 
@@ -43,3 +54,16 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 @pytest.fixture
 def fleets_dir() -> Path:
     return FLEETS_DIR
+
+
+@pytest.fixture(scope="session")
+def airflow_db() -> Path:
+    """A migrated Airflow metadata DB (SQLite in the test home) for ``dag.test()``."""
+    import subprocess
+    import sys
+
+    home = Path(os.environ["AIRFLOW_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    airflow = Path(sys.executable).parent / "airflow"
+    subprocess.run([str(airflow), "db", "migrate"], check=True, capture_output=True, env=os.environ.copy())
+    return home

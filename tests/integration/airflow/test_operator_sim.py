@@ -1,0 +1,100 @@
+"""FleetTrainingOperator through ``dag.test()`` against the simulator: idempotency, spot re-submission, failure."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+sys.path.insert(0, str(Path(__file__).parent / "dags"))
+RUN_KEY = "20261129"
+
+
+def run_city(fleets_dir, city: str, *, force_retrain: bool = False, keep_alive_seconds: int = 0):
+    """One run of the test DAG (tests/integration/airflow/dags) for ``city`` through ``dag.test()``."""
+    from operator_dags import op_force_retrain, op_train
+
+    dag = op_force_retrain if force_retrain else op_train
+    return dag.test(run_conf={"city": city, "keep_alive": keep_alive_seconds})
+
+
+@pytest.fixture
+def fast_sim(aws_sim, airflow_db):
+    for city in ("seoul", "tokyo", "oslo", "perth", "dakar"):
+        aws_sim.set_work(120, city=city)
+    aws_sim.set_speed(300)
+    yield aws_sim
+    aws_sim.set_speed(1)
+
+
+def jobs_of(sim, city: str) -> list[str]:
+    return sorted(j["name"] for j in sim.state()["jobs"] if f"-{city}-" in j["name"])
+
+
+def test_deferred_training_completes_and_rerun_does_not_retrain(fast_sim, fleets_dir) -> None:
+    run = run_city(fleets_dir, "seoul", keep_alive_seconds=300)
+    assert run.state == "success"
+    assert jobs_of(fast_sim, "seoul") == ["quick-seoul-20261129"]
+    again = run_city(fleets_dir, "seoul")
+    assert again.state == "success"
+    assert jobs_of(fast_sim, "seoul") == ["quick-seoul-20261129"]  # cleared/rerun: returns the result
+
+
+def test_force_retrain_submits_r2(fast_sim, fleets_dir) -> None:
+    assert run_city(fleets_dir, "tokyo").state == "success"
+    assert run_city(fleets_dir, "tokyo", force_retrain=True).state == "success"
+    assert jobs_of(fast_sim, "tokyo") == ["quick-tokyo-20261129", "quick-tokyo-20261129-r2"]
+
+
+def test_spot_max_wait_resubmits_from_the_same_checkpoint_then_falls_back(fast_sim, fleets_dir) -> None:
+    # dakar: spot, max_attempts 2, fallback fail; perth: spot, max_attempts 3, fallback on_demand
+    fast_sim.spot(no_capacity_types=["ml.m5.xlarge"])
+    assert run_city(fleets_dir, "perth").state == "success"
+    names = jobs_of(fast_sim, "perth")
+    assert names == [f"quick-perth-20261129{s}" for s in ("", "-r2", "-r3", "-r4")]
+    client = fast_sim.boto3_client("sagemaker")
+    described = [client.describe_training_job(TrainingJobName=n) for n in names]
+    assert [d.get("EnableManagedSpotTraining", False) for d in described] == [True, True, True, False]
+    assert [d["SecondaryStatus"] for d in described[:3]] == ["MaxWaitTimeExceeded"] * 3
+    assert len({d["CheckpointConfig"]["S3Uri"] for d in described}) == 1
+    assert described[3]["TrainingJobStatus"] == "Completed"
+
+
+def test_spot_without_fallback_fails_after_its_attempts(fast_sim, fleets_dir) -> None:
+    fast_sim.spot(no_capacity_types=["ml.m5.xlarge"])
+    assert run_city(fleets_dir, "dakar").state == "failed"
+    assert jobs_of(fast_sim, "dakar") == ["quick-dakar-20261129", "quick-dakar-20261129-r2"]
+
+
+def test_failed_job_fails_the_task_with_its_reason(fast_sim, fleets_dir, caplog) -> None:
+    fast_sim.failures(1.0)
+    assert run_city(fleets_dir, "oslo").state == "failed"
+    fast_sim.failures(0.0)
+    assert jobs_of(fast_sim, "oslo") == ["quick-oslo-20261129"]
+
+
+def test_a_job_created_before_a_worker_crash_is_attached_not_duplicated(fast_sim, fleets_dir) -> None:
+    from sagemaker_fleet.aws.request import Submission, compile_training_request
+    from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+    from sagemaker_fleet.spec import load_fleet_spec
+
+    fleet = load_fleet_spec(Path(__file__).parent / "fleets" / "quick.yaml")
+    request = compile_training_request(fleet, fleet.city("oslo"), Submission("oslo", RUN_KEY))
+    SageMakerFleetHook().create_or_attach(request)  # the first try created it, then its worker died
+    creates = fast_sim.calls()["calls"]["CreateTrainingJob"]
+    assert run_city(fleets_dir, "oslo").state == "success"
+    assert fast_sim.calls()["calls"]["CreateTrainingJob"] == creates
+    assert jobs_of(fast_sim, "oslo") == ["quick-oslo-20261129"]
+
+
+def test_instance_quota_in_use_waits_instead_of_failing(fast_sim, fleets_dir) -> None:
+    fast_sim.set_quota("ml.m5.xlarge", instances=1, warm_pools=0)
+    client = fast_sim.boto3_client("sagemaker")
+    from sim_fixtures import make_request
+
+    client.create_training_job(**make_request("other-team-job-1"))  # holds the only instance for ~120 s
+    assert run_city(fleets_dir, "tokyo").state == "success"
+    assert fast_sim.calls()["errors"].get("CreateTrainingJob:ResourceLimitExceeded", 0) >= 1  # refused, then waited
+    assert jobs_of(fast_sim, "tokyo") == ["quick-tokyo-20261129"]
