@@ -1,0 +1,371 @@
+"""docker-compose.yaml and Dockerfile: the CeleryExecutor stack's structure, and its agreement with the docs.
+
+No Docker engine runs where these tests run, so the compose file is checked as data (PyYAML): which services exist,
+how they depend on each other, the Airflow settings they share, where the ``aws_default`` connection points, and
+that what docs/docker.md promises (UI URL, login, published ports, simulator speed) is what the file configures.
+Values are read as compose runs them with no overriding environment: ``${NAME:-default}`` becomes ``default``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import tomllib
+from collections.abc import Mapping
+from functools import cache
+from graphlib import CycleError, TopologicalSorter
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+
+from sagemaker_fleet.spec.load import load_fleet_spec
+
+REPO = Path(__file__).resolve().parents[3]
+COMPOSE_FILE = REPO / "docker-compose.yaml"
+DOCKERFILE = REPO / "Dockerfile"
+DOCKER_DOC = REPO / "docs" / "docker.md"
+README = REPO / "README.md"
+
+AIRFLOW_VERSION = "3.3.2"
+AIRFLOW_SERVICES = (
+    "airflow-init",
+    "airflow-apiserver",
+    "airflow-scheduler",
+    "airflow-dag-processor",
+    "airflow-triggerer",
+    "airflow-worker",
+)
+SERVICES = {"postgres", "redis", "simulator", *AIRFLOW_SERVICES}
+ONE_SHOT = {"airflow-init"}
+CONTAINER_DAGS = "/opt/airflow/dags"
+
+_VARIABLE = re.compile(r"\$\{(?P<name>[A-Za-z0-9_]+)(?::?-(?P<default>[^}]*))?\}")
+_POOL_SET = re.compile(
+    r"^airflow pools set (?P<name>\S+) (?P<slots>\d+) \"[^\"]*\"(?P<flags>.*)$", re.MULTILINE
+)
+
+
+def resolve(value: object) -> str:
+    """A compose value as it runs with nothing overridden: ``${NAME:-default}`` → default, ``$$`` → ``$``."""
+    parts = str(value).split("$$")
+    return "$".join(_VARIABLE.sub(lambda m: m.group("default") or "", part) for part in parts)
+
+
+@cache
+def compose() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load(COMPOSE_FILE.read_text(encoding="utf-8"))
+    return loaded
+
+
+def service(name: str) -> dict[str, Any]:
+    found: dict[str, Any] = compose()["services"][name]
+    return found
+
+
+def environment(name: str) -> dict[str, str]:
+    raw = service(name).get("environment") or {}
+    if isinstance(raw, list):
+        raw = dict(item.split("=", 1) for item in raw)
+    return {key: resolve(value) for key, value in raw.items()}
+
+
+def command(name: str) -> list[str]:
+    raw = service(name).get("command") or []
+    return [resolve(part) for part in (shlex.split(raw) if isinstance(raw, str) else raw)]
+
+
+def depends_on(name: str) -> dict[str, str]:
+    """{dependency: condition}; the short list form has no condition (compose's service_started)."""
+    raw = service(name).get("depends_on") or {}
+    if isinstance(raw, list):
+        return {dependency: "service_started" for dependency in raw}
+    return {dependency: (spec or {}).get("condition", "service_started") for dependency, spec in raw.items()}
+
+
+def published_ports(name: str) -> dict[int, int]:
+    """{host port: container port} of the service's ``ports``."""
+    ports: dict[int, int] = {}
+    for entry in service(name).get("ports") or []:
+        if isinstance(entry, Mapping):
+            ports[int(entry["published"])] = int(entry["target"])
+            continue
+        *host, container = resolve(entry).split(":")
+        ports[int(host[-1] if host else container)] = int(container)
+    return ports
+
+
+def mounts(name: str) -> dict[str, str]:
+    """{container path: source} of the service's volumes (short syntax)."""
+    found: dict[str, str] = {}
+    for entry in service(name).get("volumes") or []:
+        source, target, *_ = resolve(entry).split(":")
+        found[target] = source
+    return found
+
+
+def option_after(args: list[str], flag: str) -> str:
+    assert flag in args, f"{flag} missing from {args}"
+    return args[args.index(flag) + 1]
+
+
+def demo_fleet_path() -> Path:
+    """The fleet file the simulator serves, found on the host through the dags/ mount."""
+    container_path = option_after(command("simulator"), "--fleet")
+    assert container_path.startswith(CONTAINER_DAGS + "/"), container_path
+    source = mounts("simulator")[CONTAINER_DAGS]
+    return (REPO / source / container_path.removeprefix(CONTAINER_DAGS + "/")).resolve()
+
+
+def init_script() -> str:
+    return "\n".join(command("airflow-init"))
+
+
+def known_airflow_options() -> set[tuple[str, str]]:
+    """(section, key) of every option the installed Airflow and its Celery provider define."""
+    from airflow.providers.celery.get_provider_info import get_provider_info
+
+    locations = find_spec("airflow")
+    assert locations is not None
+    assert locations.submodule_search_locations
+    core = Path(next(iter(locations.submodule_search_locations))) / "config_templates" / "config.yml"
+    sections = {**yaml.safe_load(core.read_text(encoding="utf-8")), **get_provider_info()["config"]}
+    return {(section, key) for section, body in sections.items() for key in body["options"]}
+
+
+# --------------------------------------------------------------------------------------------- structure
+
+
+def test_the_stack_has_exactly_its_services() -> None:
+    assert set(compose()["services"]) == SERVICES
+
+
+def test_airflow_is_3_3_2_from_the_committed_constraints() -> None:
+    dockerfile = DOCKERFILE.read_text(encoding="utf-8")
+    assert re.search(rf"^ARG AIRFLOW_VERSION={re.escape(AIRFLOW_VERSION)}$", dockerfile, re.MULTILINE)
+    assert '"apache-airflow[celery,postgres]==${AIRFLOW_VERSION}"' in dockerfile
+    constraints = re.search(r"--constraint (\S+)", dockerfile)
+    assert constraints is not None, "the Dockerfile must install with --constraint"
+    installs = re.findall(r"^RUN pip install (?:[^\n]*\\\n)*[^\n]*", dockerfile, re.MULTILINE)
+    assert len(installs) >= 2, "Airflow and the provider are installed"
+    for install in installs:
+        assert f"--constraint {constraints.group(1)}" in install, f"unconstrained: {install}"
+    pinned = (REPO / constraints.group(1)).read_text(encoding="utf-8")
+    assert f"\napache-airflow=={AIRFLOW_VERSION}\n" in pinned
+    assert f"COPY {constraints.group(1)} " in dockerfile
+    # The base image's Python is the one the constraints were compiled for and pyproject.toml allows.
+    base = re.search(r"^FROM python:(\d+\.\d+)-slim$", dockerfile, re.MULTILINE)
+    assert base is not None
+    assert constraints.group(1).endswith(f"-py{base.group(1)}.txt")
+    requires = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "requires-python"
+    ]
+    assert f">={base.group(1)}" in requires
+
+
+def test_every_airflow_container_and_the_simulator_run_one_image_built_from_the_dockerfile() -> None:
+    builders = [*AIRFLOW_SERVICES, "simulator"]
+    for name in builders:
+        assert service(name).get("image"), f"{name} has no image tag"
+    images = {resolve(service(name)["image"]) for name in builders}
+    builds = {json.dumps(service(name).get("build"), sort_keys=True) for name in builders}
+    assert len(images) == 1, images
+    assert len(builds) == 1, builds
+    build = service("simulator")["build"]
+    assert (REPO / build["context"] / build.get("dockerfile", "Dockerfile")).resolve() == DOCKERFILE
+
+
+def test_celery_executor_with_a_redis_broker_and_a_postgres_database() -> None:
+    postgres = environment("postgres")
+    assert service("postgres")["image"] == "postgres:16"
+    assert service("redis")["image"] == "redis:7"
+    for name in AIRFLOW_SERVICES:
+        env = environment(name)
+        assert env["AIRFLOW__CORE__EXECUTOR"] == "CeleryExecutor", name
+        assert env["AIRFLOW__CELERY__BROKER_URL"].startswith("redis://redis:6379/"), name
+        for key in ("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN", "AIRFLOW__CELERY__RESULT_BACKEND"):
+            url = urlsplit(env[key])
+            assert url.scheme in {"postgresql+psycopg2", "db+postgresql"}, (name, key)
+            assert (url.hostname, url.port or 5432) == ("postgres", 5432), (name, key)
+            assert (url.username, url.password, url.path.lstrip("/")) == (
+                postgres["POSTGRES_USER"],
+                postgres["POSTGRES_PASSWORD"],
+                postgres["POSTGRES_DB"],
+            ), (name, key)
+
+
+def test_airflow_components_share_one_configuration() -> None:
+    environments = {name: environment(name) for name in AIRFLOW_SERVICES}
+    reference = environments["airflow-apiserver"]
+    for name, env in environments.items():
+        assert env == reference, f"{name} differs from airflow-apiserver"
+    assert len(reference["AIRFLOW__API_AUTH__JWT_SECRET"]) >= 32
+    assert reference["AIRFLOW__API__SECRET_KEY"]
+    assert reference["AIRFLOW__OPERATORS__DEFAULT_DEFERRABLE"] == "true"
+    # Workers reach the Task Execution API on the api-server's service name and container port.
+    api = urlsplit(reference["AIRFLOW__CORE__EXECUTION_API_SERVER_URL"])
+    assert (api.scheme, api.hostname, api.path) == ("http", "airflow-apiserver", "/execution/")
+    assert api.port == int(reference.get("AIRFLOW__API__PORT", "8080"))
+    assert api.port in published_ports("airflow-apiserver").values()
+
+
+def test_every_airflow_setting_is_an_option_of_the_installed_airflow() -> None:
+    known = known_airflow_options()
+    for name in AIRFLOW_SERVICES:
+        for key in environment(name):
+            if not key.startswith("AIRFLOW__"):
+                continue
+            section, _, option = key.removeprefix("AIRFLOW__").lower().partition("__")
+            assert (section, option) in known, f"{name}: {key} is not an Airflow {AIRFLOW_VERSION} option"
+
+
+def test_the_aws_default_connection_points_at_the_simulator() -> None:
+    args = command("simulator")
+    assert args[:3] == ["sagemaker-fleet", "sim", "serve"]
+    assert option_after(args, "--host") == "0.0.0.0"
+    port = int(option_after(args, "--port"))
+    assert float(option_after(args, "--speed")) > 0
+    assert port in published_ports("simulator").values()
+    fleet = load_fleet_spec(demo_fleet_path())
+    for name in AIRFLOW_SERVICES:
+        connection = json.loads(environment(name)["AIRFLOW_CONN_AWS_DEFAULT"])
+        assert connection["conn_type"] == "aws", name
+        assert connection["login"], name
+        assert connection["password"], name
+        assert connection["extra"]["endpoint_url"] == f"http://simulator:{port}", name
+        assert connection["extra"]["region_name"] == fleet.region == "us-east-1", name
+
+
+def test_dags_are_mounted_where_airflow_and_the_simulator_read_them() -> None:
+    for name in [*AIRFLOW_SERVICES, "simulator"]:
+        source = mounts(name).get(CONTAINER_DAGS)
+        assert source is not None, f"{name} does not mount dags/ at {CONTAINER_DAGS}"
+        assert (REPO / source).resolve() == REPO / "dags", name
+    for name in AIRFLOW_SERVICES:
+        env = environment(name)
+        dags_folder = env.get("AIRFLOW__CORE__DAGS_FOLDER", f"{env['AIRFLOW_HOME']}/dags")
+        assert dags_folder == CONTAINER_DAGS, name
+    assert demo_fleet_path() == REPO / "dags" / "fleets" / "demo.yaml"
+
+
+def test_long_running_services_have_healthchecks() -> None:
+    for name in SERVICES - ONE_SHOT:
+        check = service(name).get("healthcheck") or {}
+        assert not check.get("disable"), name
+        assert check.get("test"), name
+        assert check["test"][0] in {"CMD", "CMD-SHELL"}, name
+    for name in ONE_SHOT:
+        assert service(name).get("restart") == "no", f"{name} must run once"
+    scheduler_check = " ".join(service("airflow-scheduler")["healthcheck"]["test"])
+    assert ":8974/health" in scheduler_check
+    assert environment("airflow-scheduler")["AIRFLOW__SCHEDULER__ENABLE_HEALTH_CHECK"] == "true"
+
+
+def test_dependencies_wait_for_health_or_completion() -> None:
+    graph = {name: set(depends_on(name)) for name in SERVICES}
+    for name in SERVICES:
+        for dependency, condition in depends_on(name).items():
+            assert dependency in SERVICES, (name, dependency)
+            if dependency in ONE_SHOT:
+                assert condition == "service_completed_successfully", (name, dependency)
+            else:
+                assert condition == "service_healthy", (name, dependency)
+                assert service(dependency).get("healthcheck"), (name, dependency)
+    for name in set(AIRFLOW_SERVICES) - ONE_SHOT:
+        assert {"postgres", "redis", "airflow-init"} <= graph[name], name
+    assert {"postgres", "simulator"} <= graph["airflow-init"]
+    assert "airflow-apiserver" in graph["airflow-worker"]
+    try:
+        tuple(TopologicalSorter(graph).static_order())
+    except CycleError as exc:  # pragma: no cover - the message is the diagnosis
+        pytest.fail(f"depends_on has a cycle: {exc.args[1]}")
+
+
+def test_init_creates_one_pool_per_instance_type_with_the_quota_and_deferred_tasks_counted() -> None:
+    from sagemaker_fleet.dags.factory import instance_pool_name
+
+    fleet = load_fleet_spec(demo_fleet_path())
+    expected = {instance_pool_name(itype): quota.instances for itype, quota in fleet.quotas.items()}
+    found = {m["name"]: int(m["slots"]) for m in _POOL_SET.finditer(init_script())}
+    assert found == expected
+    for match in _POOL_SET.finditer(init_script()):
+        assert "--include-deferred" in match.group("flags"), match.group("name")
+
+
+def test_init_migrates_the_database_before_anything_else() -> None:
+    steps = [
+        line.strip()
+        for line in init_script().splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    ]
+    assert steps[0] == "airflow db migrate"
+    assert service("airflow-init").get("entrypoint", [])[:2] == ["/bin/bash", "-euo"], (
+        "fail on the first error"
+    )
+
+
+def login() -> tuple[str, str]:
+    """The UI login: the user configured for the simple auth manager and the password airflow-init writes."""
+    env = environment("airflow-apiserver")
+    users = [entry.split(":")[0] for entry in env["AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS"].split(",")]
+    written = re.search(r"echo '(\{.*\})' > \"\$passwords\"", init_script())
+    assert written is not None, "airflow-init must write the simple auth manager's passwords file"
+    passwords: dict[str, str] = json.loads(written.group(1))
+    assert sorted(passwords) == sorted(users)
+    file_path = env["AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_PASSWORDS_FILE"]
+    assert f"passwords={file_path}" in init_script()
+    folder = str(Path(file_path).parent)
+    assert mounts("airflow-init")[folder] == mounts("airflow-apiserver")[folder], (
+        "init and api-server share it"
+    )
+    user = users[0]
+    return user, passwords[user]
+
+
+# ------------------------------------------------------------------------------------- agreement with the docs
+
+
+def doc_line(label: str) -> str:
+    for line in DOCKER_DOC.read_text(encoding="utf-8").splitlines():
+        if line.startswith(f"| {label} |"):
+            return line
+    pytest.fail(f"docs/docker.md has no table row starting with '| {label} |'")
+
+
+def test_docs_state_the_ui_url_and_login_the_stack_serves() -> None:
+    row = doc_line("Airflow UI")
+    match = re.search(r"http://localhost:(\d+)\S* — login `([^`]+)` / `([^`]+)`", row)
+    assert match is not None, row
+    assert int(match.group(1)) in published_ports("airflow-apiserver")
+    assert published_ports("airflow-apiserver")[int(match.group(1))] == 8080
+    assert (match.group(2), match.group(3)) == login()
+
+
+def test_docs_state_the_simulator_endpoint_and_speed_the_stack_uses() -> None:
+    row = doc_line("Simulated AWS endpoint")
+    host = re.search(r"http://localhost:(\d+)", row)
+    inside = re.search(r"http://simulator:(\d+)", row)
+    assert host is not None, row
+    assert inside is not None, row
+    assert int(host.group(1)) in published_ports("simulator")
+    assert int(inside.group(1)) == int(option_after(command("simulator"), "--port"))
+    speed = re.search(r"`SIM_SPEED`, default (\d+(?:\.\d+)?)", doc_line("Simulator speed"))
+    assert speed is not None
+    assert float(speed.group(1)) == float(option_after(command("simulator"), "--speed"))
+
+
+def test_every_localhost_port_in_the_docs_is_published() -> None:
+    published = {port for name in SERVICES for port in published_ports(name)}
+    stated = {int(port) for port in re.findall(r"localhost:(\d+)", DOCKER_DOC.read_text(encoding="utf-8"))}
+    assert stated, "docs/docker.md names no localhost URL"
+    assert stated <= published, f"docs/docker.md names unpublished ports {sorted(stated - published)}"
+
+
+def test_docs_say_the_stack_was_not_run_here_and_the_readme_links_them() -> None:
+    text = DOCKER_DOC.read_text(encoding="utf-8")
+    assert "no Docker engine" in text
+    assert "(docs/docker.md)" in README.read_text(encoding="utf-8")
