@@ -1,4 +1,4 @@
-"""Retrain every city of the fleet in dags/fleets/demo.yaml, daily, in pool-aware order, then report the cost."""
+"""Airflow DAG: retrain every city of the fleet in dags/fleets/demo.yaml, daily, in pool-aware order, then report the cost."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
-from airflow.providers.common.compat.sdk import AirflowException, AirflowSkipException, conf
+from airflow.providers.common.compat.sdk import AirflowException, AirflowSkipException
 
 from sagemaker_fleet.aws.attempts import NextStep, next_step
 from sagemaker_fleet.aws.describe import summarize
@@ -53,7 +53,9 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
     :param run_key: the run key; default: from the DAG run (logical date ``YYYYMMDD`` or a hash of the run id).
     :param keep_alive_seconds: warm-pool keep-alive from the plan (on-demand only; spot never keeps a pool).
     :param force_retrain: submit a new job even when the city's job of this run already completed.
-    :param deferrable: wait in the triggerer (default) instead of occupying a worker slot.
+    :param deferrable: wait in the triggerer instead of occupying a worker slot. Unlike the stock operators
+        (``[operators] default_deferrable``, false by default) this defaults to True: at fleet scale a synchronous
+        wait would hold hundreds of worker slots for hours.
     :param poll_interval: seconds between status sweeps of the run's jobs.
     :param capacity_retry_seconds: base back-off when the instance quota is in use (ResourceLimitExceeded).
     :param capacity_timeout_seconds: give up waiting for capacity after this long.
@@ -73,7 +75,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         run_key: str | None = None,
         keep_alive_seconds: int | str = 0,
         force_retrain: bool = False,
-        deferrable: bool = conf.getboolean("operators", "default_deferrable", fallback=True),
+        deferrable: bool = True,
         poll_interval: float = 30.0,
         capacity_retry_seconds: float = 60.0,
         capacity_timeout_seconds: float = 6 * 3600.0,
@@ -160,14 +162,14 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         keep_alive = 0 if step.spot else int(self.keep_alive_seconds or 0)
         submission = Submission(self.city, run_key, step.attempt, spot=step.spot, keep_alive_seconds=keep_alive)
         request = compile_training_request(self.fleet, self.city_spec, submission)
-        deadline = time.monotonic() + self.capacity_timeout_seconds
-        delay = self.capacity_retry_seconds
+        deadline = time.time() + self.capacity_timeout_seconds if step.deadline is None else step.deadline
+        delay = step.delay or self.capacity_retry_seconds
         while True:
             try:
                 attachment = self.hook.create_or_attach(request)
                 break
             except CapacityUnavailableError:
-                if time.monotonic() + delay > deadline:
+                if time.time() + delay > deadline:
                     raise AirflowException(
                         f"{self.city}: no {self.city_spec.instance_type} capacity for "
                         f"{self.capacity_timeout_seconds:.0f} s (ResourceLimitExceeded)"
@@ -175,7 +177,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
                 wait = delay * random.uniform(0.5, 1.5)
                 self.log.warning("%s: instance quota in use; retrying in %.0f s", self.city, wait)
                 if self.deferrable:
-                    self._defer_for_capacity(wait, step)
+                    self._defer_for_capacity(wait, step, deadline, min(delay * 2, 900.0))
                     return None
                 time.sleep(wait)
                 delay = min(delay * 2, 900.0)
@@ -184,23 +186,31 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         self._persist_links(context, attachment.job_name)
         return attachment.description
 
-    def _defer_for_capacity(self, wait: float, step: NextStep) -> None:
+    def _defer_for_capacity(self, wait: float, step: NextStep, deadline: float, delay: float) -> None:
         from airflow.providers.standard.triggers.temporal import TimeDeltaTrigger
 
         self.defer(
             trigger=TimeDeltaTrigger(dt.timedelta(seconds=wait)),
             method_name="resume_after_capacity_wait",
-            kwargs={"attempt": step.attempt, "spot": step.spot},
+            kwargs={"attempt": step.attempt, "spot": step.spot, "deadline": deadline, "delay": delay},
         )
 
     def resume_after_capacity_wait(
-        self, context: Context, event: Any = None, attempt: int = 1, spot: bool = False
+        self,
+        context: Context,
+        event: Any = None,
+        attempt: int = 1,
+        spot: bool = False,
+        deadline: float | None = None,
+        delay: float | None = None,
     ) -> dict[str, Any]:
+        """Back from a capacity wait: the deadline and the grown back-off travel with the deferral."""
         run_key = self._prepare(context)
         history = self._history(run_key)
         if len(history) >= attempt:  # someone else created it meanwhile: attach
             return self._wait(context, history)
-        return self._apply(context, NextStep("submit", attempt, spot=spot), history)
+        step = NextStep("submit", attempt, spot=spot, deadline=deadline, delay=delay)
+        return self._apply(context, step, history)
 
     def _persist_links(self, context: Context, name: str) -> None:
         region = self.hook.conn_region_name

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.providers.amazon.aws.sensors.base_aws import AwsBaseSensor
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
-from airflow.providers.common.compat.sdk import AirflowException, conf
+from airflow.providers.common.compat.sdk import AirflowException
 
 from sagemaker_fleet.aws.keys import city_key
 from sagemaker_fleet.aws.pools import matching_pool
@@ -27,7 +27,7 @@ class _DeferrableSensor(AwsBaseSensor[SageMakerFleetHook]):
     def __init__(
         self,
         *,
-        deferrable: bool = conf.getboolean("operators", "default_deferrable", fallback=True),
+        deferrable: bool = True,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)

@@ -65,3 +65,13 @@ def test_manual_dag_has_the_trigger_form() -> None:
     assert len([t for t in dag.tasks if t.task_id.startswith("train_")]) >= len(
         parse_time_groups(load_fleet_spec(DAGS / "fleets" / "demo.yaml"))
     )
+
+
+def test_a_dag_file_that_safe_mode_skips_is_reported(tmp_path: Path) -> None:
+    spec = DAGS / "fleets" / "small.yaml"
+    (tmp_path / "fleet_dag.py").write_text(
+        f"from sagemaker_fleet.dags import build_fleet_dag\nd = build_fleet_dag({str(spec)!r}, dag_id='x')\n",
+        encoding="utf-8",
+    )
+    report = check_dag_folder(tmp_path)
+    assert any("safe mode skips" in problem for problem in report.problems)

@@ -1,0 +1,245 @@
+"""A real local Airflow (api-server, scheduler, dag-processor, triggerer; LocalExecutor or Celery) for demos and
+end-to-end tests, with the ``aws_default`` connection pointed at an endpoint such as the simulator.
+
+Every component is a separate ``airflow`` process, exactly as deployed; only the addresses are local. The stack
+talks to Airflow through its public REST API (SimpleAuthManager in all-admins mode: fine on loopback, never
+for a shared deployment).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+COMPONENTS = ("api-server", "scheduler", "dag-processor", "triggerer")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def aws_connection_json(endpoint_url: str, region: str = "us-east-1") -> str:
+    return json.dumps(
+        {
+            "conn_type": "aws",
+            "login": "testing",
+            "password": "testing",
+            "extra": {"endpoint_url": endpoint_url, "region_name": region},
+        }
+    )
+
+
+class StackError(RuntimeError):
+    """A component did not start, or Airflow answered with an error."""
+
+
+@dataclass
+class StackSettings:
+    home: Path
+    dags_folder: Path
+    endpoint_url: str
+    executor: str = "LocalExecutor"
+    sql_alchemy_conn: str | None = None  # default: SQLite in ``home``
+    celery_broker_url: str | None = None
+    api_port: int = 0  # 0: a free port
+    parallelism: int = 32
+    pools: Mapping[str, int] = field(default_factory=dict)
+    extra_env: Mapping[str, str] = field(default_factory=dict)
+
+
+class LocalAirflowStack:
+    """Start with :meth:`start` (or as a context manager), drive with :meth:`trigger` and :meth:`wait_for_run`."""
+
+    def __init__(self, settings: StackSettings) -> None:
+        self.settings = settings
+        self.api_port = settings.api_port or free_port()
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        settings.home.mkdir(parents=True, exist_ok=True)
+        self.log_dir = settings.home / "component-logs"
+        self.log_dir.mkdir(exist_ok=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.api_port}"
+
+    # ------------------------------------------------------------------------------------------ environment
+
+    def env(self) -> dict[str, str]:
+        s = self.settings
+        env = {k: v for k, v in os.environ.items() if not k.startswith("AIRFLOW")}
+        env.update(
+            {
+                "AIRFLOW_HOME": str(s.home),
+                "AIRFLOW__CORE__DAGS_FOLDER": str(s.dags_folder),
+                "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
+                "AIRFLOW__CORE__EXECUTOR": s.executor,
+                "AIRFLOW__CORE__PARALLELISM": str(s.parallelism),
+                "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": s.sql_alchemy_conn or f"sqlite:///{s.home}/airflow.db",
+                "AIRFLOW__API__PORT": str(self.api_port),
+                "AIRFLOW__API__HOST": "127.0.0.1",
+                "AIRFLOW__CORE__EXECUTION_API_SERVER_URL": f"{self.url}/execution/",
+                "AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT": str(free_port()),
+                "AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_SERVER_PORT": str(free_port()),
+                "AIRFLOW__SCHEDULER__ENABLE_HEALTH_CHECK": "False",
+                "AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL": "5",
+                "AIRFLOW__SCHEDULER__SCHEDULER_HEARTBEAT_SEC": "2",
+                "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "True",
+                "AIRFLOW__API_AUTH__JWT_SECRET": "sagemaker-fleet-local-stack",
+                "AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION": "False",
+                "AIRFLOW_CONN_AWS_DEFAULT": aws_connection_json(s.endpoint_url),
+                "AWS_ACCESS_KEY_ID": "testing",
+                "AWS_SECRET_ACCESS_KEY": "testing",
+                "AWS_DEFAULT_REGION": "us-east-1",
+            }
+        )
+        if s.celery_broker_url:
+            env["AIRFLOW__CELERY__BROKER_URL"] = s.celery_broker_url
+            env["AIRFLOW__CELERY__RESULT_BACKEND"] = "db+" + (s.sql_alchemy_conn or "").replace(
+                "postgresql+psycopg2", "postgresql"
+            )
+            env["AIRFLOW__CELERY__WORKER_CONCURRENCY"] = str(s.parallelism)
+        env.update(s.extra_env)
+        return env
+
+    def airflow(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """Run an ``airflow`` CLI command in the stack's environment."""
+        command = [str(Path(sys.executable).parent / "airflow"), *args]
+        result = subprocess.run(command, env=self.env(), capture_output=True, text=True, check=False)
+        if check and result.returncode != 0:
+            raise StackError(f"airflow {' '.join(args)} failed:\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}")
+        return result
+
+    # ------------------------------------------------------------------------------------------ lifecycle
+
+    def start(self, timeout: float = 120.0) -> LocalAirflowStack:
+        self.airflow("db", "migrate")
+        for name, slots in self.settings.pools.items():
+            self.airflow("pools", "set", name, str(slots), "sagemaker-fleet instance quota", "--include-deferred")
+        components = [*COMPONENTS, *(["celery-worker"] if self.settings.celery_broker_url else [])]
+        for component in components:
+            self.start_component(component)
+        self._wait_for_api(timeout)
+        return self
+
+    def start_component(self, component: str) -> subprocess.Popen[bytes]:
+        args = ["celery", "worker"] if component == "celery-worker" else [component]
+        if component == "api-server":
+            args += ["--port", str(self.api_port), "--host", "127.0.0.1"]
+        log = (self.log_dir / f"{component}.log").open("ab")
+        process = subprocess.Popen(
+            [str(Path(sys.executable).parent / "airflow"), *args],
+            env=self.env(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self.processes[component] = process
+        return process
+
+    def kill_component(self, component: str, sig: int = signal.SIGKILL) -> None:
+        """Kill a component and its children at once (as a crashed machine would)."""
+        process = self.processes.pop(component)
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            pass
+        process.wait(timeout=30)
+
+    def stop(self) -> None:
+        for component in list(self.processes):
+            process = self.processes.pop(component)
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                continue
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=10)
+
+    def __enter__(self) -> LocalAirflowStack:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _wait_for_api(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for component, process in self.processes.items():
+                if process.poll() is not None:
+                    tail = (self.log_dir / f"{component}.log").read_text(errors="replace")[-3000:]
+                    raise StackError(f"{component} exited with {process.returncode}:\n{tail}")
+            try:
+                self.api("GET", "/api/v2/version")
+                return
+            except (OSError, StackError):
+                time.sleep(1)
+        raise StackError(f"the api-server did not answer on {self.url} within {timeout:.0f} s")
+
+    # ------------------------------------------------------------------------------------------ REST API
+
+    def api(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(
+            self.url + path, data=data, method=method, headers={"Content-Type": "application/json"}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                text = response.read().decode()
+        except urllib.error.HTTPError as exc:
+            raise StackError(f"{method} {path}: HTTP {exc.code}: {exc.read().decode()[:1000]}") from exc
+        return json.loads(text) if text else None
+
+    def wait_for_dag(self, dag_id: str, timeout: float = 120.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                self.api("GET", f"/api/v2/dags/{dag_id}")
+                return
+            except StackError:
+                time.sleep(2)
+        raise StackError(f"DAG {dag_id} was not parsed within {timeout:.0f} s")
+
+    def trigger(self, dag_id: str, conf: Mapping[str, Any] | None = None, logical_date: str | None = None) -> str:
+        body: dict[str, Any] = {"conf": dict(conf or {}), "logical_date": logical_date}
+        run = self.api("POST", f"/api/v2/dags/{dag_id}/dagRuns", body)
+        return str(run["dag_run_id"])
+
+    def run_state(self, dag_id: str, run_id: str) -> str:
+        return str(self.api("GET", f"/api/v2/dags/{dag_id}/dagRuns/{run_id}")["state"])
+
+    def task_instances(self, dag_id: str, run_id: str) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        offset = 0
+        while True:
+            page = self.api("GET", f"/api/v2/dags/{dag_id}/dagRuns/{run_id}/taskInstances?limit=100&offset={offset}")
+            out.extend(page["task_instances"])
+            offset += 100
+            if offset >= page["total_entries"]:
+                return out
+
+    def wait_for_run(self, dag_id: str, run_id: str, timeout: float, poll: float = 3.0) -> str:
+        deadline = time.monotonic() + timeout
+        state = "queued"
+        while time.monotonic() < deadline:
+            state = self.run_state(dag_id, run_id)
+            if state in ("success", "failed"):
+                return state
+            time.sleep(poll)
+        raise StackError(f"run {run_id} of {dag_id} still {state} after {timeout:.0f} s")
