@@ -27,7 +27,7 @@ def test_parse_guard_refuses_network() -> None:
 
 def test_a_dag_that_reads_a_connection_at_parse_time_is_reported(tmp_path: Path) -> None:
     (tmp_path / "bad_dag.py").write_text(
-        "from airflow.sdk import BaseHook\nBaseHook.get_connection('aws_default')\n", encoding="utf-8"
+        "# a dag file\nfrom airflow.sdk import BaseHook\nBaseHook.get_connection('aws_default')\n", encoding="utf-8"
     )
     report = check_dag_folder(tmp_path)
     assert not report.ok
