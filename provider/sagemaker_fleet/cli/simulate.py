@@ -1,15 +1,212 @@
-"""`sagemaker-fleet simulate` (CONTRACT §3) — not built yet."""
+"""``sagemaker-fleet simulate FLEET.yaml [--strategy planned|naive] [--seed N] [--json] [--compare]``.
+
+Runs the whole fleet through the simulator engine in virtual time (no Airflow, no HTTP) and prints CONTRACT §3's
+simulate JSON (``--json``) or a readable summary. ``--compare`` runs both strategies with the same seed and shows
+them side by side with the ratio naive / planned. Exit 0 with the result; exit 2 with the errors on stderr when
+the spec, the run key, the history file, the quotas or the prices do not allow a run.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sagemaker_fleet.cost.errors import CostReportError
+from sagemaker_fleet.plan import DurationHistory, HistoryError, PlanError
+from sagemaker_fleet.spec import FleetSpecError, load_fleet_spec
+from sagemaker_fleet.spec.names import InvalidRunKeyError
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.sim.driver import SimulationResult
+
+DEFAULT_RUN_KEY = "20261129"
+
+#: Rows of the readable comparison: (label, simulate JSON field); ratios are naive / planned.
+COMPARED = (
+    ("warm starts", "warm_starts"),
+    ("cold starts", "cold_starts"),
+    ("re-submitted", "resubmitted"),
+    ("failed", "failed"),
+    ("makespan s", "makespan_seconds"),
+    ("start-up s", "startup_seconds"),
+    ("billable s", "billable_seconds"),
+    ("retained pool s", "retained_billable_seconds"),
+    ("cost USD", "cost_usd"),
+    ("retained cost USD", "retained_cost_usd"),
+    ("on-demand equiv. USD", "on_demand_equivalent_usd"),
+    ("quota rejections", "quota_rejections"),
+    ("throttled", "throttled"),
+)
+CALLS = ("CreateTrainingJob", "DescribeTrainingJob", "ListTrainingJobs")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("args", nargs="*")
+    parser.add_argument("spec", metavar="FLEET.yaml", help="the fleet spec to simulate")
+    parser.add_argument(
+        "--strategy",
+        choices=("planned", "naive"),
+        default="planned",
+        help="follow the planner (default), or the stock operator's pattern (spec order, 600 s keep-alive)",
+    )
+    parser.add_argument("--seed", type=int, default=7, help="seed of every simulated draw (default 7)")
+    parser.add_argument(
+        "--run-key",
+        metavar="K",
+        default=DEFAULT_RUN_KEY,
+        help=f"run key in job names (default {DEFAULT_RUN_KEY})",
+    )
+    parser.add_argument("--json", action="store_true", help="print the simulate JSON (CONTRACT §3)")
+    parser.add_argument(
+        "--compare", action="store_true", help="run both strategies with the same seed, side by side"
+    )
+    parser.add_argument(
+        "--history", metavar="H.json", help="a previous run's report.json: the planner's durations (planned)"
+    )
+    parser.add_argument(
+        "--report-dir",
+        metavar="DIR",
+        help="also write the simulated run's cost report (report.json, .csv, .html) there; with --compare "
+        "one folder per strategy below it",
+    )
+    parser.add_argument(
+        "--throttle-share",
+        type=float,
+        default=0.0,
+        metavar="X",
+        help="share of API calls the simulated endpoint throttles (0..1, default 0)",
+    )
+
+
+def _simulate(args: argparse.Namespace) -> list[SimulationResult]:
+    from sagemaker_fleet.sim.driver import STRATEGIES, SimulateOptions, simulate_fleet
+
+    if not 0.0 <= args.throttle_share <= 1.0:
+        raise ValueError(f"--throttle-share must be within 0..1, got {args.throttle_share}")
+    spec = load_fleet_spec(args.spec)
+    for warning in spec.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    history = DurationHistory.load(args.history) if args.history else None
+    options = SimulateOptions(
+        strategy=args.strategy,
+        seed=args.seed,
+        run_key=args.run_key,
+        history=history,
+        throttle_share=args.throttle_share,
+    )
+    strategies = STRATEGIES if args.compare else (args.strategy,)
+    return [simulate_fleet(spec, options.with_strategy(strategy)) for strategy in strategies]
 
 
 def run(args: argparse.Namespace) -> int:
-    print("sagemaker-fleet simulate: not implemented yet", file=sys.stderr)
-    return 3
+    from sagemaker_fleet.sim.driver import SimulationError
+
+    began = time.perf_counter()
+    try:
+        results = _simulate(args)
+    except FleetSpecError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except (InvalidRunKeyError, HistoryError, PlanError, SimulationError, CostReportError, ValueError) as exc:
+        print(f"{args.spec}: {exc}", file=sys.stderr)
+        return 2
+    real = time.perf_counter() - began
+    if args.report_dir:
+        try:
+            _write_reports(results, Path(args.report_dir), per_strategy=len(results) > 1)
+        except OSError as exc:
+            print(f"{args.report_dir}: cannot write the cost report: {exc}", file=sys.stderr)
+            return 2
+    if args.json:
+        documents = [result.to_json() for result in results]
+        if len(documents) == 1:
+            print(json.dumps(documents[0], indent=2))
+        else:
+            by_strategy = {doc["strategy"]: doc for doc in documents}
+            print(json.dumps({**by_strategy, "ratios": ratios(by_strategy)}, indent=2))
+    elif len(results) == 1:
+        print(render_summary(results[0].to_json(), real))
+    else:
+        print(render_comparison([result.to_json() for result in results], real))
+    return 0
+
+
+def _write_reports(results: list[SimulationResult], out_dir: Path, *, per_strategy: bool) -> None:
+    from sagemaker_fleet.cost.publish import write_report_files
+
+    for result in results:
+        files = write_report_files(result.report, out_dir / result.strategy if per_strategy else out_dir)
+        print(f"{result.strategy}: cost report in {files.html.parent}", file=sys.stderr)
+
+
+def _ratio(naive: float, planned: float) -> float | None:
+    return round(naive / planned, 3) if planned else None
+
+
+def ratios(by_strategy: dict[str, dict[str, Any]]) -> dict[str, float | None]:
+    """naive / planned for every compared number (None where planned is 0)."""
+    planned, naive = by_strategy["planned"], by_strategy["naive"]
+    out = {field: _ratio(naive[field], planned[field]) for _, field in COMPARED}
+    for call in CALLS:
+        out[f"api_calls.{call}"] = _ratio(naive["api_calls"][call], planned["api_calls"][call])
+    out["api_calls.total"] = _ratio(sum(naive["api_calls"].values()), sum(planned["api_calls"].values()))
+    return out
+
+
+def _duration(seconds: int) -> str:
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}h {rest // 60:02d}m {rest % 60:02d}s"
+
+
+def render_summary(doc: dict[str, Any], real_seconds: float) -> str:
+    calls = doc["api_calls"]
+    plan = doc.get("plan")
+    planned_starts = f" (plan: {plan['warm_starts']} warm / {plan['cold_starts']} cold)" if plan else ""
+    planned_span = f" (plan: {_duration(plan['planned_makespan_seconds'])})" if plan else ""
+    return "\n".join(
+        [
+            f"fleet {doc['fleet']} · run {doc['run_key']} · strategy {doc['strategy']} · seed {doc['seed']}"
+            f" — simulated in {real_seconds:.2f} s",
+            f"cities     {doc['jobs']}: {doc['completed']} completed, {doc['failed']} failed, "
+            f"{doc['resubmitted']} re-submitted ({doc['submissions']} submissions)",
+            f"starts     {doc['warm_starts']} warm / {doc['cold_starts']} cold{planned_starts}",
+            f"makespan   {_duration(doc['makespan_seconds'])}{planned_span}",
+            f"seconds    start-up {doc['startup_seconds']:,} · training {doc['training_seconds']:,} · "
+            f"billed {doc['billable_seconds']:,} · retained pools {doc['retained_billable_seconds']:,}",
+            f"cost       ${doc['cost_usd']:,.2f} (on-demand equivalent ${doc['on_demand_equivalent_usd']:,.2f}; "
+            f"spot saved {doc['spot_savings_pct']:.1f} % on spot jobs) · retained pools "
+            f"${doc['retained_cost_usd']:,.2f}",
+            f"API calls  Create {calls['CreateTrainingJob']:,} · Describe {calls['DescribeTrainingJob']:,} · "
+            f"List {calls['ListTrainingJobs']:,} · throttled {doc['throttled']:,} · "
+            f"quota rejections {doc['quota_rejections']:,}",
+        ]
+    )
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    return f"{value:,}"
+
+
+def render_comparison(docs: list[dict[str, Any]], real_seconds: float) -> str:
+    by_strategy = {doc["strategy"]: doc for doc in docs}
+    planned, naive = by_strategy["planned"], by_strategy["naive"]
+    ratio = ratios(by_strategy)
+    rows = [(label, planned[field], naive[field], ratio[field]) for label, field in COMPARED]
+    rows += [
+        (f"{call} calls", planned["api_calls"][call], naive["api_calls"][call], ratio[f"api_calls.{call}"])
+        for call in CALLS
+    ]
+    lines = [
+        f"fleet {planned['fleet']} · run {planned['run_key']} · seed {planned['seed']} · {planned['jobs']} cities"
+        f" — both simulated in {real_seconds:.2f} s",
+        f"{'':24} {'planned':>12} {'naive':>12} {'naive/planned':>14}",
+    ]
+    lines += [f"{label:24} {_cell(p):>12} {_cell(n):>12} {_cell(r):>14}" for label, p, n, r in rows]
+    return "\n".join(lines)

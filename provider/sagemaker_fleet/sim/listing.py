@@ -17,7 +17,7 @@ import binascii
 import datetime as dt
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.sim.errors import constraint_violations, validation_error, violation
@@ -48,7 +48,7 @@ _QUERY_KEYS = (
 
 def list_training_jobs(jobs: Iterable[TrainingJob], request: Mapping[str, Any], now: float) -> dict[str, Any]:
     query = _check(request)
-    selected = [job for job in jobs if _selected(job, request, now)]
+    selected = list(filter(_selector(request), jobs))
     selected.sort(key=_sort_key(str(request.get("SortBy", "CreationTime"))))
     if request.get("SortOrder", DEFAULT_SORT_ORDER) == "Descending":
         selected.reverse()
@@ -112,23 +112,35 @@ def epoch_seconds(value: object) -> float:
     raise TypeError(f"not a timestamp: {value!r}")
 
 
-def _selected(job: TrainingJob, request: Mapping[str, Any], now: float) -> bool:
-    name_part = request.get("NameContains")
-    if name_part and str(name_part).lower() not in job.name.lower():
-        return False
-    # compared at the millisecond precision the responses carry, so a returned timestamp is a usable bound
-    bounds = (
-        ("CreationTimeAfter", timestamp(job.created_at), 1),
-        ("CreationTimeBefore", timestamp(job.created_at), -1),
-        ("LastModifiedTimeAfter", timestamp(job.last_modified), 1),
-        ("LastModifiedTimeBefore", timestamp(job.last_modified), -1),
-    )
-    for key, value, direction in bounds:
-        limit = request.get(key)
-        if limit is not None and (value - epoch_seconds(limit)) * direction <= 0:
-            return False
+#: Time filters: request member, the job's time it bounds, and which side of the bound the job must be on.
+_TIME_BOUNDS = (
+    ("CreationTimeAfter", "created_at", 1),
+    ("CreationTimeBefore", "created_at", -1),
+    ("LastModifiedTimeAfter", "last_modified", 1),
+    ("LastModifiedTimeBefore", "last_modified", -1),
+)
+
+
+def _selector(request: Mapping[str, Any]) -> Callable[[TrainingJob], bool]:
+    """The request's filters (all but StatusEquals) as one predicate, its bounds parsed once per request."""
+    name_part = str(request.get("NameContains") or "").lower()
+    bounds = [
+        (attribute, epoch_seconds(request[key]), direction)
+        for key, attribute, direction in _TIME_BOUNDS
+        if request.get(key) is not None
+    ]
     pool_status = request.get("WarmPoolStatusEquals")
-    return pool_status is None or job.pool_status == pool_status
+
+    def selected(job: TrainingJob) -> bool:
+        if name_part and name_part not in job.name.lower():
+            return False
+        # compared at the millisecond precision the responses carry, so a returned timestamp is a usable bound
+        for attribute, limit, direction in bounds:
+            if (timestamp(getattr(job, attribute)) - limit) * direction <= 0:
+                return False
+        return pool_status is None or job.pool_status == pool_status
+
+    return selected
 
 
 def _sort_key(sort_by: str) -> Any:
