@@ -8,8 +8,10 @@ Every task of a group trains on the same matching key, so any finished job's poo
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import itertools
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -43,15 +45,31 @@ def _variants(spec: FleetSpec, manual: bool) -> list[FleetOverrides]:
     return [FleetOverrides(spot=spot, instance_type=t) for spot, t in itertools.product((True, False), types)]
 
 
+def peak_lanes(plan: FleetPlan, group: str) -> int:
+    """How many of a group's lanes run at the same moment in the plan. Lanes that take turns on the same
+    instances (planned one after the other) must not run side by side, so this, not the lane count, is the
+    group's task concurrency."""
+    edges: list[tuple[int, int]] = []
+    for lane in plan.lanes:
+        if lane.group == group and lane.jobs:
+            edges += [(lane.start_seconds, 1), (lane.end_seconds, -1)]
+    running = peak = 0
+    for _, step in sorted(edges):  # an end sorts before a start at the same second
+        running += step
+        peak = max(peak, running)
+    return max(1, peak)
+
+
 def parse_time_groups(spec: FleetSpec, manual: bool = False) -> dict[str, PoolGroup]:
-    """Every group a run of this DAG can have, by signature, with the widest lane count seen."""
+    """Every group a run of this DAG can have, by signature; ``lanes`` is the widest concurrency seen."""
     groups: dict[str, PoolGroup] = {}
     for overrides in _variants(spec, manual):
         plan: FleetPlan = plan_fleet(apply_overrides(spec, overrides), PARSE_RUN_KEY)
         for group in plan.groups:
             signature = group_signature(group)
-            if signature not in groups or groups[signature].lanes < group.lanes:
-                groups[signature] = group
+            width = dataclasses.replace(group, lanes=peak_lanes(plan, group.group))
+            if signature not in groups or groups[signature].lanes < width.lanes:
+                groups[signature] = width
     return groups
 
 
@@ -89,7 +107,9 @@ def build_fleet_dag(
     tags: Sequence[str] = (),
     default_args: dict[str, Any] | None = None,
     instance_pools: bool = True,
-    poll_interval: float = 30.0,
+    poll_interval: float | None = None,
+    capacity_retry_seconds: float | None = None,
+    report_dir: str | None = None,
     aws_conn_id: str = "aws_default",
     **dag_kwargs: Any,
 ) -> DAG:
@@ -97,12 +117,23 @@ def build_fleet_dag(
 
     :param manual: add the trigger form (cities, spot, instance type, dry run); structure then covers every
         variant the form can ask for.
+    :param poll_interval: seconds between status sweeps of the run's jobs (default 30, or
+        ``SAGEMAKER_FLEET_POLL_INTERVAL``); with a sped-up simulator use a few seconds.
+    :param capacity_retry_seconds: base back-off on ResourceLimitExceeded (default 60, or
+        ``SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS``).
+    :param report_dir: where the cost report task writes its files (default: a temporary folder, or
+        ``SAGEMAKER_FLEET_REPORT_DIR``); they are uploaded to S3 either way.
     :param instance_pools: put each training task in the Airflow pool of its instance type
         (:func:`instance_pool_name`), which must exist with slots = the account's instance quota and
         ``include_deferred`` on, so that several fleet DAGs never exceed the quota together.
     """
     spec_path = str(spec_path)
     spec = load_fleet_spec(spec_path)
+    poll_interval = poll_interval or float(os.environ.get("SAGEMAKER_FLEET_POLL_INTERVAL", "30"))
+    capacity_retry_seconds = capacity_retry_seconds or float(
+        os.environ.get("SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS", "60")
+    )
+    report_dir = report_dir or os.environ.get("SAGEMAKER_FLEET_REPORT_DIR")
     groups = parse_time_groups(spec, manual)
     report_asset = Asset(name=f"{spec.fleet}-reports", uri=f"{spec.output_s3_uri}/reports/")
     model_asset = Asset(name=f"{spec.fleet}-models", uri=f"{spec.output_s3_uri}/models/")
@@ -124,6 +155,7 @@ def build_fleet_dag(
             task_id = _task_id(group, taken)
             plan = PlanFleetOperator(task_id=f"plan_{task_id.removeprefix('train_')}", spec_path=spec_path,
                                      signature=signature, signatures=sorted(groups), use_params=manual,
+                                     concurrency={sig: g.lanes for sig, g in groups.items()},
                                      aws_conn_id=aws_conn_id)
             pool_kwargs = (
                 {"pool": instance_pool_name(group.key.instance_type), "pool_slots": group.key.instance_count}
@@ -134,6 +166,7 @@ def build_fleet_dag(
                 spec_path=spec_path,
                 use_params=manual,
                 poll_interval=poll_interval,
+                capacity_retry_seconds=capacity_retry_seconds,
                 aws_conn_id=aws_conn_id,
                 max_active_tis_per_dagrun=group.lanes,
                 map_index_template="{{ task.city }}",
@@ -145,6 +178,7 @@ def build_fleet_dag(
             trains.append(train)
         report = FleetCostReportOperator(task_id="cost_report", spec_path=spec_path, trigger_rule="all_done",
                                          use_params=manual, aws_conn_id=aws_conn_id, outlets=[report_asset],
+                                         out_dir=report_dir,
                                          plan_task_id=plans[0].task_id)
         trains >> report
     return dag

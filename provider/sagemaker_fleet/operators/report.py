@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from airflow.providers.amazon.aws.hooks.s3 import S3Hook
 from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
 
@@ -82,6 +81,8 @@ class FleetCostReportOperator(AwsBaseOperator[SageMakerFleetHook]):
         self.log.info("report page: %s", files.html)
         if self.upload:
             prefix = report_s3_uri(spec.output_s3_uri, run_key)
+            from airflow.providers.amazon.aws.hooks.s3 import S3Hook  # boto3's transfer stack: only when used
+
             s3 = S3Hook(aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify)
             for uri in upload_report_files(s3.get_conn(), files, prefix):
                 self.log.info("uploaded %s", uri)

@@ -73,14 +73,14 @@ def check_dag_folder(folder: str | Path, *, min_retries: int = 1) -> DagFolderRe
     with no_parse_time_access():
         bag = DagBag(dag_folder=str(folder), safe_mode=True)  # what the dag-processor does by default
     report.parse_seconds = time.perf_counter() - started
-    for path, error in sorted(bag.import_errors.items()):
-        report.problems.append(f"{path}: import error: {error}")
+    for where, error in sorted(bag.import_errors.items()):
+        report.problems.append(f"{where}: import error: {error}")
     parsed = {Path(dag.fileloc).resolve() for dag in bag.dags.values()}
-    for path in sorted(folder.rglob("*.py")):
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if path.resolve() not in parsed and ("build_fleet_dag(" in text or "DAG(" in text):
+    for source in sorted(folder.rglob("*.py")):
+        text = source.read_text(encoding="utf-8", errors="replace")
+        if source.resolve() not in parsed and ("build_fleet_dag(" in text or "DAG(" in text):
             report.problems.append(
-                f"{path}: defines a DAG that Airflow's safe mode skips: the file must contain the words "
+                f"{source}: defines a DAG that Airflow's safe mode skips: the file must contain the words "
                 "'airflow' and 'dag' (e.g. in its docstring)"
             )
     for dag_id, dag in sorted(bag.dags.items()):

@@ -97,9 +97,16 @@ class LocalAirflowStack:
                 "AIRFLOW__SCHEDULER__ENABLE_HEALTH_CHECK": "False",
                 "AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL": "5",
                 "AIRFLOW__SCHEDULER__SCHEDULER_HEARTBEAT_SEC": "2",
+                # fail over in seconds, not minutes, when a component dies (a local stack has no spare)
+                "AIRFLOW__SCHEDULER__JOB_HEARTBEAT_SEC": "2",
+                "AIRFLOW__SCHEDULER__SCHEDULER_HEALTH_CHECK_THRESHOLD": "10",
+                "AIRFLOW__SCHEDULER__ORPHANED_TASKS_CHECK_INTERVAL": "10",
+                "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT": "30",
+                "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT_DETECTION_INTERVAL": "5",
+                "AIRFLOW__TRIGGERER__JOB_HEARTBEAT_SEC": "2",
+                "AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_THRESHOLD": "10",
                 "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "True",
                 "AIRFLOW__API_AUTH__JWT_SECRET": "sagemaker-fleet-local-stack",
-                "AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION": "False",
                 "AIRFLOW_CONN_AWS_DEFAULT": aws_connection_json(s.endpoint_url),
                 "AWS_ACCESS_KEY_ID": "testing",
                 "AWS_SECRET_ACCESS_KEY": "testing",
@@ -216,7 +223,15 @@ class LocalAirflowStack:
                 time.sleep(2)
         raise StackError(f"DAG {dag_id} was not parsed within {timeout:.0f} s")
 
+    def unpause(self, dag_id: str) -> None:
+        self.api("PATCH", f"/api/v2/dags/{dag_id}", {"is_paused": False})
+
+    def runs(self, dag_id: str) -> list[dict[str, Any]]:
+        return list(self.api("GET", f"/api/v2/dags/{dag_id}/dagRuns?order_by=-run_after")["dag_runs"])
+
     def trigger(self, dag_id: str, conf: Mapping[str, Any] | None = None, logical_date: str | None = None) -> str:
+        """Unpause the DAG and start a run (a paused DAG's runs would never be scheduled)."""
+        self.unpause(dag_id)
         body: dict[str, Any] = {"conf": dict(conf or {}), "logical_date": logical_date}
         run = self.api("POST", f"/api/v2/dags/{dag_id}/dagRuns", body)
         return str(run["dag_run_id"])
