@@ -28,8 +28,10 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest tests/unit -q $(PYTEST_ARGS)
 
+# Unit and integration tests on both cores, then the end-to-end runs of real Airflow one at a time.
 test: lint typecheck
-	$(BIN)/pytest -q $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n 2 -m "not e2e" $(PYTEST_ARGS)
+	$(BIN)/pytest -q -m e2e $(PYTEST_ARGS)
 
 demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
