@@ -110,7 +110,8 @@ def check_outcome(sim, spec, stack: LocalAirflowStack, run_id: str, artifacts: P
         "GET", f"/api/v2/dags/e2e_fleet/dagRuns/{run_id}/taskInstances/cost_report/xcomEntries/return_value"
     )
     task_totals = xcom["value"]["totals"] if isinstance(xcom["value"], dict) else None
-    assert task_totals is not None and task_totals["jobs"] == len(state)
+    assert task_totals is not None
+    assert task_totals["jobs"] == len(state)
     assert job_name(spec.fleet, spec.cities[0].name, run_key) in names
     plan = plan_fleet(spec, run_key)
     on_demand = [j for j in jobs if not j["spot"]]

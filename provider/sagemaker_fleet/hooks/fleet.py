@@ -183,12 +183,21 @@ class SageMakerFleetHook(AwsBaseHook):
         return response
 
     async def alist_jobs(
-        self, client: Any, name_contains: str, *, creation_time_after: dt.datetime | None = None
+        self,
+        client: Any,
+        name_contains: str,
+        *,
+        creation_time_after: dt.datetime | None = None,
+        warm_pool_status_equals: str | None = None,
     ) -> AsyncIterator[dict[str, Any]]:
         """ListTrainingJobs summaries through an aiobotocore client, every page."""
-        kwargs: dict[str, Any] = {"NameContains": name_contains, "MaxResults": 100}
+        kwargs: dict[str, Any] = {"MaxResults": 100}
+        if name_contains:
+            kwargs["NameContains"] = name_contains
         if creation_time_after is not None:
             kwargs["CreationTimeAfter"] = creation_time_after
+        if warm_pool_status_equals:
+            kwargs["WarmPoolStatusEquals"] = warm_pool_status_equals
         while True:
             page = await client.list_training_jobs(**kwargs)
             for summary in page.get("TrainingJobSummaries", []):

@@ -101,11 +101,10 @@ class WarmPoolTrigger(_PollingTrigger):
 
     async def check(self, hook: SageMakerFleetHook, client: Any) -> dict[str, Any] | None:
         key = key_from_json(self.key)
-        kwargs: dict[str, Any] = {"WarmPoolStatusEquals": "Available", "MaxResults": 100}
-        if self.name_contains:
-            kwargs["NameContains"] = self.name_contains
-        page = await client.list_training_jobs(**kwargs)
-        described = [await hook.adescribe(client, s["TrainingJobName"]) for s in page.get("TrainingJobSummaries", [])]
+        summaries = [
+            s async for s in hook.alist_jobs(client, self.name_contains, warm_pool_status_equals="Available")
+        ]
+        described = [await hook.adescribe(client, s["TrainingJobName"]) for s in summaries]
         name = matching_pool(key, [d for d in described if d is not None])
         return None if name is None else {"job_name": name}
 

@@ -14,7 +14,7 @@ from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, SageMakerFleetHook
 from sagemaker_fleet.triggers.poller import FleetPoller
 
 #: Secondary statuses worth a line in the task log while a job waits.
-NOTABLE = frozenset({"Interrupted", "Restarting", "MaxWaitTimeExceeded", "Stopping", "Uploading"})
+NOTABLE = frozenset({"Interrupted", "Restarting", "MaxWaitTimeExceeded", "Stopping"})
 
 
 class FleetJobTrigger(BaseTrigger):

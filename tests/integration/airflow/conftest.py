@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import pytest
 
-from sagemaker_fleet.sim.client import SimClient
+if TYPE_CHECKING:
+    from sagemaker_fleet.sim.client import SimClient
 
 
 def sim_connection_uri(url: str) -> str:

@@ -26,7 +26,8 @@ def test_create_or_attach_never_launches_twice(aws_sim, fleet) -> None:
     hook = SageMakerFleetHook()
     first = hook.create_or_attach(request_for(fleet, "seoul"))
     second = hook.create_or_attach(request_for(fleet, "seoul"))
-    assert first.created and not second.created
+    assert first.created
+    assert not second.created
     assert first.job_name == second.job_name == "small-seoul-20261129"
     assert aws_sim.calls()["calls"].get("CreateTrainingJob") == 1
     assert len(aws_sim.state()["jobs"]) == 1
@@ -78,4 +79,5 @@ def test_update_keep_alive_and_async_describe(aws_sim, fleet) -> None:
             return await hook.adescribe(client, "small-seoul-20261129"), await hook.adescribe(client, "nope-x-1")
 
     found, missing = asyncio.run(adescribe())
-    assert found["TrainingJobStatus"] == "Completed" and missing is None
+    assert found["TrainingJobStatus"] == "Completed"
+    assert missing is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from structlog.testing import capture_logs
 
 from sagemaker_fleet.aws.request import Submission, compile_training_request
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
@@ -60,3 +61,58 @@ def test_trigger_reports_a_missing_job(aws_sim) -> None:
     event = asyncio.run(asyncio.wait_for(first_event(trigger), timeout=30))
     assert event["status"] == "error"
     assert "does not exist" in event["message"]
+
+
+async def wait_for_line(logs: list[dict], text: str, limit: float = 10.0) -> None:
+    """Until a captured log event contains ``text`` (at most ``limit`` seconds)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    while not any(text in str(e.get("event")) for e in logs):
+        assert loop.time() < deadline, f"no log line with {text!r}: {logs}"
+        await asyncio.sleep(0.02)
+
+
+def test_trigger_logs_a_spot_interruption_as_a_warning(aws_sim, fleets_dir) -> None:
+    # BaseTrigger.log is a structlog logger ("sagemaker_fleet.triggers.fleet.FleetJobTrigger") that the triggerer
+    # routes to the task log; it does not go through stdlib logging, so caplog sees nothing: capture structlog.
+    fleet = load_fleet_spec(fleets_dir / "small.yaml")
+    name = "small-perth-20261129"  # perth trains on spot
+    aws_sim.set_work(600, job=name)
+    SageMakerFleetHook().create_or_attach(
+        compile_training_request(fleet, fleet.city("perth"), Submission("perth", "20261129"))
+    )
+    for _ in range(200):
+        if aws_sim.job(name)["secondary_status"] == "Training":
+            break
+        aws_sim.advance(15)
+    assert aws_sim.job(name)["secondary_status"] == "Training"
+    trigger = FleetJobTrigger(job_name=name, name_contains="-20261129", poll_interval=0.05)
+
+    async def scenario() -> tuple[dict, list[dict]]:
+        with capture_logs() as logs:
+            task = asyncio.ensure_future(first_event(trigger))
+            try:
+                await wait_for_line(logs, f"{name}: InProgress / Training")
+                await asyncio.to_thread(aws_sim.interrupt, name)  # Interrupted for 20-60 s at speed 1
+                await wait_for_line(logs, f"{name}: InProgress / Interrupted")
+                await asyncio.sleep(0.3)  # several more polls while still Interrupted
+                await asyncio.to_thread(aws_sim.set_speed, 500)
+                payload = await asyncio.wait_for(task, 30)
+                return payload, list(logs)  # the lines logged before the event arrived
+            finally:
+                task.cancel()
+
+    try:
+        payload, logs = asyncio.run(scenario())
+    finally:
+        aws_sim.set_speed(1)
+
+    assert payload["status"] == "terminal"
+    assert payload["job"]["status"] == "Completed"
+    assert aws_sim.job(name)["interruptions"] == 1
+    lines = [(e["log_level"], e["event"]) for e in logs if str(e.get("event")).startswith(f"{name}:")]
+    interrupted = ("warning", f"{name}: InProgress / Interrupted")
+    assert lines[0] == ("info", f"{name}: InProgress / Training")
+    assert lines.count(interrupted) == 1  # one line per change, not one per poll
+    assert lines[-1] == ("info", f"{name}: Completed / Completed")
+    assert lines.index(interrupted) < len(lines) - 1
