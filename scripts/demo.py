@@ -78,7 +78,7 @@ def progress(sim_url: str, spec, book) -> tuple[str, bool]:
     warm = sum(1 for j in jobs if j["start"] == "warm")
     cold = sum(1 for j in jobs if j["start"] == "cold")
     cost = sum(
-        (j["billable_seconds"] + j["retained_seconds"]) * j["instance_count"]
+        ((j["billable_seconds"] or 0) + (j["retained_seconds"] or 0)) * j["instance_count"]
         * book.price(j["instance_type"]).usd_per_hour / 3600
         for j in jobs
     )
@@ -145,7 +145,10 @@ def main() -> int:
         raise SystemExit("the scheduler created no run")
     state = "running"
     while time.monotonic() < deadline:
-        line, _ = progress(sim_url, spec, book)
+        try:
+            line, _ = progress(sim_url, spec, book)
+        except (OSError, KeyError, TypeError, ValueError) as exc:  # a progress line is never worth a crash
+            line = f"(progress unavailable: {exc})"
         state = stack.run_state(DAG_ID, run_id)
         print(f"\r{line} · run {state}   ", end="", flush=True)
         if state in ("success", "failed"):
