@@ -56,7 +56,7 @@ def test_demo_is_the_200_city_fleet(demo: FleetSpec) -> None:
     assert demo.fleet == "city-demand"
     assert demo.output_s3_uri == "s3://sagemaker-fleet-demo/fleets/city-demand"
     assert demo.image_uri == "111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4"
-    assert demo.orchestration_latency_seconds == 120
+    assert demo.orchestration_latency_seconds == 900  # sized for `make demo`: speed 40 × ~20 s of real delay
     assert len(demo.cities) == 200
     assert len({city.name for city in demo.cities}) == 200
     for city in demo.cities:
@@ -71,8 +71,8 @@ def test_demo_has_two_roles_and_two_instance_types(demo: FleetSpec) -> None:
     assert set(types) == {"ml.m5.xlarge", "ml.c5.xlarge"}
     assert types["ml.m5.xlarge"] > types["ml.c5.xlarge"] > 0
     assert demo.quotas == {
-        "ml.m5.xlarge": InstanceQuota(instances=20, warm_pools=10, spot_instances=8),
-        "ml.c5.xlarge": InstanceQuota(instances=8, warm_pools=4),
+        "ml.m5.xlarge": InstanceQuota(instances=24, warm_pools=22, spot_instances=8),
+        "ml.c5.xlarge": InstanceQuota(instances=10, warm_pools=8),
     }
 
 
