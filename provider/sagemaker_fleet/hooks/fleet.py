@@ -51,6 +51,25 @@ def _is_not_found(exc: ClientError) -> bool:
     )
 
 
+def list_request(
+    name_contains: str = "",
+    creation_time_after: dt.datetime | None = None,
+    status_equals: str | None = None,
+    warm_pool_status_equals: str | None = None,
+) -> dict[str, Any]:
+    """ListTrainingJobs arguments for one sweep (the largest page, only the filters asked for)."""
+    kwargs: dict[str, Any] = {"MaxResults": 100}
+    if name_contains:
+        kwargs["NameContains"] = name_contains
+    if creation_time_after is not None:
+        kwargs["CreationTimeAfter"] = creation_time_after
+    if status_equals:
+        kwargs["StatusEquals"] = status_equals
+    if warm_pool_status_equals:
+        kwargs["WarmPoolStatusEquals"] = warm_pool_status_equals
+    return kwargs
+
+
 @dataclass(frozen=True)
 class Attachment:
     """What create-or-attach found: the job's description and whether this call created it."""
@@ -139,15 +158,7 @@ class SageMakerFleetHook(AwsBaseHook):
         warm_pool_status_equals: str | None = None,
     ) -> Iterator[dict[str, Any]]:
         """ListTrainingJobs summaries, every page (≤ 100 per call)."""
-        kwargs: dict[str, Any] = {"MaxResults": 100}
-        if name_contains:
-            kwargs["NameContains"] = name_contains
-        if creation_time_after is not None:
-            kwargs["CreationTimeAfter"] = creation_time_after
-        if status_equals:
-            kwargs["StatusEquals"] = status_equals
-        if warm_pool_status_equals:
-            kwargs["WarmPoolStatusEquals"] = warm_pool_status_equals
+        kwargs = list_request(name_contains, creation_time_after, status_equals, warm_pool_status_equals)
         while True:
             page = cast("dict[str, Any]", self.client.list_training_jobs(**kwargs))
             yield from page.get("TrainingJobSummaries", [])
@@ -191,13 +202,7 @@ class SageMakerFleetHook(AwsBaseHook):
         warm_pool_status_equals: str | None = None,
     ) -> AsyncIterator[dict[str, Any]]:
         """ListTrainingJobs summaries through an aiobotocore client, every page."""
-        kwargs: dict[str, Any] = {"MaxResults": 100}
-        if name_contains:
-            kwargs["NameContains"] = name_contains
-        if creation_time_after is not None:
-            kwargs["CreationTimeAfter"] = creation_time_after
-        if warm_pool_status_equals:
-            kwargs["WarmPoolStatusEquals"] = warm_pool_status_equals
+        kwargs = list_request(name_contains, creation_time_after, None, warm_pool_status_equals)
         while True:
             page = await client.list_training_jobs(**kwargs)
             for summary in page.get("TrainingJobSummaries", []):

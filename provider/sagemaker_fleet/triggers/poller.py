@@ -19,7 +19,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.hooks.fleet import THROTTLING_CODES, SageMakerFleetHook, error_code
+from sagemaker_fleet.hooks.fleet import THROTTLING_CODES, SageMakerFleetHook, error_code, list_request
 
 log = logging.getLogger(__name__)
 
@@ -115,9 +115,7 @@ class FleetPoller:
         after = self.created_after - dt.timedelta(minutes=5) if self.created_after else None
         seen: dict[str, dict[str, Any]] = {}
         async with await self.hook.get_async_conn() as client:
-            kwargs: dict[str, Any] = {"NameContains": self.name_contains, "MaxResults": 100}
-            if after is not None:
-                kwargs["CreationTimeAfter"] = after
+            kwargs = list_request(self.name_contains, after)
             while True:
                 self.calls["ListTrainingJobs"] += 1
                 page = await client.list_training_jobs(**kwargs)
