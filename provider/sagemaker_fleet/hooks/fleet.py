@@ -125,13 +125,15 @@ class SageMakerFleetHook(AwsBaseHook):
         response.pop("ResponseMetadata", None)
         return response
 
-    def create_or_attach(self, request: Mapping[str, Any]) -> Attachment:
+    def create_or_attach(self, request: Mapping[str, Any], *, known_absent: bool = False) -> Attachment:
         """Create the job unless one of that name exists; the name is the idempotency key (no client token).
 
         A retried task, a crashed worker or two racing workers all end up attached to the same job.
+        ``known_absent``: the caller has just described the name and found nothing, so skip that call; a job
+        created meanwhile is still found through the duplicate-name answer.
         """
         name = str(request["TrainingJobName"])
-        existing = self.describe(name)
+        existing = None if known_absent else self.describe(name)
         if existing is not None:
             return Attachment(existing, created=False)
         try:

@@ -164,9 +164,11 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         request = compile_training_request(self.fleet, self.city_spec, submission)
         deadline = time.time() + self.capacity_timeout_seconds if step.deadline is None else step.deadline
         delay = step.delay or self.capacity_retry_seconds
+        first_try = step.deadline is None  # not after a capacity wait, when time has passed
         while True:
             try:
-                attachment = self.hook.create_or_attach(request)
+                # the history scan described this very name a moment ago and found nothing
+                attachment = self.hook.create_or_attach(request, known_absent=first_try)
                 break
             except CapacityUnavailableError:
                 if time.time() + delay > deadline:
@@ -180,6 +182,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
                     self._defer_for_capacity(wait, step, deadline, min(delay * 2, 900.0))
                     return None
                 time.sleep(wait)
+                first_try = False
                 delay = min(delay * 2, 900.0)
         verb = "created" if attachment.created else "attached to existing"
         self.log.info("%s: %s %s (%s)", self.city, verb, attachment.job_name, "spot" if step.spot else "on-demand")
