@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.aws.keys import WarmPoolKey
 from sagemaker_fleet.aws.pools import matching_pool
 from sagemaker_fleet.aws.progress import run_progress
 from sagemaker_fleet.hooks.fleet import THROTTLING_CODES, SageMakerFleetHook, error_code
+from sagemaker_fleet.plan.jsonread import JsonObject
+from sagemaker_fleet.plan.model import key_from_json
 from sagemaker_fleet.spec.load import load_fleet_spec
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.spec.model import FleetSpec
 
 
 class _PollingTrigger(BaseTrigger):
@@ -76,8 +81,13 @@ class FleetRunTrigger(_PollingTrigger):
             {"spec_path": self.spec_path, "run_key": self.run_key, **self._common()},
         )
 
+    @cached_property
+    def spec(self) -> FleetSpec:
+        """Read once per trigger run, not on every poll."""
+        return load_fleet_spec(self.spec_path)
+
     async def check(self, hook: SageMakerFleetHook, client: Any) -> dict[str, Any] | None:
-        spec = load_fleet_spec(self.spec_path)
+        spec = self.spec
         summaries = [s async for s in hook.alist_jobs(client, self.run_key)]
         progress = run_progress(spec, self.run_key, summaries)
         if not progress.all_terminal:
@@ -100,24 +110,10 @@ class WarmPoolTrigger(_PollingTrigger):
         )
 
     async def check(self, hook: SageMakerFleetHook, client: Any) -> dict[str, Any] | None:
-        key = key_from_json(self.key)
+        key = key_from_json(JsonObject(self.key, "key"))
         summaries = [
             s async for s in hook.alist_jobs(client, self.name_contains, warm_pool_status_equals="Available")
         ]
         described = [await hook.adescribe(client, s["TrainingJobName"]) for s in summaries]
         name = matching_pool(key, [d for d in described if d is not None])
         return None if name is None else {"job_name": name}
-
-
-def key_from_json(data: dict[str, Any]) -> WarmPoolKey:
-    return WarmPoolKey(
-        role_arn=data["role_arn"],
-        instance_type=data["instance_type"],
-        instance_count=int(data["instance_count"]),
-        volume_size_gb=int(data["volume_size_gb"]),
-        volume_kms_key_id=data.get("volume_kms_key_id"),
-        subnets=tuple(data.get("subnets") or ()),
-        security_group_ids=tuple(data.get("security_group_ids") or ()),
-        enable_network_isolation=bool(data.get("enable_network_isolation")),
-        enable_inter_container_traffic_encryption=bool(data.get("enable_inter_container_traffic_encryption")),
-    )
