@@ -65,13 +65,11 @@ def stock_configs(spec, run_key: str) -> dict[str, list[dict]]:
 
 
 def measure(sim, book, prefix: str, started_wall: float, finished_wall: float) -> dict[str, float]:
+    from sagemaker_fleet.sim.client import billed_cost
+
     jobs = [j for j in sim.state()["jobs"] if j["name"].startswith(prefix)]
     calls = sim.calls()["calls"]
-    cost = retained = 0.0
-    for job in jobs:
-        rate = book.price(job["instance_type"]).usd_per_hour * job["instance_count"] / 3600
-        cost += ((job["billable_seconds"] or 0) + (job["retained_seconds"] or 0)) * rate
-        retained += (job["retained_seconds"] or 0) * rate
+    cost, retained = billed_cost(jobs, lambda t: book.price(t).usd_per_hour)
     created = [j["created_at"] for j in jobs]
     ended = [j["ended_at"] for j in jobs if j["ended_at"]]
     return {

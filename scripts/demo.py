@@ -71,17 +71,13 @@ def seed_data(sim_url: str, spec) -> None:
 
 
 def progress(sim_url: str, spec, book) -> tuple[str, bool]:
-    from sagemaker_fleet.sim.client import SimClient
+    from sagemaker_fleet.sim.client import SimClient, billed_cost
 
     jobs = SimClient(sim_url).state()["jobs"]
     done = sum(1 for j in jobs if j["status"] == "Completed")
     warm = sum(1 for j in jobs if j["start"] == "warm")
     cold = sum(1 for j in jobs if j["start"] == "cold")
-    cost = sum(
-        ((j["billable_seconds"] or 0) + (j["retained_seconds"] or 0)) * j["instance_count"]
-        * book.price(j["instance_type"]).usd_per_hour / 3600
-        for j in jobs
-    )
+    cost = billed_cost(jobs, lambda t: book.price(t).usd_per_hour).total_usd
     total = len(spec.cities)
     filled = int(30 * done / total)
     bar = "#" * filled + "-" * (30 - filled)

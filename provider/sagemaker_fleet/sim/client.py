@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NamedTuple
 
 #: Credentials and region the simulator accepts (anything does; these are explicit so nothing reads ~/.aws).
 FAKE_CREDENTIALS = {
@@ -16,6 +17,24 @@ FAKE_CREDENTIALS = {
     "aws_access_key_id": "testing",
     "aws_secret_access_key": "testing",
 }
+
+
+class BilledCost(NamedTuple):
+    total_usd: float
+    retained_usd: float
+
+
+def billed_cost(jobs: Iterable[Mapping[str, Any]], usd_per_hour: Callable[[str], float]) -> BilledCost:
+    """What the simulator has billed for ``jobs`` (``state()["jobs"]`` entries), in the whole seconds
+    DescribeTrainingJob reports: BillableTimeInSeconds plus ResourceRetainedBillableTimeInSeconds (rounded from
+    the simulator's float, as the API renders it), times instance count and the hourly price of the type."""
+    total = retained = 0.0
+    for job in jobs:
+        rate = usd_per_hour(job["instance_type"]) * job["instance_count"] / 3600
+        idle = round(job["retained_seconds"] or 0)
+        total += ((job["billable_seconds"] or 0) + idle) * rate
+        retained += idle * rate
+    return BilledCost(total, retained)
 
 
 class SimAdminError(RuntimeError):

@@ -110,3 +110,32 @@ def test_warm_pool_status_equals(sim: SimClient) -> None:
     listed = sm.list_training_jobs(WarmPoolStatusEquals="Available")["TrainingJobSummaries"]
     assert [s["TrainingJobName"] for s in listed] == ["pooled"]
     assert listed[0]["WarmPoolStatus"]["Status"] == "Available"
+
+
+def test_billed_cost_of_the_state_equals_what_describe_reports(sim: SimClient) -> None:
+    """``billed_cost`` (used by the demo, the e2e check and fleet_vs_stock) counts the whole seconds the API gives,
+    so a report built from DescribeTrainingJob matches it to the cent even when retained time is fractional."""
+    from sagemaker_fleet.sim.client import billed_cost
+
+    sm = sim.boto3_client("sagemaker")
+    names = [f"billed-{i}" for i in range(3)]
+    for name in names:
+        sm.create_training_job(**make_request(name, keep_alive=900))
+    for name in names:
+        advance_until(sim, sm, name, ENDED, step=37.3)
+    sim.advance(123.45)  # pools idle for a fractional number of seconds
+    for name in names[:2]:
+        sm.update_training_job(TrainingJobName=name, ResourceConfig={"KeepAlivePeriodInSeconds": 0})
+    jobs = [j for j in sim.state()["jobs"] if j["name"] in names]
+    assert any(j["retained_seconds"] != round(j["retained_seconds"]) for j in jobs)
+
+    price = {"ml.m5.xlarge": 0.23}
+    described = [sm.describe_training_job(TrainingJobName=n) for n in names]
+    from_api = sum(
+        (d["BillableTimeInSeconds"] + d.get("WarmPoolStatus", {}).get("ResourceRetainedBillableTimeInSeconds", 0))
+        * d["ResourceConfig"]["InstanceCount"] * price[d["ResourceConfig"]["InstanceType"]] / 3600
+        for d in described
+    )
+    cost = billed_cost(jobs, price.__getitem__)
+    assert cost.total_usd == pytest.approx(from_api, abs=1e-9)
+    assert 0 < cost.retained_usd < cost.total_usd
