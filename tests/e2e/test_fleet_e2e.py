@@ -1,7 +1,8 @@
 """The 60-city fleet through real Airflow against the simulator: LocalExecutor on Postgres, and Celery on Redis.
 
 Each run has two warm-pool keys and spot cities, 20 % of API calls throttled, spot interruptions injected, and a
-worker (LocalExecutor: the scheduler that hosts it; Celery: the worker) and the triggerer killed mid-run. Then:
+worker (LocalExecutor: the scheduler that hosts it; Celery: the worker, frozen first so that a queued task is lost
+with it) and the triggerer killed mid-run. Then:
 every city completed exactly once, no duplicate jobs, warm starts at least as planned, and the cost report's
 totals equal the simulator's billing state.
 """
@@ -20,12 +21,15 @@ from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, load
 from sagemaker_fleet.cost.collect import describe_run_jobs
 from sagemaker_fleet.dags.factory import instance_pool_name
 from sagemaker_fleet.plan import plan_fleet
+from sagemaker_fleet.sim.client import billed_cost
 from sagemaker_fleet.spec.names import job_name
 from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.postgres]
 E2E_DIR = Path(__file__).resolve().parent
 RUN_TIMEOUT = 900.0
+# pytest-timeout's 600 s default would cut a slow run short before wait_for_run can say what is unfinished
+pytestmark.append(pytest.mark.timeout(RUN_TIMEOUT + 300))
 
 
 def _city_of(name: str, spec) -> str:
@@ -54,11 +58,30 @@ def _interrupt_running_spot_jobs(sim, limit: int = 2) -> int:
     return interrupted
 
 
-def run_fleet(stack: LocalAirflowStack, sim, spec, kill: str) -> dict:
+def _wait_for_queued(stack: LocalAirflowStack, run_id: str, timeout: float = 120.0) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        queued = stack.task_states("e2e_fleet", run_id).get("queued", [])
+        if queued:
+            return queued
+        time.sleep(1)
+    raise AssertionError(f"no task instance was queued within {timeout:.0f} s of freezing the worker")
+
+
+def run_fleet(stack: LocalAirflowStack, sim, spec, kill: str, hang_first: bool = False) -> dict:
     stack.wait_for_dag("e2e_fleet")
     sim.throttle(0.2)
     run_id = stack.trigger("e2e_fleet")
     _wait_for_completed(sim, 8)
+    lost: list[str] = []
+    if hang_first:
+        # The worker's pool processes hang, then the whole worker dies: a task the scheduler queues meanwhile is
+        # taken off the broker by the worker's main process and never started, so it stays `queued` (its message
+        # unacknowledged for the broker's visibility timeout, 24 h) until the scheduler's task_queued_timeout
+        # re-queues it. This is what a worker crash hits when it lands between taking a message and starting it.
+        assert stack.freeze_children(kill), "the Celery worker has no pool processes to freeze"
+        lost = _wait_for_queued(stack, run_id)
+        time.sleep(3)  # let the main process take the message off Redis
     stack.kill_component(kill)  # a worker dies mid-run: its tasks' jobs keep running in SageMaker
     stack.kill_component("triggerer")
     _interrupt_running_spot_jobs(sim)
@@ -72,7 +95,7 @@ def run_fleet(stack: LocalAirflowStack, sim, spec, kill: str) -> dict:
     tis = stack.task_instances("e2e_fleet", run_id)
     failed = [f"{t['task_id']}[{t.get('rendered_map_index')}]: {t['state']}" for t in tis if t["state"] != "success"]
     assert state == "success", f"run {state}; not successful: {failed}"
-    return {"run_id": run_id, "tis": tis}
+    return {"run_id": run_id, "tis": tis, "lost": lost}
 
 
 def check_outcome(sim, spec, stack: LocalAirflowStack, run_id: str, artifacts: Path) -> None:
@@ -102,8 +125,8 @@ def check_outcome(sim, spec, stack: LocalAirflowStack, run_id: str, artifacts: P
     book = PriceBook(region=spec.region, table=load_price_table(), spec_prices=spec.prices)
     report = build_cost_report(spec, run_key, describe_run_jobs(client, spec.fleet, index), book)
     state = sim.state()["jobs"]
-    price = book.price("ml.m5.xlarge").usd_per_hour
-    expected = sum((j["billable_seconds"] + j["retained_seconds"]) * j["instance_count"] for j in state) * price / 3600
+    # in the whole seconds DescribeTrainingJob gives: float seconds could put the sums either side of a half cent
+    expected = billed_cost(state, lambda t: book.price(t).usd_per_hour).total_usd
     assert round(report.totals.cost_usd, 2) == round(expected, 2)
     assert report.totals.billable_seconds == sum(j["billable_seconds"] for j in state)
     xcom = stack.api(
@@ -131,6 +154,7 @@ def _stack(tmp_path, sim, spec, executor: str, db: str, broker: str | None = Non
             celery_broker_url=broker,
             parallelism=16,
             pools={instance_pool_name(t): q.instances for t, q in spec.quotas.items()},
+            task_queued_timeout=90.0,
         )
     )
 
@@ -147,5 +171,8 @@ def test_celery_executor_with_redis(tmp_path, e2e_sim, e2e_spec, postgres_url) -
     e2e_sim.reset(moto=False)
     with _stack(tmp_path, e2e_sim, e2e_spec, "CeleryExecutor", postgres_url,
                 broker=f"redis://127.0.0.1:6379/{7 + os.getpid() % 8}") as stack:
-        result = run_fleet(stack, e2e_sim, e2e_spec, kill="celery-worker")
+        result = run_fleet(stack, e2e_sim, e2e_spec, kill="celery-worker", hang_first=True)
         check_outcome(e2e_sim, e2e_spec, stack, result["run_id"], tmp_path)
+        scheduler_log = (stack.log_dir / "scheduler.log").read_text(errors="replace")
+        # the tasks lost with the frozen worker came back through the stuck-in-queued path, not by luck
+        assert "Task stuck in queued; will try to requeue" in scheduler_log, result["lost"]

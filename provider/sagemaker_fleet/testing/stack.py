@@ -58,6 +58,11 @@ class StackSettings:
     api_port: int = 0  # 0: a free port
     parallelism: int = 32
     pools: Mapping[str, int] = field(default_factory=dict)
+    # A task the executor lost before it started (a Celery worker killed with the message already taken) stays
+    # ``queued`` until this timeout, then the scheduler revokes and re-queues it. Airflow's default is 600 s
+    # (checked every 120 s); a local stack has no spare worker, so it recovers in about two minutes instead.
+    # Keep it above the longest time a task may legitimately wait to start: the workload token lives this long.
+    task_queued_timeout: float = 120.0
     extra_env: Mapping[str, str] = field(default_factory=dict)
 
 
@@ -103,6 +108,8 @@ class LocalAirflowStack:
                 "AIRFLOW__SCHEDULER__ORPHANED_TASKS_CHECK_INTERVAL": "10",
                 "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT": "30",
                 "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT_DETECTION_INTERVAL": "5",
+                "AIRFLOW__SCHEDULER__TASK_QUEUED_TIMEOUT": str(s.task_queued_timeout),
+                "AIRFLOW__SCHEDULER__TASK_QUEUED_TIMEOUT_CHECK_INTERVAL": str(min(15.0, s.task_queued_timeout / 4)),
                 "AIRFLOW__TRIGGERER__JOB_HEARTBEAT_SEC": "2",
                 "AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_THRESHOLD": "10",
                 "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "True",
@@ -165,6 +172,35 @@ class LocalAirflowStack:
         except ProcessLookupError:
             pass
         process.wait(timeout=30)
+
+    def descendants(self, component: str) -> list[int]:
+        """Process ids below a component's main process (Celery's pool processes, task supervisors, ...)."""
+        found: list[int] = []
+        stack = [self.processes[component].pid]
+        while stack:
+            pid = stack.pop()
+            for children in Path(f"/proc/{pid}/task").glob("*/children"):
+                try:
+                    kids = [int(k) for k in children.read_text().split()]
+                except OSError:
+                    continue
+                found.extend(kids)
+                stack.extend(kids)
+        return found
+
+    def freeze_children(self, component: str) -> list[int]:
+        """SIGSTOP everything below a component's main process, leaving the main process running.
+
+        For a Celery worker this is the window a crash can hit: the main process goes on taking messages off the
+        broker (up to its prefetch), but no pool process starts them, so their task instances stay ``queued``.
+        Linux only (it reads ``/proc``)."""
+        pids = self.descendants(component)
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except ProcessLookupError:
+                pass
+        return pids
 
     def stop(self) -> None:
         for component in list(self.processes):
@@ -249,7 +285,18 @@ class LocalAirflowStack:
             if offset >= page["total_entries"]:
                 return out
 
+    def task_states(self, dag_id: str, run_id: str) -> dict[str, list[str]]:
+        """Task instances of a run by state: ``{"queued": ["train[3]", ...], ...}``."""
+        out: dict[str, list[str]] = {}
+        for ti in self.task_instances(dag_id, run_id):
+            index = ti.get("map_index", -1)
+            label = ti["task_id"] if index in (-1, None) else f"{ti['task_id']}[{index}]"
+            out.setdefault(str(ti["state"]), []).append(label)
+        return out
+
     def wait_for_run(self, dag_id: str, run_id: str, timeout: float, poll: float = 3.0) -> str:
+        """Wait for the run to end; on timeout the error lists its unfinished task instances and the tail of each
+        component's log, so a CI failure can be read without the machine."""
         deadline = time.monotonic() + timeout
         state = "queued"
         while time.monotonic() < deadline:
@@ -257,4 +304,15 @@ class LocalAirflowStack:
             if state in ("success", "failed"):
                 return state
             time.sleep(poll)
-        raise StackError(f"run {run_id} of {dag_id} still {state} after {timeout:.0f} s")
+        unfinished = {k: v for k, v in self.task_states(dag_id, run_id).items() if k != "success"}
+        raise StackError(
+            f"run {run_id} of {dag_id} still {state} after {timeout:.0f} s; unfinished task instances: "
+            f"{json.dumps(unfinished)}\n{self.log_tails()}"
+        )
+
+    def log_tails(self, lines: int = 25) -> str:
+        parts = []
+        for path in sorted(self.log_dir.glob("*.log")):
+            tail = path.read_text(errors="replace").splitlines()[-lines:]
+            parts.append(f"--- {path.name} (last {len(tail)} lines)\n" + "\n".join(tail))
+        return "\n".join(parts)
