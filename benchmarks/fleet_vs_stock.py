@@ -100,6 +100,7 @@ def main() -> None:  # noqa: C901 - a linear script
     parser.add_argument("--cities", type=int, default=100)
     parser.add_argument("--speed", type=float, default=40.0)
     parser.add_argument("--timeout", type=float, default=1500.0)
+    parser.add_argument("--keep", type=Path, help="work in this folder and keep it (Airflow home, logs, DAGs)")
     args = parser.parse_args()
 
     from sagemaker_fleet.cost import PriceBook, load_price_table
@@ -112,7 +113,8 @@ def main() -> None:  # noqa: C901 - a linear script
     from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
 
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
+        folder = args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         dags = folder / "dags"
         dags.mkdir()
         spec = load_fleet_spec(fleet_file(dags, args.cities))
@@ -155,6 +157,13 @@ def main() -> None:  # noqa: C901 - a linear script
                     end_pools(sim)
                     results[dag_id] = {"state": state, **measure(sim, book, prefix, started, finished)}
                     print(f"{dag_id}: run {state} in {finished - started:.0f} s", flush=True)
+                    for ti_state, labels in stack.task_states(dag_id, run_id).items():
+                        if ti_state != "success":
+                            print(f"  {ti_state}: {', '.join(labels)}", flush=True)
+                    unfinished = [j for j in sim.state()["jobs"] if j["name"].startswith(prefix)
+                                  and j["status"] != "Completed"]
+                    for job in unfinished:
+                        print(f"  job {job['name']}: {job['status']} ({job['secondary_status']})", flush=True)
         print(f"\n{args.cities}-city fleet, simulator speed {args.speed:g}×, LocalExecutor")
         print(f"{'':24}{'ours':>12}{'stock':>12}{'stock/ours':>12}")
         for metric in results["ours"]:
