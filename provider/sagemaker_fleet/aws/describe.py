@@ -16,6 +16,39 @@ def _iso(value: object) -> str | None:
     return None if value is None else str(value)
 
 
+_TIME_KEYS = ("Time", "Timestamp")
+
+
+def to_json_safe(value: Any) -> Any:
+    """A DescribeTrainingJob response as JSON values (datetimes become ISO strings), e.g. for a trigger event."""
+    if isinstance(value, dt.datetime):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {str(k): to_json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_json_safe(v) for v in value]
+    return value
+
+
+def from_json_safe(value: Any) -> Any:
+    """The inverse of :func:`to_json_safe` for SageMaker shapes: ``...Time``/``...Timestamp`` strings become
+    datetimes again (every timestamp member of DescribeTrainingJob is named so)."""
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if isinstance(item, str) and str(key).endswith(_TIME_KEYS):
+                try:
+                    out[key] = dt.datetime.fromisoformat(item)
+                    continue
+                except ValueError:
+                    pass
+            out[key] = from_json_safe(item)
+        return out
+    if isinstance(value, list):
+        return [from_json_safe(v) for v in value]
+    return value
+
+
 def startup_seconds(description: Mapping[str, Any]) -> float | None:
     """Seconds from the job's first status to its first ``Training`` (None if it never trained)."""
     seconds, trained = measure_startup(parse_training_job(description))

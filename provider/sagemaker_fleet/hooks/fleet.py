@@ -125,19 +125,25 @@ class SageMakerFleetHook(AwsBaseHook):
         response.pop("ResponseMetadata", None)
         return response
 
-    def create_or_attach(self, request: Mapping[str, Any], *, known_absent: bool = False) -> Attachment:
+    def create_or_attach(
+        self, request: Mapping[str, Any], *, known_absent: bool = False, describe_created: bool = True
+    ) -> Attachment:
         """Create the job unless one of that name exists; the name is the idempotency key (no client token).
 
         A retried task, a crashed worker or two racing workers all end up attached to the same job.
         ``known_absent``: the caller has just described the name and found nothing, so skip that call; a job
         created meanwhile is still found through the duplicate-name answer.
+        ``describe_created=False``: after a successful create, return what is known without a DescribeTrainingJob
+        (name, ARN, ``InProgress``/``Starting``, the request's spot flag and resources, and a ``CreationTime``
+        taken just before the call — a lower bound for ListTrainingJobs' ``CreationTimeAfter``).
         """
         name = str(request["TrainingJobName"])
         existing = None if known_absent else self.describe(name)
         if existing is not None:
             return Attachment(existing, created=False)
+        before = dt.datetime.now(dt.UTC)
         try:
-            self.client.create_training_job(**request)
+            response = self.client.create_training_job(**request)
         except ClientError as exc:
             if _is_duplicate_name(exc):
                 found = self.describe(name)
@@ -146,6 +152,19 @@ class SageMakerFleetHook(AwsBaseHook):
             if error_code(exc) == "ResourceLimitExceeded":
                 raise CapacityUnavailableError(str(exc)) from exc
             raise
+        if not describe_created:
+            return Attachment(
+                {
+                    "TrainingJobName": name,
+                    "TrainingJobArn": response.get("TrainingJobArn"),
+                    "TrainingJobStatus": "InProgress",
+                    "SecondaryStatus": "Starting",
+                    "CreationTime": before,
+                    "EnableManagedSpotTraining": bool(request.get("EnableManagedSpotTraining", False)),
+                    "ResourceConfig": dict(request.get("ResourceConfig") or {}),
+                },
+                created=True,
+            )
         created = self.describe(name)
         if created is None:  # pragma: no cover - AWS is read-after-write consistent for describe
             raise RuntimeError(f"training job {name} was created but cannot be described")

@@ -14,7 +14,7 @@ from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
 from airflow.providers.common.compat.sdk import AirflowException, AirflowSkipException
 
 from sagemaker_fleet.aws.attempts import NextStep, next_step
-from sagemaker_fleet.aws.describe import summarize
+from sagemaker_fleet.aws.describe import from_json_safe, summarize
 from sagemaker_fleet.aws.request import Submission, compile_training_request
 from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, CapacityUnavailableError, SageMakerFleetHook
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
@@ -121,10 +121,10 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
     def _run_key(self, context: Context) -> str:
         return self.run_key or self._prepare(context)
 
-    def _history(self, run_key: str) -> list[dict[str, Any]]:
-        """Descriptions of this city's submissions in this run, oldest first."""
+    def _history(self, run_key: str, upto: int = MAX_ATTEMPTS_SCANNED) -> list[dict[str, Any]]:
+        """Descriptions of this city's submissions in this run, oldest first (attempts 1..``upto`` at most)."""
         history: list[dict[str, Any]] = []
-        for attempt in range(1, MAX_ATTEMPTS_SCANNED + 1):
+        for attempt in range(1, upto + 1):
             described = self.hook.describe(job_name(self.fleet.fleet, self.city, run_key, attempt))
             if described is None:
                 break
@@ -168,7 +168,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         while True:
             try:
                 # the history scan described this very name a moment ago and found nothing
-                attachment = self.hook.create_or_attach(request, known_absent=first_try)
+                attachment = self.hook.create_or_attach(request, known_absent=first_try, describe_created=False)
                 break
             except CapacityUnavailableError:
                 if time.time() + delay > deadline:
@@ -255,7 +255,23 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         if not event or event.get("status") != "terminal":
             message = (event or {}).get("message", "no event")
             raise AirflowException(f"{self.city}: waiting for the training job failed: {message}")
-        return self._on_terminal(context, self._history(self._prepare(context)))
+        run_key = self._prepare(context)
+        return self._on_terminal(context, self._terminal_history(run_key, event))
+
+    def _terminal_history(self, run_key: str, event: dict[str, Any]) -> list[dict[str, Any]]:
+        """The city's submissions once the watched one ended. The trigger's event carries that one's description,
+        so only earlier attempts (spot chains) are described again; no later attempt can exist, as only this task
+        instance submits the next one. Without a usable event, scan AWS as ``execute`` does."""
+        description = event.get("description")
+        if isinstance(description, dict):
+            names = [job_name(self.fleet.fleet, self.city, run_key, n) for n in range(1, MAX_ATTEMPTS_SCANNED + 1)]
+            watched = description.get("TrainingJobName")
+            if watched in names:
+                attempt = names.index(watched) + 1
+                earlier = self._history(run_key, upto=attempt - 1)
+                if len(earlier) == attempt - 1:
+                    return [*earlier, from_json_safe(description)]
+        return self._history(run_key)
 
     def _on_terminal(self, context: Context, history: list[dict[str, Any]]) -> dict[str, Any]:
         step = next_step(self.city_spec, history, force=False, new_try=False)

@@ -9,7 +9,7 @@ from typing import Any
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 
-from sagemaker_fleet.aws.describe import summarize
+from sagemaker_fleet.aws.describe import summarize, to_json_safe
 from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, SageMakerFleetHook
 from sagemaker_fleet.triggers.poller import FleetPoller
 
@@ -99,8 +99,11 @@ class FleetJobTrigger(BaseTrigger):
                     last = secondary
                 if update.get("TrainingJobStatus") in TERMINAL_STATUSES:
                     described = await poller.describe(self.job_name)
-                    summary = summarize(described or update)
-                    yield TriggerEvent({"status": "terminal", "job_name": self.job_name, "job": summary})
+                    payload = {"status": "terminal", "job_name": self.job_name, "job": summarize(described or update)}
+                    if described is not None:
+                        # the whole description travels with the event, so the resumed task needs no second call
+                        payload["description"] = to_json_safe(described)
+                    yield TriggerEvent(payload)
                     return
         finally:
             poller.unwatch(self.job_name)

@@ -42,6 +42,18 @@ def test_deferred_training_completes_and_rerun_does_not_retrain(fast_sim, fleets
     assert jobs_of(fast_sim, "seoul") == ["quick-seoul-20261129"]  # cleared/rerun: returns the result
 
 
+def test_one_city_costs_one_create_and_two_describes(fast_sim, fleets_dir) -> None:
+    """execute: one describe (is attempt 1 there?) and the create; the trigger: list sweeps and one describe once
+    terminal, whose description travels in the event, so resuming the task costs no call."""
+    before = fast_sim.calls()["calls"]
+    assert run_city(fleets_dir, "oslo").state == "success"
+    after = fast_sim.calls()["calls"]
+    delta = {op: after.get(op, 0) - before.get(op, 0) for op in after}
+    assert delta["CreateTrainingJob"] == 1
+    assert delta["DescribeTrainingJob"] == 2, delta
+    assert delta["ListTrainingJobs"] >= 1
+
+
 def test_force_retrain_submits_r2(fast_sim, fleets_dir) -> None:
     assert run_city(fleets_dir, "tokyo").state == "success"
     assert run_city(fleets_dir, "tokyo", force_retrain=True).state == "success"

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 from structlog.testing import capture_logs
 
+from sagemaker_fleet.aws.describe import from_json_safe
 from sagemaker_fleet.aws.request import Submission, compile_training_request
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.spec import load_fleet_spec
@@ -50,6 +51,14 @@ def test_batched_trigger_watches_a_run_with_few_calls(aws_sim, fleets_dir) -> No
     describes = after.get("DescribeTrainingJob", 0) - before.get("DescribeTrainingJob", 0)
     lists = after.get("ListTrainingJobs", 0) - before.get("ListTrainingJobs", 0)
     assert describes == len(CITIES)  # one describe per job, once terminal
+    # ... and that description travels in the event, timestamps included, for the resumed task
+    client = aws_sim.boto3_client("sagemaker")
+    for event in events:
+        carried = from_json_safe(event["description"])
+        fresh = client.describe_training_job(TrainingJobName=event["job_name"])
+        assert carried["CreationTime"] == fresh["CreationTime"]
+        assert carried["TrainingJobStatus"] == fresh["TrainingJobStatus"]
+        assert carried.get("FailureReason") == fresh.get("FailureReason")
     # the stock pattern describes every job on every sweep: lists × jobs calls; batched: one list per sweep
     assert lists >= 2
     assert lists + describes < lists * len(CITIES)
