@@ -5,10 +5,14 @@ requests (our request compiler), one after the other:
 - ours: ``build_fleet_dag`` (pool-aware plan, per-group lanes, batched deferrable trigger);
 - stock: ``SageMakerTrainingOperator`` mapped over the same configs in spec order, deferrable, a fixed
   keep-alive of 600 s on every on-demand job, one mapped task per instance type with concurrency = its instance
-  quota, polling every 2 s like ours.
-Printed side by side with ratios: cold/warm starts, makespan, cost, idle-pool cost, API calls. Usage::
+  quota.
+Both poll at their AWS default, 30 s, scaled to the simulator's clock (``--aws-interval 30`` / ``--speed``): the
+stock operator's ``check_interval`` and our DAG's ``poll_interval``.
+Printed side by side with ratios: cold/warm starts, makespan, cost, idle-pool cost, API calls — those made while
+the fleet trained, and the cost report's own calls (ours only: the stock DAG has no report), measured by
+building the report once more against the same simulator. Usage::
 
-    python benchmarks/fleet_vs_stock.py [--cities 100] [--speed 40]
+    python benchmarks/fleet_vs_stock.py [--cities 100] [--speed 40] [--aws-interval 30] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ with DAG("stock", schedule=None, start_date=dt.datetime(2026, 1, 1), catchup=Fal
     for itype, configs in CONFIGS.items():
         SageMakerTrainingOperator.partial(
             task_id="train_" + itype.replace(".", "_"), wait_for_completion=True, deferrable=True,
-            check_interval=2, max_attempts=100000, print_log=False, check_if_job_exists=True,
+            check_interval=CHECK_INTERVAL, max_attempts=1000000, print_log=False, check_if_job_exists=True,
             action_if_job_exists="fail", max_active_tis_per_dagrun=CONFIGS_LIMITS[itype],
         ).expand(config=configs)
 '''
@@ -87,6 +91,21 @@ def measure(sim, book, prefix: str, started_wall: float, finished_wall: float) -
     }
 
 
+def report_calls(sim, spec, prefix: str) -> dict[str, int]:
+    """The calls our DAG's cost_report task makes, measured by collecting the run's jobs once more (the same
+    ListTrainingJobs pages and one DescribeTrainingJob per submission)."""
+    from sagemaker_fleet.cost import RunJobIndex
+    from sagemaker_fleet.cost.collect import describe_run_jobs
+
+    first = spec.cities[0].name
+    names = [j["name"] for j in sim.state()["jobs"] if j["name"].startswith(f"{prefix}{first}-")]
+    run_key = names[0].removeprefix(f"{prefix}{first}-").split("-")[0]
+    before = sim.calls()["calls"]
+    describe_run_jobs(sim.boto3_client("sagemaker"), spec.fleet, RunJobIndex.for_run(spec, run_key))
+    after = sim.calls()["calls"]
+    return {op: after.get(op, 0) - before.get(op, 0) for op in after}
+
+
 def end_pools(sim) -> None:
     """Stop idle pools so the next run starts from nothing and billing stops accruing."""
     client = sim.boto3_client("sagemaker")
@@ -100,6 +119,8 @@ def main() -> None:  # noqa: C901 - a linear script
     parser.add_argument("--cities", type=int, default=100)
     parser.add_argument("--speed", type=float, default=40.0)
     parser.add_argument("--timeout", type=float, default=1500.0)
+    parser.add_argument("--aws-interval", type=float, default=30.0,
+                        help="both DAGs' polling interval in simulated seconds (the AWS default of both is 30)")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it (Airflow home, logs, DAGs)")
     args = parser.parse_args()
 
@@ -122,10 +143,13 @@ def main() -> None:  # noqa: C901 - a linear script
         configs = stock_configs(spec, run_key)
         (dags / "stock_configs.json").write_text(json.dumps(configs))
         limits = {t: spec.quota(t).instances for t in configs}
-        (dags / "stock_dag.py").write_text(STOCK_DAG.replace("CONFIGS_LIMITS", repr(limits)))
+        interval = args.aws_interval / args.speed
+        (dags / "stock_dag.py").write_text(
+            STOCK_DAG.replace("CONFIGS_LIMITS", repr(limits)).replace("CHECK_INTERVAL", repr(interval))
+        )
         (dags / "ours_dag.py").write_text(
             '"""airflow dag: ours."""\nfrom sagemaker_fleet.dags import build_fleet_dag\n'
-            f"dag = build_fleet_dag({str(dags / 'bench.yaml')!r}, dag_id='ours', poll_interval=2.0, "
+            f"dag = build_fleet_dag({str(dags / 'bench.yaml')!r}, dag_id='ours', poll_interval={interval!r}, "
             "capacity_retry_seconds=3.0)\n"
         )
         config = SimConfig(seed=7, work=WorkModel.from_fleets([spec, dataclasses.replace(spec, fleet="stock")]),
@@ -156,6 +180,13 @@ def main() -> None:  # noqa: C901 - a linear script
                     finished = time.monotonic()
                     end_pools(sim)
                     results[dag_id] = {"state": state, **measure(sim, book, prefix, started, finished)}
+                    report = report_calls(sim, spec, prefix) if dag_id == "ours" else {}
+                    for op in ("DescribeTrainingJob", "ListTrainingJobs"):
+                        results[dag_id][f"{op} (report)"] = report.get(op, 0)
+                        results[dag_id][f"{op} (training)"] = results[dag_id][op] - report.get(op, 0)
+                    training_calls = sum(results[dag_id][f"{op} (training)"]
+                                         for op in ("DescribeTrainingJob", "ListTrainingJobs"))
+                    results[dag_id]["status calls/job (training)"] = training_calls / max(1, args.cities)
                     print(f"{dag_id}: run {state} in {finished - started:.0f} s", flush=True)
                     for ti_state, labels in stack.task_states(dag_id, run_id).items():
                         if ti_state != "success":
@@ -171,7 +202,7 @@ def main() -> None:  # noqa: C901 - a linear script
                 continue
             ours, stock = results["ours"][metric], results["stock"][metric]
             ratio = f"{stock / ours:.2f}" if ours else "—"
-            print(f"{metric:24}{ours:>12,.2f}{stock:>12,.2f}{ratio:>12}")
+            print(f"{metric:34}{ours:>12,.2f}{stock:>12,.2f}{ratio:>12}")
 
 
 if __name__ == "__main__":
