@@ -196,7 +196,7 @@ def main() -> None:  # noqa: C901 - a linear script
                     for job in unfinished:
                         print(f"  job {job['name']}: {job['status']} ({job['secondary_status']})", flush=True)
         print(f"\n{args.cities}-city fleet, simulator speed {args.speed:g}×, LocalExecutor")
-        print(f"{'':24}{'ours':>12}{'stock':>12}{'stock/ours':>12}")
+        print(f"{'':34}{'ours':>12}{'stock':>12}{'stock/ours':>12}")
         for metric in results["ours"]:
             if metric == "state":
                 continue
