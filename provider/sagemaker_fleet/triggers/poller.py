@@ -3,7 +3,8 @@
 Every deferred training task of a fleet run registers its job name here instead of polling on its own. The poller
 lists the run's jobs with ListTrainingJobs (NameContains, paginated, ≤ 100 per call) once per interval and hands
 each watcher its job's summary; a DescribeTrainingJob is made only once a job is terminal (or missing from the
-list). For 500 jobs that is ~5 list calls per 30 s instead of ~500 describes. State lives in AWS only, so a
+list), with the sweep's own client, and the description goes to the watcher. For 500 jobs that is ~5 list calls
+per 30 s instead of ~500 describes. State lives in AWS only, so a
 restarted triggerer rebuilds it on the first poll.
 """
 
@@ -19,7 +20,13 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.hooks.fleet import THROTTLING_CODES, SageMakerFleetHook, error_code, list_request
+from sagemaker_fleet.hooks.fleet import (
+    TERMINAL_STATUSES,
+    THROTTLING_CODES,
+    SageMakerFleetHook,
+    error_code,
+    list_request,
+)
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +34,10 @@ log = logging.getLogger(__name__)
 MISSES_BEFORE_DESCRIBE = 2
 MAX_BACKOFF_FACTOR = 8
 MAX_CONSECUTIVE_ERRORS = 5
+#: DescribeTrainingJob calls in flight at once when many jobs end in one sweep.
+DESCRIBE_CONCURRENCY = 8
+#: Marks a queue item that is a full DescribeTrainingJob response rather than a ListTrainingJobs summary.
+DESCRIBED = "__described__"
 
 PollerKey = tuple[Any, ...]
 
@@ -125,20 +136,40 @@ class FleetPoller:
                 if not token:
                     break
                 kwargs["NextToken"] = token
+            to_describe: list[str] = []
             for name, watch in list(self.watches.items()):
                 summary = seen.get(name)
                 if summary is None:
                     watch.misses += 1
-                    if watch.misses < MISSES_BEFORE_DESCRIBE:
-                        continue
-                    self.calls["DescribeTrainingJob"] += 1
-                    described = await self.hook.adescribe(client, name)
-                    if described is None:
-                        watch.queue.put_nowait({"error": f"training job {name} does not exist"})
-                        continue
-                    summary = described
+                    if watch.misses >= MISSES_BEFORE_DESCRIBE:
+                        to_describe.append(name)
+                    continue
                 watch.misses = 0
-                watch.queue.put_nowait(summary)
+                if summary.get("TrainingJobStatus") in TERMINAL_STATUSES:
+                    to_describe.append(name)
+                else:
+                    watch.queue.put_nowait(summary)
+            await self._describe_all(client, to_describe)
+
+    async def _describe_all(self, client: Any, names: list[str]) -> None:
+        """Describe terminal or missing jobs with the sweep's client, a few at a time (a burst of jobs ending
+        together must not open a client per job nor stall the loop), and hand each watcher its description."""
+        limit = asyncio.Semaphore(DESCRIBE_CONCURRENCY)
+
+        async def one(name: str) -> None:
+            async with limit:
+                self.calls["DescribeTrainingJob"] += 1
+                described = await self.hook.adescribe(client, name)
+            watch = self.watches.get(name)
+            if watch is None:
+                return
+            if described is None:
+                watch.queue.put_nowait({"error": f"training job {name} does not exist"})
+                return
+            watch.misses = 0
+            watch.queue.put_nowait({**described, DESCRIBED: True})
+
+        await asyncio.gather(*(one(name) for name in names))
 
     async def close(self) -> None:
         if self._task is not None:
