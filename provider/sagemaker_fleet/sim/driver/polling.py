@@ -1,9 +1,9 @@
 """How the orchestrator learns that a job ended — the API load each strategy puts on the control plane.
 
 - :class:`BatchedPoller` is ``triggers/poller.py``'s ``FleetPoller``: while jobs are watched, one ListTrainingJobs
-  sweep of the run's jobs (``NameContains`` the run key, ``CreationTimeAfter`` the earliest watched creation − 5
-  min, pages of 100) per interval, backing off ×2 (up to ×8) on throttling; one DescribeTrainingJob per job once
-  its summary is terminal. A sweep starts at once when the first job is watched; the poller stops at a sweep that
+  sweep of the run's running jobs (``NameContains`` the run key, ``StatusEquals=InProgress``, ``CreationTimeAfter``
+  the earliest watched creation − 5 min, pages of 100) per interval, backing off ×2 (up to ×8) on throttling; one
+  DescribeTrainingJob per watched job missing from that listing (it has ended). A sweep starts at once when the first job is watched; the poller stops at a sweep that
   finds nothing watched (a job watched later starts it again, with a fresh ``CreationTimeAfter``).
 - :class:`PerJobPoller` is the stock trigger: one DescribeTrainingJob per job every interval until it is terminal.
 
@@ -84,12 +84,13 @@ class BatchedPoller:
         self.timeline.at(self.engine.now() + self.interval * self.backoff, self._sweep)
 
     def _list(self) -> dict[str, str] | None:
-        """Job name → TrainingJobStatus for every job of the run's listing; None when a page was throttled."""
+        """Job name → TrainingJobStatus for the run's running jobs; None when a page was throttled."""
         assert self.created_after is not None
         request: dict[str, Any] = {
             "NameContains": self.name_contains,
             "MaxResults": PAGE_SIZE,
             "CreationTimeAfter": self.created_after - CREATION_MARGIN_SECONDS,
+            "StatusEquals": "InProgress",
         }
         seen: dict[str, str] = {}
         while True:
@@ -104,12 +105,13 @@ class BatchedPoller:
             request = {**request, "NextToken": token}
 
     def _describe_terminal(self, statuses: dict[str, str]) -> None:
-        for name in [name for name in self.watches if statuses.get(name) in TERMINAL]:
+        for name in [name for name in self.watches if statuses.get(name) in (None, *TERMINAL)]:
             described = _api(self.engine.describe_training_job, name)
             if described is None:
-                continue  # throttled: the next sweep sees the job terminal again and describes it then
-            del self.watches[name]
-            self.deliver(name, described)
+                continue  # throttled: the next sweep misses the job again and describes it then
+            if described["TrainingJobStatus"] in TERMINAL:
+                del self.watches[name]
+                self.deliver(name, described)
 
 
 class PerJobPoller:
