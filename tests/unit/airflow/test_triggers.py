@@ -12,7 +12,7 @@ import pytest
 
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
 from sagemaker_fleet.triggers.fleet import FleetJobTrigger
-from sagemaker_fleet.triggers.poller import FleetPoller
+from sagemaker_fleet.triggers.poller import DESCRIBED, FleetPoller
 
 TRIGGERS = [
     FleetJobTrigger(job_name="f-seoul-20261129", name_contains="-20261129", poll_interval=5,
@@ -47,7 +47,8 @@ class FakeClient:
 
     async def list_training_jobs(self, **kwargs: Any) -> dict[str, Any]:
         self.calls.append("list")
-        names = sorted(self.jobs)
+        wanted = kwargs.get("StatusEquals")
+        names = sorted(n for n in self.jobs if wanted is None or self.jobs[n] == wanted)
         start = int(kwargs.get("NextToken", 0))
         page = names[start:start + 2]
         out: dict[str, Any] = {"TrainingJobSummaries": [
@@ -90,3 +91,28 @@ def test_one_sweep_serves_every_watcher() -> None:
     # 5 jobs, pages of 2: one sweep is 3 list calls and no describe at all
     assert client.calls[:3] == ["list", "list", "list"]
     assert "describe" not in client.calls
+
+
+def test_a_sweep_lists_running_jobs_and_describes_the_ended_ones_once() -> None:
+    jobs = {"f-a-1": "InProgress", "f-b-1": "Completed", "f-c-1": "InProgress", "f-d-1": "Failed"}
+    client = FakeClient(jobs)
+
+    async def scenario() -> dict[str, dict[str, Any]]:
+        poller = FleetPoller.shared(("k2",), lambda: FakeHook(client), "-1", 0.01)  # type: ignore[arg-type,return-value]
+        queues = {name: poller.watch(name, dt.datetime(2026, 11, 29, tzinfo=dt.UTC)) for name in jobs}
+        first = {name: await q.get() for name, q in queues.items()}
+        for name in jobs:
+            poller.unwatch(name)
+        await poller.close()
+        return first
+
+    first = asyncio.run(scenario())
+    # only the two running jobs are listed (one page of 2); the two that ended are described, once each
+    assert client.calls[:3] == ["list", "describe", "describe"]
+    statuses = {name: (update.get(DESCRIBED, False), update["TrainingJobStatus"]) for name, update in first.items()}
+    assert statuses == {
+        "f-a-1": (False, "InProgress"),
+        "f-b-1": (True, "Completed"),
+        "f-c-1": (False, "InProgress"),
+        "f-d-1": (True, "Failed"),
+    }
