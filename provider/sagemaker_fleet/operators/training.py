@@ -16,7 +16,12 @@ from airflow.providers.common.compat.sdk import AirflowException, AirflowSkipExc
 from sagemaker_fleet.aws.attempts import NextStep, next_step
 from sagemaker_fleet.aws.describe import from_json_safe, summarize
 from sagemaker_fleet.aws.request import Submission, compile_training_request
-from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, CapacityUnavailableError, SageMakerFleetHook
+from sagemaker_fleet.hooks.fleet import (
+    TERMINAL_STATUSES,
+    Attachment,
+    CapacityUnavailableError,
+    SageMakerFleetHook,
+)
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.spec.load import load_fleet_spec
 from sagemaker_fleet.spec.names import job_name, run_key_for
@@ -137,6 +142,16 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         run_key = self._prepare(context)
         if self.use_params and (context.get("params") or {}).get("dry_run"):
             raise AirflowSkipException(f"{self.city}: dry run — nothing launched")
+        if not self.force_retrain:
+            # Create attempt 1 straight away, with no describe first: the name is the idempotency key. If the job
+            # exists (a retry, a rerun, a crashed worker's earlier try) CreateTrainingJob refuses the duplicate
+            # name, and the city's submissions are read to decide, exactly as below.
+            first = next_step(self.city_spec, [], new_try=True)
+            attachment = self._submit(context, first)
+            if attachment is None:
+                return {}  # deferred while waiting for capacity
+            if attachment.created:
+                return self._wait(context, [attachment.description])
         history = self._history(run_key)
         step = next_step(self.city_spec, history, force=self.force_retrain, new_try=True)
         return self._apply(context, step, history)
@@ -151,13 +166,13 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         if step.kind == "fail":
             raise AirflowException(f"{self.city}: {step.reason}")
         if step.kind == "submit":
-            described = self._submit(context, step)
-            if described is None:
+            attachment = self._submit(context, step)
+            if attachment is None:
                 return {}  # deferred while waiting for capacity
-            history = [*history, described]
+            history = [*history, attachment.description]
         return self._wait(context, history)
 
-    def _submit(self, context: Context, step: NextStep) -> dict[str, Any] | None:
+    def _submit(self, context: Context, step: NextStep) -> Attachment | None:
         run_key = self._run_key(context)
         keep_alive = 0 if step.spot else int(self.keep_alive_seconds or 0)
         submission = Submission(self.city, run_key, step.attempt, spot=step.spot, keep_alive_seconds=keep_alive)
@@ -167,7 +182,8 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         first_try = step.deadline is None  # not after a capacity wait, when time has passed
         while True:
             try:
-                # the history scan described this very name a moment ago and found nothing
+                # no describe first: a job of this name that exists already is found through the duplicate-name
+                # answer (after a capacity wait, when time has passed, the name is described first all the same)
                 attachment = self.hook.create_or_attach(request, known_absent=first_try, describe_created=False)
                 break
             except CapacityUnavailableError:
@@ -187,7 +203,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         verb = "created" if attachment.created else "attached to existing"
         self.log.info("%s: %s %s (%s)", self.city, verb, attachment.job_name, "spot" if step.spot else "on-demand")
         self._persist_links(context, attachment.job_name)
-        return attachment.description
+        return attachment
 
     def _defer_for_capacity(self, wait: float, step: NextStep, deadline: float, delay: float) -> None:
         from airflow.providers.standard.triggers.temporal import TimeDeltaTrigger

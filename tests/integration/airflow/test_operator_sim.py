@@ -42,15 +42,15 @@ def test_deferred_training_completes_and_rerun_does_not_retrain(fast_sim, fleets
     assert jobs_of(fast_sim, "seoul") == ["quick-seoul-20261129"]  # cleared/rerun: returns the result
 
 
-def test_one_city_costs_one_create_and_two_describes(fast_sim, fleets_dir) -> None:
-    """execute: one describe (is attempt 1 there?) and the create; the trigger: list sweeps and one describe once
-    terminal, whose description travels in the event, so resuming the task costs no call."""
+def test_one_city_costs_one_create_and_one_describe(fast_sim, fleets_dir) -> None:
+    """execute: the create, no describe (a job of that name would refuse it); the trigger: list sweeps and one
+    describe once terminal, whose description travels in the event, so resuming the task costs no call."""
     before = fast_sim.calls()["calls"]
     assert run_city(fleets_dir, "oslo").state == "success"
     after = fast_sim.calls()["calls"]
     delta = {op: after.get(op, 0) - before.get(op, 0) for op in after}
     assert delta["CreateTrainingJob"] == 1
-    assert delta["DescribeTrainingJob"] == 2, delta
+    assert delta["DescribeTrainingJob"] == 1, delta
     assert delta["ListTrainingJobs"] >= 1
 
 
@@ -95,10 +95,14 @@ def test_a_job_created_before_a_worker_crash_is_attached_not_duplicated(fast_sim
     fleet = load_fleet_spec(Path(__file__).parent / "fleets" / "quick.yaml")
     request = compile_training_request(fleet, fleet.city("oslo"), Submission("oslo", RUN_KEY))
     SageMakerFleetHook().create_or_attach(request)  # the first try created it, then its worker died
-    creates = fast_sim.calls()["calls"]["CreateTrainingJob"]
+    before = fast_sim.calls()
     assert run_city(fleets_dir, "oslo").state == "success"
-    assert fast_sim.calls()["calls"]["CreateTrainingJob"] == creates
+    after = fast_sim.calls()
     assert jobs_of(fast_sim, "oslo") == ["quick-oslo-20261129"]
+    # the one CreateTrainingJob the retry makes is refused for the duplicate name, and it attaches
+    assert after["calls"]["CreateTrainingJob"] - before["calls"]["CreateTrainingJob"] == 1
+    refused = {k: v - before["errors"].get(k, 0) for k, v in after["errors"].items() if k.startswith("CreateTrainingJob")}
+    assert sum(refused.values()) == 1, refused
 
 
 def test_instance_quota_in_use_waits_instead_of_failing(fast_sim, fleets_dir) -> None:
