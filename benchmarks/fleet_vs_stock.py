@@ -10,7 +10,8 @@ Both poll at their AWS default, 30 s, scaled to the simulator's clock (``--aws-i
 stock operator's ``check_interval`` and our DAG's ``poll_interval``.
 Printed side by side with ratios: cold/warm starts, makespan, cost, idle-pool cost, API calls — those made while
 the fleet trained, and the cost report's own calls (ours only: the stock DAG has no report), measured by
-building the report once more against the same simulator. Usage::
+building the report once more against the same simulator — and Airflow's CPU per city (scheduler loop, task
+processes, triggerer, dag-processor, api-server; ``/proc``, Linux). Usage::
 
     python benchmarks/fleet_vs_stock.py [--cities 100] [--speed 40] [--aws-interval 30] [--keep DIR]
 """
@@ -89,6 +90,17 @@ def measure(sim, book, prefix: str, started_wall: float, finished_wall: float) -
         "DescribeTrainingJob": calls.get("DescribeTrainingJob", 0),
         "ListTrainingJobs": calls.get("ListTrainingJobs", 0),
     }
+
+
+#: Airflow's CPU per city during a run (``LocalAirflowStack.cpu_seconds``): the scheduler's own loop is the
+#: scheduler overhead; its children are the LocalExecutor workers running the tasks.
+CPU_ROWS = (
+    ("scheduler loop", ("scheduler",)),
+    ("task processes", ("scheduler:children",)),
+    ("triggerer", ("triggerer", "triggerer:children")),
+    ("dag-processor", ("dag-processor", "dag-processor:children")),
+    ("api-server", ("api-server", "api-server:children")),
+)
 
 
 def report_calls(sim, spec, prefix: str) -> dict[str, int]:
@@ -175,11 +187,16 @@ def main() -> None:  # noqa: C901 - a linear script
                         s3.put_object(Bucket=bucket, Key=f"{key}train.csv", Body=b"day,demand\n1,1\n")
                     stack.wait_for_dag(dag_id)
                     started = time.monotonic()
+                    cpu_before = stack.cpu_seconds()
                     run_id = stack.trigger(dag_id)
                     state = stack.wait_for_run(dag_id, run_id, timeout=args.timeout)
                     finished = time.monotonic()
+                    cpu_after = stack.cpu_seconds()
                     end_pools(sim)
                     results[dag_id] = {"state": state, **measure(sim, book, prefix, started, finished)}
+                    for label, keys in CPU_ROWS:
+                        used = sum(cpu_after.get(k, 0.0) - cpu_before.get(k, 0.0) for k in keys)
+                        results[dag_id][f"CPU ms/city: {label}"] = 1000 * used / max(1, args.cities)
                     report = report_calls(sim, spec, prefix) if dag_id == "ours" else {}
                     for op in ("DescribeTrainingJob", "ListTrainingJobs"):
                         results[dag_id][f"{op} (report)"] = report.get(op, 0)

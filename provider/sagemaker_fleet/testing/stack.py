@@ -43,6 +43,16 @@ def aws_connection_json(endpoint_url: str, region: str = "us-east-1") -> str:
     )
 
 
+def _proc_times(pid: int) -> tuple[int, int, int, int] | None:
+    """utime, stime, cutime, cstime of a process in clock ticks (``/proc/<pid>/stat``), or None once it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) ": field 3 (state) is fields[0]
+    return int(fields[11]), int(fields[12]), int(fields[13]), int(fields[14])
+
+
 class StackError(RuntimeError):
     """A component did not start, or Airflow answered with an error."""
 
@@ -187,6 +197,26 @@ class LocalAirflowStack:
                 found.extend(kids)
                 stack.extend(kids)
         return found
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU seconds (user + system) used so far, per running component: ``<component>`` is its main process
+        alone (the scheduler's loop, say), ``<component>:children`` everything below it, live or ended (the
+        LocalExecutor's workers and their task processes, Celery's pool). Linux only (``/proc``); take two
+        readings and subtract."""
+        ticks = float(os.sysconf("SC_CLK_TCK"))
+        out: dict[str, float] = {}
+        for component, process in self.processes.items():
+            own = _proc_times(process.pid)
+            if own is None:
+                continue
+            children = own[2] + own[3]  # reaped descendants
+            for pid in self.descendants(component):
+                times = _proc_times(pid)
+                if times is not None:
+                    children += sum(times)  # its own time and its reaped children's
+            out[component] = (own[0] + own[1]) / ticks
+            out[f"{component}:children"] = children / ticks
+        return out
 
     def freeze_children(self, component: str) -> list[int]:
         """SIGSTOP everything below a component's main process, leaving the main process running.
