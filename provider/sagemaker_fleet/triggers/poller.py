@@ -1,13 +1,12 @@
 """One batched poller per fleet run per triggerer process.
 
 Every deferred training task of a fleet run registers its job name here instead of polling on its own. Once per
-interval the poller lists the run's *running* jobs with ListTrainingJobs (NameContains, StatusEquals=InProgress,
-paginated, ≤ 100 per call) and hands each watcher its job's summary. A watched job missing from that listing has
-ended (or is stopping, or too new to be listed): it is described — with the sweep's own client, a few at a time —
-and the description goes to its watcher. So a sweep costs ceil(running jobs / 100) list calls however many jobs of
-the run have finished, and each job one DescribeTrainingJob when it ends: for 500 jobs in 40 lanes, one list call
-per 30 s instead of ~500 describes. State lives in AWS only, so a restarted triggerer rebuilds it on the first
-poll.
+interval the poller lists the run's jobs with ListTrainingJobs (NameContains, paginated, ≤ 100 per call) and hands
+each watcher its job's summary. The listing starts 5 minutes before the creation of the oldest job still watched,
+so late in a run it holds the jobs of the last stretch, not every job the run made (StatusEquals would not help:
+SageMaker applies it after cutting the page). A job whose summary is terminal — or that is missing from two
+listings in a row — is described with the sweep's own client, a few at a time, and the description goes to its
+watcher. State lives in AWS only, so a restarted triggerer rebuilds it on the first poll.
 """
 
 from __future__ import annotations
@@ -42,9 +41,18 @@ DESCRIBED = "__described__"
 PollerKey = tuple[Any, ...]
 
 
+#: Consecutive listings a watched job may be missing from before it is described directly.
+MISSES_BEFORE_DESCRIBE = 2
+#: The listing starts this long before the oldest watched job's creation (clock skew, listing lag).
+CREATION_MARGIN = dt.timedelta(minutes=5)
+
+
 @dataclass
 class _Watch:
     queue: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
+    misses: int = 0
+    #: A lower bound of the job's CreationTime: the caller's, then SageMaker's own once the job is listed.
+    created: dt.datetime | None = None
 
 
 class FleetPoller:
@@ -57,7 +65,6 @@ class FleetPoller:
         self.name_contains = name_contains
         self.interval = interval
         self.watches: dict[str, _Watch] = {}
-        self.created_after: dt.datetime | None = None
         self.calls = {"ListTrainingJobs": 0, "DescribeTrainingJob": 0}
         self._task: asyncio.Task[None] | None = None
         self._key: tuple[int, PollerKey] | None = None
@@ -76,13 +83,21 @@ class FleetPoller:
         return poller
 
     def watch(self, job_name: str, created_after: dt.datetime | None = None) -> asyncio.Queue[dict[str, Any]]:
-        """Register a job; its summaries (or ``{"error": ...}``) arrive on the returned queue each poll."""
+        """Register a job; its summaries (or ``{"error": ...}``) arrive on the returned queue each poll.
+        ``created_after``: a time before the job's creation; without it the listing covers the name's whole past."""
         watch = self.watches.setdefault(job_name, _Watch())
-        if created_after is not None and (self.created_after is None or created_after < self.created_after):
-            self.created_after = created_after
+        if created_after is not None and (watch.created is None or created_after < watch.created):
+            watch.created = created_after
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._run())
         return watch.queue
+
+    def window_start(self) -> dt.datetime | None:
+        """CreationTimeAfter of the next listing: the oldest watched job's creation less the margin."""
+        times = [watch.created for watch in self.watches.values()]
+        if not times or any(t is None for t in times):
+            return None
+        return min(t for t in times if t is not None) - CREATION_MARGIN
 
     def unwatch(self, job_name: str) -> None:
         self.watches.pop(job_name, None)
@@ -122,10 +137,9 @@ class FleetPoller:
                 watch.queue.put_nowait({"error": f"{type(exc).__name__}: {exc}"})
 
     async def _poll_once(self) -> None:
-        after = self.created_after - dt.timedelta(minutes=5) if self.created_after else None
         seen: dict[str, dict[str, Any]] = {}
         async with await self.hook.get_async_conn() as client:
-            kwargs = list_request(self.name_contains, after, status_equals="InProgress")
+            kwargs = list_request(self.name_contains, self.window_start())
             while True:
                 self.calls["ListTrainingJobs"] += 1
                 page = await client.list_training_jobs(**kwargs)
@@ -138,8 +152,15 @@ class FleetPoller:
             to_describe: list[str] = []
             for name, watch in list(self.watches.items()):
                 summary = seen.get(name)
-                if summary is None or summary.get("TrainingJobStatus") in TERMINAL_STATUSES:
-                    to_describe.append(name)  # ended (or stopping, or not listed yet): its description tells
+                if summary is None:
+                    watch.misses += 1
+                    if watch.misses >= MISSES_BEFORE_DESCRIBE:
+                        to_describe.append(name)
+                    continue
+                watch.misses = 0
+                _learn_creation(watch, summary)
+                if summary.get("TrainingJobStatus") in TERMINAL_STATUSES:
+                    to_describe.append(name)
                 else:
                     watch.queue.put_nowait(summary)
             await self._describe_all(client, to_describe)
@@ -159,6 +180,8 @@ class FleetPoller:
             if described is None:
                 watch.queue.put_nowait({"error": f"training job {name} does not exist"})
                 return
+            watch.misses = 0
+            _learn_creation(watch, described)  # a job the listing missed is in the next one
             watch.queue.put_nowait({**described, DESCRIBED: True})
 
         # all finish before the sweep's client closes; then the first failure (a throttle, say) counts for the sweep
@@ -172,3 +195,9 @@ class FleetPoller:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+
+
+def _learn_creation(watch: _Watch, job: dict[str, Any]) -> None:
+    created = job.get("CreationTime")
+    if isinstance(created, dt.datetime):
+        watch.created = created

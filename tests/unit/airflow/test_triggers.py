@@ -12,7 +12,7 @@ import pytest
 
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
 from sagemaker_fleet.triggers.fleet import FleetJobTrigger
-from sagemaker_fleet.triggers.poller import DESCRIBED, FleetPoller
+from sagemaker_fleet.triggers.poller import CREATION_MARGIN, DESCRIBED, FleetPoller, _Watch
 
 TRIGGERS = [
     FleetJobTrigger(job_name="f-seoul-20261129", name_contains="-20261129", poll_interval=5,
@@ -93,7 +93,7 @@ def test_one_sweep_serves_every_watcher() -> None:
     assert "describe" not in client.calls
 
 
-def test_a_sweep_lists_running_jobs_and_describes_the_ended_ones_once() -> None:
+def test_a_sweep_describes_each_ended_job_once_with_its_own_client() -> None:
     jobs = {"f-a-1": "InProgress", "f-b-1": "Completed", "f-c-1": "InProgress", "f-d-1": "Failed"}
     client = FakeClient(jobs)
 
@@ -107,8 +107,8 @@ def test_a_sweep_lists_running_jobs_and_describes_the_ended_ones_once() -> None:
         return first
 
     first = asyncio.run(scenario())
-    # only the two running jobs are listed (one page of 2); the two that ended are described, once each
-    assert client.calls[:3] == ["list", "describe", "describe"]
+    # 4 jobs in pages of 2, then the two that ended are described, once each
+    assert client.calls[:4] == ["list", "list", "describe", "describe"]
     statuses = {name: (update.get(DESCRIBED, False), update["TrainingJobStatus"]) for name, update in first.items()}
     assert statuses == {
         "f-a-1": (False, "InProgress"),
@@ -116,3 +116,15 @@ def test_a_sweep_lists_running_jobs_and_describes_the_ended_ones_once() -> None:
         "f-c-1": (False, "InProgress"),
         "f-d-1": (True, "Failed"),
     }
+
+
+def test_the_listing_starts_before_the_oldest_job_still_watched() -> None:
+    t0 = dt.datetime(2026, 11, 29, 6, tzinfo=dt.UTC)
+    poller = FleetPoller(FakeHook(FakeClient({})), "-1", 30.0)  # type: ignore[arg-type]
+    poller.watches["old"] = _Watch(created=t0)
+    poller.watches["new"] = _Watch(created=t0 + dt.timedelta(hours=2))
+    assert poller.window_start() == t0 - CREATION_MARGIN
+    poller.unwatch("old")  # the run moved on: the window follows
+    assert poller.window_start() == t0 + dt.timedelta(hours=2) - CREATION_MARGIN
+    poller.watches["unknown"] = _Watch()  # no bound for one job: list the name's whole past
+    assert poller.window_start() is None

@@ -1,9 +1,9 @@
 """How the orchestrator learns that a job ended — the API load each strategy puts on the control plane.
 
 - :class:`BatchedPoller` is ``triggers/poller.py``'s ``FleetPoller``: while jobs are watched, one ListTrainingJobs
-  sweep of the run's running jobs (``NameContains`` the run key, ``StatusEquals=InProgress``, ``CreationTimeAfter``
-  the earliest watched creation − 5 min, pages of 100) per interval, backing off ×2 (up to ×8) on throttling; one
-  DescribeTrainingJob per watched job missing from that listing (it has ended). A sweep starts at once when the first job is watched; the poller stops at a sweep that
+  sweep of the run's jobs (``NameContains`` the run key, ``CreationTimeAfter`` the oldest still-watched job's
+  creation − 5 min, pages of 100) per interval, backing off ×2 (up to ×8) on throttling; one DescribeTrainingJob
+  per job once its summary is terminal. A sweep starts at once when the first job is watched; the poller stops at a sweep that
   finds nothing watched (a job watched later starts it again, with a fresh ``CreationTimeAfter``).
 - :class:`PerJobPoller` is the stock trigger: one DescribeTrainingJob per job every interval until it is terminal.
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 TERMINAL = frozenset({"Completed", "Failed", "Stopped"})
 THROTTLED = frozenset({"ThrottlingException", "Throttling", "TooManyRequestsException"})
 PAGE_SIZE = 100
-#: The batched poller lists jobs created since its earliest watched job, less this margin (clock skew).
+#: The batched poller lists jobs created since its oldest still-watched job, less this margin (clock skew).
 CREATION_MARGIN_SECONDS = 300.0
 MAX_BACKOFF_FACTOR = 8
 
@@ -56,15 +56,12 @@ class BatchedPoller:
         self.name_contains = f"-{run_key}"
         self.interval = interval
         self.deliver = deliver
-        self.watches: dict[str, None] = {}  # insertion-ordered set
-        self.created_after: float | None = None
+        self.watches: dict[str, float] = {}  # name → creation time, insertion-ordered
         self.running = False
         self.backoff = 1
 
     def watch(self, name: str, created_at: float) -> None:
-        self.watches[name] = None
-        if self.created_after is None or created_at < self.created_after:
-            self.created_after = created_at
+        self.watches[name] = created_at
         if not self.running:
             self.running = True
             self.backoff = 1
@@ -73,7 +70,6 @@ class BatchedPoller:
     def _sweep(self) -> None:
         if not self.watches:
             self.running = False
-            self.created_after = None
             return
         summaries = self._list()
         if summaries is None:
@@ -84,13 +80,11 @@ class BatchedPoller:
         self.timeline.at(self.engine.now() + self.interval * self.backoff, self._sweep)
 
     def _list(self) -> dict[str, str] | None:
-        """Job name → TrainingJobStatus for the run's running jobs; None when a page was throttled."""
-        assert self.created_after is not None
+        """Job name → TrainingJobStatus for every job of the run's listing; None when a page was throttled."""
         request: dict[str, Any] = {
             "NameContains": self.name_contains,
             "MaxResults": PAGE_SIZE,
-            "CreationTimeAfter": self.created_after - CREATION_MARGIN_SECONDS,
-            "StatusEquals": "InProgress",
+            "CreationTimeAfter": min(self.watches.values()) - CREATION_MARGIN_SECONDS,
         }
         seen: dict[str, str] = {}
         while True:
@@ -105,13 +99,12 @@ class BatchedPoller:
             request = {**request, "NextToken": token}
 
     def _describe_terminal(self, statuses: dict[str, str]) -> None:
-        for name in [name for name in self.watches if statuses.get(name) in (None, *TERMINAL)]:
+        for name in [name for name in self.watches if statuses.get(name) in TERMINAL]:
             described = _api(self.engine.describe_training_job, name)
             if described is None:
-                continue  # throttled: the next sweep misses the job again and describes it then
-            if described["TrainingJobStatus"] in TERMINAL:
-                del self.watches[name]
-                self.deliver(name, described)
+                continue  # throttled: the next sweep sees the job terminal again and describes it then
+            del self.watches[name]
+            self.deliver(name, described)
 
 
 class PerJobPoller:
