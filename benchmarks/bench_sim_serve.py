@@ -47,7 +47,8 @@ class Measurements:
     first_end: float = float("inf")  # wall time the first job was seen ended
 
 
-def request(name: str) -> dict[str, Any]:
+def request(name: str, max_runtime: int = 86400) -> dict[str, Any]:
+    """A minimal valid CreateTrainingJob request on ml.m5.xlarge (also used by bench_triggerer)."""
     return {
         "TrainingJobName": name,
         "AlgorithmSpecification": {
@@ -57,7 +58,7 @@ def request(name: str) -> dict[str, Any]:
         "RoleArn": ROLE,
         "OutputDataConfig": {"S3OutputPath": "s3://bench/out/"},
         "ResourceConfig": {"InstanceType": "ml.m5.xlarge", "InstanceCount": 1, "VolumeSizeInGB": 30},
-        "StoppingCondition": {"MaxRuntimeInSeconds": 86400},
+        "StoppingCondition": {"MaxRuntimeInSeconds": max_runtime},
     }
 
 

@@ -59,7 +59,6 @@ from pathlib import Path
 from typing import Any
 
 CHILD_FLAG = "--child"
-ROLE = "arn:aws:iam::111122223333:role/Bench"
 STOCK_MAX_ATTEMPTS = 60  # SageMakerTrainingOperator: ``self.max_attempts = max_attempts or 60``
 TICK = 0.1  # seconds; the triggerer's own watchdog sleeps 0.1 s too
 BLOCKED_THRESHOLD = 0.2  # [triggerer] blocked_main_thread_warning_threshold default
@@ -297,17 +296,9 @@ def child(cfg_path: str) -> None:
 
 
 def request(name: str) -> dict[str, Any]:
-    return {
-        "TrainingJobName": name,
-        "AlgorithmSpecification": {
-            "TrainingImage": "1.dkr.ecr.us-east-1.amazonaws.com/x:1",
-            "TrainingInputMode": "FastFile",
-        },
-        "RoleArn": ROLE,
-        "OutputDataConfig": {"S3OutputPath": "s3://bench/out/"},
-        "ResourceConfig": {"InstanceType": "ml.m5.xlarge", "InstanceCount": 1, "VolumeSizeInGB": 30},
-        "StoppingCondition": {"MaxRuntimeInSeconds": 5 * 86400},
-    }
+    from bench_sim_serve import request as serve_request  # this folder is on sys.path when run as a script
+
+    return serve_request(name, max_runtime=5 * 86400)
 
 
 def create_jobs(sim: Any, names: list[str]) -> None:
