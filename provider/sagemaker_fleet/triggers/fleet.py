@@ -11,7 +11,7 @@ from airflow.triggers.base import BaseTrigger, TriggerEvent
 
 from sagemaker_fleet.aws.describe import summarize, to_json_safe
 from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, SageMakerFleetHook
-from sagemaker_fleet.triggers.poller import DESCRIBED, FleetPoller
+from sagemaker_fleet.triggers.poller import FleetPoller
 
 #: Secondary statuses worth a line in the task log while a job waits.
 NOTABLE = frozenset({"Interrupted", "Restarting", "MaxWaitTimeExceeded", "Stopping"})
@@ -92,20 +92,20 @@ class FleetJobTrigger(BaseTrigger):
                 if "error" in update:
                     yield TriggerEvent({"status": "error", "job_name": self.job_name, "message": update["error"]})
                     return
-                is_description = bool(update.pop(DESCRIBED, False))
                 secondary = update.get("SecondaryStatus")
                 if secondary != last:
                     level = self.log.warning if secondary in NOTABLE else self.log.info
                     level("%s: %s / %s", self.job_name, update.get("TrainingJobStatus"), secondary)
                     last = secondary
                 if update.get("TrainingJobStatus") in TERMINAL_STATUSES:
-                    # the poller describes terminal jobs itself, in its sweep; a bare summary is described here
-                    described = update if is_description else await poller.describe(self.job_name)
-                    payload = {"status": "terminal", "job_name": self.job_name, "job": summarize(described or update)}
-                    if described is not None:
-                        # the whole description travels with the event, so the resumed task needs no second call
-                        payload["description"] = to_json_safe(described)
-                    yield TriggerEvent(payload)
+                    # a terminal update is the poller's DescribeTrainingJob response; it travels whole with the
+                    # event, so the resumed task needs no second call
+                    yield TriggerEvent({
+                        "status": "terminal",
+                        "job_name": self.job_name,
+                        "job": summarize(update),
+                        "description": to_json_safe(update),
+                    })
                     return
         finally:
             poller.unwatch(self.job_name)

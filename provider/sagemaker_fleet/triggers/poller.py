@@ -21,13 +21,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.hooks.fleet import (
-    TERMINAL_STATUSES,
-    THROTTLING_CODES,
-    SageMakerFleetHook,
-    error_code,
-    list_request,
-)
+from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, THROTTLING_CODES, SageMakerFleetHook, error_code
 
 log = logging.getLogger(__name__)
 
@@ -35,16 +29,12 @@ MAX_BACKOFF_FACTOR = 8
 MAX_CONSECUTIVE_ERRORS = 5
 #: DescribeTrainingJob calls in flight at once when many jobs end in one sweep.
 DESCRIBE_CONCURRENCY = 8
-#: Marks a queue item that is a full DescribeTrainingJob response rather than a ListTrainingJobs summary.
-DESCRIBED = "__described__"
-
-PollerKey = tuple[Any, ...]
-
-
 #: Consecutive listings a watched job may be missing from before it is described directly.
 MISSES_BEFORE_DESCRIBE = 2
 #: The listing starts this long before the oldest watched job's creation (clock skew, listing lag).
 CREATION_MARGIN = dt.timedelta(minutes=5)
+
+PollerKey = tuple[Any, ...]
 
 
 @dataclass
@@ -65,7 +55,6 @@ class FleetPoller:
         self.name_contains = name_contains
         self.interval = interval
         self.watches: dict[str, _Watch] = {}
-        self.calls = {"ListTrainingJobs": 0, "DescribeTrainingJob": 0}
         self._task: asyncio.Task[None] | None = None
         self._key: tuple[int, PollerKey] | None = None
 
@@ -83,7 +72,9 @@ class FleetPoller:
         return poller
 
     def watch(self, job_name: str, created_after: dt.datetime | None = None) -> asyncio.Queue[dict[str, Any]]:
-        """Register a job; its summaries (or ``{"error": ...}``) arrive on the returned queue each poll.
+        """Register a job; each poll puts on the returned queue its ListTrainingJobs summary while it runs, its
+        DescribeTrainingJob response once it has ended (so a terminal update is always a full description), or
+        ``{"error": ...}``.
         ``created_after``: a time before the job's creation; without it the listing covers the name's whole past."""
         watch = self.watches.setdefault(job_name, _Watch())
         if created_after is not None and (watch.created is None or created_after < watch.created):
@@ -94,18 +85,13 @@ class FleetPoller:
 
     def window_start(self) -> dt.datetime | None:
         """CreationTimeAfter of the next listing: the oldest watched job's creation less the margin."""
-        times = [watch.created for watch in self.watches.values()]
-        if not times or any(t is None for t in times):
+        times = [watch.created for watch in self.watches.values() if watch.created is not None]
+        if not times or len(times) < len(self.watches):  # a job without a bound: list the name's whole past
             return None
-        return min(t for t in times if t is not None) - CREATION_MARGIN
+        return min(times) - CREATION_MARGIN
 
     def unwatch(self, job_name: str) -> None:
         self.watches.pop(job_name, None)
-
-    async def describe(self, job_name: str) -> dict[str, Any] | None:
-        async with await self.hook.get_async_conn() as client:
-            self.calls["DescribeTrainingJob"] += 1
-            return await self.hook.adescribe(client, job_name)
 
     async def _run(self) -> None:
         errors = 0
@@ -137,18 +123,9 @@ class FleetPoller:
                 watch.queue.put_nowait({"error": f"{type(exc).__name__}: {exc}"})
 
     async def _poll_once(self) -> None:
-        seen: dict[str, dict[str, Any]] = {}
         async with await self.hook.get_async_conn() as client:
-            kwargs = list_request(self.name_contains, self.window_start())
-            while True:
-                self.calls["ListTrainingJobs"] += 1
-                page = await client.list_training_jobs(**kwargs)
-                for summary in page.get("TrainingJobSummaries", []):
-                    seen[summary["TrainingJobName"]] = summary
-                token = page.get("NextToken")
-                if not token:
-                    break
-                kwargs["NextToken"] = token
+            listing = self.hook.alist_jobs(client, self.name_contains, creation_time_after=self.window_start())
+            seen = {summary["TrainingJobName"]: summary async for summary in listing}
             to_describe: list[str] = []
             for name, watch in list(self.watches.items()):
                 summary = seen.get(name)
@@ -172,7 +149,6 @@ class FleetPoller:
 
         async def one(name: str) -> None:
             async with limit:
-                self.calls["DescribeTrainingJob"] += 1
                 described = await self.hook.adescribe(client, name)
             watch = self.watches.get(name)
             if watch is None:
@@ -182,7 +158,7 @@ class FleetPoller:
                 return
             watch.misses = 0
             _learn_creation(watch, described)  # a job the listing missed is in the next one
-            watch.queue.put_nowait({**described, DESCRIBED: True})
+            watch.queue.put_nowait(described)
 
         # all finish before the sweep's client closes; then the first failure (a throttle, say) counts for the sweep
         results = await asyncio.gather(*(one(name) for name in names), return_exceptions=True)

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
+from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
 from sagemaker_fleet.triggers.fleet import FleetJobTrigger
-from sagemaker_fleet.triggers.poller import CREATION_MARGIN, DESCRIBED, FleetPoller, _Watch
+from sagemaker_fleet.triggers.poller import CREATION_MARGIN, FleetPoller, _Watch
 
 TRIGGERS = [
     FleetJobTrigger(job_name="f-seoul-20261129", name_contains="-20261129", poll_interval=5,
@@ -59,7 +60,8 @@ class FakeClient:
 
     async def describe_training_job(self, TrainingJobName: str) -> dict[str, Any]:  # noqa: N803
         self.calls.append("describe")
-        return {"TrainingJobName": TrainingJobName, "TrainingJobStatus": self.jobs[TrainingJobName]}
+        return {"TrainingJobName": TrainingJobName, "TrainingJobStatus": self.jobs[TrainingJobName],
+                "AlgorithmSpecification": {}}  # only a description has it, no summary
 
 
 class FakeHook:
@@ -68,6 +70,8 @@ class FakeHook:
 
     async def get_async_conn(self) -> FakeClient:
         return self.client
+
+    alist_jobs = SageMakerFleetHook.alist_jobs  # the real paging over the fake client
 
     async def adescribe(self, client: FakeClient, name: str) -> dict[str, Any] | None:
         return await client.describe_training_job(TrainingJobName=name)
@@ -109,7 +113,7 @@ def test_a_sweep_describes_each_ended_job_once_with_its_own_client() -> None:
     first = asyncio.run(scenario())
     # 4 jobs in pages of 2, then the two that ended are described, once each
     assert client.calls[:4] == ["list", "list", "describe", "describe"]
-    statuses = {name: (update.get(DESCRIBED, False), update["TrainingJobStatus"]) for name, update in first.items()}
+    statuses = {name: ("AlgorithmSpecification" in update, update["TrainingJobStatus"]) for name, update in first.items()}
     assert statuses == {
         "f-a-1": (False, "InProgress"),
         "f-b-1": (True, "Completed"),

@@ -3,8 +3,8 @@
 - :class:`BatchedPoller` is ``triggers/poller.py``'s ``FleetPoller``: while jobs are watched, one ListTrainingJobs
   sweep of the run's jobs (``NameContains`` the run key, ``CreationTimeAfter`` the oldest still-watched job's
   creation − 5 min, pages of 100) per interval, backing off ×2 (up to ×8) on throttling; one DescribeTrainingJob
-  per job once its summary is terminal. A sweep starts at once when the first job is watched; the poller stops at a sweep that
-  finds nothing watched (a job watched later starts it again, with a fresh ``CreationTimeAfter``).
+  per job once its summary is terminal. A sweep starts at once when the first job is watched; the poller stops at
+  a sweep that finds nothing watched (a job watched later starts it again).
 - :class:`PerJobPoller` is the stock trigger: one DescribeTrainingJob per job every interval until it is terminal.
 
 Every call goes through the engine, so its counters (and its throttling) see exactly these calls.
