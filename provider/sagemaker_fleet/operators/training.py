@@ -126,10 +126,13 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
     def _run_key(self, context: Context) -> str:
         return self.run_key or self._prepare(context)
 
-    def _history(self, run_key: str, upto: int = MAX_ATTEMPTS_SCANNED) -> list[dict[str, Any]]:
-        """Descriptions of this city's submissions in this run, oldest first (attempts 1..``upto`` at most)."""
-        history: list[dict[str, Any]] = []
-        for attempt in range(1, upto + 1):
+    def _history(
+        self, run_key: str, upto: int = MAX_ATTEMPTS_SCANNED, known: Sequence[dict[str, Any]] = ()
+    ) -> list[dict[str, Any]]:
+        """Descriptions of this city's submissions in this run, oldest first (attempts 1..``upto`` at most);
+        ``known``: attempts 1..k already described, so the scan goes on from k + 1."""
+        history: list[dict[str, Any]] = list(known)
+        for attempt in range(len(history) + 1, upto + 1):
             described = self.hook.describe(job_name(self.fleet.fleet, self.city, run_key, attempt))
             if described is None:
                 break
@@ -152,7 +155,9 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
                 return {}  # deferred while waiting for capacity
             if attachment.created:
                 return self._wait(context, [attachment.description])
-        history = self._history(run_key)
+            history = self._history(run_key, known=[attachment.description])  # attempt 1 is described already
+        else:
+            history = self._history(run_key)
         step = next_step(self.city_spec, history, force=self.force_retrain, new_try=True)
         return self._apply(context, step, history)
 
