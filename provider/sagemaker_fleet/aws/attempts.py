@@ -19,6 +19,13 @@ if TYPE_CHECKING:
     from sagemaker_fleet.spec.model import CitySpec
 
 ACTIVE = frozenset({"InProgress", "Stopping"})
+#: The capacity back-off (ResourceLimitExceeded) doubles from its base up to this.
+CAPACITY_RETRY_MAX_SECONDS = 900.0
+
+
+def capacity_delay(retries: int, base: float, cap: float = CAPACITY_RETRY_MAX_SECONDS) -> float:
+    """Seconds before the ``retries``-th retry of a create the quota refused (before jitter)."""
+    return float(min(base * 2 ** min(retries, 30), cap))
 
 
 @dataclass(frozen=True)

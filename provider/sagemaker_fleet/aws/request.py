@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 CHECKPOINT_LOCAL_PATH = "/opt/ml/checkpoints"
 TAG_PREFIX = "sagemaker-fleet:"
+TRY_TAG = f"{TAG_PREFIX}airflow-try"
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,9 @@ class Submission:
     attempt: int = 1
     spot: bool | None = None  # None: as the spec says; False: on-demand fallback
     keep_alive_seconds: int = 0
+    #: The Airflow task try that submits it (``{run_id}/{try_number}``), tagged so that a restarted trigger can
+    #: tell its own submissions from an earlier try's.
+    airflow_try: str | None = None
 
 
 def compile_training_request(fleet: FleetSpec, city: CitySpec, submission: Submission) -> dict[str, Any]:
@@ -64,6 +68,8 @@ def compile_training_request(fleet: FleetSpec, city: CitySpec, submission: Submi
         ],
         **matching_request_fields(city),
     }
+    if submission.airflow_try:
+        request["Tags"].append({"Key": TRY_TAG, "Value": submission.airflow_try[:256]})
     if use_spot:
         assert city.spot is not None
         request["EnableManagedSpotTraining"] = True

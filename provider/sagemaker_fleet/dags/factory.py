@@ -1,86 +1,38 @@
-"""build_fleet_dag: plan → one mapped training task per warm-pool group → cost report.
+"""build_fleet_dag: plan → one training task per city, each dispatched from the triggerer → cost report.
 
-Structure comes from the spec at parse time (pure: no network, DB or connection lookup): one mapped task per
-group of matching jobs, its concurrency the group's lane count, so Airflow runs each group exactly as wide as
-the plan's lanes. The run-time plan (with the previous run's durations) decides the order inside each group.
-Every task of a group trains on the same matching key, so any finished job's pool serves the next one.
+Structure comes from the spec at parse time (pure: no network, DB or connection lookup): a plan task, one plain
+task per city (``train_<city>``) and the cost report. The training tasks start in the triggerer
+(``start_from_trigger``) and wait there for their turn: the run-time plan (with the previous run's durations and,
+in the manual DAG, the form's cities, spot and instance type) decides each warm-pool group's order and width, and
+the run's shared poller starts the next city of a group in the sweep that sees one of its jobs end.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
-import itertools
 import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from airflow.sdk import DAG, Asset, Param, XComArg
+from airflow.sdk import DAG, Asset, Param
 
-from sagemaker_fleet.operators.plan import PlanFleetOperator, group_signature
+from sagemaker_fleet.operators.plan import PlanFleetOperator
 from sagemaker_fleet.operators.report import FleetCostReportOperator
 from sagemaker_fleet.operators.training import FleetTrainingOperator
-from sagemaker_fleet.plan import FleetPlan, PoolGroup, plan_fleet
 from sagemaker_fleet.spec.load import load_fleet_spec
-from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
 
 if TYPE_CHECKING:
     from sagemaker_fleet.spec.model import FleetSpec
 
-PARSE_RUN_KEY = "0"
 DEFAULT_ARGS: dict[str, Any] = {"owner": "ml-platform", "retries": 2, "retry_delay": dt.timedelta(minutes=1)}
+PLAN_TASK_ID = "plan"
 
 
-def instance_pool_name(instance_type: str) -> str:
-    """The Airflow pool guarding an instance type's account-wide quota (slots = instances, deferred counted)."""
-    return "sagemaker_fleet__" + re.sub(r"[^a-z0-9]+", "_", instance_type.lower()).strip("_")
-
-
-def _variants(spec: FleetSpec, manual: bool) -> list[FleetOverrides]:
-    if not manual:
-        return [FleetOverrides()]
-    types: list[str | None] = [None, *sorted(spec.quotas)]
-    return [FleetOverrides(spot=spot, instance_type=t) for spot, t in itertools.product((True, False), types)]
-
-
-def peak_lanes(plan: FleetPlan, group: str) -> int:
-    """How many of a group's lanes run at the same moment in the plan. Lanes that take turns on the same
-    instances (planned one after the other) must not run side by side, so this, not the lane count, is the
-    group's task concurrency."""
-    edges: list[tuple[int, int]] = []
-    for lane in plan.lanes:
-        if lane.group == group and lane.jobs:
-            edges += [(lane.start_seconds, 1), (lane.end_seconds, -1)]
-    running = peak = 0
-    for _, step in sorted(edges):  # an end sorts before a start at the same second
-        running += step
-        peak = max(peak, running)
-    return max(1, peak)
-
-
-def parse_time_groups(spec: FleetSpec, manual: bool = False) -> dict[str, PoolGroup]:
-    """Every group a run of this DAG can have, by signature; ``lanes`` is the widest concurrency seen."""
-    groups: dict[str, PoolGroup] = {}
-    for overrides in _variants(spec, manual):
-        plan: FleetPlan = plan_fleet(apply_overrides(spec, overrides), PARSE_RUN_KEY)
-        for group in plan.groups:
-            signature = group_signature(group)
-            width = dataclasses.replace(group, lanes=peak_lanes(plan, group.group))
-            if signature not in groups or groups[signature].lanes < width.lanes:
-                groups[signature] = width
-    return groups
-
-
-def _task_id(group: PoolGroup, taken: set[str]) -> str:
-    role = group.key.role_arn.rsplit("/", 1)[-1]
-    base = re.sub(r"[^a-zA-Z0-9_]+", "_", f"train_{role}_{group.key.instance_type}{'_spot' if group.spot else ''}")
-    task_id, n = base.lower(), 2
-    while task_id in taken:
-        task_id, n = f"{base.lower()}_{n}", n + 1
-    taken.add(task_id)
-    return task_id
+def train_task_id(city: str) -> str:
+    """The training task of a city (city names are lowercase letters, digits and dashes, so this is unique)."""
+    return "train_" + re.sub(r"[^a-z0-9]+", "_", city)
 
 
 def manual_params(spec: FleetSpec) -> dict[str, Param]:
@@ -106,7 +58,6 @@ def build_fleet_dag(
     manual: bool = False,
     tags: Sequence[str] = (),
     default_args: dict[str, Any] | None = None,
-    instance_pools: bool = True,
     poll_interval: float | None = None,
     capacity_retry_seconds: float | None = None,
     report_dir: str | None = None,
@@ -115,17 +66,15 @@ def build_fleet_dag(
 ) -> DAG:
     """A DAG that trains every city of the fleet at ``spec_path`` in pool-aware order and reports the cost.
 
-    :param manual: add the trigger form (cities, spot, instance type, dry run); structure then covers every
-        variant the form can ask for.
+    :param manual: add the trigger form (cities, spot, instance type, dry run); the run-time plan of the chosen
+        variant decides the order and widths.
     :param poll_interval: seconds between status sweeps of the run's jobs (default 30, or
-        ``SAGEMAKER_FLEET_POLL_INTERVAL``); with a sped-up simulator use a few seconds.
+        ``SAGEMAKER_FLEET_POLL_INTERVAL``; at most 10 s while a city waits for its turn); with a sped-up
+        simulator use a few seconds.
     :param capacity_retry_seconds: base back-off on ResourceLimitExceeded (default 60, or
         ``SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS``).
     :param report_dir: where the cost report task writes its files (default: a temporary folder, or
         ``SAGEMAKER_FLEET_REPORT_DIR``); they are uploaded to S3 either way.
-    :param instance_pools: put each training task in the Airflow pool of its instance type
-        (:func:`instance_pool_name`), which must exist with slots = the account's instance quota and
-        ``include_deferred`` on, so that several fleet DAGs never exceed the quota together.
     """
     spec_path = str(spec_path)
     spec = load_fleet_spec(spec_path)
@@ -134,9 +83,11 @@ def build_fleet_dag(
         os.environ.get("SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS", "60")
     )
     report_dir = report_dir or os.environ.get("SAGEMAKER_FLEET_REPORT_DIR")
-    groups = parse_time_groups(spec, manual)
     report_asset = Asset(name=f"{spec.fleet}-reports", uri=f"{spec.output_s3_uri}/reports/")
     model_asset = Asset(name=f"{spec.fleet}-models", uri=f"{spec.output_s3_uri}/models/")
+    if "max_active_tasks" not in dag_kwargs:
+        # deferred tasks count against max_active_tasks; every city waits deferred for its turn
+        dag_kwargs["max_active_tasks"] = len(spec.cities) + 2
     with DAG(
         dag_id=dag_id or f"fleet_{spec.fleet.replace('-', '_')}",
         schedule=schedule,
@@ -149,36 +100,24 @@ def build_fleet_dag(
         doc_md=f"Trains the {len(spec.cities)} cities of fleet `{spec.fleet}` ({spec_path}).",
         **dag_kwargs,
     ) as dag:
-        taken: set[str] = set()
-        plans, trains = [], []
-        for signature, group in sorted(groups.items(), key=lambda kv: (kv[1].key, kv[1].spot)):
-            task_id = _task_id(group, taken)
-            plan = PlanFleetOperator(task_id=f"plan_{task_id.removeprefix('train_')}", spec_path=spec_path,
-                                     signature=signature, signatures=sorted(groups), use_params=manual,
-                                     concurrency={sig: g.lanes for sig, g in groups.items()},
-                                     aws_conn_id=aws_conn_id)
-            pool_kwargs = (
-                {"pool": instance_pool_name(group.key.instance_type), "pool_slots": group.key.instance_count}
-                if instance_pools else {}
-            )
-            train = FleetTrainingOperator.partial(
-                task_id=task_id,
+        plan = PlanFleetOperator(task_id=PLAN_TASK_ID, spec_path=spec_path, cities=[c.name for c in spec.cities],
+                                 use_params=manual, aws_conn_id=aws_conn_id)
+        trains = [
+            FleetTrainingOperator(
+                task_id=train_task_id(city.name),
                 spec_path=spec_path,
+                city=city.name,
+                plan_task_id=PLAN_TASK_ID,
                 use_params=manual,
                 poll_interval=poll_interval,
                 capacity_retry_seconds=capacity_retry_seconds,
                 aws_conn_id=aws_conn_id,
-                max_active_tis_per_dagrun=group.lanes,
-                map_index_template="{{ task.city }}",
                 outlets=[model_asset],
-                **pool_kwargs,
-            ).expand_kwargs(XComArg(plan))
-            plan >> train
-            plans.append(plan)
-            trains.append(train)
+            )
+            for city in spec.cities
+        ]
         report = FleetCostReportOperator(task_id="cost_report", spec_path=spec_path, trigger_rule="all_done",
                                          use_params=manual, aws_conn_id=aws_conn_id, outlets=[report_asset],
-                                         out_dir=report_dir,
-                                         plan_task_id=plans[0].task_id)
-        trains >> report
+                                         out_dir=report_dir, plan_task_id=PLAN_TASK_ID)
+        plan >> trains >> report
     return dag

@@ -70,6 +70,20 @@ def list_request(
     return kwargs
 
 
+def _created(request: Mapping[str, Any], response: Mapping[str, Any], before: dt.datetime) -> dict[str, Any]:
+    """What is known of a job just created, without a DescribeTrainingJob: its ``CreationTime`` is taken just
+    before the call (a lower bound for ListTrainingJobs' ``CreationTimeAfter``)."""
+    return {
+        "TrainingJobName": str(request["TrainingJobName"]),
+        "TrainingJobArn": response.get("TrainingJobArn"),
+        "TrainingJobStatus": "InProgress",
+        "SecondaryStatus": "Starting",
+        "CreationTime": before,
+        "EnableManagedSpotTraining": bool(request.get("EnableManagedSpotTraining", False)),
+        "ResourceConfig": dict(request.get("ResourceConfig") or {}),
+    }
+
+
 @dataclass(frozen=True)
 class Attachment:
     """What create-or-attach found: the job's description and whether this call created it."""
@@ -153,18 +167,7 @@ class SageMakerFleetHook(AwsBaseHook):
                 raise CapacityUnavailableError(str(exc)) from exc
             raise
         if not describe_created:
-            return Attachment(
-                {
-                    "TrainingJobName": name,
-                    "TrainingJobArn": response.get("TrainingJobArn"),
-                    "TrainingJobStatus": "InProgress",
-                    "SecondaryStatus": "Starting",
-                    "CreationTime": before,
-                    "EnableManagedSpotTraining": bool(request.get("EnableManagedSpotTraining", False)),
-                    "ResourceConfig": dict(request.get("ResourceConfig") or {}),
-                },
-                created=True,
-            )
+            return Attachment(_created(request, response, before), created=True)
         created = self.describe(name)
         if created is None:  # pragma: no cover - AWS is read-after-write consistent for describe
             raise RuntimeError(f"training job {name} was created but cannot be described")
@@ -232,3 +235,31 @@ class SageMakerFleetHook(AwsBaseHook):
             if not token:
                 return
             kwargs["NextToken"] = token
+
+    async def acreate_or_attach(self, client: Any, request: Mapping[str, Any]) -> Attachment:
+        """:meth:`create_or_attach` through an aiobotocore client: create at once (no describe first); a job of
+        that name that exists already is found through the duplicate-name answer and attached to."""
+        name = str(request["TrainingJobName"])
+        before = dt.datetime.now(dt.UTC)
+        try:
+            response = await client.create_training_job(**request)
+        except ClientError as exc:
+            if _is_duplicate_name(exc):
+                found = await self.adescribe(client, name)
+                if found is not None:
+                    return Attachment(found, created=False)
+            if error_code(exc) == "ResourceLimitExceeded":
+                raise CapacityUnavailableError(str(exc)) from exc
+            raise
+        return Attachment(_created(request, response, before), created=True)
+
+    async def atags(self, client: Any, arn: str) -> dict[str, str]:
+        """The tags of a training job, by its ARN (one ListTags page holds the few a fleet job has)."""
+        response = await client.list_tags(ResourceArn=arn, MaxResults=100)
+        return {str(tag["Key"]): str(tag["Value"]) for tag in response.get("Tags", [])}
+
+    async def aupdate_keep_alive(self, client: Any, job_name: str, seconds: int) -> None:
+        """:meth:`update_keep_alive` through an aiobotocore client."""
+        await client.update_training_job(
+            TrainingJobName=job_name, ResourceConfig={"KeepAlivePeriodInSeconds": int(seconds)}
+        )

@@ -4,23 +4,28 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
 
+from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
-from sagemaker_fleet.operators.training import context_run_key
 from sagemaker_fleet.plan import DurationHistory, plan_fleet
 from sagemaker_fleet.spec.load import load_fleet_spec
-from sagemaker_fleet.spec.model import KEEP_ALIVE_GUIDE_MAX
+from sagemaker_fleet.spec.names import context_run_key
 from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
+from sagemaker_fleet.triggers.city import PLAN_XCOM_KEY
+
+
+class PlanMismatchError(ValueError):
+    """The fleet file and the parsed DAG disagree; retrying cannot help, re-parsing does."""
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
-    from sagemaker_fleet.plan import FleetPlan, PlannedJob, PoolGroup
+    from sagemaker_fleet.plan import PoolGroup
     from sagemaker_fleet.spec.model import FleetSpec
 
 
@@ -30,54 +35,15 @@ def group_signature(group: PoolGroup) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()[:10]
 
 
-def handoff_keep_alive(plan: FleetPlan, spec: FleetSpec) -> int:
-    """Keep-alive for a pool handed to whichever job of the group starts next: the plan's longest automatic
-    keep-alive, or the orchestration latency plus a minute when the plan has none."""
-    planned = [job.keep_alive_seconds for job in plan.jobs if job.keep_alive_seconds > 0]
-    fallback = spec.orchestration_latency_seconds + 60
-    return min(KEEP_ALIVE_GUIDE_MAX, max(planned, default=fallback))
-
-
-def group_kwargs(
-    plan: FleetPlan, spec: FleetSpec, concurrency: Mapping[str, int] | None = None
-) -> dict[str, list[dict[str, Any]]]:
-    """Per group, the training tasks' kwargs in planned start order (what each mapped task expands over).
-
-    Airflow starts the next task of a group whenever one of its ``concurrency`` slots frees, so with N jobs the
-    first N − concurrency each have a successor that takes their pool over, whichever lane the plan drew it in;
-    they keep their pool (the plan's keep-alive, or :func:`handoff_keep_alive`), the last ``concurrency`` end
-    without one. A keep-alive written in the spec is always kept as written; spot jobs never keep a pool.
-    """
-    explicit = {city.name for city in spec.cities if city.keep_alive is not None}
-    handoff = handoff_keep_alive(plan, spec)
-    ordered: dict[str, list[PlannedJob]] = {group.group: [] for group in plan.groups}
-    for job in sorted(plan.jobs, key=lambda j: (j.planned_start_seconds, j.lane)):
-        ordered[job.group].append(job)
-    out: dict[str, list[dict[str, Any]]] = {}
-    for group in plan.groups:
-        signature = group_signature(group)
-        jobs = ordered[group.group]
-        slots = (concurrency or {}).get(signature, group.lanes)
-        kwargs = []
-        for index, job in enumerate(jobs):
-            if job.city in explicit or group.spot or not group.warm_pool:
-                keep = job.keep_alive_seconds
-            else:
-                keep = (job.keep_alive_seconds or handoff) if index < len(jobs) - slots else 0
-            kwargs.append({"city": job.city, "keep_alive_seconds": keep})
-        out[signature] = kwargs
-    return out
-
-
 class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
-    """Plan this run of the fleet and hand each group's ordered jobs to its mapped training task.
+    """Plan this run of the fleet: the order and keep-alive its training tasks dispatch by.
+
+    The plan is pushed under the XCom key ``plan`` (the training triggers read it once per run and triggerer) and
+    its summary is returned.
 
     :param spec_path: the fleet YAML (templated).
-    :param signature: return only this group's ordered training kwargs (what its mapped task expands over);
-        without it the whole plan JSON is returned. The full plan is always pushed under the XCom key ``plan``.
-    :param signatures: every group signature the DAG has a training task for; a run-time group outside them is
-        an error (the fleet file changed since the DAG was parsed).
-    :param concurrency: each group's task concurrency (its parse-time lanes), by signature.
+    :param cities: the cities the DAG has a training task for; a run-time city outside them is an error (the
+        fleet file changed since the DAG was parsed).
     :param use_params: apply the run's params (cities, spot, instance_type) as overrides (the manual DAG).
     :param use_history: plan with the durations of the latest earlier report under ``{output}/reports/``.
     """
@@ -89,18 +55,14 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
         self,
         *,
         spec_path: str,
-        signature: str | None = None,
-        signatures: Sequence[str] = (),
-        concurrency: Mapping[str, int] | None = None,
+        cities: Sequence[str] = (),
         use_params: bool = False,
         use_history: bool = True,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.spec_path = spec_path
-        self.signature = signature
-        self.signatures = list(signatures)
-        self.concurrency = dict(concurrency or {})
+        self.cities = list(cities)
         self.use_params = use_params
         self.use_history = use_history
 
@@ -111,18 +73,17 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
         run_key = context_run_key(context)
         history = self._history(spec, run_key) if self.use_history else None
         plan = plan_fleet(spec, run_key, history)
-        per_group = group_kwargs(plan, spec, self.concurrency)
-        unknown = sorted(set(per_group) - set(self.signatures)) if self.signatures else []
+        unknown = sorted({c.name for c in spec.cities} - set(self.cities)) if self.cities else []
         if unknown:
-            raise ValueError(f"the plan has groups {unknown} that this DAG has no training task for; "
-                             "the fleet file changed since the DAG was parsed — let the DAG re-parse")
+            raise PlanMismatchError(f"the fleet has cities {unknown} that this DAG has no training task for; the "
+                                    "fleet file changed since the DAG was parsed — let the DAG re-parse")
+        book = DispatchBook.from_plan(plan, spec)
         self.log.info("plan %s/%s: %s", spec.fleet, run_key, json.dumps(plan.summary.to_json()))
-        context["ti"].xcom_push(key="plan", value=plan.to_json())
-        if self.signature is None:
-            return plan.to_json()
-        jobs = per_group.get(self.signature, [])
-        self.log.info("group %s: %d jobs in planned order", self.signature, len(jobs))
-        return jobs
+        for group in plan.groups:
+            self.log.info("group %s (%s%s): %d jobs, %d at once", group.group, group.key.instance_type,
+                          ", spot" if group.spot else "", group.jobs, book.widths[group.group])
+        context["ti"].xcom_push(key=PLAN_XCOM_KEY, value=plan.to_json())
+        return plan.summary.to_json()
 
     def _history(self, spec: FleetSpec, run_key: str) -> DurationHistory | None:
         """The latest earlier run's report.json in S3, if any (a missing bucket or report is not an error)."""

@@ -43,6 +43,7 @@ OPERATIONS = (
     "ListTrainingJobs",
     "StopTrainingJob",
     "UpdateTrainingJob",
+    "ListTags",
 )
 Precheck = Callable[[Mapping[str, Any]], None]
 
@@ -138,6 +139,8 @@ class SimEngine:
             return self._stop(self._job(request), now)
         if operation == "UpdateTrainingJob":
             return self._update(self._job(request), request, now)
+        if operation == "ListTags":
+            return self._tags(request)
         raise validation_error(f"The simulator does not serve {operation}.")
 
     def _create(self, request: Mapping[str, Any], now: float) -> dict[str, Any]:
@@ -168,6 +171,14 @@ class SimEngine:
         claim_pool(state, job, now)
         self._lifecycle.start(job, now)
         return {"TrainingJobArn": job.arn}
+
+    def _tags(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """ListTags of a training job (the only SageMaker resource the simulator has), by its ARN."""
+        arn = str(request.get("ResourceArn", ""))
+        for job in self._state.jobs.values():
+            if job.arn == arn:
+                return {"Tags": [{"Key": k, "Value": v} for k, v in job.request.tags.items()]}
+        raise validation_error(f"Could not find resource {arn}.")
 
     def _job(self, request: Mapping[str, Any]) -> TrainingJob:
         name = check_job_name(request.get("TrainingJobName"))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
+from typing import Any
 
 #: SageMaker's TrainingJobName pattern and length (SAGEMAKER_FACTS §4).
 JOB_NAME_RE = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$")
@@ -37,6 +39,16 @@ def run_key_for(logical_date_yyyymmdd: str | None, run_id: str) -> str:
     if logical_date_yyyymmdd and run_id.startswith("scheduled__"):
         return validate_run_key(logical_date_yyyymmdd)
     return "m" + hashlib.sha256(run_id.encode()).hexdigest()[:9]
+
+
+def context_run_key(context: Mapping[str, Any]) -> str:
+    """The run key of the Airflow run an Airflow task context belongs to: its logical date for scheduled runs,
+    else a hash of the run id."""
+    dag_run = context.get("dag_run")
+    run_id = str(getattr(dag_run, "run_id", "") or context.get("run_id", ""))
+    logical = context.get("logical_date")
+    day = logical.strftime("%Y%m%d") if logical is not None else None
+    return run_key_for(day, run_id)
 
 
 def job_name(fleet: str, city: str, run_key: str, attempt: int = 1) -> str:

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 
 from sagemaker_fleet.aws.describe import summarize, to_json_safe
-from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, SageMakerFleetHook
-from sagemaker_fleet.triggers.poller import FleetPoller
-
-#: Secondary statuses worth a line in the task log while a job waits.
-NOTABLE = frozenset({"Interrupted", "Restarting", "MaxWaitTimeExceeded", "Stopping"})
+from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+from sagemaker_fleet.triggers.poller import JobWatchError, run_poller, watch_until_terminal
 
 
 class FleetJobTrigger(BaseTrigger):
@@ -71,41 +67,21 @@ class FleetJobTrigger(BaseTrigger):
             config=self.botocore_config,
         )
 
-    def _poller(self) -> FleetPoller:
-        key = (
-            self.aws_conn_id,
-            self.region_name,
-            str(self.verify),
-            json.dumps(self.botocore_config, sort_keys=True),
-            self.name_contains,
-        )
-        return FleetPoller.shared(key, self._hook, self.name_contains, self.poll_interval)
-
     async def run(self) -> AsyncIterator[TriggerEvent]:
-        poller = self._poller()
+        conn = {"conn": self.aws_conn_id, "region": self.region_name, "verify": self.verify,
+                "config": self.botocore_config}
+        poller = run_poller(self._hook(), conn, self.name_contains, self.poll_interval)
         after = dt.datetime.fromisoformat(self.created_after) if self.created_after else None
-        queue = poller.watch(self.job_name, after)
-        last: str | None = None
         try:
-            while True:
-                update = await queue.get()
-                if "error" in update:
-                    yield TriggerEvent({"status": "error", "job_name": self.job_name, "message": update["error"]})
-                    return
-                secondary = update.get("SecondaryStatus")
-                if secondary != last:
-                    level = self.log.warning if secondary in NOTABLE else self.log.info
-                    level("%s: %s / %s", self.job_name, update.get("TrainingJobStatus"), secondary)
-                    last = secondary
-                if update.get("TrainingJobStatus") in TERMINAL_STATUSES:
-                    # a terminal update is the poller's DescribeTrainingJob response; it travels whole with the
-                    # event, so the resumed task needs no second call
-                    yield TriggerEvent({
-                        "status": "terminal",
-                        "job_name": self.job_name,
-                        "job": summarize(update),
-                        "description": to_json_safe(update),
-                    })
-                    return
-        finally:
-            poller.unwatch(self.job_name)
+            described = await watch_until_terminal(poller, self.job_name, after, self.log)
+        except JobWatchError as exc:
+            yield TriggerEvent({"status": "error", "job_name": self.job_name, "message": str(exc)})
+            return
+        # the terminal update is the poller's DescribeTrainingJob response; it travels whole with the event,
+        # so the resumed task needs no second call
+        yield TriggerEvent({
+            "status": "terminal",
+            "job_name": self.job_name,
+            "job": summarize(described),
+            "description": to_json_safe(described),
+        })

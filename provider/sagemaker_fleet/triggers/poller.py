@@ -1,12 +1,15 @@
-"""One batched poller per fleet run per triggerer process.
+"""One batched poller and dispatcher per fleet run per triggerer process.
 
-Every deferred training task of a fleet run registers its job name here instead of polling on its own. Once per
-interval the poller lists the run's jobs with ListTrainingJobs (NameContains, paginated, ≤ 100 per call) and hands
-each watcher its job's summary. The listing starts 5 minutes before the creation of the oldest job still watched,
-so late in a run it holds the jobs of the last stretch, not every job the run made (StatusEquals would not help:
-SageMaker applies it after cutting the page). A job whose summary is terminal — or that is missing from two
-listings in a row — is described with the sweep's own client, a few at a time, and the description goes to its
-watcher. State lives in AWS only, so a restarted triggerer rebuilds it on the first poll.
+Every deferred training task of a fleet run registers here instead of polling on its own. Once per interval the
+poller lists the run's jobs with ListTrainingJobs (NameContains, paginated, ≤ 100 per call) and
+- hands each watcher its job's summary; a job whose summary is terminal — or that is missing from two listings in
+  a row — is described with the poller's client, a few at a time, and the description goes to its watcher;
+- feeds the run's :class:`~sagemaker_fleet.dispatch.RunTracker` and wakes the cities whose turn has come, in the
+  same sweep that saw their predecessor end (the hand-off): no task process, no scheduler loop in between;
+- ends idle warm pools that no city of their group will take over (keep-alive 0).
+The listing starts 5 minutes before the creation of the oldest job that can still change, so late in a run it holds
+the jobs of the last stretch, not every job the run made (StatusEquals would not help: SageMaker applies it after
+cutting the page). State lives in AWS only, so a restarted triggerer rebuilds it with its first, whole listing.
 """
 
 from __future__ import annotations
@@ -14,13 +17,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import json
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from botocore.exceptions import ClientError
 
+from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL, RunTracker, Wait
 from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, THROTTLING_CODES, SageMakerFleetHook, error_code
 
 log = logging.getLogger(__name__)
@@ -31,8 +36,9 @@ MAX_CONSECUTIVE_ERRORS = 5
 DESCRIBE_CONCURRENCY = 8
 #: Consecutive listings a watched job may be missing from before it is described directly.
 MISSES_BEFORE_DESCRIBE = 2
-#: The listing starts this long before the oldest watched job's creation (clock skew, listing lag).
-CREATION_MARGIN = dt.timedelta(minutes=5)
+
+#: Secondary statuses worth a warning in the task log while a job runs.
+NOTABLE = frozenset({"Interrupted", "Restarting", "MaxWaitTimeExceeded", "Stopping"})
 
 PollerKey = tuple[Any, ...]
 
@@ -45,8 +51,15 @@ class _Watch:
     created: dt.datetime | None = None
 
 
+@dataclass
+class _Waiter:
+    wait: Wait
+    turn: asyncio.Future[None]
+
+
 class FleetPoller:
-    """Watches many training jobs with few API calls; shared by all triggers with the same key in one loop."""
+    """Watches many training jobs with few API calls and dispatches the run's cities; shared by all triggers with
+    the same key in one event loop."""
 
     _registry: dict[tuple[int, PollerKey], FleetPoller] = {}
 
@@ -55,8 +68,15 @@ class FleetPoller:
         self.name_contains = name_contains
         self.interval = interval
         self.watches: dict[str, _Watch] = {}
+        self.waiters: dict[str, _Waiter] = {}
+        self.tracker: RunTracker | None = None
+        self._listed = asyncio.Event()
+        self._tracker_lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
         self._key: tuple[int, PollerKey] | None = None
+        self._client: Any = None
+        self._client_cm: Any = None
+        self._client_users = 0
 
     @classmethod
     def shared(
@@ -64,12 +84,14 @@ class FleetPoller:
     ) -> FleetPoller:
         loop_key = (id(asyncio.get_running_loop()), key)
         poller = cls._registry.get(loop_key)
-        if poller is None or (poller._task is not None and poller._task.done()):
+        if poller is None:
             poller = cls(factory(), name_contains, interval)
             poller._key = loop_key
             cls._registry[loop_key] = poller
         poller.interval = min(poller.interval, interval)
         return poller
+
+    # ------------------------------------------------------------------------------------------ watching
 
     def watch(self, job_name: str, created_after: dt.datetime | None = None) -> asyncio.Queue[dict[str, Any]]:
         """Register a job; each poll puts on the returned queue its ListTrainingJobs summary while it runs, its
@@ -79,28 +101,127 @@ class FleetPoller:
         watch = self.watches.setdefault(job_name, _Watch())
         if created_after is not None and (watch.created is None or created_after < watch.created):
             watch.created = created_after
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(self._run())
+        self._ensure_running()
         return watch.queue
-
-    def window_start(self) -> dt.datetime | None:
-        """CreationTimeAfter of the next listing: the oldest watched job's creation less the margin."""
-        times = [watch.created for watch in self.watches.values() if watch.created is not None]
-        if not times or len(times) < len(self.watches):  # a job without a bound: list the name's whole past
-            return None
-        return min(times) - CREATION_MARGIN
 
     def unwatch(self, job_name: str) -> None:
         self.watches.pop(job_name, None)
+
+    def window_start(self) -> dt.datetime | None:
+        """CreationTimeAfter of the next listing: the oldest job that can still change, less the margin; None
+        lists the name's whole past (a job without a known creation, or a tracker that has not seen the run)."""
+        starts: list[dt.datetime] = []
+        for watch in self.watches.values():
+            if watch.created is None:
+                return None
+            starts.append(watch.created - CREATION_MARGIN)
+        if self.tracker is not None:
+            tracked = self.tracker.window_start()
+            if tracked is None:
+                return None
+            starts.append(tracked)
+        return min(starts) if starts else None
+
+    # ------------------------------------------------------------------------------------------ dispatching
+
+    async def track(self, load: Callable[[], Awaitable[RunTracker]]) -> RunTracker:
+        """The run's tracker, loaded once per poller (the first caller loads it), after one whole listing."""
+        async with self._tracker_lock:
+            if self.tracker is None:
+                self.tracker = await load()
+        self._ensure_running()
+        await self._listed.wait()
+        return self.tracker
+
+    async def wait_turn(self, wait: Wait) -> None:
+        """Return once ``wait.city`` may create its job (:meth:`RunTracker.admit`); it counts as running from
+        then on, until the listing shows its job or :meth:`release` gives its place back."""
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        waiter = _Waiter(wait, turn)
+        self.waiters[wait.city] = waiter
+        self._ensure_running()
+        self._admit()
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and self.tracker is not None:  # admitted, then cancelled before it could create
+                self.tracker.release(wait.city)
+            raise
+        finally:
+            if self.waiters.get(wait.city) is waiter:
+                del self.waiters[wait.city]
+
+    def release(self, city: str) -> None:
+        """``city`` was admitted but created no job (the quota refused it, say): its place goes to the next."""
+        if self.tracker is not None:
+            self.tracker.release(city)
+            self._admit()
+
+    def waiting_reason(self, city: str) -> str:
+        """Why ``city`` is still waiting, for its task log."""
+        tracker = self.tracker
+        if tracker is None or city not in tracker.book.turns:
+            return "waits for the run's first listing"
+        turn = tracker.book.turns[city]
+        width = tracker.book.widths[turn.group]
+        running, ended = tracker.group_counts()
+        if running[turn.group] >= width or ended[turn.group] < turn.rank - width + 1:
+            needed = max(1, turn.rank - width + 1 - ended[turn.group])
+            return (f"waits for {needed} more job(s) of group {turn.group} to end "
+                    f"(rank {turn.rank + 1}, width {width}, {running[turn.group]} running)")
+        return f"waits for room in the {turn.quota[0]} {turn.quota[1]} quota"
+
+    def _admit(self) -> None:
+        tracker = self.tracker
+        if tracker is None or not tracker.listed_whole or not self.waiters:
+            return
+        now = asyncio.get_running_loop().time()
+        for city in tracker.admit([w.wait for w in self.waiters.values()], now):
+            waiter = self.waiters.pop(city)
+            if not waiter.turn.done():
+                waiter.turn.set_result(None)
+
+    # ------------------------------------------------------------------------------------------ the client
+
+    @contextlib.asynccontextmanager
+    async def client(self) -> AsyncIterator[Any]:
+        """The poller's aiobotocore client, opened once and shared by its sweeps and its triggers' calls (a
+        client per call costs more CPU than the call)."""
+        self._client_users += 1
+        try:
+            if self._client is None:
+                self._client_cm = await self.hook.get_async_conn()
+                self._client = await self._client_cm.__aenter__()
+            yield self._client
+        finally:
+            self._client_users -= 1
+
+    async def _close_client(self) -> None:
+        if self._client_cm is not None and self._client_users == 0:
+            cm, self._client_cm, self._client = self._client_cm, None, None
+            await cm.__aexit__(None, None, None)
+
+    # ------------------------------------------------------------------------------------------ the loop
+
+    def _busy(self) -> bool:
+        return bool(self.watches or self.waiters or self._client_users or not self._listed.is_set())
+
+    def _ensure_running(self) -> None:
+        if self._key is not None:
+            FleetPoller._registry.setdefault(self._key, self)
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
         errors = 0
         backoff = 1
         try:
-            while self.watches:
+            while self._busy():
                 try:
                     await self._poll_once()
                     errors, backoff = 0, max(1, backoff // 2)
+                except asyncio.CancelledError:
+                    raise
                 except ClientError as exc:
                     if error_code(exc) in THROTTLING_CODES:
                         backoff = min(MAX_BACKOFF_FACTOR, backoff * 2)
@@ -108,12 +229,15 @@ class FleetPoller:
                     else:
                         errors += 1
                         self._fail_all_if(errors, exc)
-                except (TimeoutError, OSError) as exc:
+                except Exception as exc:  # noqa: BLE001 - a dead poller would leave every watcher waiting forever
                     errors += 1
                     self._fail_all_if(errors, exc)
-                await asyncio.sleep(self.interval * backoff)
+                interval = min(self.interval, HANDOFF_INTERVAL) if self.waiters else self.interval
+                await asyncio.sleep(interval * backoff)
         finally:
-            if self._key is not None and FleetPoller._registry.get(self._key) is self:
+            with contextlib.suppress(Exception):
+                await self._close_client()
+            if not self._busy() and self._key is not None and FleetPoller._registry.get(self._key) is self:
                 del FleetPoller._registry[self._key]
 
     def _fail_all_if(self, errors: int, exc: BaseException) -> None:
@@ -123,9 +247,15 @@ class FleetPoller:
                 watch.queue.put_nowait({"error": f"{type(exc).__name__}: {exc}"})
 
     async def _poll_once(self) -> None:
-        async with await self.hook.get_async_conn() as client:
-            listing = self.hook.alist_jobs(client, self.name_contains, creation_time_after=self.window_start())
-            seen = {summary["TrainingJobName"]: summary async for summary in listing}
+        async with self.client() as client:
+            window = self.window_start()
+            listing = self.hook.alist_jobs(client, self.name_contains, creation_time_after=window)
+            summaries = [summary async for summary in listing]
+            if self.tracker is not None:
+                self.tracker.observe(summaries, whole=window is None)
+                self._listed.set()
+                self._admit()  # the hand-off: successors start in the sweep that saw their predecessor end
+            seen = {summary["TrainingJobName"]: summary for summary in summaries}
             to_describe: list[str] = []
             for name, watch in list(self.watches.items()):
                 summary = seen.get(name)
@@ -141,6 +271,9 @@ class FleetPoller:
                 else:
                     watch.queue.put_nowait(summary)
             await self._describe_all(client, to_describe)
+            await self._end_surplus_pools(client)
+        if self.tracker is None:
+            self._listed.set()
 
     async def _describe_all(self, client: Any, names: list[str]) -> None:
         """Describe terminal or missing jobs with the sweep's client, a few at a time (a burst of jobs ending
@@ -158,6 +291,8 @@ class FleetPoller:
                 return
             watch.misses = 0
             _learn_creation(watch, described)  # a job the listing missed is in the next one
+            if self.tracker is not None:
+                self.tracker.observe([described])
             watch.queue.put_nowait(described)
 
         # all finish before the sweep's client closes; then the first failure (a throttle, say) counts for the sweep
@@ -165,6 +300,18 @@ class FleetPoller:
         for result in results:
             if isinstance(result, BaseException):
                 raise result
+
+    async def _end_surplus_pools(self, client: Any) -> None:
+        """Set keep-alive 0 on idle pools no city of their group will take over: they would bill until expiry."""
+        if self.tracker is None:
+            return
+        for name in self.tracker.surplus_pools():
+            self.tracker.released.add(name)
+            try:
+                await self.hook.aupdate_keep_alive(client, name, 0)
+                log.info("%s: warm pool ended (no city of its group is left to take it over)", name)
+            except ClientError as exc:  # it expired or was taken meanwhile: nothing to end
+                log.info("%s: warm pool not ended: %s", name, exc)
 
     async def close(self) -> None:
         if self._task is not None:
@@ -177,3 +324,38 @@ def _learn_creation(watch: _Watch, job: dict[str, Any]) -> None:
     created = job.get("CreationTime")
     if isinstance(created, dt.datetime):
         watch.created = created
+
+
+class JobWatchError(RuntimeError):
+    """The poller gave up on a watched job (it vanished, or polling failed again and again)."""
+
+
+def run_poller(
+    hook: SageMakerFleetHook, conn: Mapping[str, Any], name_contains: str, interval: float
+) -> FleetPoller:
+    """The shared poller of one run (its jobs' names contain ``name_contains``) for one AWS connection in this
+    event loop."""
+    key = (json.dumps(dict(conn), sort_keys=True, default=str), name_contains)
+    return FleetPoller.shared(key, lambda: hook, name_contains, interval)
+
+
+async def watch_until_terminal(
+    poller: FleetPoller, job_name: str, created_after: dt.datetime | None, log: Any
+) -> dict[str, Any]:
+    """Wait for ``job_name`` through the poller; its DescribeTrainingJob response once it is terminal."""
+    queue = poller.watch(job_name, created_after)
+    last: str | None = None
+    try:
+        while True:
+            update = await queue.get()
+            if "error" in update:
+                raise JobWatchError(str(update["error"]))
+            secondary = update.get("SecondaryStatus")
+            if secondary != last:
+                level = log.warning if secondary in NOTABLE else log.info
+                level("%s: %s / %s", job_name, update.get("TrainingJobStatus"), secondary)
+                last = secondary
+            if update.get("TrainingJobStatus") in TERMINAL_STATUSES:
+                return update
+    finally:
+        poller.unwatch(job_name)

@@ -99,10 +99,8 @@ def test_a_job_created_before_a_worker_crash_is_attached_not_duplicated(fast_sim
     assert run_city(fleets_dir, "oslo").state == "success"
     after = fast_sim.calls()
     assert jobs_of(fast_sim, "oslo") == ["quick-oslo-20261129"]
-    # the one CreateTrainingJob the retry makes is refused for the duplicate name, and it attaches
-    assert after["calls"]["CreateTrainingJob"] - before["calls"]["CreateTrainingJob"] == 1
-    refused = {k: v - before["errors"].get(k, 0) for k, v in after["errors"].items() if k.startswith("CreateTrainingJob")}
-    assert sum(refused.values()) == 1, refused
+    # the run's listing shows the city's job, so the retry attaches without trying to create it again
+    assert after["calls"]["CreateTrainingJob"] == before["calls"]["CreateTrainingJob"]
 
 
 def test_instance_quota_in_use_waits_instead_of_failing(fast_sim, fleets_dir) -> None:

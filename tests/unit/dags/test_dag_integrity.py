@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sagemaker_fleet.dags.factory import build_fleet_dag, instance_pool_name, parse_time_groups
+from sagemaker_fleet.dags.factory import PLAN_TASK_ID, build_fleet_dag, train_task_id
 from sagemaker_fleet.spec import load_fleet_spec
 from sagemaker_fleet.testing import assert_dag_folder_ok, check_dag_folder
 from sagemaker_fleet.testing.dag_integrity import ParseTimeAccessError, no_parse_time_access
@@ -40,31 +40,38 @@ def test_a_broken_fleet_yaml_is_reported(tmp_path: Path) -> None:
     assert any("fleet" in problem for problem in report.problems)
 
 
-def test_daily_dag_shape_matches_the_parse_time_plan() -> None:
+def test_daily_dag_has_one_training_task_per_city_started_from_the_triggerer() -> None:
     spec_path = DAGS / "fleets" / "demo.yaml"
+    spec = load_fleet_spec(spec_path)
     dag = build_fleet_dag(spec_path, dag_id="t", schedule="@daily")
-    groups = parse_time_groups(load_fleet_spec(spec_path))
     trains = [t for t in dag.tasks if t.task_id.startswith("train_")]
-    plans = [t for t in dag.tasks if t.task_id.startswith("plan_")]
-    assert len(trains) == len(plans) == len(groups)
-    assert sorted(t.max_active_tis_per_dagrun for t in trains) == sorted(g.lanes for g in groups.values())
+    assert sorted(t.task_id for t in trains) == sorted(train_task_id(c.name) for c in spec.cities)
+    plan = dag.get_task(PLAN_TASK_ID)
     for train in trains:
-        assert train.map_index_template == "{{ task.city }}"
-        assert train.pool.startswith("sagemaker_fleet__ml_")
+        assert train.start_from_trigger
+        assert train.start_trigger_args.trigger_cls == "sagemaker_fleet.triggers.city.FleetCityTrigger"
+        kwargs = train.start_trigger_args.trigger_kwargs
+        assert kwargs["city"] == train.city and kwargs["plan_task_id"] == PLAN_TASK_ID
+        assert kwargs["end_from_trigger"] is True and kwargs["run_key"] is None  # taken from the run
+        assert train.upstream_task_ids == {plan.task_id}
         assert [a.name for a in train.outlets] == ["city-demand-models"]
     report = dag.get_task("cost_report")
     assert report.trigger_rule == "all_done"
     assert set(report.upstream_task_ids) == {t.task_id for t in trains}
     assert dag.max_active_runs == 1
-    assert instance_pool_name("ml.m5.xlarge") == "sagemaker_fleet__ml_m5_xlarge"
+    assert dag.max_active_tasks >= len(trains)  # every city waits deferred from the run's start
+
+
+def test_city_task_ids_are_unique_and_valid() -> None:
+    assert train_task_id("sao-paulo") == "train_sao_paulo"
+    assert len({train_task_id(c) for c in ("a-b", "ab", "a-b-c", "a-bc")}) == 4
 
 
 def test_manual_dag_has_the_trigger_form() -> None:
     dag = build_fleet_dag(DAGS / "fleets" / "demo.yaml", dag_id="m", manual=True)
     assert {"cities", "spot", "instance_type", "dry_run"} <= set(dag.params.keys())
-    assert len([t for t in dag.tasks if t.task_id.startswith("train_")]) >= len(
-        parse_time_groups(load_fleet_spec(DAGS / "fleets" / "demo.yaml"))
-    )
+    train = next(t for t in dag.tasks if t.task_id.startswith("train_"))
+    assert train.start_trigger_args.trigger_kwargs["use_params"] is True
 
 
 def test_a_dag_file_that_safe_mode_skips_is_reported(tmp_path: Path) -> None:

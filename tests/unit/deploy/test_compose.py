@@ -285,15 +285,10 @@ def test_dependencies_wait_for_health_or_completion() -> None:
         pytest.fail(f"depends_on has a cycle: {exc.args[1]}")
 
 
-def test_init_creates_one_pool_per_instance_type_with_the_quota_and_deferred_tasks_counted() -> None:
-    from sagemaker_fleet.dags.factory import instance_pool_name
-
-    fleet = load_fleet_spec(demo_fleet_path())
-    expected = {instance_pool_name(itype): quota.instances for itype, quota in fleet.quotas.items()}
-    found = {m["name"]: int(m["slots"]) for m in _POOL_SET.finditer(init_script())}
-    assert found == expected
-    for match in _POOL_SET.finditer(init_script()):
-        assert "--include-deferred" in match.group("flags"), match.group("name")
+def test_init_sets_no_airflow_pool() -> None:
+    """Training tasks start in the triggerer, where Airflow pools do not apply; the dispatch keeps the quotas."""
+    assert not list(_POOL_SET.finditer(init_script()))
+    assert "airflow pools" not in init_script()
 
 
 def test_init_migrates_the_database_before_anything_else() -> None:

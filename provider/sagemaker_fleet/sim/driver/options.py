@@ -41,6 +41,9 @@ class SimulateOptions:
     #: ThrottlingException on CreateTrainingJob: retried after a jittered exponential back-off from this base.
     throttle_retry_seconds: float = 1.0
     naive_keep_alive_seconds: int = NAIVE_KEEP_ALIVE_SECONDS
+    #: planned: from the sweep that admits a city (or sees its job end) to its CreateTrainingJob — the trigger's
+    #: reaction and the call itself (measured through real Airflow: see docs/benchmarks.md).
+    handoff_seconds: float = 1.0
     #: The spot market; None keeps the engine's seeded defaults (interruptions on).
     spot: SpotMarketConfig | None = None
     #: Share of API calls the engine answers with ThrottlingException (0: none).

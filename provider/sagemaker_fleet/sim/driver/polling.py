@@ -1,10 +1,10 @@
 """How the orchestrator learns that a job ended — the API load each strategy puts on the control plane.
 
-- :class:`BatchedPoller` is ``triggers/poller.py``'s ``FleetPoller``: while jobs are watched, one ListTrainingJobs
-  sweep of the run's jobs (``NameContains`` the run key, ``CreationTimeAfter`` the oldest still-watched job's
-  creation − 5 min, pages of 100) per interval, backing off ×2 (up to ×8) on throttling; one DescribeTrainingJob
-  per job once its summary is terminal. A sweep starts at once when the first job is watched; the poller stops at
-  a sweep that finds nothing watched (a job watched later starts it again).
+- :class:`BatchedPoller` is ``triggers/poller.py``'s ``FleetPoller``: while jobs are watched or cities wait, one
+  ListTrainingJobs sweep of the run's jobs (``NameContains`` the run key, ``CreationTimeAfter`` the oldest job that
+  can still change, less 5 min, pages of 100) per interval (at most 10 s while cities wait), backing off ×2 (up to
+  ×8) on throttling; one DescribeTrainingJob per job once its summary is terminal. Each listing feeds the same
+  :class:`~sagemaker_fleet.dispatch.RunTracker` the triggerer uses, which decides who starts.
 - :class:`PerJobPoller` is the stock trigger: one DescribeTrainingJob per job every interval until it is terminal.
 
 Every call goes through the engine, so its counters (and its throttling) see exactly these calls.
@@ -15,18 +15,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL, TERMINAL
 from sagemaker_fleet.sim.driver.errors import SimulationError
 from sagemaker_fleet.sim.errors import SimApiError
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.tracker import RunTracker
     from sagemaker_fleet.sim.driver.timeline import Timeline
     from sagemaker_fleet.sim.engine import SimEngine
 
-TERMINAL = frozenset({"Completed", "Failed", "Stopped"})
 THROTTLED = frozenset({"ThrottlingException", "Throttling", "TooManyRequestsException"})
 PAGE_SIZE = 100
-#: The batched poller lists jobs created since its oldest still-watched job, less this margin (clock skew).
-CREATION_MARGIN_SECONDS = 300.0
+CREATION_MARGIN_SECONDS = CREATION_MARGIN.total_seconds()
 MAX_BACKOFF_FACTOR = 8
 
 Deliver = Callable[[str, dict[str, Any]], None]
@@ -48,51 +48,82 @@ def _api(call: Callable[[Any], dict[str, Any]], argument: Any) -> dict[str, Any]
 
 
 class BatchedPoller:
+    """The triggerer's shared poller in virtual time. With a ``tracker`` (the planned strategy) every listing
+    also feeds the run's :class:`RunTracker`, ``on_listing`` dispatches from it (the hand-off happens in the sweep
+    that saw a job end) and idle pools no city will take over are ended, as ``FleetPoller`` does."""
+
     def __init__(
-        self, engine: SimEngine, timeline: Timeline, run_key: str, interval: float, deliver: Deliver
+        self,
+        engine: SimEngine,
+        timeline: Timeline,
+        run_key: str,
+        interval: float,
+        deliver: Deliver,
+        tracker: RunTracker | None = None,
     ) -> None:
         self.engine = engine
         self.timeline = timeline
         self.name_contains = f"-{run_key}"
         self.interval = interval
         self.deliver = deliver
+        self.tracker = tracker
+        #: the dispatch: called after each listing; returns whether cities still wait for their turn
+        self.on_listing: Callable[[float], bool] = lambda now: False
+        self.waiting = False
         self.watches: dict[str, float] = {}  # name → creation time, insertion-ordered
         self.running = False
         self.backoff = 1
 
     def watch(self, name: str, created_at: float) -> None:
         self.watches[name] = created_at
+        self.kick()
+
+    def kick(self) -> None:
+        """Sweep now unless a sweep is already scheduled."""
         if not self.running:
             self.running = True
             self.backoff = 1
             self.timeline.at(self.engine.now(), self._sweep)
 
     def _sweep(self) -> None:
-        if not self.watches:
+        if not self.watches and not self.waiting and (self.tracker is None or self.tracker.listed_whole):
             self.running = False
             return
-        summaries = self._list()
+        window = self._window()
+        summaries = self._list(window)
         if summaries is None:
             self.backoff = min(MAX_BACKOFF_FACTOR, self.backoff * 2)
         else:
             self.backoff = max(1, self.backoff // 2)
-            self._describe_terminal(summaries)
-        self.timeline.at(self.engine.now() + self.interval * self.backoff, self._sweep)
+            if self.tracker is not None:
+                self.tracker.observe(summaries, whole=window is None)
+                self.waiting = self.on_listing(self.engine.now())
+            self._describe_terminal({s["TrainingJobName"]: s["TrainingJobStatus"] for s in summaries})
+            self._end_surplus_pools()
+        interval = min(self.interval, HANDOFF_INTERVAL) if self.waiting else self.interval
+        self.timeline.at(self.engine.now() + interval * self.backoff, self._sweep)
 
-    def _list(self) -> dict[str, str] | None:
-        """Job name → TrainingJobStatus for every job of the run's listing; None when a page was throttled."""
-        request: dict[str, Any] = {
-            "NameContains": self.name_contains,
-            "MaxResults": PAGE_SIZE,
-            "CreationTimeAfter": min(self.watches.values()) - CREATION_MARGIN_SECONDS,
-        }
-        seen: dict[str, str] = {}
+    def _window(self) -> float | None:
+        """CreationTimeAfter as FleetPoller computes it: the oldest watched or unsettled job, less the margin."""
+        starts = [created - CREATION_MARGIN_SECONDS for created in self.watches.values()]
+        if self.tracker is not None:
+            tracked = self.tracker.window_start()
+            if tracked is None:
+                return None
+            starts.append(tracked.timestamp())
+        return min(starts) if starts else None
+
+    def _list(self, window: float | None) -> list[dict[str, Any]] | None:
+        """Every summary of the run's listing; None when a page was throttled."""
+        request: dict[str, Any] = {"NameContains": self.name_contains, "MaxResults": PAGE_SIZE}
+        if window is not None:
+            request["CreationTimeAfter"] = window
+        seen: list[dict[str, Any]] = []
         while True:
             page = _api(self.engine.list_training_jobs, request)
             if page is None:
                 return None
-            for summary in page.get("TrainingJobSummaries", ()):
-                seen[summary["TrainingJobName"]] = summary["TrainingJobStatus"]
+            seen += page.get("TrainingJobSummaries", ())
             token = page.get("NextToken")
             if not token:
                 return seen
@@ -104,7 +135,19 @@ class BatchedPoller:
             if described is None:
                 continue  # throttled: the next sweep sees the job terminal again and describes it then
             del self.watches[name]
+            if self.tracker is not None:
+                self.tracker.observe([described])
             self.deliver(name, described)
+
+    def _end_surplus_pools(self) -> None:
+        if self.tracker is None:
+            return
+        for name in self.tracker.surplus_pools():
+            self.tracker.released.add(name)
+            try:
+                self.engine.update_training_job({"TrainingJobName": name, "ResourceConfig": {"KeepAlivePeriodInSeconds": 0}})
+            except SimApiError:
+                continue  # expired or taken meanwhile
 
 
 class PerJobPoller:

@@ -14,15 +14,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.aws.progress import run_job_names
 from sagemaker_fleet.cost.prices import PriceBook, load_price_table
 from sagemaker_fleet.cost.report import build_cost_report
+from sagemaker_fleet.dispatch import DispatchBook, RunTracker
 from sagemaker_fleet.plan.planner import plan_fleet
 from sagemaker_fleet.sim.clock import VirtualClock
 from sagemaker_fleet.sim.driver.errors import SimulationError
 from sagemaker_fleet.sim.driver.options import SimulateOptions, engine_config
 from sagemaker_fleet.sim.driver.polling import BatchedPoller, PerJobPoller, Poller
 from sagemaker_fleet.sim.driver.result import SimulationResult
-from sagemaker_fleet.sim.driver.strategies import NaiveStrategy, PlannedStrategy, Strategy
+from sagemaker_fleet.sim.driver.strategies import DispatchStrategy, NaiveStrategy, Strategy
 from sagemaker_fleet.sim.driver.tasks import CityTask, SimulatedOperator
 from sagemaker_fleet.sim.driver.timeline import Timeline
 from sagemaker_fleet.sim.engine import SimEngine
@@ -68,31 +70,35 @@ class FleetSimulation:
         self.ended_at: dict[str, float] = {}
         self.engine.subscribe(self._on_event)
         self.plan: FleetPlan | None = None
+        self.tracker: RunTracker | None = None
         if self.options.strategy == "planned":
             self.plan = plan_fleet(spec, self.options.run_key, self.options.history)
+            book = DispatchBook.from_plan(self.plan, spec)
+            self.tracker = RunTracker(book, run_job_names(spec, self.options.run_key))
         self.tasks = {city.name: CityTask(city, self._keep_alive(city.name)) for city in spec.cities}
         self.operator = SimulatedOperator(
             spec, self.options, self.engine, self.timeline, self.ended_at, self._finished
         )
-        self.operator.poller = self._poller()
+        poller = self._poller()
+        self.operator.poller = poller
         self.strategy: Strategy = (
-            PlannedStrategy(self.plan, self.tasks, self.operator)
-            if self.plan is not None
+            DispatchStrategy(self.tracker, self.tasks, self.operator, poller, self.options.handoff_seconds)
+            if self.tracker is not None and isinstance(poller, BatchedPoller)
             else NaiveStrategy(spec, self.tasks, self.operator)
         )
         self._begun = False
         self._result: SimulationResult | None = None
 
     def _keep_alive(self, city: str) -> int:
-        if self.plan is not None:
-            return self.plan.job(city).keep_alive_seconds
+        if self.tracker is not None:
+            return self.tracker.book.turns[city].keep_alive_seconds
         return self.options.naive_keep_alive_seconds
 
     def _poller(self) -> Poller:
         interval = self.options.poll_interval_seconds
         deliver = self.operator.terminal
-        if self.options.strategy == "planned":
-            return BatchedPoller(self.engine, self.timeline, self.options.run_key, interval, deliver)
+        if self.tracker is not None:
+            return BatchedPoller(self.engine, self.timeline, self.options.run_key, interval, deliver, self.tracker)
         return PerJobPoller(self.engine, self.timeline, interval, deliver)
 
     def _on_event(self, event: JobEvent) -> None:

@@ -1,9 +1,8 @@
 """When each city's task starts: following the planner's lanes, or the stock behaviour (CONTRACT §3).
 
-- :class:`PlannedStrategy`: every lane of the plan runs its jobs in order, each with the plan's keep-alive; a
-  lane's first job starts at its planned start, each next one when its predecessor's task has finished (one
-  orchestration latency after the job ended). A lane planned behind another on the same capacity starts at its
-  planned time even if that one runs late; the operator's capacity back-off then absorbs the overlap.
+- :class:`DispatchStrategy`: what the fleet DAG does — each warm-pool group in the plan's order and width, the next
+  city admitted by the run's :class:`~sagemaker_fleet.dispatch.RunTracker` in the poller sweep that sees a job of
+  its group end, within the instance quotas counted as SageMaker counts them.
 - :class:`NaiveStrategy`: tasks in spec order, as many at once as each instance type's quota holds
   (``instances // instance_count``; spot cities on ``spot_instances`` when given, else sharing ``instances``),
   a fixed keep-alive on every on-demand job; a freed slot goes to the next waiting city in spec order. The slots
@@ -16,10 +15,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Protocol
 
+from sagemaker_fleet.aws.attempts import NextStep, next_step
+from sagemaker_fleet.dispatch import QuotaPool, Wait, quota_pool
 from sagemaker_fleet.sim.driver.errors import SimulationError
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.plan.fleet_plan import FleetPlan
+    from sagemaker_fleet.dispatch import RunTracker
+    from sagemaker_fleet.sim.driver.polling import BatchedPoller
     from sagemaker_fleet.sim.driver.tasks import CityTask, SimulatedOperator
     from sagemaker_fleet.spec.model import CitySpec, FleetSpec
 
@@ -32,27 +34,59 @@ class Strategy(Protocol):
         """``task`` is over (done or failed); its successor may be created at ``at``."""
 
 
-class PlannedStrategy:
-    def __init__(self, plan: FleetPlan, tasks: dict[str, CityTask], operator: SimulatedOperator) -> None:
-        self.plan = plan
+class DispatchStrategy:
+    """The fleet DAG's dispatch: every city waits for its turn from the start; each listing of the shared poller
+    admits those the run's :class:`RunTracker` lets through (the triggerer's rule, the same code), and each starts
+    ``handoff_seconds`` later (the trigger's reaction and its CreateTrainingJob call). Re-submissions and retries
+    after a refused create wait for room the same way."""
+
+    def __init__(self, tracker: RunTracker, tasks: dict[str, CityTask], operator: SimulatedOperator,
+                 poller: BatchedPoller, handoff_seconds: float) -> None:
+        self.tracker = tracker
         self.tasks = tasks
         self.operator = operator
+        self.poller = poller
+        self.handoff_seconds = handoff_seconds
+        self.waits: dict[str, tuple[Wait, NextStep, float, int]] = {}
+        poller.on_listing = self.admit
+        operator.gate = self
 
     def begin(self, at: float) -> None:
-        for lane in self.plan.lanes:
-            first = lane.jobs[0]
-            self.operator.start(self.tasks[first.city], at + first.planned_start_seconds)
+        for task in self.tasks.values():
+            step = next_step(task.city, task.history, new_try=False)
+            self.waits[task.city.name] = (Wait(task.city.name, step.attempt, first=True, since=at), step, at, 0)
+        self.poller.waiting = True
+        self.poller.kick()
+
+    def request(self, task: CityTask, step: NextStep, since: float, retries: int, at: float) -> None:
+        """``task`` asks to submit ``step`` (a re-submission, or a retry after a refused create) at ``at``."""
+        def ask() -> None:
+            name = task.city.name
+            self.waits[name] = (Wait(name, step.attempt, first=False, since=at), step, since, retries)
+            self.poller.waiting = True
+            self.admit(self.operator.engine.now())
+        self.operator.timeline.at(at, ask)
+
+    def release(self, task: CityTask) -> None:
+        self.tracker.release(task.city.name)
+
+    def created(self, name: str, at: float) -> None:
+        """The trigger counts its own job as running at once, as :class:`FleetCityTrigger` does."""
+        self.tracker.observe([{"TrainingJobName": name, "TrainingJobStatus": "InProgress", "CreationTime": at}])
+
+    def admit(self, now: float) -> bool:
+        if not self.tracker.listed_whole:
+            return bool(self.waits)
+        for city in self.tracker.admit([wait for wait, _, _, _ in self.waits.values()], now):
+            _, step, since, retries = self.waits.pop(city)
+            self.operator.launch(self.tasks[city], step, now + self.handoff_seconds, since, retries)
+        return bool(self.waits)
 
     def finished(self, task: CityTask, at: float) -> None:
-        successor = self.plan.successor(task.city.name)
-        if successor is not None:
-            self.operator.start(self.tasks[successor.city], at)
+        """Nothing to do: the next listing sees the job's end and admits its successor."""
 
 
-SlotPool = tuple[str, str]  # (instance type, "instances" | "spot_instances")
-
-
-def slot_pool(spec: FleetSpec, city: CitySpec) -> tuple[SlotPool, int]:
+def slot_pool(spec: FleetSpec, city: CitySpec) -> tuple[QuotaPool, int]:
     """The quota a city's task draws its slots from, and how many instances that quota has."""
     quota = spec.quotas.get(city.instance_type)
     if quota is None:
@@ -60,17 +94,16 @@ def slot_pool(spec: FleetSpec, city: CitySpec) -> tuple[SlotPool, int]:
             f"quotas: no entry for {city.instance_type} (city {city.name}); add `quotas: {{{city.instance_type}: "
             "{instances: N, warm_pools: N}}` with your account's Service Quotas"
         )
-    if city.spot is not None and quota.spot_instances is not None:
-        return (city.instance_type, "spot_instances"), quota.spot_instances
-    return (city.instance_type, "instances"), quota.instances
+    pool = quota_pool(spec, city)
+    return pool, quota.spot_instances if pool[1] == "spot_instances" and quota.spot_instances else quota.instances
 
 
 class NaiveStrategy:
     def __init__(self, spec: FleetSpec, tasks: dict[str, CityTask], operator: SimulatedOperator) -> None:
         self.operator = operator
-        self.capacity: dict[SlotPool, int] = {}
-        self.waiting: dict[SlotPool, list[CityTask]] = {}
-        self.pool_of: dict[str, SlotPool] = {}
+        self.capacity: dict[QuotaPool, int] = {}
+        self.waiting: dict[QuotaPool, list[CityTask]] = {}
+        self.pool_of: dict[str, QuotaPool] = {}
         for city in spec.cities:
             pool, instances = slot_pool(spec, city)
             if city.instance_count > instances:
@@ -81,7 +114,7 @@ class NaiveStrategy:
             self.capacity[pool] = instances
             self.waiting.setdefault(pool, []).append(tasks[city.name])
             self.pool_of[city.name] = pool
-        self.in_use: Counter[SlotPool] = Counter()
+        self.in_use: Counter[QuotaPool] = Counter()
 
     def begin(self, at: float) -> None:
         for pool in self.waiting:
@@ -92,7 +125,7 @@ class NaiveStrategy:
         self.in_use[pool] -= task.city.instance_count
         self._fill(pool, at)
 
-    def _fill(self, pool: SlotPool, at: float) -> None:
+    def _fill(self, pool: QuotaPool, at: float) -> None:
         """Start waiting tasks in spec order while they fit (a task too wide for the free slots is passed over,
         as Airflow's pools pass over a task needing more slots than are open)."""
         waiting = self.waiting[pool]

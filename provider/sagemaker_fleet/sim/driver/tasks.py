@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from sagemaker_fleet.aws.attempts import NextStep, next_step
+from sagemaker_fleet.aws.attempts import NextStep, capacity_delay, next_step
 from sagemaker_fleet.aws.request import Submission, compile_training_request
 from sagemaker_fleet.sim.driver.errors import SimulationError
 from sagemaker_fleet.sim.errors import SimApiError
@@ -50,6 +50,18 @@ class CityTask:
 Finished = Callable[[CityTask, float], None]
 
 
+class Gate(Protocol):
+    """The dispatch a task asks for room (see :class:`~sagemaker_fleet.sim.driver.strategies.DispatchStrategy`)."""
+
+    handoff_seconds: float
+
+    def request(self, task: CityTask, step: NextStep, since: float, retries: int, at: float) -> None: ...
+
+    def release(self, task: CityTask) -> None: ...
+
+    def created(self, name: str, at: float) -> None: ...
+
+
 class SimulatedOperator:
     """Runs :class:`CityTask` s against the engine; ``on_finished(task, at)`` says when a task's slot is free."""
 
@@ -71,12 +83,19 @@ class SimulatedOperator:
         self.on_finished = on_finished
         self.owner: dict[str, CityTask] = {}
         self.poller: Poller | None = None
+        #: the dispatch (planned strategy): re-submissions and retries after a refused create ask it for room
+        self.gate: Gate | None = None
 
     def start(self, task: CityTask, at: float) -> None:
         """Begin ``task`` at simulated time ``at`` (its first CreateTrainingJob)."""
         task.state = "running"
         step = next_step(task.city, task.history, new_try=False)
         self.timeline.at(at, lambda: self._submit(task, step, since=at))
+
+    def launch(self, task: CityTask, step: NextStep, at: float, since: float, retries: int = 0) -> None:
+        """Submit ``step`` at ``at``: the dispatch admitted it."""
+        task.state = "running"
+        self.timeline.at(at, lambda: self._submit(task, step, since=since, retries=retries))
 
     # ------------------------------------------------------------------------------------------ submitting
 
@@ -109,6 +128,8 @@ class SimulatedOperator:
             return
         task.submissions.append(name)
         self.owner[name] = task
+        if self.gate is not None:
+            self.gate.created(name, self.engine.now())
         assert self.poller is not None, "the run wires a poller before it starts tasks"
         self.poller.watch(name, self.engine.now())
 
@@ -116,7 +137,7 @@ class SimulatedOperator:
         self, task: CityTask, step: NextStep, since: float, retries: int, name: str, now: float
     ) -> None:
         options = self.options
-        delay = min(options.capacity_retry_seconds * 2**retries, options.capacity_retry_max_seconds)
+        delay = capacity_delay(retries, options.capacity_retry_seconds, options.capacity_retry_max_seconds)
         if now + delay - since > options.capacity_timeout_seconds:
             task.reason = (
                 f"no {task.city.instance_type} capacity for {options.capacity_timeout_seconds:.0f} s "
@@ -126,6 +147,10 @@ class SimulatedOperator:
             return
         task.capacity_retries += 1
         wait = self._jittered(delay, name, "capacity", retries)
+        if self.gate is not None:  # its place goes to the next city; it asks again after the back-off
+            self.gate.release(task)
+            self.gate.request(task, step, since, retries + 1, now + wait)
+            return
         self.timeline.at(now + wait, lambda: self._submit(task, step, since, retries + 1))
 
     def _jittered(self, seconds: float, name: str, purpose: str, n: int) -> float:
@@ -138,9 +163,14 @@ class SimulatedOperator:
         """The poller saw submission ``name`` end; ``described`` is its DescribeTrainingJob response."""
         task = self.owner[name]
         task.history.append(described)
-        act = max(self.engine.now(), self.ended_at[name] + self.spec.orchestration_latency_seconds)
+        if self.gate is not None:  # the trigger acts in the sweep that delivered the description
+            act = self.engine.now() + self.gate.handoff_seconds
+        else:  # the stock pattern: a task process resumes, then the scheduler queues the next one
+            act = max(self.engine.now(), self.ended_at[name] + self.spec.orchestration_latency_seconds)
         step = next_step(task.city, task.history, new_try=False)
-        if step.kind == "submit":
+        if step.kind == "submit" and self.gate is not None:
+            self.gate.request(task, step, act, 0, act)
+        elif step.kind == "submit":
             self.timeline.at(act, lambda: self._submit(task, step, since=act))
         elif step.kind == "done":
             self._finish(task, "done", act)

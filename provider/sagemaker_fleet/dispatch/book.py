@@ -1,0 +1,132 @@
+"""The dispatch book: each city's turn in its warm-pool group, read from the run's plan (pure).
+
+A group of N jobs with width W (the plan's peak of simultaneous lanes) starts its first W cities at once; the
+k-th city in planned order starts once k − W + 1 of the group's cities have ended, so whichever job ends first
+hands its warm pool to the next city — the plan's order, not its fixed lanes, which is what holds up when real
+durations differ from the expected ones. The first N − W cities keep their pool for a successor; the last W end
+without one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Literal
+
+from sagemaker_fleet.spec.model import KEEP_ALIVE_GUIDE_MAX
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.plan.fleet_plan import FleetPlan
+    from sagemaker_fleet.spec.model import CitySpec, FleetSpec
+
+#: The account quota a job draws instances from: (instance type, "instances" | "spot_instances").
+QuotaPool = tuple[str, Literal["instances", "spot_instances"]]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One city's place in the run: its group, its rank there (planned start order) and its keep-alive."""
+
+    city: str
+    group: str
+    rank: int
+    order: int  # position in the whole run's planned start order
+    keep_alive_seconds: int
+    instance_type: str
+    instance_count: int
+    quota: QuotaPool
+    spot: bool
+    warm_pool: bool
+    spot_attempts: int = 0  # a spot city's attempts on spot; later ones are its on-demand fallback
+
+    def quota_for(self, attempt: int) -> QuotaPool:
+        """The quota the city's ``attempt``-th submission draws on (its on-demand fallback uses ``instances``)."""
+        if self.spot and attempt <= self.spot_attempts:
+            return self.quota
+        return (self.instance_type, "instances")
+
+
+def quota_pool(spec: FleetSpec, city: CitySpec, spot: bool | None = None) -> QuotaPool:
+    """Spot jobs draw on ``spot_instances`` when the spec gives it, every other job on ``instances``."""
+    use_spot = city.spot is not None if spot is None else spot
+    quota = spec.quotas.get(city.instance_type)
+    if use_spot and quota is not None and quota.spot_instances is not None:
+        return (city.instance_type, "spot_instances")
+    return (city.instance_type, "instances")
+
+
+def peak_lanes(plan: FleetPlan, group: str) -> int:
+    """How many of a group's lanes run at the same moment in the plan. Lanes that take turns on the same
+    instances (planned one after the other) must not run side by side, so this, not the lane count, is the
+    group's width."""
+    edges: list[tuple[int, int]] = []
+    for lane in plan.lanes:
+        if lane.group == group and lane.jobs:
+            edges += [(lane.start_seconds, 1), (lane.end_seconds, -1)]
+    running = peak = 0
+    for _, step in sorted(edges):  # an end sorts before a start at the same second
+        running += step
+        peak = max(peak, running)
+    return max(1, peak)
+
+
+def handoff_keep_alive(plan: FleetPlan, spec: FleetSpec) -> int:
+    """Keep-alive for a pool handed to whichever job of the group starts next: the plan's longest automatic
+    keep-alive, or the orchestration latency plus a minute when the plan has none."""
+    planned = [job.keep_alive_seconds for job in plan.jobs if job.keep_alive_seconds > 0]
+    fallback = spec.orchestration_latency_seconds + 60
+    return min(KEEP_ALIVE_GUIDE_MAX, max(planned, default=fallback))
+
+
+@dataclass(frozen=True)
+class DispatchBook:
+    """Turns by city, widths and ranked members by group, and the instance quotas (None: not given)."""
+
+    turns: Mapping[str, Turn]
+    widths: Mapping[str, int]
+    members: Mapping[str, tuple[str, ...]]
+    capacity: Mapping[QuotaPool, int]
+
+    @classmethod
+    def from_plan(cls, plan: FleetPlan, spec: FleetSpec) -> DispatchBook:
+        explicit = {city.name for city in spec.cities if city.keep_alive is not None}
+        handoff = handoff_keep_alive(plan, spec)
+        ordered = sorted(plan.jobs, key=lambda j: (j.planned_start_seconds, j.lane, j.position))
+        members: dict[str, list[str]] = {group.group: [] for group in plan.groups}
+        for job in ordered:
+            members[job.group].append(job.city)
+        widths = {group.group: min(peak_lanes(plan, group.group), len(members[group.group]) or 1)
+                  for group in plan.groups}
+        turns: dict[str, Turn] = {}
+        for order, job in enumerate(ordered):
+            group = plan.group(job.group)
+            city = spec.city(job.city)
+            rank = members[job.group].index(job.city)
+            successors = len(members[job.group]) - widths[job.group]
+            if job.city in explicit or group.spot or not group.warm_pool:
+                keep = job.keep_alive_seconds
+            else:
+                keep = (job.keep_alive_seconds or handoff) if rank < successors else 0
+            turns[job.city] = Turn(
+                city=job.city, group=job.group, rank=rank, order=order, keep_alive_seconds=keep,
+                instance_type=city.instance_type, instance_count=city.instance_count,
+                quota=quota_pool(spec, city, group.spot), spot=group.spot, warm_pool=group.warm_pool,
+                spot_attempts=city.spot.max_attempts if group.spot and city.spot is not None else 0,
+            )
+        capacity: dict[QuotaPool, int] = {}
+        for itype, quota in spec.quotas.items():
+            capacity[(itype, "instances")] = quota.instances
+            if quota.spot_instances is not None:
+                capacity[(itype, "spot_instances")] = quota.spot_instances
+        return cls(
+            turns=MappingProxyType(turns),
+            widths=MappingProxyType(widths),
+            members=MappingProxyType({g: tuple(cities) for g, cities in members.items()}),
+            capacity=MappingProxyType(capacity),
+        )
+
+    @classmethod
+    def empty(cls) -> DispatchBook:
+        """No plan: every city starts as soon as it asks (a task used on its own, outside a fleet DAG)."""
+        return cls(MappingProxyType({}), MappingProxyType({}), MappingProxyType({}), MappingProxyType({}))

@@ -1,0 +1,403 @@
+"""FleetCityTrigger: one city of a fleet run, from its turn to its result, entirely in the triggerer.
+
+The training task starts here (``start_from_trigger``): no worker process runs for a city that trains normally.
+The trigger waits for the city's turn in its warm-pool group (the run's shared poller admits it in the sweep that
+saw a predecessor end), creates its job (the name is the idempotency key: a job that exists is attached to),
+watches it through the same poller, re-submits spot jobs from the same checkpoint or falls back to on-demand as the
+spec says, backs off while the instance quota is in use, and ends the task: ``TaskSuccessEvent`` with the result as
+its XCom, ``TaskFailedEvent`` (Airflow's retries and callbacks apply) or ``TaskSkippedEvent``. Deferred from a
+worker instead (``end_from_trigger=False``), it fires one ordinary event that the operator's
+``execute_complete`` turns into the same outcome.
+
+Every decision about a terminal job is :func:`sagemaker_fleet.aws.attempts.next_step`; every decision about who
+starts is :class:`sagemaker_fleet.dispatch.RunTracker`. A restarted trigger rebuilds everything from AWS: the run's
+listing says which cities have jobs, a job's ``sagemaker-fleet:airflow-try`` tag says which task try made it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import random
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from airflow.providers.amazon.aws.links.base_aws import BaseAwsLink
+from airflow.triggers.base import (
+    BaseTrigger,
+    TaskFailedEvent,
+    TaskSkippedEvent,
+    TaskSuccessEvent,
+    TriggerEvent,
+)
+
+from sagemaker_fleet.aws.attempts import NextStep, capacity_delay, next_step
+from sagemaker_fleet.aws.describe import summarize
+from sagemaker_fleet.aws.progress import run_job_names
+from sagemaker_fleet.aws.request import TRY_TAG, Submission, compile_training_request
+from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
+from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, CapacityUnavailableError, SageMakerFleetHook
+from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
+from sagemaker_fleet.spec.load import load_fleet_spec
+from sagemaker_fleet.spec.names import context_run_key
+from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
+from sagemaker_fleet.triggers.poller import FleetPoller, run_poller, watch_until_terminal
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.spec.model import CitySpec, FleetSpec
+
+#: The XCom key under which the plan task publishes the run's plan.
+PLAN_XCOM_KEY = "plan"
+#: Seconds between the task log's "still waiting" lines.
+WAIT_LOG_EVERY = 300.0
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """Which Airflow run and task try the trigger works for."""
+
+    run_key: str
+    params: Mapping[str, Any] | None
+    try_id: str | None  # ``{run_id}/{try_number}``
+    dag_id: str | None
+    run_id: str | None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How the city ended: ``success`` (with the result), ``failed`` (with the reason) or ``skipped``;
+    ``links``: the extra links' XComs (console page, logs) of its latest job."""
+
+    status: str
+    result: dict[str, Any] | None = None
+    message: str = ""
+    links: dict[str, Any] | None = None
+
+
+_SPECS: dict[tuple[str, float], FleetSpec] = {}
+
+
+def _spec(path: str) -> FleetSpec:
+    """The fleet spec, read once per file version per triggerer (hundreds of cities share it)."""
+    import os
+
+    key = (path, os.path.getmtime(path))
+    if key not in _SPECS:
+        _SPECS.clear()
+        _SPECS[key] = load_fleet_spec(path)
+    return _SPECS[key]
+
+
+class FleetCityTrigger(BaseTrigger):
+    """Train one city of a fleet run (see the module docstring).
+
+    :param spec_path: the fleet YAML.
+    :param city: the city to train.
+    :param run_key, params, try_id, dag_id, run_id: the run, given when deferred from a worker; when the task
+        starts from the trigger they come from the task instance's context.
+    :param use_params: apply the run's params (cities, spot, instance_type, dry_run).
+    :param plan_task_id: the task whose ``plan`` XCom orders the run; without it the city starts at once.
+    :param keep_alive_seconds: keep-alive when there is no plan (the plan's turn decides otherwise).
+    :param force_retrain: train again even when the city's job of this run completed (once per task try).
+    :param end_from_trigger: end the task from here (True when the task started here).
+    """
+
+    def __init__(
+        self,
+        *,
+        spec_path: str,
+        city: str,
+        run_key: str | None = None,
+        params: dict[str, Any] | None = None,
+        try_id: str | None = None,
+        dag_id: str | None = None,
+        run_id: str | None = None,
+        use_params: bool = False,
+        plan_task_id: str | None = None,
+        keep_alive_seconds: int | str = 0,
+        force_retrain: bool = False,
+        end_from_trigger: bool = True,
+        poll_interval: float = 30.0,
+        capacity_retry_seconds: float = 60.0,
+        capacity_timeout_seconds: float = 6 * 3600.0,
+        aws_conn_id: str | None = "aws_default",
+        region_name: str | None = None,
+        verify: bool | str | None = None,
+        botocore_config: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.spec_path = spec_path
+        self.city = city
+        self.run_key = run_key
+        self.params = params
+        self.try_id = try_id
+        self.dag_id = dag_id
+        self.run_id = run_id
+        self.use_params = use_params
+        self.plan_task_id = plan_task_id
+        self.keep_alive_seconds = keep_alive_seconds
+        self.force_retrain = force_retrain
+        self.end_from_trigger = end_from_trigger
+        self.poll_interval = float(poll_interval)
+        self.capacity_retry_seconds = float(capacity_retry_seconds)
+        self.capacity_timeout_seconds = float(capacity_timeout_seconds)
+        self.aws_conn_id = aws_conn_id
+        self.region_name = region_name
+        self.verify = verify
+        self.botocore_config = botocore_config
+        self._context: Mapping[str, Any] | None = None
+
+    def serialize(self) -> tuple[str, dict[str, Any]]:
+        return (
+            f"{type(self).__module__}.{type(self).__qualname__}",
+            {
+                "spec_path": self.spec_path,
+                "city": self.city,
+                "run_key": self.run_key,
+                "params": self.params,
+                "try_id": self.try_id,
+                "dag_id": self.dag_id,
+                "run_id": self.run_id,
+                "use_params": self.use_params,
+                "plan_task_id": self.plan_task_id,
+                "keep_alive_seconds": self.keep_alive_seconds,
+                "force_retrain": self.force_retrain,
+                "end_from_trigger": self.end_from_trigger,
+                "poll_interval": self.poll_interval,
+                "capacity_retry_seconds": self.capacity_retry_seconds,
+                "capacity_timeout_seconds": self.capacity_timeout_seconds,
+                "aws_conn_id": self.aws_conn_id,
+                "region_name": self.region_name,
+                "verify": self.verify,
+                "botocore_config": self.botocore_config,
+            },
+        )
+
+    def render_template_fields(self, context: Any, jinja_env: Any = None) -> None:
+        """Called by the triggerer with the task instance's context when the task starts from the trigger; the
+        run key, params and try come from it."""
+        self._context = context
+        super().render_template_fields(context, jinja_env)
+
+    # ------------------------------------------------------------------------------------------ set-up
+
+    def _run_info(self) -> RunInfo:
+        if self.run_key:
+            return RunInfo(self.run_key, self.params, self.try_id, self.dag_id, self.run_id)
+        context = self._context
+        if context is None:
+            raise ValueError(f"{self.city}: no run_key given and no task context to take it from")
+        ti = context.get("ti")
+        params = context.get("params")
+        return RunInfo(
+            run_key=context_run_key(context),
+            params=dict(params) if params is not None else None,
+            try_id=f"{ti.run_id}/{ti.try_number}" if ti is not None else None,
+            dag_id=getattr(ti, "dag_id", None),
+            run_id=getattr(ti, "run_id", None),
+        )
+
+    def _hook(self) -> SageMakerFleetHook:
+        return SageMakerFleetHook(
+            aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify, config=self.botocore_config
+        )
+
+    def _conn(self) -> dict[str, Any]:
+        return {"conn": self.aws_conn_id, "region": self.region_name, "verify": self.verify,
+                "config": self.botocore_config}
+
+    async def _plan_json(self, run: RunInfo) -> Any:
+        """The plan task's ``plan`` XCom, read through the triggerer's API connection (off the event loop)."""
+        from airflow.sdk.execution_time.xcom import XCom
+
+        if not (self.plan_task_id and run.dag_id and run.run_id):
+            raise ValueError(f"{self.city}: the plan's task, DAG and run must be known to read the plan")
+        return await asyncio.to_thread(
+            XCom.get_one, key=PLAN_XCOM_KEY, dag_id=run.dag_id, task_id=self.plan_task_id, run_id=run.run_id
+        )
+
+    async def _load_tracker(self, spec: FleetSpec, run: RunInfo) -> RunTracker:
+        names = run_job_names(spec, run.run_key)
+        if not self.plan_task_id:
+            return RunTracker(DispatchBook.empty(), names)
+        from sagemaker_fleet.plan import FleetPlan
+
+        data = await self._plan_json(run)
+        if data is None:
+            raise ValueError(f"task {self.plan_task_id} published no plan for run {run.run_id}")
+        plan = FleetPlan.from_json(data)
+        self.log.info("dispatching run %s by plan %s (%d jobs)", run.run_key, self.plan_task_id, len(plan.jobs))
+        return RunTracker(DispatchBook.from_plan(plan, spec), names)
+
+    # ------------------------------------------------------------------------------------------ running
+
+    async def run(self) -> AsyncIterator[TriggerEvent]:
+        try:
+            outcome = await self._train()
+        except Exception as exc:  # noqa: BLE001 - the task fails with the reason instead of the trigger dying
+            self.log.exception("%s: %s", self.city, exc)
+            outcome = Outcome("failed", message=f"{type(exc).__name__}: {exc}")
+        yield self._event(outcome)
+
+    def _event(self, outcome: Outcome) -> TriggerEvent:
+        if not self.end_from_trigger:
+            return TriggerEvent({"status": outcome.status, "result": outcome.result, "message": outcome.message,
+                                 "links": outcome.links})
+        if outcome.status == "success":
+            return TaskSuccessEvent(xcoms={"return_value": outcome.result, **(outcome.links or {})})
+        if outcome.status == "skipped":
+            self.log.info("%s: skipped: %s", self.city, outcome.message)
+            return TaskSkippedEvent()
+        self.log.error("%s: failed: %s", self.city, outcome.message)
+        return TaskFailedEvent()
+
+    async def _train(self) -> Outcome:
+        run = self._run_info()
+        spec = _spec(self.spec_path)
+        overrides = FleetOverrides.from_params(run.params) if self.use_params else FleetOverrides()
+        if self.use_params and (run.params or {}).get("dry_run"):
+            return Outcome("skipped", message="dry run: nothing launched")
+        spec = apply_overrides(spec, overrides)
+        if self.city not in {c.name for c in spec.cities}:
+            return Outcome("skipped", message="not among this run's cities")
+        city = spec.city(self.city)
+        hook = self._hook()
+        poller = run_poller(hook, self._conn(), f"-{run.run_key}", self.poll_interval)
+        tracker = await poller.track(lambda: self._load_tracker(spec, run))
+        history = await self._history(poller, tracker, spec, run)
+        mine = await self._made_by_this_try(poller, history, run)
+        step = next_step(city, history, force=self.force_retrain and not mine, new_try=not mine)
+        while True:
+            if step.reason:
+                self.log.info("%s: %s", self.city, step.reason)
+            if step.kind == "done":
+                links = await self._links(hook, str(history[-1]["TrainingJobName"]))
+                return Outcome("success", result=self._result(spec, run, history), links=links)
+            if step.kind == "fail":
+                return Outcome("failed", message=step.reason)
+            if step.kind == "submit":
+                created = await self._submit(poller, tracker, spec, city, run, step, first=not history)
+                if created is None:
+                    return Outcome("failed", message=(
+                        f"no {city.instance_type} capacity for {self.capacity_timeout_seconds:.0f} s "
+                        "(ResourceLimitExceeded)"))
+                history = [*history, created]
+            latest = history[-1]
+            created_at = latest.get("CreationTime")
+            after = created_at - dt.timedelta(seconds=1) if isinstance(created_at, dt.datetime) else None
+            history[-1] = await watch_until_terminal(poller, str(latest["TrainingJobName"]), after, self.log)
+            step = next_step(city, history, new_try=False)
+
+    async def _history(
+        self, poller: FleetPoller, tracker: RunTracker, spec: FleetSpec, run: RunInfo
+    ) -> list[dict[str, Any]]:
+        """Descriptions of the city's submissions in this run, oldest first. The run's listing says how many
+        there are, so a city with none (the usual start) costs no call."""
+        latest = tracker.latest.get(self.city)
+        if latest is None:
+            return []
+        from sagemaker_fleet.spec.names import job_name
+
+        history = []
+        async with poller.client() as client:
+            for attempt in range(1, latest.attempt + 1):
+                described = await poller.hook.adescribe(client, job_name(spec.fleet, self.city, run.run_key, attempt))
+                if described is None:
+                    break
+                history.append(described)
+        return history
+
+    async def _made_by_this_try(self, poller: FleetPoller, history: list[dict[str, Any]], run: RunInfo) -> bool:
+        """Whether the latest submission, ended, was made by this very task try (the trigger restarted after it
+        ended): then its outcome stands. Made by an earlier try, it is this try's to retry (or, forced, to
+        retrain). A running one is attached to whoever made it, so it needs no answer."""
+        if not history or history[-1].get("TrainingJobStatus") not in TERMINAL_STATUSES:
+            return False
+        arn = history[-1].get("TrainingJobArn")
+        if not arn or not run.try_id:
+            return False
+        async with poller.client() as client:
+            tags = await poller.hook.atags(client, str(arn))
+        return tags.get(TRY_TAG) == run.try_id
+
+    async def _submit(
+        self,
+        poller: FleetPoller,
+        tracker: RunTracker,
+        spec: FleetSpec,
+        city: CitySpec,
+        run: RunInfo,
+        step: NextStep,
+        first: bool,
+    ) -> dict[str, Any] | None:
+        """Wait for the city's turn and room, then create its job (or attach to the one of that name); None when
+        the quota stayed in use past the capacity timeout."""
+        turn = tracker.book.turns.get(self.city)
+        keep_alive = 0 if step.spot else (turn.keep_alive_seconds if turn is not None else int(self.keep_alive_seconds or 0))
+        request = compile_training_request(
+            spec, city,
+            Submission(self.city, run.run_key, step.attempt, spot=step.spot, keep_alive_seconds=keep_alive,
+                       airflow_try=run.try_id),
+        )
+        deadline = time.monotonic() + self.capacity_timeout_seconds
+        retries = 0
+        while True:
+            await self._wait_turn(poller, Wait(self.city, step.attempt, first=first,
+                                                since=asyncio.get_running_loop().time()))
+            try:
+                async with poller.client() as client:
+                    attachment = await poller.hook.acreate_or_attach(client, request)
+            except CapacityUnavailableError:
+                poller.release(self.city)
+                delay = capacity_delay(retries, self.capacity_retry_seconds) * random.uniform(0.5, 1.5)
+                if time.monotonic() + delay > deadline:
+                    return None
+                self.log.warning("%s: instance quota in use (ResourceLimitExceeded); retrying in %.0f s",
+                                 self.city, delay)
+                await asyncio.sleep(delay)
+                retries, first = retries + 1, False
+                continue
+            except BaseException:
+                poller.release(self.city)
+                raise
+            verb = "created" if attachment.created else "attached to existing"
+            self.log.info("%s: %s %s (%s, keep-alive %d s)", self.city, verb, attachment.job_name,
+                          "spot" if step.spot else "on-demand", keep_alive)
+            tracker.observe([attachment.description])
+            return attachment.description
+
+    async def _wait_turn(self, poller: FleetPoller, wait: Wait) -> None:
+        """Wait for the turn, saying why in the task log (at once, then every few minutes)."""
+        turn = asyncio.ensure_future(poller.wait_turn(wait))
+        try:
+            await asyncio.sleep(0)  # let it register and take a free place at once
+            while not turn.done():
+                self.log.info("%s %s", self.city, poller.waiting_reason(self.city))
+                await asyncio.wait({turn}, timeout=WAIT_LOG_EVERY)
+            turn.result()
+        finally:
+            if not turn.done():
+                turn.cancel()
+
+    async def _links(self, hook: SageMakerFleetHook, job_name: str) -> dict[str, Any]:
+        """The extra links' XComs for ``job_name`` (the connection is read off the event loop)."""
+        try:
+            region, partition = await asyncio.to_thread(lambda: (hook.conn_region_name, hook.conn_partition))
+        except Exception as exc:  # noqa: BLE001 - links are a convenience; the result stands without them
+            self.log.warning("%s: no console links (%s)", self.city, exc)
+            return {}
+        value = {"region_name": region, "aws_domain": BaseAwsLink.get_aws_domain(partition), "job_name": job_name}
+        return {SageMakerTrainingJobLink.key: value, TrainingJobLogsLink.key: value}
+
+    def _result(self, spec: FleetSpec, run: RunInfo, history: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
+            "fleet": spec.fleet,
+            "city": self.city,
+            "run_key": run.run_key,
+            "job_name": history[-1].get("TrainingJobName"),
+            "attempts": len(history),
+            "submissions": [str(d["TrainingJobName"]) for d in history],
+            "job": summarize(history[-1]),
+        }
