@@ -1,11 +1,13 @@
 """The 60-city fleet through real Airflow against the simulator: LocalExecutor on Postgres, and Celery on Redis.
 
-Each run has two warm-pool keys and spot cities, 20 % of API calls throttled, spot interruptions injected, and a
-worker (LocalExecutor: the scheduler that hosts it; Celery: the worker, frozen first so that a queued task is lost
-with it) and the triggerer killed mid-run. Then:
-every city completed exactly once, no duplicate jobs, warm starts at least as planned, per group never more jobs
-at once than the DAG's concurrency and jobs created in about the planned order, and the cost report's totals equal
-the simulator's billing state.
+Each run has two warm-pool keys and spot cities, 20 % of API calls throttled and spot interruptions injected. The
+training tasks start and end in the triggerer, so the faults aim there: LocalExecutor — two triggerers share the
+run, a job fails mid-training (its city is retried, its successor starts anyway), a finished city is cleared while
+its group runs, and the scheduler and both triggerers are killed during a hand-off; Celery — the worker is frozen
+and killed holding the plan task (re-queued by the scheduler), and the triggerer is killed during a hand-off. Then:
+every city completed exactly once, no duplicate jobs, no task left deferred, warm starts at least as planned, per
+group never more jobs at once than its width and jobs created in about the planned order, and the cost report's
+totals equal the simulator's billing state.
 """
 
 from __future__ import annotations
@@ -20,9 +22,8 @@ import pytest
 
 from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, load_price_table
 from sagemaker_fleet.cost.collect import describe_run_jobs
-from sagemaker_fleet.dags.factory import instance_pool_name, parse_time_groups
-from sagemaker_fleet.operators.plan import group_signature
-from sagemaker_fleet.plan import plan_fleet
+from sagemaker_fleet.dispatch import DispatchBook
+from sagemaker_fleet.plan import FleetPlan
 from sagemaker_fleet.sim.client import billed_cost
 from sagemaker_fleet.spec.names import job_name
 from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
@@ -66,62 +67,129 @@ def _wait_for_queued(stack: LocalAirflowStack, run_id: str, timeout: float = 120
         queued = stack.task_states("e2e_fleet", run_id).get("queued", [])
         if queued:
             return queued
-        time.sleep(1)
+        time.sleep(0.5)
     raise AssertionError(f"no task instance was queued within {timeout:.0f} s of freezing the worker")
 
 
+def _wait_for_hand_off(sim, timeout: float = 120.0) -> str:
+    """A job that has just ended with its pool kept for a successor not created yet: a hand-off under way."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for job in sim.state()["jobs"]:
+            if job["status"] == "Completed" and job["warm_pool_status"] == "Available":
+                return job["name"]
+        time.sleep(0.2)
+    raise AssertionError(f"no hand-off seen within {timeout:.0f} s")
+
+
+def _fail_a_running_on_demand_job(sim) -> str:
+    """A predecessor fails mid-training: its successor must still start (cold), its city is retried."""
+    for job in sim.state()["jobs"]:
+        if not job["spot"] and job["secondary_status"] == "Training" and not job["name"].endswith(("-r2", "-r3")):
+            sim.fail(job["name"], "AlgorithmError: failed on purpose by the e2e test")
+            return job["name"]
+    raise AssertionError("no on-demand job is training")
+
+
+def _clear_a_completed_city(stack: LocalAirflowStack, sim, spec, run_id: str) -> str:
+    """Clear a finished city's task while its group still runs: it must come back done, training nothing."""
+    states = stack.task_states("e2e_fleet", run_id)
+    done = [t for t in states.get("success", []) if t.startswith("train_")]
+    assert done, states
+    task_id = done[0]
+    stack.api("POST", "/api/v2/dags/e2e_fleet/clearTaskInstances", {
+        "dry_run": False, "dag_run_id": run_id, "task_ids": [task_id], "only_failed": False,
+        "reset_dag_runs": False, "include_downstream": False,
+    })
+    return task_id
+
+
 def run_fleet(stack: LocalAirflowStack, sim, spec, kill: str, hang_first: bool = False) -> dict:
+    """The run with its faults. LocalExecutor: two triggerers share the run; a job fails mid-training; a finished
+    city is cleared; the scheduler and every triggerer are killed during a hand-off. Celery: the worker is frozen
+    and killed while it holds the plan task, which the scheduler re-queues; a triggerer is killed mid-run."""
     stack.wait_for_dag("e2e_fleet")
     sim.throttle(0.2)
-    run_id = stack.trigger("e2e_fleet")
-    _wait_for_completed(sim, 8)
-    lost: list[str] = []
+    faults: dict = {"lost": [], "failed_job": None, "cleared": None}
     if hang_first:
-        # The worker's pool processes hang, then the whole worker dies: a task the scheduler queues meanwhile is
-        # taken off the broker by the worker's main process and never started, so it stays `queued` (its message
-        # unacknowledged for the broker's visibility timeout, 24 h) until the scheduler's task_queued_timeout
-        # re-queues it. This is what a worker crash hits when it lands between taking a message and starting it.
+        # The worker's pool processes hang, then the whole worker dies: the task the scheduler queues meanwhile (the
+        # plan) is taken off the broker by the worker's main process and never started, so it stays `queued` (its
+        # message unacknowledged for the broker's visibility timeout, 24 h) until the scheduler's
+        # task_queued_timeout re-queues it. Every city waits deferred meanwhile; nothing is lost or duplicated.
         assert stack.freeze_children(kill), "the Celery worker has no pool processes to freeze"
-        lost = _wait_for_queued(stack, run_id)
+        run_id = stack.trigger("e2e_fleet")
+        faults["lost"] = _wait_for_queued(stack, run_id)
         time.sleep(3)  # let the main process take the message off Redis
-    stack.kill_component(kill)  # a worker dies mid-run: its tasks' jobs keep running in SageMaker
-    stack.kill_component("triggerer")
+        stack.kill_component(kill)
+        stack.start_component(kill)
+    else:
+        stack.start_component("triggerer@2")  # two triggerers share the run's cities
+        run_id = stack.trigger("e2e_fleet")
+    _wait_for_completed(sim, 8)
+    if not hang_first:
+        faults["failed_job"] = _fail_a_running_on_demand_job(sim)
+        faults["cleared"] = _clear_a_completed_city(stack, sim, spec, run_id)
+    faults["hand_off"] = _wait_for_hand_off(sim)
+    triggerers = [name for name in list(stack.processes) if name.startswith("triggerer")]
+    if not hang_first:
+        stack.kill_component(kill)  # the scheduler dies too: the run's tasks live in the triggerer
+    for name in triggerers:
+        stack.kill_component(name)
     _interrupt_running_spot_jobs(sim)
     time.sleep(5)
-    stack.start_component(kill)
-    stack.start_component("triggerer")
+    if not hang_first:
+        stack.start_component(kill)
+    for name in triggerers:
+        stack.start_component(name)
     _wait_for_completed(sim, 30)
     _interrupt_running_spot_jobs(sim)
     state = stack.wait_for_run("e2e_fleet", run_id, timeout=RUN_TIMEOUT)
     sim.throttle(0.0)
     tis = stack.task_instances("e2e_fleet", run_id)
-    failed = [f"{t['task_id']}[{t.get('rendered_map_index')}]: {t['state']}" for t in tis if t["state"] != "success"]
+    failed = [f"{t['task_id']}: {t['state']}" for t in tis if t["state"] != "success"]
     assert state == "success", f"run {state}; not successful: {failed}"
-    return {"run_id": run_id, "tis": tis, "lost": lost}
+    deferred = [t["task_id"] for t in tis if t["state"] == "deferred"]
+    assert not deferred, deferred
+    return {"run_id": run_id, "tis": tis, **faults}
+
+
+def run_plan(stack: LocalAirflowStack, run_id: str) -> FleetPlan:
+    """The plan the run dispatched by: its plan task's ``plan`` XCom."""
+    entry = stack.api("GET", f"/api/v2/dags/e2e_fleet/dagRuns/{run_id}/taskInstances/plan/xcomEntries/plan")
+    value = entry["value"]
+    return FleetPlan.from_json(value if isinstance(value, dict) else json.loads(value))
 
 
 def check_outcome(
-    sim, spec, stack: LocalAirflowStack, run_id: str, artifacts: Path, order: bool = True, lost_tasks: int = 0
+    sim, spec, stack: LocalAirflowStack, result: dict, artifacts: Path, order: bool = True, lost_tasks: int = 0
 ) -> None:
-    """``lost_tasks``: tasks the run lost on purpose (re-queued by the scheduler after task_queued_timeout). Each
-    waited ~100 s real — 4,000 simulated seconds, past the 3,600 s keep-alive cap — so each may start cold where
-    the plan had a warm start."""
+    """Every city completed exactly once; on-demand cities have one job (the city failed on purpose two: the failed
+    one and its retry); the report equals the simulator's billing; warm starts at least the plan's (``lost_tasks``:
+    tasks the run lost on purpose and waited ~100 s real for — past the keep-alive cap — may each cost one)."""
+    run_id = result["run_id"]
     jobs = sim.state()["jobs"]
     (artifacts / "simulator-jobs.json").write_text(json.dumps(jobs, indent=1, default=str))
     by_city: dict[str, list[dict]] = {}
     for job in jobs:
         by_city.setdefault(_city_of(job["name"], spec), []).append(job)
     assert set(by_city) == {c.name for c in spec.cities}
+    failed_city = _city_of(result["failed_job"], spec) if result.get("failed_job") else None
     for city in spec.cities:
         submissions = by_city[city.name]
         completed = [j for j in submissions if j["status"] == "Completed"]
         assert len(completed) == 1, f"{city.name}: {[(j['name'], j['status']) for j in submissions]}"
-        if city.spot is None:
+        if city.name == failed_city:
+            assert [j["status"] for j in sorted(submissions, key=lambda j: j["created_at"])] == ["Failed", "Completed"]
+        elif city.spot is None:
             assert len(submissions) == 1, f"duplicate on-demand jobs for {city.name}"
     names = Counter(j["name"] for j in jobs)
     assert max(names.values()) == 1
 
     run_key = next(iter(by_city.values()))[0]["name"].rsplit("-", 1)[-1]
+    if result.get("cleared"):  # cleared and run again: success, and still the city's one job
+        cleared = next(t for t in result["tis"] if t["task_id"] == result["cleared"])
+        assert cleared["state"] == "success", cleared
+        assert cleared["try_number"] >= 2, cleared
     # the report of the run equals the simulator's billing state to the cent (pools ended first, so nothing
     # accrues between the two reads)
     client = sim.boto3_client("sagemaker")
@@ -143,10 +211,11 @@ def check_outcome(
     assert task_totals is not None
     assert task_totals["jobs"] == len(state)
     assert job_name(spec.fleet, spec.cities[0].name, run_key) in names
-    plan = plan_fleet(spec, run_key)
+    plan = run_plan(stack, run_id)
     on_demand = [j for j in jobs if not j["spot"]]
     warm = sum(1 for j in on_demand if j["start"] == "warm")
-    assert warm >= plan.summary.warm_starts - lost_tasks, (warm, plan.summary.warm_starts, lost_tasks)
+    allowance = lost_tasks + (1 if failed_city else 0)  # the failed job's retry may start cold
+    assert warm >= plan.summary.warm_starts - allowance, (warm, plan.summary.warm_starts, allowance)
     check_order_and_concurrency(spec, plan, jobs, order=order)
 
 
@@ -167,24 +236,20 @@ def _rank_correlation(order: list[float]) -> float:
 
 
 def check_order_and_concurrency(spec, plan, jobs: list[dict], order: bool = True) -> None:
-    """Per group, never more jobs at once than the DAG's concurrency for it (the plan's peak lanes), and jobs
-    created in about the planned order. Order is a rank correlation, not equality: Airflow fills a free slot with
-    the next map index, and a killed scheduler's tasks come back a little late; spot groups wait for capacity and
-    are interrupted, so only on-demand groups of 5+ jobs are held to it (a reversed or random order gives ≤ 0).
-    ``order=False`` where tasks are lost on purpose (the Celery run): three of a 12-job group re-queued ~100 s late
-    reorder it legitimately (rank correlation 0.52 seen)."""
-    widths = parse_time_groups(spec)
+    """Per group, never more of its first submissions at once than its width (the plan's peak lanes) and jobs
+    created in about the planned order: the dispatch admits them in order, but a killed triggerer's cities come
+    back a little late, so it is a rank correlation (a reversed or random order gives ≤ 0) over on-demand groups of
+    5+ jobs. Retries and spot re-submissions continue a city that already had its turn and are left out."""
+    book = DispatchBook.from_plan(plan, spec)
     by_name = {j["name"]: j for j in jobs}
     for group in plan.groups:
-        planned = sorted((p for p in plan.jobs if p.group == group.group), key=lambda p: p.planned_start_seconds)
-        prefixes = tuple(p.job_name for p in planned)
-        submissions = [j for j in jobs if j["name"].startswith(prefixes)]
-        concurrency = widths[group_signature(group)].lanes
-        assert _peak_running(submissions) <= concurrency, (group.group, _peak_running(submissions), concurrency)
+        planned = sorted((p for p in plan.jobs if p.group == group.group), key=lambda p: book.turns[p.city].rank)
+        firsts = [by_name[p.job_name] for p in planned]
+        width = book.widths[group.group]
+        assert _peak_running(firsts) <= width, (group.group, _peak_running(firsts), width)
         if order and not group.spot and len(planned) >= 5:
-            rho = _rank_correlation([by_name[p.job_name]["created_at"] for p in planned])
+            rho = _rank_correlation([j["created_at"] for j in firsts])
             assert rho >= 0.6, f"{group.group}: jobs created far from the planned order (rank correlation {rho:.2f})"
-
 
 
 def _stack(tmp_path, sim, spec, executor: str, db: str, broker: str | None = None) -> LocalAirflowStack:
@@ -197,7 +262,6 @@ def _stack(tmp_path, sim, spec, executor: str, db: str, broker: str | None = Non
             sql_alchemy_conn=db,
             celery_broker_url=broker,
             parallelism=16,
-            pools={instance_pool_name(t): q.instances for t, q in spec.quotas.items()},
             task_queued_timeout=90.0,
         )
     )
@@ -207,7 +271,7 @@ def test_local_executor_on_postgres(tmp_path, e2e_sim, e2e_spec, postgres_url) -
     e2e_sim.reset(moto=False)
     with _stack(tmp_path, e2e_sim, e2e_spec, "LocalExecutor", postgres_url) as stack:
         result = run_fleet(stack, e2e_sim, e2e_spec, kill="scheduler")
-        check_outcome(e2e_sim, e2e_spec, stack, result["run_id"], tmp_path)
+        check_outcome(e2e_sim, e2e_spec, stack, result, tmp_path)
 
 
 @pytest.mark.redis
@@ -220,4 +284,4 @@ def test_celery_executor_with_redis(tmp_path, e2e_sim, e2e_spec, postgres_url) -
         # the tasks lost with the frozen worker came back through the stuck-in-queued path, not by luck
         requeued = scheduler_log.count("Task stuck in queued; will try to requeue")
         assert requeued >= 1, result["lost"]
-        check_outcome(e2e_sim, e2e_spec, stack, result["run_id"], tmp_path, order=False, lost_tasks=requeued)
+        check_outcome(e2e_sim, e2e_spec, stack, result, tmp_path, order=False, lost_tasks=requeued)

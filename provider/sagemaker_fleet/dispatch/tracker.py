@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.dispatch.book import DispatchBook, QuotaPool
+    from sagemaker_fleet.dispatch.book import DispatchBook, QuotaPool, Turn
 
 ACTIVE = frozenset({"InProgress", "Stopping"})
 TERMINAL = frozenset({"Completed", "Failed", "Stopped"})
@@ -152,8 +152,43 @@ class RunTracker:
         for city, attempt in self.pending.items():
             turn = self.book.turns.get(city)
             if turn is not None:
-                used[turn.quota_for(attempt)] += turn.instance_count
+                self._claim(turn, attempt, used, idle, check=False)
         return used, idle
+
+    def _has_turn(self, turn: Turn, running: Counter[str], ended: Counter[str], waited: float) -> bool:
+        width = self.book.widths[turn.group]
+        if running[turn.group] == 0 and waited >= self.stall_seconds:
+            return True  # nothing of the group runs, so nothing will end: whoever holds the group never started
+        return running[turn.group] < width and ended[turn.group] >= turn.rank - width + 1
+
+    def waiting_reason(self, city: str) -> str:
+        """Why ``city`` has not been admitted, for its task log."""
+        turn = self.book.turns.get(city)
+        if turn is None:
+            return "waits for the run's first listing"
+        running, ended = self.group_counts()
+        width = self.book.widths[turn.group]
+        if not self._has_turn(turn, running, ended, 0.0):
+            needed = max(1, turn.rank - width + 1 - ended[turn.group])
+            return (f"waits for {needed} more job(s) of group {turn.group} to end "
+                    f"(rank {turn.rank + 1} of {len(self.book.members[turn.group])}, width {width}, "
+                    f"{running[turn.group]} running)")
+        return f"waits for room in the {turn.quota[0]} {turn.quota[1]} quota (running jobs and idle pools)"
+
+    def _claim(
+        self, turn: Turn, attempt: int, used: Counter[QuotaPool], idle: Counter[str], check: bool = True
+    ) -> bool:
+        """Book what ``turn``'s submission takes: an idle pool of its own group (its instances become the job's),
+        else new instances of its quota — refused (False) when ``check`` and they would exceed the quota."""
+        quota = turn.quota_for(attempt)
+        if quota[1] == "instances" and turn.warm_pool and idle[turn.group] > 0:
+            idle[turn.group] -= 1
+            return True
+        limit = self.book.capacity.get(quota)
+        if check and limit is not None and used[quota] + turn.instance_count > limit:
+            return False
+        used[quota] += turn.instance_count
+        return True
 
     def admit(self, waiting: Sequence[Wait], now: float) -> list[str]:
         """The waiting cities that may start now, in the run's planned order; each counts as running from here
@@ -165,19 +200,10 @@ class RunTracker:
         admitted += [w.city for w in waiting if w.city not in self.book.turns]  # outside the plan: no order to keep
         for wait in sorted(known, key=lambda w: self.book.turns[w.city].order):
             turn = self.book.turns[wait.city]
-            width = self.book.widths[turn.group]
-            if wait.first:
-                stalled = running[turn.group] == 0 and now - wait.since >= self.stall_seconds
-                if not stalled and (running[turn.group] >= width or ended[turn.group] < turn.rank - width + 1):
-                    continue
-            quota = turn.quota_for(wait.attempt)
-            if quota[1] == "instances" and turn.warm_pool and idle[turn.group] > 0:
-                idle[turn.group] -= 1  # it takes over an idle pool of its key: no new instances
-            else:
-                limit = self.book.capacity.get(quota)
-                if limit is not None and used[quota] + turn.instance_count > limit:
-                    continue
-                used[quota] += turn.instance_count
+            if wait.first and not self._has_turn(turn, running, ended, now - wait.since):
+                continue
+            if not self._claim(turn, wait.attempt, used, idle):
+                continue
             running[turn.group] += 1
             self.pending[wait.city] = wait.attempt
             admitted.append(wait.city)

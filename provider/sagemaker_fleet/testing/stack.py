@@ -160,8 +160,10 @@ class LocalAirflowStack:
         return self
 
     def start_component(self, component: str) -> subprocess.Popen[bytes]:
-        args = ["celery", "worker"] if component == "celery-worker" else [component]
-        if component == "api-server":
+        """Start ``component`` (``scheduler``, ``triggerer``, …); ``name@2`` starts a second one of that kind."""
+        kind = component.partition("@")[0]
+        args = ["celery", "worker"] if kind == "celery-worker" else [kind]
+        if kind == "api-server":
             args += ["--port", str(self.api_port), "--host", "127.0.0.1"]
         log = (self.log_dir / f"{component}.log").open("ab")
         process = subprocess.Popen(

@@ -159,17 +159,9 @@ class FleetPoller:
 
     def waiting_reason(self, city: str) -> str:
         """Why ``city`` is still waiting, for its task log."""
-        tracker = self.tracker
-        if tracker is None or city not in tracker.book.turns:
+        if self.tracker is None:
             return "waits for the run's first listing"
-        turn = tracker.book.turns[city]
-        width = tracker.book.widths[turn.group]
-        running, ended = tracker.group_counts()
-        if running[turn.group] >= width or ended[turn.group] < turn.rank - width + 1:
-            needed = max(1, turn.rank - width + 1 - ended[turn.group])
-            return (f"waits for {needed} more job(s) of group {turn.group} to end "
-                    f"(rank {turn.rank + 1}, width {width}, {running[turn.group]} running)")
-        return f"waits for room in the {turn.quota[0]} {turn.quota[1]} quota"
+        return self.tracker.waiting_reason(city)
 
     def _admit(self) -> None:
         tracker = self.tracker

@@ -51,8 +51,10 @@ def test_daily_dag_has_one_training_task_per_city_started_from_the_triggerer() -
         assert train.start_from_trigger
         assert train.start_trigger_args.trigger_cls == "sagemaker_fleet.triggers.city.FleetCityTrigger"
         kwargs = train.start_trigger_args.trigger_kwargs
-        assert kwargs["city"] == train.city and kwargs["plan_task_id"] == PLAN_TASK_ID
-        assert kwargs["end_from_trigger"] is True and kwargs["run_key"] is None  # taken from the run
+        assert kwargs["city"] == train.city
+        assert kwargs["plan_task_id"] == PLAN_TASK_ID
+        assert kwargs["end_from_trigger"] is True
+        assert kwargs["run_key"] is None
         assert train.upstream_task_ids == {plan.task_id}
         assert [a.name for a in train.outlets] == ["city-demand-models"]
     report = dag.get_task("cost_report")
