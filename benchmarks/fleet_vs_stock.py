@@ -2,7 +2,8 @@
 
 Both runs use the same simulator seed and speed, the same LocalExecutor stack and the same CreateTrainingJob
 requests (our request compiler), one after the other:
-- ours: ``build_fleet_dag`` (pool-aware plan, per-group lanes, batched deferrable trigger);
+- ours: ``build_fleet_dag`` (pool-aware plan; every city starts, waits for its turn, trains and ends in the
+  triggerer, handed over in the poll sweep that sees its predecessor end);
 - stock: ``SageMakerTrainingOperator`` mapped over the same configs in spec order, deferrable, a fixed
   keep-alive of 600 s on every on-demand job, one mapped task per instance type with concurrency = its instance
   quota.
@@ -137,7 +138,6 @@ def main() -> None:  # noqa: C901 - a linear script
     args = parser.parse_args()
 
     from sagemaker_fleet.cost import PriceBook, load_price_table
-    from sagemaker_fleet.dags.factory import instance_pool_name
     from sagemaker_fleet.sim import SimConfig
     from sagemaker_fleet.sim.client import SimClient
     from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
@@ -172,7 +172,6 @@ def main() -> None:  # noqa: C901 - a linear script
             sim = SimClient(server.url)
             settings = StackSettings(
                 home=folder / "airflow", dags_folder=dags, endpoint_url=server.url, parallelism=24,
-                pools={instance_pool_name(t): q.instances for t, q in spec.quotas.items()},
             )
             with LocalAirflowStack(settings) as stack:
                 for dag_id, prefix in (("ours", "bench-"), ("stock", "stock-")):

@@ -5,9 +5,10 @@ SQLite under .demo/), points `aws_default` at the simulator, seeds the cities' t
 unpauses `city_training_daily` (the scheduler starts its latest daily run), shows progress, prints the cost
 summary and the report's path, and leaves the UI running. `make demo-stop` (this script with --stop) ends it.
 
-Clock: the simulator runs --speed times faster than the wall clock, so Airflow's real delay between a job's end
-and its successor's CreateTrainingJob is multiplied by the speed in simulated time. The demo fleet's
-`orchestration_latency_seconds` is sized for that (see dags/fleets/demo.yaml and README).
+Clock: the simulator runs --speed times faster than the wall clock, so every real second between a job's end and
+its successor's CreateTrainingJob idles a warm pool for --speed simulated seconds. The hand-off happens in the
+triggerer, in the poll sweep (every 2 s real here) that sees the job end, so the demo fleet keeps an AWS-like
+`orchestration_latency_seconds` of 120 (see dags/fleets/demo.yaml and docs/concepts.md).
 """
 
 from __future__ import annotations
@@ -97,7 +98,6 @@ def main() -> int:
         return stop()
 
     from sagemaker_fleet.cost import PriceBook, load_price_table
-    from sagemaker_fleet.dags.factory import instance_pool_name
     from sagemaker_fleet.spec import load_fleet_spec
     from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
 
@@ -117,7 +117,6 @@ def main() -> int:
     subprocess.run(["rm", "-rf", str(home)], check=True)
     stack = LocalAirflowStack(StackSettings(
         home=home, dags_folder=REPO / "dags", endpoint_url=sim_url, api_port=args.ui_port, parallelism=24,
-        pools={instance_pool_name(t): q.instances for t, q in spec.quotas.items()},
         extra_env={"SAGEMAKER_FLEET_POLL_INTERVAL": "2", "SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS": "3",
                    "SAGEMAKER_FLEET_REPORT_DIR": str(STATE / "reports")},
     ))
@@ -131,6 +130,8 @@ def main() -> int:
     stack.unpause(DAG_ID)
     print(f"Airflow UI: {stack.url}  (local demo: SimpleAuthManager all-admins, no login needed)")
     print(f"unpaused {DAG_ID}: the scheduler starts its latest daily run")
+    print(f"each city waits in the triggerer for its turn; the sweep that sees a job end (every 2 s real, "
+          f"{2 * args.speed:.0f} simulated s at {args.speed:g}×) starts the next city on its warm pool")
     run_id = None
     deadline = time.monotonic() + args.timeout
     while run_id is None and time.monotonic() < deadline:

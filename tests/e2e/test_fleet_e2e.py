@@ -93,8 +93,12 @@ def _fail_a_running_on_demand_job(sim) -> str:
 
 def _clear_a_completed_city(stack: LocalAirflowStack, sim, spec, run_id: str) -> str:
     """Clear a finished city's task while its group still runs: it must come back done, training nothing."""
-    states = stack.task_states("e2e_fleet", run_id)
-    done = [t for t in states.get("success", []) if t.startswith("train_")]
+    deadline = time.monotonic() + 120
+    done: list[str] = []
+    while not done and time.monotonic() < deadline:
+        states = stack.task_states("e2e_fleet", run_id)
+        done = [t for t in states.get("success", []) if t.startswith("train_")]
+        time.sleep(0.5)
     assert done, states
     task_id = done[0]
     stack.api("POST", "/api/v2/dags/e2e_fleet/clearTaskInstances", {
@@ -212,6 +216,7 @@ def check_outcome(
     assert task_totals["jobs"] == len(state)
     assert job_name(spec.fleet, spec.cities[0].name, run_key) in names
     plan = run_plan(stack, run_id)
+    (artifacts / "plan.json").write_text(plan.dumps())
     on_demand = [j for j in jobs if not j["spot"]]
     warm = sum(1 for j in on_demand if j["start"] == "warm")
     allowance = lost_tasks + (1 if failed_city else 0)  # the failed job's retry may start cold

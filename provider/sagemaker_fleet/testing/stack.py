@@ -108,6 +108,7 @@ class LocalAirflowStack:
                 "AIRFLOW__API__HOST": "127.0.0.1",
                 "AIRFLOW__CORE__EXECUTION_API_SERVER_URL": f"{self.url}/execution/",
                 "AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT": str(free_port()),
+                "AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT": str(free_port()),
                 "AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_SERVER_PORT": str(free_port()),
                 "AIRFLOW__SCHEDULER__ENABLE_HEALTH_CHECK": "False",
                 "AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL": "5",
@@ -121,7 +122,9 @@ class LocalAirflowStack:
                 "AIRFLOW__SCHEDULER__TASK_QUEUED_TIMEOUT": str(s.task_queued_timeout),
                 "AIRFLOW__SCHEDULER__TASK_QUEUED_TIMEOUT_CHECK_INTERVAL": str(min(15.0, s.task_queued_timeout / 4)),
                 "AIRFLOW__TRIGGERER__JOB_HEARTBEAT_SEC": "2",
-                "AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_THRESHOLD": "10",
+                # a loaded 2-core machine can delay a heartbeat past 10 s; then a second triggerer takes over
+                # every trigger of the first one, which is a fault to test on purpose, not by accident
+                "AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_THRESHOLD": "30",
                 "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "True",
                 "AIRFLOW__API_AUTH__JWT_SECRET": "sagemaker-fleet-local-stack",
                 "AIRFLOW_CONN_AWS_DEFAULT": aws_connection_json(s.endpoint_url),
