@@ -24,7 +24,6 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from types import MappingProxyType
 
 import yaml
 
@@ -114,7 +113,6 @@ def main() -> None:  # noqa: C901 - a linear script
     args = parser.parse_args()
 
     from orchestration_latency import percentile, planned_handoffs
-
     from sagemaker_fleet.cost import PriceBook, load_price_table
     from sagemaker_fleet.plan import FleetPlan
     from sagemaker_fleet.sim.client import SimClient, billed_cost
