@@ -114,6 +114,7 @@ def main() -> None:  # noqa: C901 - a linear script
 
     from orchestration_latency import percentile, planned_handoffs
     from sagemaker_fleet.cost import PriceBook, load_price_table
+    from sagemaker_fleet.dispatch.tracker import HANDOFF_INTERVAL
     from sagemaker_fleet.plan import FleetPlan
     from sagemaker_fleet.sim.client import SimClient, billed_cost
     from sagemaker_fleet.sim.driver import SimulateOptions, engine_config, simulate_fleet
@@ -179,8 +180,9 @@ def main() -> None:  # noqa: C901 - a linear script
         run_key = next(iter(fleet_plan.jobs)).job_name.rsplit("-", 1)[-1]
         poll_sim = args.poll * args.speed
         handoff = max(0.0, statistics.median(gaps) - poll_sim / 2) if gaps else 0.0
-        predicted = simulate_fleet(spec, SimulateOptions(seed=args.seed, run_key=run_key,
-                                                         poll_interval_seconds=poll_sim, handoff_seconds=handoff))
+        predicted = simulate_fleet(spec, SimulateOptions(
+            seed=args.seed, run_key=run_key, poll_interval_seconds=poll_sim, handoff_seconds=handoff,
+            handoff_interval_seconds=HANDOFF_INTERVAL * args.speed, throttle_share=args.throttle))
         p = predicted.to_json()
 
         print(f"\n{args.cities} cities, width {args.width}, speed {args.speed:g}×, {args.executor}, "

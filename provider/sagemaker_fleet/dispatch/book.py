@@ -3,8 +3,8 @@
 A group of N jobs with width W (the plan's peak of simultaneous lanes) starts its first W cities at once; the
 k-th city in planned order starts once k − W + 1 of the group's cities have ended, so whichever job ends first
 hands its warm pool to the next city — the plan's order, not its fixed lanes, which is what holds up when real
-durations differ from the expected ones. The first N − W cities keep their pool for a successor; the last W end
-without one.
+durations differ from the expected ones. As any job may be the one that ends first, every job of a group with
+successors keeps its pool; those nobody takes over are ended as soon as no city of the group waits.
 """
 
 from __future__ import annotations
@@ -107,7 +107,9 @@ class DispatchBook:
             if job.city in explicit or group.spot or not group.warm_pool:
                 keep = job.keep_alive_seconds
             else:
-                keep = (job.keep_alive_seconds or handoff) if rank < successors else 0
+                # any job of the group may end first and hand its pool on; the pools left idle once no city of
+                # the group is waiting are ended by the poller (RunTracker.surplus_pools), not left to expire
+                keep = (job.keep_alive_seconds or handoff) if successors > 0 else 0
             turns[job.city] = Turn(
                 city=job.city, group=job.group, rank=rank, order=order, keep_alive_seconds=keep,
                 instance_type=city.instance_type, instance_count=city.instance_count,

@@ -24,7 +24,6 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from airflow.providers.amazon.aws.links.base_aws import BaseAwsLink
 from airflow.triggers.base import (
     BaseTrigger,
     TaskFailedEvent,
@@ -273,7 +272,7 @@ class FleetCityTrigger(BaseTrigger):
             if step.reason:
                 self.log.info("%s: %s", self.city, step.reason)
             if step.kind == "done":
-                links = await self._links(hook, str(history[-1]["TrainingJobName"]))
+                links = await self._links(poller, str(history[-1]["TrainingJobName"]))
                 return Outcome("success", result=self._result(spec, run, history), links=links)
             if step.kind == "fail":
                 return Outcome("failed", message=step.reason)
@@ -381,14 +380,14 @@ class FleetCityTrigger(BaseTrigger):
             if not turn.done():
                 turn.cancel()
 
-    async def _links(self, hook: SageMakerFleetHook, job_name: str) -> dict[str, Any]:
-        """The extra links' XComs for ``job_name`` (the connection is read off the event loop)."""
+    async def _links(self, poller: FleetPoller, job_name: str) -> dict[str, Any]:
+        """The extra links' XComs for ``job_name`` (region and partition read once per run and triggerer)."""
         try:
-            region, partition = await asyncio.to_thread(lambda: (hook.conn_region_name, hook.conn_partition))
+            region, domain = await poller.console()
         except Exception as exc:  # noqa: BLE001 - links are a convenience; the result stands without them
             self.log.warning("%s: no console links (%s)", self.city, exc)
             return {}
-        value = {"region_name": region, "aws_domain": BaseAwsLink.get_aws_domain(partition), "job_name": job_name}
+        value = {"region_name": region, "aws_domain": domain, "job_name": job_name}
         return {SageMakerTrainingJobLink.key: value, TrainingJobLogsLink.key: value}
 
     def _result(self, spec: FleetSpec, run: RunInfo, history: list[dict[str, Any]]) -> dict[str, Any]:

@@ -77,6 +77,7 @@ class FleetPoller:
         self._client: Any = None
         self._client_cm: Any = None
         self._client_users = 0
+        self._console: asyncio.Future[tuple[str, str]] | None = None
 
     @classmethod
     def shared(
@@ -174,6 +175,18 @@ class FleetPoller:
                 waiter.turn.set_result(None)
 
     # ------------------------------------------------------------------------------------------ the client
+
+    async def console(self) -> tuple[str, str]:
+        """(region, console domain) of the connection, for the extra links; the hook builds a boto3 client to
+        learn them (hundreds of ms of CPU), so once per poller, off the event loop."""
+        if self._console is None:
+            from airflow.providers.amazon.aws.links.base_aws import BaseAwsLink
+
+            def read() -> tuple[str, str]:
+                return self.hook.conn_region_name, BaseAwsLink.get_aws_domain(self.hook.conn_partition) or ""
+
+            self._console = asyncio.ensure_future(asyncio.to_thread(read))
+        return await asyncio.shield(self._console)
 
     @contextlib.asynccontextmanager
     async def client(self) -> AsyncIterator[Any]:

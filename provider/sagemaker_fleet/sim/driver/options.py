@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
+from sagemaker_fleet.dispatch.tracker import HANDOFF_INTERVAL
 from sagemaker_fleet.sim.config import SimConfig, SpotMarketConfig
 from sagemaker_fleet.sim.workload import WorkModel
 
@@ -44,6 +45,9 @@ class SimulateOptions:
     #: planned: from the sweep that admits a city (or sees its job end) to its CreateTrainingJob — the trigger's
     #: reaction and the call itself (measured through real Airflow: see docs/benchmarks.md).
     handoff_seconds: float = 1.0
+    #: planned: while cities wait the poller sweeps at least this often (the triggerer's 10 s). To predict a run
+    #: against a sped-up simulator, scale it (and the poll interval) by the speed.
+    handoff_interval_seconds: float = HANDOFF_INTERVAL
     #: The spot market; None keeps the engine's seeded defaults (interruptions on).
     spot: SpotMarketConfig | None = None
     #: Share of API calls the engine answers with ThrottlingException (0: none).

@@ -60,6 +60,7 @@ class BatchedPoller:
         interval: float,
         deliver: Deliver,
         tracker: RunTracker | None = None,
+        handoff_interval: float = HANDOFF_INTERVAL,
     ) -> None:
         self.engine = engine
         self.timeline = timeline
@@ -67,6 +68,7 @@ class BatchedPoller:
         self.interval = interval
         self.deliver = deliver
         self.tracker = tracker
+        self.handoff_interval = handoff_interval
         #: the dispatch: called after each listing; returns whether cities still wait for their turn
         self.on_listing: Callable[[float], bool] = lambda now: False
         self.waiting = False
@@ -100,7 +102,7 @@ class BatchedPoller:
                 self.waiting = self.on_listing(self.engine.now())
             self._describe_terminal({s["TrainingJobName"]: s["TrainingJobStatus"] for s in summaries})
             self._end_surplus_pools()
-        interval = min(self.interval, HANDOFF_INTERVAL) if self.waiting else self.interval
+        interval = min(self.interval, self.handoff_interval) if self.waiting else self.interval
         self.timeline.at(self.engine.now() + interval * self.backoff, self._sweep)
 
     def _window(self) -> float | None:

@@ -98,7 +98,8 @@ class FleetSimulation:
         interval = self.options.poll_interval_seconds
         deliver = self.operator.terminal
         if self.tracker is not None:
-            return BatchedPoller(self.engine, self.timeline, self.options.run_key, interval, deliver, self.tracker)
+            return BatchedPoller(self.engine, self.timeline, self.options.run_key, interval, deliver, self.tracker,
+                                 self.options.handoff_interval_seconds)
         return PerJobPoller(self.engine, self.timeline, interval, deliver)
 
     def _on_event(self, event: JobEvent) -> None:
