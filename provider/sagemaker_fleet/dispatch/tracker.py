@@ -86,8 +86,10 @@ class RunTracker:
 
     # ------------------------------------------------------------------------------------------ observing
 
-    def observe(self, jobs: Iterable[Mapping[str, Any]], *, whole: bool = False) -> None:
-        """Take summaries or descriptions of the run's jobs; ``whole``: the listing covered the run's past."""
+    def observe(self, jobs: Iterable[Mapping[str, Any]], *, whole: bool = False, listed: bool = True) -> None:
+        """Take summaries or descriptions of the run's jobs; ``whole``: the listing covered the run's past.
+        ``listed=False``: the caller's own CreateTrainingJob answer. An admitted city stays pending until a
+        listing shows its job, because only a listing also shows the pool it took as no longer Available."""
         for job in jobs:
             key = self.names.get(str(job.get("TrainingJobName")))
             if key is None:
@@ -101,8 +103,8 @@ class RunTracker:
             latest = self.latest.get(city)
             if latest is None or attempt >= latest.attempt:
                 self.latest[city] = state
-            if self.pending.get(city, 0) <= attempt:
-                self.pending.pop(city, None)
+            if listed and city in self.pending and self.pending[city] <= attempt:
+                del self.pending[city]
         if whole:
             self.listed_whole = True
 
@@ -145,6 +147,8 @@ class RunTracker:
             if turn is None:
                 continue
             if state.status in ACTIVE:
+                if self.pending.get(state.city) == state.attempt:
+                    continue  # created, not listed yet: counted below with what it took
                 used[turn.quota_for(state.attempt)] += turn.instance_count
             elif state.pool == "Available" and name not in self.released:
                 used[(turn.instance_type, "instances")] += turn.instance_count

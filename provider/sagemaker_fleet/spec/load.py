@@ -225,6 +225,10 @@ def _join(path: str, key: str) -> str:
 # ---------------------------------------------------------------------------------------------------- checks
 
 
+#: Airflow's default ``[triggerer] capacity``: triggers one triggerer runs at once.
+TRIGGERER_CAPACITY_DEFAULT = 1000
+
+
 class _SpecBuilder:
     def __init__(self, lines: Mapping[str, int]) -> None:
         self.lines = lines
@@ -265,6 +269,13 @@ class _SpecBuilder:
         self._check_unique(layers)
         if self.issues:
             return None
+        if len(cities) > TRIGGERER_CAPACITY_DEFAULT:
+            self.warnings.append(
+                f"cities: {len(cities)} cities are {len(cities)} triggers for a whole run (each city starts, waits "
+                f"and trains in the triggerer); Airflow's `[triggerer] capacity` is {TRIGGERER_CAPACITY_DEFAULT} "
+                f"by default: raise it above {len(cities)} or run "
+                f"{-(-len(cities) // TRIGGERER_CAPACITY_DEFAULT)} triggerers"
+            )
         return FleetSpec(
             fleet=top.fleet,
             region=top.region,

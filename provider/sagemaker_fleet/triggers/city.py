@@ -364,7 +364,7 @@ class FleetCityTrigger(BaseTrigger):
             verb = "created" if attachment.created else "attached to existing"
             self.log.info("%s: %s %s (%s, keep-alive %d s)", self.city, verb, attachment.job_name,
                           "spot" if step.spot else "on-demand", keep_alive)
-            tracker.observe([attachment.description])
+            tracker.observe([attachment.description], listed=False)
             return attachment.description
 
     async def _wait_turn(self, poller: FleetPoller, wait: Wait) -> None:

@@ -72,7 +72,8 @@ class DispatchStrategy:
 
     def created(self, name: str, at: float) -> None:
         """The trigger counts its own job as running at once, as :class:`FleetCityTrigger` does."""
-        self.tracker.observe([{"TrainingJobName": name, "TrainingJobStatus": "InProgress", "CreationTime": at}])
+        self.tracker.observe([{"TrainingJobName": name, "TrainingJobStatus": "InProgress", "CreationTime": at}],
+                             listed=False)
 
     def admit(self, now: float) -> bool:
         if not self.tracker.listed_whole:

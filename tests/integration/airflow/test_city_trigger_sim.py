@@ -1,0 +1,178 @@
+"""FleetCityTrigger and the run's shared poller in a real asyncio loop against the simulator over HTTP.
+
+The plan would come from the plan task's XCom through the triggerer; here it is planned in the test and handed
+to the trigger in its place. Everything else is real: aiobotocore calls, the simulator's jobs, pools and quotas.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from airflow.triggers.base import TaskFailedEvent, TaskSkippedEvent, TaskSuccessEvent
+
+from sagemaker_fleet.aws.request import Submission, compile_training_request
+from sagemaker_fleet.dispatch import DispatchBook
+from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+from sagemaker_fleet.plan import plan_fleet
+from sagemaker_fleet.spec import load_fleet_spec
+from sagemaker_fleet.triggers.city import FleetCityTrigger
+from sagemaker_fleet.triggers.poller import FleetPoller
+
+pytestmark = pytest.mark.integration
+RUN_KEY = "20261129"
+DISPATCH = Path(__file__).parent / "fleets" / "dispatch.yaml"
+QUICK = Path(__file__).parent / "fleets" / "quick.yaml"
+
+
+def trigger(spec_path: Path, city: str, **kwargs) -> FleetCityTrigger:
+    values = {"run_key": RUN_KEY, "try_id": "manual__1/1", "poll_interval": 0.3, "capacity_retry_seconds": 0.5}
+    return FleetCityTrigger(spec_path=str(spec_path), city=city, **{**values, **kwargs})
+
+
+def run(triggers: list[FleetCityTrigger], timeout: float = 180.0) -> list:
+    async def first(t: FleetCityTrigger):
+        async for event in t.run():
+            return event
+        raise AssertionError("the trigger ended without an event")
+
+    async def all_of():
+        events = await asyncio.wait_for(asyncio.gather(*(first(t) for t in triggers)), timeout)
+        # a triggerer's loop goes on after the last event: let the pollers finish their sweep (and stop)
+        pending = [p._task for p in FleetPoller._registry.values() if p._task is not None]
+        await asyncio.wait_for(asyncio.gather(*pending), timeout)
+        return events
+
+    return asyncio.run(all_of())
+
+
+@pytest.fixture
+def planned(monkeypatch):
+    """The plan the plan task would publish, handed to the triggers in place of the XCom read."""
+    spec = load_fleet_spec(DISPATCH)
+    plan = plan_fleet(spec, RUN_KEY)
+
+    async def plan_json(self, run):
+        return plan.to_json()
+
+    monkeypatch.setattr(FleetCityTrigger, "_plan_json", plan_json)
+    return spec, plan, DispatchBook.from_plan(plan, spec)
+
+
+@pytest.fixture
+def fast(aws_sim):
+    for city in ("seoul", "tokyo", "oslo"):  # quick.yaml's 600 s MaxRuntime needs short work
+        aws_sim.set_work(120, city=city)
+    aws_sim.set_speed(200)
+    yield aws_sim
+    aws_sim.set_speed(1)
+
+
+def jobs_by_name(sim) -> dict[str, dict]:
+    return {job["name"]: job for job in sim.state()["jobs"]}
+
+
+def test_a_group_starts_in_rank_order_two_at_a_time_each_successor_on_a_warm_pool(fast, planned) -> None:
+    spec, plan, book = planned
+    (group,) = book.members
+    assert book.widths[group] == 2
+    events = run([trigger(DISPATCH, c, plan_task_id="plan") for c in reversed(book.members[group])])
+
+    assert all(isinstance(e, TaskSuccessEvent) for e in events)
+    results = {e.xcoms["return_value"]["city"]: e.xcoms["return_value"] for e in events}
+    assert {c: r["job"]["status"] for c, r in results.items()} == dict.fromkeys(book.members[group], "Completed")
+    assert all("sagemaker_fleet_training_job" in e.xcoms for e in events)  # the console link travels too
+    jobs = jobs_by_name(fast)
+    assert len(jobs) == 6  # one job per city, nothing duplicated
+    ranked = [jobs[f"disp-{c}-{RUN_KEY}"] for c in book.members[group]]
+    # no city jumped its turn: the k-th (k ≥ 2) was created after the (k − 1)-th end of the group; cities admitted
+    # in one sweep are created side by side, so creation order holds within the half second of one sweep
+    ends = sorted(j["ended_at"] for j in ranked)
+    assert all(job["created_at"] >= ends[k - 2] for k, job in enumerate(ranked) if k >= 2)
+    assert all(later["created_at"] >= earlier["created_at"] - 100  # 0.5 s real at 200x
+               for earlier, later in zip(ranked, ranked[1:], strict=False))
+    order = sorted(jobs.values(), key=lambda j: j["created_at"])
+    edges = sorted([(j["created_at"], 1) for j in order] + [(j["ended_at"], -1) for j in order])
+    running = peak = 0
+    for _, step in edges:
+        running += step
+        peak = max(peak, running)
+    assert peak == 2
+    # every later city took a pool over: the sweep that saw a job end created the next one within its keep-alive
+    assert [j["start"] for j in order[2:]] == ["warm"] * 4
+    # the idle pools nobody would take were ended when the last city started, not left to expire
+    assert not [j["name"] for j in jobs.values() if j["warm_pool_status"] == "Available"]
+    assert fast.calls()["errors"].get("CreateTrainingJob:ResourceLimitExceeded", 0) == 0
+    assert not FleetPoller._registry
+
+
+def test_a_restarted_trigger_attaches_to_its_citys_job_without_creating(fast, planned) -> None:
+    spec, _, _ = planned
+    hook = SageMakerFleetHook()
+    hook.create_or_attach(compile_training_request(spec, spec.city("a1"), Submission("a1", RUN_KEY)))
+    before = fast.calls()["calls"].get("CreateTrainingJob", 0)
+    (event,) = run([trigger(DISPATCH, "a1", plan_task_id="plan")])
+    assert isinstance(event, TaskSuccessEvent)
+    assert event.xcoms["return_value"]["job_name"] == f"disp-a1-{RUN_KEY}"
+    assert fast.calls()["calls"].get("CreateTrainingJob", 0) == before
+
+
+def _failed_attempt_of(sim, spec, city: str, airflow_try: str) -> None:
+    hook = SageMakerFleetHook()
+    request = compile_training_request(spec, spec.city(city), Submission(city, RUN_KEY, airflow_try=airflow_try))
+    hook.create_or_attach(request)
+    sim.fail(request["TrainingJobName"], "AlgorithmError: failed on purpose")
+
+
+def test_a_failed_job_of_this_try_fails_the_task_and_of_an_earlier_try_is_retried(fast) -> None:
+    spec = load_fleet_spec(QUICK)
+    _failed_attempt_of(fast, spec, "oslo", "manual__1/1")
+    # the same try, its trigger restarted after the job failed: the failure stands, nothing new is created
+    (again,) = run([trigger(QUICK, "oslo", try_id="manual__1/1")])
+    assert isinstance(again, TaskFailedEvent)
+    assert sorted(jobs_by_name(fast)) == [f"quick-oslo-{RUN_KEY}"]
+    # Airflow's retry (try 2) trains again as -r2
+    (retry,) = run([trigger(QUICK, "oslo", try_id="manual__1/2")])
+    assert isinstance(retry, TaskSuccessEvent)
+    assert retry.xcoms["return_value"]["submissions"] == [f"quick-oslo-{RUN_KEY}", f"quick-oslo-{RUN_KEY}-r2"]
+    client = fast.boto3_client("sagemaker")
+    arn = client.describe_training_job(TrainingJobName=f"quick-oslo-{RUN_KEY}-r2")["TrainingJobArn"]
+    tags = client.list_tags(ResourceArn=arn)["Tags"]
+    assert {"Key": "sagemaker-fleet:airflow-try", "Value": "manual__1/2"} in tags
+
+
+def test_force_retrain_trains_once_per_try(fast) -> None:
+    (first,) = run([trigger(QUICK, "tokyo", try_id="manual__1/1")])
+    assert isinstance(first, TaskSuccessEvent)
+    (forced,) = run([trigger(QUICK, "tokyo", try_id="manual__2/1", force_retrain=True)])
+    assert forced.xcoms["return_value"]["job_name"] == f"quick-tokyo-{RUN_KEY}-r2"
+    # that try's trigger restarted: the retrain it made stands, no -r3
+    (restarted,) = run([trigger(QUICK, "tokyo", try_id="manual__2/1", force_retrain=True)])
+    assert restarted.xcoms["return_value"]["job_name"] == f"quick-tokyo-{RUN_KEY}-r2"
+    assert sorted(n for n in jobs_by_name(fast) if "-tokyo-" in n) == [
+        f"quick-tokyo-{RUN_KEY}", f"quick-tokyo-{RUN_KEY}-r2"]
+
+
+def test_a_dry_run_or_a_city_left_out_by_the_form_is_skipped(fast) -> None:
+    events = run([
+        trigger(QUICK, "seoul", use_params=True, params={"dry_run": True}),
+        trigger(QUICK, "seoul", use_params=True, params={"cities": ["tokyo"]}),
+    ])
+    assert all(isinstance(e, TaskSkippedEvent) for e in events)
+    assert not jobs_by_name(fast)
+
+
+def test_deferred_from_a_worker_it_fires_an_outcome_event_for_execute_complete(fast) -> None:
+    (event,) = run([trigger(QUICK, "seoul", end_from_trigger=False)])
+    assert type(event).__name__ == "TriggerEvent"
+    assert event.payload["status"] == "success"
+    assert event.payload["result"]["job_name"] == f"quick-seoul-{RUN_KEY}"
+    assert set(event.payload["links"]) == {"sagemaker_fleet_training_job", "sagemaker_fleet_training_logs"}
+
+
+def test_serialize_round_trips() -> None:
+    original = trigger(QUICK, "seoul", plan_task_id="plan", params={"spot": False}, use_params=True)
+    classpath, kwargs = original.serialize()
+    assert classpath == "sagemaker_fleet.triggers.city.FleetCityTrigger"
+    assert FleetCityTrigger(**kwargs).serialize() == (classpath, kwargs)
