@@ -119,7 +119,8 @@ def run_fleet(stack: LocalAirflowStack, sim, spec, kill: str, hang_first: bool =
         # The worker's pool processes hang, then the whole worker dies: the task the scheduler queues meanwhile (the
         # plan) is taken off the broker by the worker's main process and never started, so it stays `queued` (its
         # message unacknowledged for the broker's visibility timeout, 24 h) until the scheduler's
-        # task_queued_timeout re-queues it. Every city waits deferred meanwhile; nothing is lost or duplicated.
+        # task_queued_timeout re-queues it. The cities come after the plan, so none starts meanwhile; nothing is lost
+        # or duplicated.
         assert stack.freeze_children(kill), "the Celery worker has no pool processes to freeze"
         run_id = stack.trigger("e2e_fleet")
         faults["lost"] = _wait_for_queued(stack, run_id)

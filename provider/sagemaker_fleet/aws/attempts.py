@@ -34,8 +34,6 @@ class NextStep:
     attempt: int
     spot: bool = False
     reason: str = ""
-    deadline: float | None = None  # epoch seconds: stop waiting for capacity then (carried across deferrals)
-    delay: float | None = None  # the current capacity back-off
 
 
 def spot_attempts(history: Sequence[Mapping[str, Any]]) -> int:

@@ -86,7 +86,8 @@ def build_fleet_dag(
     report_asset = Asset(name=f"{spec.fleet}-reports", uri=f"{spec.output_s3_uri}/reports/")
     model_asset = Asset(name=f"{spec.fleet}-models", uri=f"{spec.output_s3_uri}/models/")
     if "max_active_tasks" not in dag_kwargs:
-        # deferred tasks count against max_active_tasks; every city waits deferred for its turn
+        # tasks that start in the triggerer skip the scheduler's concurrency checks; this only keeps a run whose
+        # training tasks start on workers (start_from_trigger off) from being throttled by the default of 16
         dag_kwargs["max_active_tasks"] = len(spec.cities) + 2
     with DAG(
         dag_id=dag_id or f"fleet_{spec.fleet.replace('-', '_')}",

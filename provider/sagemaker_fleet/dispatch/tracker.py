@@ -165,19 +165,20 @@ class RunTracker:
             return True  # nothing of the group runs, so nothing will end: whoever holds the group never started
         return running[turn.group] < width and ended[turn.group] >= turn.rank - width + 1
 
-    def waiting_reason(self, city: str) -> str:
-        """Why ``city`` has not been admitted, for its task log."""
-        turn = self.book.turns.get(city)
+    def waiting_reason(self, wait: Wait, now: float) -> str:
+        """Why ``wait.city`` has not been admitted, for its task log."""
+        turn = self.book.turns.get(wait.city)
         if turn is None:
             return "waits for the run's first listing"
         running, ended = self.group_counts()
         width = self.book.widths[turn.group]
-        if not self._has_turn(turn, running, ended, 0.0):
+        if wait.first and not self._has_turn(turn, running, ended, now - wait.since):
             needed = max(1, turn.rank - width + 1 - ended[turn.group])
             return (f"waits for {needed} more job(s) of group {turn.group} to end "
                     f"(rank {turn.rank + 1} of {len(self.book.members[turn.group])}, width {width}, "
                     f"{running[turn.group]} running)")
-        return f"waits for room in the {turn.quota[0]} {turn.quota[1]} quota (running jobs and idle pools)"
+        quota = turn.quota_for(wait.attempt)
+        return f"waits for room in the {quota[0]} {quota[1]} quota (running jobs and idle pools)"
 
     def _claim(
         self, turn: Turn, attempt: int, used: Counter[QuotaPool], idle: Counter[str], check: bool = True

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
+from airflow.providers.common.compat.sdk import AirflowFailException
 
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
@@ -19,20 +19,14 @@ from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
 from sagemaker_fleet.triggers.city import PLAN_XCOM_KEY
 
 
-class PlanMismatchError(ValueError):
-    """The fleet file and the parsed DAG disagree; retrying cannot help, re-parsing does."""
+class PlanMismatchError(AirflowFailException):
+    """The fleet file and the parsed DAG disagree; retrying cannot help (the task fails without retries),
+    re-parsing does."""
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
-    from sagemaker_fleet.plan import PoolGroup
     from sagemaker_fleet.spec.model import FleetSpec
-
-
-def group_signature(group: PoolGroup) -> str:
-    """A stable id for a group across parse time and run time: its matching key and spot flag, hashed."""
-    raw = json.dumps({"key": group.key.to_json(), "spot": group.spot}, sort_keys=True)
-    return hashlib.sha256(raw.encode()).hexdigest()[:10]
 
 
 class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):

@@ -75,18 +75,18 @@ class Outcome:
     links: dict[str, Any] | None = None
 
 
-_SPECS: dict[tuple[str, float], FleetSpec] = {}
+_SPECS: dict[str, tuple[float, FleetSpec]] = {}
 
 
 def _spec(path: str) -> FleetSpec:
     """The fleet spec, read once per file version per triggerer (hundreds of cities share it)."""
     import os
 
-    key = (path, os.path.getmtime(path))
-    if key not in _SPECS:
-        _SPECS.clear()
-        _SPECS[key] = load_fleet_spec(path)
-    return _SPECS[key]
+    mtime = os.path.getmtime(path)
+    cached = _SPECS.get(path)
+    if cached is None or cached[0] != mtime:
+        _SPECS[path] = cached = (mtime, load_fleet_spec(path))
+    return cached[1]
 
 
 class FleetCityTrigger(BaseTrigger):
@@ -250,7 +250,7 @@ class FleetCityTrigger(BaseTrigger):
             self.log.info("%s: skipped: %s", self.city, outcome.message)
             return TaskSkippedEvent()
         self.log.error("%s: failed: %s", self.city, outcome.message)
-        return TaskFailedEvent()
+        return TaskFailedEvent(xcoms=outcome.links or None)
 
     async def _train(self) -> Outcome:
         run = self._run_info()
@@ -271,11 +271,11 @@ class FleetCityTrigger(BaseTrigger):
         while True:
             if step.reason:
                 self.log.info("%s: %s", self.city, step.reason)
-            if step.kind == "done":
-                links = await self._links(poller, str(history[-1]["TrainingJobName"]))
+            if step.kind in ("done", "fail"):  # with the console and log links of the city's latest job
+                links = await self._links(poller, str(history[-1]["TrainingJobName"])) if history else {}
+                if step.kind == "fail":
+                    return Outcome("failed", message=step.reason, links=links)
                 return Outcome("success", result=self._result(spec, run, history), links=links)
-            if step.kind == "fail":
-                return Outcome("failed", message=step.reason)
             if step.kind == "submit":
                 created = await self._submit(poller, tracker, spec, city, run, step, first=not history)
                 if created is None:
@@ -340,7 +340,7 @@ class FleetCityTrigger(BaseTrigger):
             Submission(self.city, run.run_key, step.attempt, spot=step.spot, keep_alive_seconds=keep_alive,
                        airflow_try=run.try_id),
         )
-        deadline = time.monotonic() + self.capacity_timeout_seconds
+        deadline: float | None = None  # counted from the first refusal: the wait for a turn is not a capacity wait
         retries = 0
         while True:
             await self._wait_turn(poller, Wait(self.city, step.attempt, first=first,
@@ -351,6 +351,7 @@ class FleetCityTrigger(BaseTrigger):
             except CapacityUnavailableError:
                 poller.release(self.city)
                 delay = capacity_delay(retries, self.capacity_retry_seconds) * random.uniform(0.5, 1.5)
+                deadline = deadline or time.monotonic() + self.capacity_timeout_seconds
                 if time.monotonic() + delay > deadline:
                     return None
                 self.log.warning("%s: instance quota in use (ResourceLimitExceeded); retrying in %.0f s",

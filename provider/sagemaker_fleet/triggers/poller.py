@@ -74,6 +74,7 @@ class FleetPoller:
         self._tracker_lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
         self._key: tuple[int, PollerKey] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._client: Any = None
         self._client_cm: Any = None
         self._client_users = 0
@@ -83,11 +84,13 @@ class FleetPoller:
     def shared(
         cls, key: PollerKey, factory: Callable[[], SageMakerFleetHook], name_contains: str, interval: float
     ) -> FleetPoller:
-        loop_key = (id(asyncio.get_running_loop()), key)
+        loop = asyncio.get_running_loop()
+        loop_key = (id(loop), key)
         poller = cls._registry.get(loop_key)
-        if poller is None:
+        if poller is None or poller._loop is not loop:  # a closed loop's id can be reused by a new one
             poller = cls(factory(), name_contains, interval)
             poller._key = loop_key
+            poller._loop = loop
             cls._registry[loop_key] = poller
         poller.interval = min(poller.interval, interval)
         return poller
@@ -160,9 +163,10 @@ class FleetPoller:
 
     def waiting_reason(self, city: str) -> str:
         """Why ``city`` is still waiting, for its task log."""
-        if self.tracker is None:
+        waiter = self.waiters.get(city)
+        if self.tracker is None or waiter is None:
             return "waits for the run's first listing"
-        return self.tracker.waiting_reason(city)
+        return self.tracker.waiting_reason(waiter.wait, asyncio.get_running_loop().time())
 
     def _admit(self) -> None:
         tracker = self.tracker
@@ -230,7 +234,7 @@ class FleetPoller:
                 except ClientError as exc:
                     if error_code(exc) in THROTTLING_CODES:
                         backoff = min(MAX_BACKOFF_FACTOR, backoff * 2)
-                        log.warning("ListTrainingJobs throttled; polling every %.0f s", self.interval * backoff)
+                        log.warning("a sweep was throttled past its retries; sweeping every %.0f s", self.interval * backoff)
                     else:
                         errors += 1
                         self._fail_all_if(errors, exc)

@@ -145,6 +145,17 @@ def test_a_group_whose_earlier_cities_never_start_is_let_through_after_the_stall
     assert tracker.admit([Wait(cities[5], since=0)], now=600) == [cities[5]]
 
 
+def test_a_waiting_city_is_told_why() -> None:
+    spec, _, book = one_group(instances=3)
+    cities = ranked(book)
+    tracker = tracker_for(spec, book, [summary(spec, c) for c in cities[:3]])
+    reason = tracker.waiting_reason(Wait(cities[4]), now=0)
+    assert reason == "waits for 2 more job(s) of group g0 to end (rank 5 of 8, width 3, 3 running)"
+    # a retry had its turn: it only ever waits for room (three jobs run, the quota is three instances)
+    assert tracker.waiting_reason(Wait(cities[0], attempt=2, first=False), now=0) == (
+        "waits for room in the ml.m5.xlarge instances quota (running jobs and idle pools)")
+
+
 def test_a_city_outside_the_plan_starts_at_once() -> None:
     spec, _, _ = one_group()
     tracker = RunTracker(DispatchBook.empty(), run_job_names(spec, RUN_KEY))
