@@ -335,7 +335,11 @@ class LocalAirflowStack:
         deadline = time.monotonic() + timeout
         state = "queued"
         while time.monotonic() < deadline:
-            state = self.run_state(dag_id, run_id)
+            try:
+                state = self.run_state(dag_id, run_id)
+            except (TimeoutError, OSError):  # an api-server busy past the request's timeout: ask again
+                time.sleep(poll)
+                continue
             if state in ("success", "failed"):
                 return state
             time.sleep(poll)
