@@ -290,4 +290,4 @@ def test_celery_executor_with_redis(tmp_path, e2e_sim, e2e_spec, postgres_url) -
         # the tasks lost with the frozen worker came back through the stuck-in-queued path, not by luck
         requeued = scheduler_log.count("Task stuck in queued; will try to requeue")
         assert requeued >= 1, result["lost"]
-        check_outcome(e2e_sim, e2e_spec, stack, result, tmp_path, order=False, lost_tasks=requeued)
+        check_outcome(e2e_sim, e2e_spec, stack, result, tmp_path, lost_tasks=requeued)

@@ -37,12 +37,12 @@ from sagemaker_fleet.aws.describe import summarize
 from sagemaker_fleet.aws.progress import run_job_names
 from sagemaker_fleet.aws.request import TRY_TAG, Submission, compile_training_request
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
-from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, CapacityUnavailableError, SageMakerFleetHook
+from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, CapacityUnavailableError
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.spec.load import load_fleet_spec
 from sagemaker_fleet.spec.names import context_run_key
 from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
-from sagemaker_fleet.triggers.poller import FleetPoller, run_poller, watch_until_terminal
+from sagemaker_fleet.triggers.poller import AwsConnectionArgs, FleetPoller, watch_until_terminal
 
 if TYPE_CHECKING:
     from sagemaker_fleet.spec.model import CitySpec, FleetSpec
@@ -89,7 +89,7 @@ def _spec(path: str) -> FleetSpec:
     return cached[1]
 
 
-class FleetCityTrigger(BaseTrigger):
+class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
     """Train one city of a fleet run (see the module docstring).
 
     :param spec_path: the fleet YAML.
@@ -167,10 +167,7 @@ class FleetCityTrigger(BaseTrigger):
                 "poll_interval": self.poll_interval,
                 "capacity_retry_seconds": self.capacity_retry_seconds,
                 "capacity_timeout_seconds": self.capacity_timeout_seconds,
-                "aws_conn_id": self.aws_conn_id,
-                "region_name": self.region_name,
-                "verify": self.verify,
-                "botocore_config": self.botocore_config,
+                **self.aws_kwargs(),
             },
         )
 
@@ -197,15 +194,6 @@ class FleetCityTrigger(BaseTrigger):
             dag_id=getattr(ti, "dag_id", None),
             run_id=getattr(ti, "run_id", None),
         )
-
-    def _hook(self) -> SageMakerFleetHook:
-        return SageMakerFleetHook(
-            aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify, config=self.botocore_config
-        )
-
-    def _conn(self) -> dict[str, Any]:
-        return {"conn": self.aws_conn_id, "region": self.region_name, "verify": self.verify,
-                "config": self.botocore_config}
 
     async def _plan_json(self, run: RunInfo) -> Any:
         """The plan task's ``plan`` XCom, read through the triggerer's API connection (off the event loop)."""
@@ -262,8 +250,7 @@ class FleetCityTrigger(BaseTrigger):
         if self.city not in {c.name for c in spec.cities}:
             return Outcome("skipped", message="not among this run's cities")
         city = spec.city(self.city)
-        hook = self._hook()
-        poller = run_poller(hook, self._conn(), f"-{run.run_key}", self.poll_interval)
+        poller = self.shared_poller(f"-{run.run_key}", self.poll_interval)
         tracker = await poller.track(lambda: self._load_tracker(spec, run))
         history = await self._history(poller, tracker, spec, run)
         mine = await self._made_by_this_try(poller, history, run)

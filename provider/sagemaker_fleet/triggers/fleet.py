@@ -9,11 +9,10 @@ from typing import Any
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 
 from sagemaker_fleet.aws.describe import summarize, to_json_safe
-from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
-from sagemaker_fleet.triggers.poller import JobWatchError, run_poller, watch_until_terminal
+from sagemaker_fleet.triggers.poller import AwsConnectionArgs, JobWatchError, watch_until_terminal
 
 
-class FleetJobTrigger(BaseTrigger):
+class FleetJobTrigger(AwsConnectionArgs, BaseTrigger):
     """Fires once the training job ``job_name`` is Completed, Failed or Stopped.
 
     :param job_name: the job to wait for.
@@ -52,25 +51,12 @@ class FleetJobTrigger(BaseTrigger):
                 "name_contains": self.name_contains,
                 "poll_interval": self.poll_interval,
                 "created_after": self.created_after,
-                "aws_conn_id": self.aws_conn_id,
-                "region_name": self.region_name,
-                "verify": self.verify,
-                "botocore_config": self.botocore_config,
+                **self.aws_kwargs(),
             },
         )
 
-    def _hook(self) -> SageMakerFleetHook:
-        return SageMakerFleetHook(
-            aws_conn_id=self.aws_conn_id,
-            region_name=self.region_name,
-            verify=self.verify,
-            config=self.botocore_config,
-        )
-
     async def run(self) -> AsyncIterator[TriggerEvent]:
-        conn = {"conn": self.aws_conn_id, "region": self.region_name, "verify": self.verify,
-                "config": self.botocore_config}
-        poller = run_poller(self._hook(), conn, self.name_contains, self.poll_interval)
+        poller = self.shared_poller(self.name_contains, self.poll_interval)
         after = dt.datetime.fromisoformat(self.created_after) if self.created_after else None
         try:
             described = await watch_until_terminal(poller, self.job_name, after, self.log)

@@ -339,6 +339,26 @@ class JobWatchError(RuntimeError):
     """The poller gave up on a watched job (it vanished, or polling failed again and again)."""
 
 
+class AwsConnectionArgs:
+    """The AWS connection arguments a fleet trigger carries (JSON-safe), and the hook and poller they give."""
+
+    aws_conn_id: str | None
+    region_name: str | None
+    verify: bool | str | None
+    botocore_config: dict[str, Any] | None
+
+    def aws_kwargs(self) -> dict[str, Any]:
+        return {"aws_conn_id": self.aws_conn_id, "region_name": self.region_name, "verify": self.verify,
+                "botocore_config": self.botocore_config}
+
+    def fleet_hook(self) -> SageMakerFleetHook:
+        return SageMakerFleetHook(aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify,
+                                  config=self.botocore_config)
+
+    def shared_poller(self, name_contains: str, interval: float) -> FleetPoller:
+        return run_poller(self.fleet_hook(), self.aws_kwargs(), name_contains, interval)
+
+
 def run_poller(
     hook: SageMakerFleetHook, conn: Mapping[str, Any], name_contains: str, interval: float
 ) -> FleetPoller:
