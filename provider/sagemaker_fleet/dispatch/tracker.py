@@ -124,9 +124,6 @@ class RunTracker:
 
     # ------------------------------------------------------------------------------------------ deciding
 
-    def started(self, city: str) -> bool:
-        return city in self.latest or city in self.pending
-
     def group_counts(self) -> tuple[Counter[str], Counter[str]]:
         running: Counter[str] = Counter()
         ended: Counter[str] = Counter()
