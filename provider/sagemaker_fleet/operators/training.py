@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,10 @@ if TYPE_CHECKING:
 __all__ = ["FleetTrainingOperator", "context_run_key"]
 
 TRIGGER_CLASSPATH = f"{FleetCityTrigger.__module__}.{FleetCityTrigger.__qualname__}"
+TRIGGER_DEFAULTS = {
+    name: parameter.default for name, parameter in inspect.signature(FleetCityTrigger.__init__).parameters.items()
+    if parameter.default is not inspect.Parameter.empty
+}
 
 
 class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
@@ -101,7 +106,9 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
             )
 
     def _trigger_kwargs(self, **run: Any) -> dict[str, Any]:
-        return {
+        """The trigger's kwargs, leaving out those at the trigger's defaults: they travel in the serialized DAG of
+        every city (start_from_trigger), so a 200-city DAG carries them 200 times."""
+        kwargs = {
             "spec_path": self.spec_path,
             "city": self.city,
             "run_key": self.run_key,
@@ -118,6 +125,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
             "botocore_config": self.botocore_config,
             **run,
         }
+        return {k: v for k, v in kwargs.items() if k in ("spec_path", "city") or v != TRIGGER_DEFAULTS.get(k)}
 
     # ------------------------------------------------------------------------------------------ on a worker
 

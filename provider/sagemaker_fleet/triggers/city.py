@@ -51,6 +51,8 @@ if TYPE_CHECKING:
 PLAN_XCOM_KEY = "plan"
 #: Seconds between the task log's "still waiting" lines.
 WAIT_LOG_EVERY = 300.0
+#: A city that waits this long for its turn says why (not at once: hundreds of cities wait at a run's start).
+WAIT_LOG_FIRST = 30.0
 
 
 @dataclass(frozen=True)
@@ -356,10 +358,10 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
             return attachment.description
 
     async def _wait_turn(self, poller: FleetPoller, wait: Wait) -> None:
-        """Wait for the turn, saying why in the task log (at once, then every few minutes)."""
+        """Wait for the turn, saying why in the task log (after half a minute, then every few minutes)."""
         turn = asyncio.ensure_future(poller.wait_turn(wait))
         try:
-            await asyncio.sleep(0)  # let it register and take a free place at once
+            await asyncio.wait({turn}, timeout=WAIT_LOG_FIRST)
             while not turn.done():
                 self.log.info("%s %s", self.city, poller.waiting_reason(self.city))
                 await asyncio.wait({turn}, timeout=WAIT_LOG_EVERY)

@@ -379,12 +379,14 @@ async def watch_until_terminal(
             update = await queue.get()
             if "error" in update:
                 raise JobWatchError(str(update["error"]))
+            # few lines: the triggerer writes every trigger's log lines from its one event loop, and in Airflow 3.3
+            # a burst of them while it receives large workloads can stall it (see docs/troubleshooting.md)
             secondary = update.get("SecondaryStatus")
-            if secondary != last:
-                level = log.warning if secondary in NOTABLE else log.info
-                level("%s: %s / %s", job_name, update.get("TrainingJobStatus"), secondary)
-                last = secondary
+            if secondary != last and secondary in NOTABLE:
+                log.warning("%s: %s / %s", job_name, update.get("TrainingJobStatus"), secondary)
+            last = secondary
             if update.get("TrainingJobStatus") in TERMINAL_STATUSES:
+                log.info("%s: %s / %s", job_name, update.get("TrainingJobStatus"), secondary)
                 return update
     finally:
         poller.unwatch(job_name)

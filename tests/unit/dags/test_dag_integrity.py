@@ -9,6 +9,7 @@ import pytest
 
 from sagemaker_fleet.dags.factory import PLAN_TASK_ID, build_fleet_dag, train_task_id
 from sagemaker_fleet.spec import load_fleet_spec
+from sagemaker_fleet.triggers.city import FleetCityTrigger
 from sagemaker_fleet.testing import assert_dag_folder_ok, check_dag_folder
 from sagemaker_fleet.testing.dag_integrity import ParseTimeAccessError, no_parse_time_access
 
@@ -53,8 +54,11 @@ def test_daily_dag_has_one_training_task_per_city_started_from_the_triggerer() -
         kwargs = train.start_trigger_args.trigger_kwargs
         assert kwargs["city"] == train.city
         assert kwargs["plan_task_id"] == PLAN_TASK_ID
-        assert kwargs["end_from_trigger"] is True
-        assert kwargs["run_key"] is None
+        # only what differs from the trigger's defaults travels (it is stored once per city): it ends the task
+        # itself and takes the run key from the run
+        assert "end_from_trigger" not in kwargs
+        assert "run_key" not in kwargs
+        assert FleetCityTrigger(**kwargs).end_from_trigger is True
         assert train.upstream_task_ids == {plan.task_id}
         assert [a.name for a in train.outlets] == ["city-demand-models"]
     report = dag.get_task("cost_report")
