@@ -62,6 +62,7 @@ def build_fleet_dag(
     capacity_retry_seconds: float | None = None,
     report_dir: str | None = None,
     aws_conn_id: str = "aws_default",
+    start_from_trigger: bool = True,
     **dag_kwargs: Any,
 ) -> DAG:
     """A DAG that trains every city of the fleet at ``spec_path`` in pool-aware order and reports the cost.
@@ -75,6 +76,9 @@ def build_fleet_dag(
         ``SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS``).
     :param report_dir: where the cost report task writes its files (default: a temporary folder, or
         ``SAGEMAKER_FLEET_REPORT_DIR``); they are uploaded to S3 either way.
+    :param start_from_trigger: start each city's task in the triggerer (default). Off, each starts on a worker and
+        defers at once to the same trigger: a task process per city at the start and at the end, for a triggerer
+        that must not receive the serialized DAG once per city (docs/troubleshooting.md).
     """
     spec_path = str(spec_path)
     spec = load_fleet_spec(spec_path)
@@ -113,6 +117,7 @@ def build_fleet_dag(
                 poll_interval=poll_interval,
                 capacity_retry_seconds=capacity_retry_seconds,
                 aws_conn_id=aws_conn_id,
+                start_from_trigger=start_from_trigger,
                 outlets=[model_asset],
             )
             for city in spec.cities

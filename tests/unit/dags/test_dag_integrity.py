@@ -68,6 +68,13 @@ def test_daily_dag_has_one_training_task_per_city_started_from_the_triggerer() -
     assert dag.max_active_tasks >= len(trains)  # every city waits deferred from the run's start
 
 
+def test_training_tasks_can_start_on_workers_instead() -> None:
+    dag = build_fleet_dag(DAGS / "fleets" / "small.yaml", dag_id="w", start_from_trigger=False)
+    trains = [t for t in dag.tasks if t.task_id.startswith("train_")]
+    assert trains
+    assert not any(t.start_from_trigger for t in trains)
+
+
 def test_city_task_ids_are_unique_and_valid() -> None:
     assert train_task_id("sao-paulo") == "train_sao_paulo"
     assert len({train_task_id(c) for c in ("a-b", "ab", "a-b-c", "a-bc")}) == 4
