@@ -9,9 +9,9 @@ import pytest
 
 from sagemaker_fleet.dags.factory import PLAN_TASK_ID, build_fleet_dag, train_task_id
 from sagemaker_fleet.spec import load_fleet_spec
-from sagemaker_fleet.triggers.city import FleetCityTrigger
 from sagemaker_fleet.testing import assert_dag_folder_ok, check_dag_folder
 from sagemaker_fleet.testing.dag_integrity import ParseTimeAccessError, no_parse_time_access
+from sagemaker_fleet.triggers.city import FleetCityTrigger
 
 DAGS = Path(__file__).resolve().parents[3] / "dags"
 
