@@ -95,8 +95,10 @@ def slot_pool(spec: FleetSpec, city: CitySpec) -> tuple[QuotaPool, int]:
             f"quotas: no entry for {city.instance_type} (city {city.name}); add `quotas: {{{city.instance_type}: "
             "{instances: N, warm_pools: N}}` with your account's Service Quotas"
         )
-    pool = quota_pool(spec, city)
-    return pool, quota.spot_instances if pool[1] == "spot_instances" and quota.spot_instances else quota.instances
+    pool = quota_pool(spec, city)  # spot_instances only when the spec gives it, so never None there
+    if pool[1] == "spot_instances" and quota.spot_instances is not None:
+        return pool, quota.spot_instances
+    return pool, quota.instances
 
 
 class NaiveStrategy:
