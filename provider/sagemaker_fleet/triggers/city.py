@@ -20,7 +20,7 @@ import asyncio
 import datetime as dt
 import random
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -64,6 +64,34 @@ class RunInfo:
     try_id: str | None  # ``{run_id}/{try_number}``
     dag_id: str | None
     run_id: str | None
+
+
+def _run_from_context(context: Mapping[str, Any]) -> RunInfo:
+    ti = context.get("ti")
+    params = context.get("params")
+    return RunInfo(
+        run_key=context_run_key(context),
+        params=dict(params) if params is not None else None,
+        try_id=f"{ti.run_id}/{ti.try_number}" if ti is not None else None,
+        dag_id=getattr(ti, "dag_id", None),
+        run_id=getattr(ti, "run_id", None),
+    )
+
+
+@dataclass(frozen=True)
+class TaskIdentity:
+    """Who the trigger works for, without the task (and through it the DAG) that Airflow's task instance holds."""
+
+    id: Any
+    dag_id: str
+    run_id: str
+    task_id: str
+    map_index: int
+    try_number: int
+
+    @classmethod
+    def of(cls, ti: Any) -> TaskIdentity:
+        return cls(ti.id, ti.dag_id, ti.run_id, ti.task_id, ti.map_index, ti.try_number)
 
 
 @dataclass(frozen=True)
@@ -148,7 +176,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         self.region_name = region_name
         self.verify = verify
         self.botocore_config = botocore_config
-        self._context: Mapping[str, Any] | None = None
+        self._run: RunInfo | None = None
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
         return (
@@ -175,27 +203,29 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
 
     def render_template_fields(self, context: Any, jinja_env: Any = None) -> None:
         """Called by the triggerer with the task instance's context when the task starts from the trigger; the
-        run key, params and try come from it."""
-        self._context = context
+        run key, params and try come from it.
+
+        Airflow builds that context from its own deserialized copy of the whole DAG, one copy per trigger, and
+        keeps it for the trigger's life (the context and ``task_instance`` reach it). A fleet of N cities would
+        hold N copies of an N-task DAG: 6 GB at 1,000 cities. What the trigger needs is taken here, and the
+        references to the DAG are dropped so each copy is freed once the trigger has started.
+        """
         super().render_template_fields(context, jinja_env)
+        self._run = _run_from_context(context)
+        ti = self.task_instance
+        if ti is not None and getattr(ti, "task", None) is not None:
+            self.task_instance = TaskIdentity.of(ti)
+        if isinstance(context, MutableMapping):
+            context.clear()  # the triggerer only hands it to this method; the DAG's copy goes with it
 
     # ------------------------------------------------------------------------------------------ set-up
 
     def _run_info(self) -> RunInfo:
         if self.run_key:
             return RunInfo(self.run_key, self.params, self.try_id, self.dag_id, self.run_id)
-        context = self._context
-        if context is None:
+        if self._run is None:
             raise ValueError(f"{self.city}: no run_key given and no task context to take it from")
-        ti = context.get("ti")
-        params = context.get("params")
-        return RunInfo(
-            run_key=context_run_key(context),
-            params=dict(params) if params is not None else None,
-            try_id=f"{ti.run_id}/{ti.try_number}" if ti is not None else None,
-            dag_id=getattr(ti, "dag_id", None),
-            run_id=getattr(ti, "run_id", None),
-        )
+        return self._run
 
     async def _plan_json(self, run: RunInfo) -> Any:
         """The plan task's ``plan`` XCom, read through the triggerer's API connection (off the event loop)."""
