@@ -42,7 +42,12 @@ from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLog
 from sagemaker_fleet.spec.load import load_fleet_spec
 from sagemaker_fleet.spec.names import context_run_key
 from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
-from sagemaker_fleet.triggers.poller import AwsConnectionArgs, FleetPoller, watch_until_terminal
+from sagemaker_fleet.triggers.poller import (
+    AwsConnectionArgs,
+    FleetPoller,
+    watch_deadline,
+    watch_until_terminal,
+)
 
 if TYPE_CHECKING:
     from sagemaker_fleet.spec.model import CitySpec, FleetSpec
@@ -305,7 +310,8 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
             latest = history[-1]
             created_at = latest.get("CreationTime")
             after = created_at - dt.timedelta(seconds=1) if isinstance(created_at, dt.datetime) else None
-            history[-1] = await watch_until_terminal(poller, str(latest["TrainingJobName"]), after, self.log)
+            history[-1] = await watch_until_terminal(poller, str(latest["TrainingJobName"]), after, self.log,
+                                                     deadline_seconds=watch_deadline(latest))
             step = next_step(city, history, new_try=False)
 
     async def _history(

@@ -30,8 +30,17 @@ from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, THROTTLING_CODES, Sag
 
 log = logging.getLogger(__name__)
 
+#: A failing sweep (throttled past its retries, the endpoint unreachable, any error) waits up to this many
+#: intervals before the next.
 MAX_BACKOFF_FACTOR = 8
+#: The poller gives up, and tells every trigger that watches or waits through it, once sweeps have failed this
+#: many times in a row *and* for at least :data:`GIVE_UP_SECONDS`: a minute-long outage of the endpoint or the
+#: network fails nothing; the triggers' tasks fail (and Airflow retries them) only when it lasts.
 MAX_CONSECUTIVE_ERRORS = 5
+GIVE_UP_SECONDS = 900.0
+#: A watched job that SageMaker has not ended this long after its own limits (MaxWaitTimeInSeconds for spot,
+#: MaxRuntimeInSeconds) counts as lost: SageMaker stops every job at those limits.
+WATCH_MARGIN_SECONDS = 3600.0
 #: DescribeTrainingJob calls in flight at once when many jobs end in one sweep.
 DESCRIBE_CONCURRENCY = 8
 #: Consecutive listings a watched job may be missing from before it is described directly.
@@ -47,10 +56,15 @@ PollerKey = tuple[Any, ...]
 
 @dataclass
 class _Watch:
-    queue: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
+    #: One queue per trigger that watches the job (two triggers of one job in one triggerer each get every update).
+    queues: list[asyncio.Queue[dict[str, Any]]] = field(default_factory=list)
     misses: int = 0
     #: A lower bound of the job's CreationTime: the caller's, then SageMaker's own once the job is listed.
     created: dt.datetime | None = None
+
+    def put(self, update: dict[str, Any]) -> None:
+        for queue in self.queues:
+            queue.put_nowait(update)
 
 
 @dataclass
@@ -64,6 +78,7 @@ class FleetPoller:
     the same key in one event loop."""
 
     _registry: dict[tuple[int, PollerKey], FleetPoller] = {}
+    give_up_seconds: float = GIVE_UP_SECONDS
 
     def __init__(self, hook: SageMakerFleetHook, name_contains: str, interval: float) -> None:
         self.hook = hook
@@ -107,11 +122,20 @@ class FleetPoller:
         watch = self.watches.setdefault(job_name, _Watch())
         if created_after is not None and (watch.created is None or created_after < watch.created):
             watch.created = created_after
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        watch.queues.append(queue)
         self._ensure_running()
-        return watch.queue
+        return queue
 
-    def unwatch(self, job_name: str) -> None:
-        self.watches.pop(job_name, None)
+    def unwatch(self, job_name: str, queue: asyncio.Queue[dict[str, Any]] | None = None) -> None:
+        """Stop ``queue``'s watch of ``job_name`` (every watch of it without ``queue``)."""
+        watch = self.watches.get(job_name)
+        if watch is None:
+            return
+        if queue is not None:
+            watch.queues = [q for q in watch.queues if q is not queue]
+        if queue is None or not watch.queues:
+            del self.watches[job_name]
 
     def window_start(self) -> dt.datetime | None:
         """CreationTimeAfter of the next listing: the oldest job that can still change, less the margin; None
@@ -224,7 +248,12 @@ class FleetPoller:
             self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
+        """Sweep until nobody watches or waits. No exception ends the loop but cancellation: a failed sweep (the
+        endpoint unreachable, credentials gone, throttled past its retries, a bug) backs off and tries again, and
+        only a failure that lasts is handed to the triggers (:meth:`_give_up`)."""
+        loop = asyncio.get_running_loop()
         errors = 0
+        failing_since = 0.0
         backoff = 1
         try:
             while self._busy():
@@ -233,16 +262,18 @@ class FleetPoller:
                     errors, backoff = 0, max(1, backoff // 2)
                 except asyncio.CancelledError:
                     raise
-                except ClientError as exc:
-                    if error_code(exc) in THROTTLING_CODES:
-                        backoff = min(MAX_BACKOFF_FACTOR, backoff * 2)
-                        log.warning("a sweep was throttled past its retries; sweeping every %.0f s", self.interval * backoff)
-                    else:
-                        errors += 1
-                        self._fail_all_if(errors, exc)
-                except Exception as exc:  # noqa: BLE001 - a dead poller would leave every watcher waiting forever
+                except Exception as exc:  # noqa: BLE001 - a dead poller would leave every trigger waiting forever
+                    if errors == 0:
+                        failing_since = loop.time()
                     errors += 1
-                    self._fail_all_if(errors, exc)
+                    backoff = min(MAX_BACKOFF_FACTOR, backoff * 2)
+                    throttled = isinstance(exc, ClientError) and error_code(exc) in THROTTLING_CODES
+                    log.warning("polling %s failed (%d in a row%s): %s: %s; next sweep in %.0f s", self.name_contains,
+                                errors, ", throttled past its retries" if throttled else "", type(exc).__name__, exc,
+                                self.interval * backoff)
+                    if errors >= MAX_CONSECUTIVE_ERRORS and loop.time() - failing_since >= self.give_up_seconds:
+                        self._give_up(exc, loop.time() - failing_since)
+                        errors = 0
                 interval = min(self.interval, HANDOFF_INTERVAL) if self.waiters else self.interval
                 await asyncio.sleep(interval * backoff)
         finally:
@@ -251,11 +282,16 @@ class FleetPoller:
             if not self._busy() and self._key is not None and FleetPoller._registry.get(self._key) is self:
                 del FleetPoller._registry[self._key]
 
-    def _fail_all_if(self, errors: int, exc: BaseException) -> None:
-        log.warning("polling %s failed (%d in a row): %s", self.name_contains, errors, exc)
-        if errors >= MAX_CONSECUTIVE_ERRORS:
-            for watch in self.watches.values():
-                watch.queue.put_nowait({"error": f"{type(exc).__name__}: {exc}"})
+    def _give_up(self, exc: BaseException, seconds: float) -> None:
+        """Every watcher gets an error update and every waiting city's turn raises :class:`JobWatchError`: their
+        tasks fail with the reason, and Airflow's retry attaches to the jobs that kept running meanwhile."""
+        reason = f"polling failed for {seconds:.0f} s ({type(exc).__name__}: {exc})"
+        log.error("polling %s: giving up: %s", self.name_contains, reason)
+        for watch in self.watches.values():
+            watch.put({"error": reason})
+        for waiter in list(self.waiters.values()):
+            if not waiter.turn.done():
+                waiter.turn.set_exception(JobWatchError(reason))
 
     async def _poll_once(self) -> None:
         async with self.client() as client:
@@ -280,7 +316,7 @@ class FleetPoller:
                 if summary.get("TrainingJobStatus") in TERMINAL_STATUSES:
                     to_describe.append(name)
                 else:
-                    watch.queue.put_nowait(summary)
+                    watch.put(summary)
             await self._describe_all(client, to_describe)
             await self._end_surplus_pools(client)
         if self.tracker is None:
@@ -298,13 +334,13 @@ class FleetPoller:
             if watch is None:
                 return
             if described is None:
-                watch.queue.put_nowait({"error": f"training job {name} does not exist"})
+                watch.put({"error": f"training job {name} does not exist"})
                 return
             watch.misses = 0
             _learn_creation(watch, described)  # a job the listing missed is in the next one
             if self.tracker is not None:
                 self.tracker.observe([described])
-            watch.queue.put_nowait(described)
+            watch.put(described)
 
         # all finish before the sweep's client closes; then the first failure (a throttle, say) counts for the sweep
         results = await asyncio.gather(*(one(name) for name in names), return_exceptions=True)
@@ -375,15 +411,32 @@ def run_poller(
     return FleetPoller.shared(key, lambda: hook, name_contains, interval)
 
 
+def watch_deadline(job: Mapping[str, Any]) -> float | None:
+    """Seconds to watch ``job`` (a description or a CreateTrainingJob request) before it counts as lost: its own
+    limit (MaxWaitTimeInSeconds for spot, else MaxRuntimeInSeconds) plus :data:`WATCH_MARGIN_SECONDS`."""
+    stopping = job.get("StoppingCondition") or {}
+    limit = stopping.get("MaxWaitTimeInSeconds") or stopping.get("MaxRuntimeInSeconds")
+    return float(limit) + WATCH_MARGIN_SECONDS if limit else None
+
+
 async def watch_until_terminal(
-    poller: FleetPoller, job_name: str, created_after: dt.datetime | None, log: Any
+    poller: FleetPoller, job_name: str, created_after: dt.datetime | None, log: Any,
+    deadline_seconds: float | None = None,
 ) -> dict[str, Any]:
-    """Wait for ``job_name`` through the poller; its DescribeTrainingJob response once it is terminal."""
+    """Wait for ``job_name`` through the poller; its DescribeTrainingJob response once it is terminal.
+    ``deadline_seconds``: give up (:class:`JobWatchError`) when it has not ended by then (:func:`watch_deadline`)."""
     queue = poller.watch(job_name, created_after)
+    loop = asyncio.get_running_loop()
+    deadline = None if deadline_seconds is None else loop.time() + deadline_seconds
     last: str | None = None
     try:
         while True:
-            update = await queue.get()
+            try:
+                update = await asyncio.wait_for(queue.get(), None if deadline is None else deadline - loop.time())
+            except TimeoutError:
+                raise JobWatchError(
+                    f"{job_name} has not ended {deadline_seconds:.0f} s after it was first watched, past its own "
+                    "limits (SageMaker stops a job at MaxRuntime/MaxWait): its status cannot be read") from None
             if "error" in update:
                 raise JobWatchError(str(update["error"]))
             # few lines: the triggerer writes every trigger's log lines from its one event loop, and in Airflow 3.3
@@ -396,4 +449,4 @@ async def watch_until_terminal(
                 log.info("%s: %s / %s", job_name, update.get("TrainingJobStatus"), secondary)
                 return update
     finally:
-        poller.unwatch(job_name)
+        poller.unwatch(job_name, queue)

@@ -6,14 +6,21 @@ import asyncio
 import datetime as dt
 import importlib
 import json
+import logging
 from typing import Any
 
 import pytest
+from botocore.exceptions import (
+    ConnectionClosedError,
+    EndpointConnectionError,
+    HTTPClientError,
+    NoCredentialsError,
+)
 
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
 from sagemaker_fleet.triggers.fleet import FleetJobTrigger
-from sagemaker_fleet.triggers.poller import CREATION_MARGIN, FleetPoller, _Watch
+from sagemaker_fleet.triggers.poller import CREATION_MARGIN, FleetPoller, _Watch, watch_until_terminal
 
 TRIGGERS = [
     FleetJobTrigger(job_name="f-seoul-20261129", name_contains="-20261129", poll_interval=5,
@@ -132,3 +139,112 @@ def test_the_listing_starts_before_the_oldest_job_still_watched() -> None:
     assert poller.window_start() == t0 + dt.timedelta(hours=2) - CREATION_MARGIN
     poller.watches["unknown"] = _Watch()  # no bound for one job: list the name's whole past
     assert poller.window_start() is None
+
+
+class FlakyClient(FakeClient):
+    """A FakeClient whose listings raise ``error`` while ``down`` is set (the endpoint or network gone)."""
+
+    def __init__(self, jobs: dict[str, str], error: Exception) -> None:
+        super().__init__(jobs)
+        self.error = error
+        self.down = True
+
+    async def list_training_jobs(self, **kwargs: Any) -> dict[str, Any]:
+        if self.down:
+            self.calls.append("refused")
+            raise self.error
+        return await super().list_training_jobs(**kwargs)
+
+
+CONNECTION_ERRORS = [
+    EndpointConnectionError(endpoint_url="https://api.sagemaker.us-east-1.amazonaws.com/"),
+    ConnectionClosedError(endpoint_url="https://api.sagemaker.us-east-1.amazonaws.com/"),
+    HTTPClientError(error="connection reset"),
+    NoCredentialsError(),
+    RuntimeError("a bug in a sweep"),
+]
+
+
+@pytest.mark.parametrize("error", CONNECTION_ERRORS, ids=lambda e: type(e).__name__)
+def test_the_poller_outlives_an_outage_and_its_watchers_never_see_it(error: Exception) -> None:
+    client = FlakyClient({"f-a-1": "InProgress"}, error)
+
+    async def scenario() -> dict[str, Any]:
+        poller = FleetPoller.shared(("flaky", type(error).__name__), lambda: FakeHook(client), "-1", 0.001)  # type: ignore[arg-type,return-value]
+        queue = poller.watch("f-a-1", dt.datetime(2026, 11, 29, tzinfo=dt.UTC))
+        while client.calls.count("refused") < 8:  # noqa: ASYNC110 - past MAX_CONSECUTIVE_ERRORS, within GIVE_UP_SECONDS
+            await asyncio.sleep(0.001)
+        assert queue.empty()
+        assert not poller._task.done()
+        client.down = False
+        client.jobs["f-a-1"] = "Completed"
+        update = await asyncio.wait_for(queue.get(), 5)
+        poller.unwatch("f-a-1", queue)
+        await poller.close()
+        return update
+
+    update = asyncio.run(scenario())
+    assert update["TrainingJobStatus"] == "Completed"
+    assert "error" not in update
+
+
+def test_a_lasting_outage_fails_every_watcher_and_waiting_city_instead_of_hanging(monkeypatch) -> None:
+    from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
+    from sagemaker_fleet.triggers.poller import JobWatchError
+
+    client = FlakyClient({"f-a-1": "InProgress"}, EndpointConnectionError(endpoint_url="https://x/"))
+    monkeypatch.setattr(FleetPoller, "give_up_seconds", 0.05)
+
+    async def scenario() -> tuple[Any, Any]:
+        poller = FleetPoller.shared(("lasting",), lambda: FakeHook(client), "-1", 0.001)  # type: ignore[arg-type,return-value]
+        poller.tracker = RunTracker(DispatchBook.empty(), {})
+        queue = poller.watch("f-a-1", dt.datetime(2026, 11, 29, tzinfo=dt.UTC))
+        turn = asyncio.ensure_future(poller.wait_turn(Wait("b")))
+        update = await asyncio.wait_for(queue.get(), 10)
+        with pytest.raises(JobWatchError, match="polling failed for"):
+            await asyncio.wait_for(turn, 10)
+        poller.unwatch("f-a-1", queue)
+        await poller.close()
+        return update, client.calls.count("refused")
+
+    update, refused = asyncio.run(scenario())
+    assert "EndpointConnectionError" in update["error"]
+    assert "polling failed for" in update["error"]
+    assert refused >= 5
+
+
+def test_two_triggers_watching_one_job_each_get_its_end() -> None:
+    client = FakeClient({"f-a-1": "InProgress"})
+
+    async def scenario() -> list[dict[str, Any]]:
+        poller = FleetPoller.shared(("twice",), lambda: FakeHook(client), "-1", 0.001)  # type: ignore[arg-type,return-value]
+        log = logging.getLogger("test")
+        watchers = [asyncio.ensure_future(watch_until_terminal(poller, "f-a-1", None, log)) for _ in range(2)]
+        await asyncio.sleep(0.05)
+        client.jobs["f-a-1"] = "Completed"
+        ended = await asyncio.wait_for(asyncio.gather(*watchers), 5)
+        assert "f-a-1" not in poller.watches  # both unwatched: the poller stops
+        await poller.close()
+        return ended
+
+    ended = asyncio.run(scenario())
+    assert [e["TrainingJobStatus"] for e in ended] == ["Completed", "Completed"]
+
+
+def test_a_watch_gives_up_past_the_jobs_own_limits() -> None:
+    from sagemaker_fleet.triggers.poller import WATCH_MARGIN_SECONDS, JobWatchError, watch_deadline
+
+    assert watch_deadline({"StoppingCondition": {"MaxRuntimeInSeconds": 600}}) == 600 + WATCH_MARGIN_SECONDS
+    spot = {"StoppingCondition": {"MaxRuntimeInSeconds": 600, "MaxWaitTimeInSeconds": 1800}}
+    assert watch_deadline(spot) == 1800 + WATCH_MARGIN_SECONDS
+    assert watch_deadline({}) is None
+    client = FakeClient({"f-a-1": "InProgress"})  # never ends
+
+    async def scenario() -> None:
+        poller = FleetPoller.shared(("stuck",), lambda: FakeHook(client), "-1", 0.001)  # type: ignore[arg-type,return-value]
+        with pytest.raises(JobWatchError, match="has not ended"):
+            await watch_until_terminal(poller, "f-a-1", None, logging.getLogger("test"), deadline_seconds=0.1)
+        assert not poller.watches
+        await poller.close()
+
+    asyncio.run(scenario())
