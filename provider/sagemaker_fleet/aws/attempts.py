@@ -3,7 +3,8 @@
 Submissions are named ``{fleet}-{city}-{run_key}`` and ``…-r{n}``; the latest one decides:
 - none yet: submit attempt 1 (spot if the city is spot);
 - running or stopping: attach to it — never a second job;
-- completed: done (re-running a completed city returns its result) unless a retrain is forced;
+- completed: done (re-running a completed city returns its result) unless a retrain is forced (the caller
+  forces once per run: not again on a retry or clear of a try that already forced one);
 - stopped with ``MaxWaitTimeExceeded`` on spot: resubmit on spot from the same checkpoint while spot attempts
   remain, then fall back to on-demand or fail as the spec says;
 - failed or stopped otherwise: resubmit when the task is retried (a new try), else fail with the reason.
@@ -34,6 +35,9 @@ class NextStep:
     attempt: int
     spot: bool = False
     reason: str = ""
+    #: The submission retrains a completed city because a retrain was forced (it is tagged so, and no later try
+    #: of the run forces again).
+    forced: bool = False
 
 
 def spot_attempts(history: Sequence[Mapping[str, Any]]) -> int:
@@ -67,7 +71,7 @@ def next_step(
         return NextStep("attach", attempt, spot=was_spot)
     if status == "Completed":
         if force:
-            return NextStep("submit", attempt + 1, spot=city.spot is not None, reason="retrain forced")
+            return NextStep("submit", attempt + 1, spot=city.spot is not None, reason="retrain forced", forced=True)
         return NextStep("done", attempt, spot=was_spot)
     if status == "Stopped" and latest.get("SecondaryStatus") == "MaxWaitTimeExceeded" and was_spot and city.spot:
         return after_max_wait(city, history)

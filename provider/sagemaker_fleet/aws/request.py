@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 CHECKPOINT_LOCAL_PATH = "/opt/ml/checkpoints"
 TAG_PREFIX = "sagemaker-fleet:"
 TRY_TAG = f"{TAG_PREFIX}airflow-try"
+#: On a submission that retrained a completed city because a retrain was forced: later tries of the run see it
+#: and attach instead of forcing again.
+FORCED_TAG = f"{TAG_PREFIX}forced"
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,8 @@ class Submission:
     #: The Airflow task try that submits it (``{run_id}/{try_number}``), tagged so that a restarted trigger can
     #: tell its own submissions from an earlier try's.
     airflow_try: str | None = None
+    #: A forced retrain of a completed city (tagged :data:`FORCED_TAG`).
+    forced: bool = False
 
 
 def compile_training_request(fleet: FleetSpec, city: CitySpec, submission: Submission) -> dict[str, Any]:
@@ -70,6 +75,8 @@ def compile_training_request(fleet: FleetSpec, city: CitySpec, submission: Submi
     }
     if submission.airflow_try:
         request["Tags"].append({"Key": TRY_TAG, "Value": submission.airflow_try[:256]})
+    if submission.forced:
+        request["Tags"].append({"Key": FORCED_TAG, "Value": "true"})
     if use_spot:
         assert city.spot is not None
         request["EnableManagedSpotTraining"] = True

@@ -36,8 +36,9 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
     waits for its turn, trains, or hands its warm pool to the next city (:class:`FleetCityTrigger`). The job name
     is deterministic (CONTRACT §2), so a retry, a restarted triggerer or a cleared task attaches to the job already
     running instead of launching a duplicate. Re-running a task whose city already completed in this run returns
-    the existing result without training again; ``force_retrain=True`` trains anew once per task try (the new
-    submission is named ``…-r{n}``).
+    the existing result without training again; ``force_retrain=True`` trains anew once per run (the new
+    submission is named ``…-r{n}`` and tagged ``sagemaker-fleet:forced``; a retry or a clear of the task attaches
+    to it instead of training once more).
 
     :param spec_path: path of the fleet YAML (templated).
     :param city: the city to train (templated).
@@ -45,7 +46,8 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
     :param keep_alive_seconds: warm-pool keep-alive when no plan orders the run (on-demand only).
     :param plan_task_id: the task whose ``plan`` XCom orders the run (the fleet DAG's plan task): the city then
         starts at its turn in its warm-pool group, with the plan's keep-alive.
-    :param force_retrain: submit a new job even when the city's job of this run already completed.
+    :param force_retrain: submit a new job even when the city's job of this run already completed (once per
+        run).
     :param start_from_trigger: start the task in the triggerer (default). Off, it starts on a worker and defers at
         once to the same trigger, which costs a task process at the start and one at the end.
     :param deferrable: with ``start_from_trigger`` off, wait in the triggerer (default) instead of holding a worker

@@ -35,7 +35,7 @@ from airflow.triggers.base import (
 from sagemaker_fleet.aws.attempts import NextStep, capacity_delay, next_step
 from sagemaker_fleet.aws.describe import summarize
 from sagemaker_fleet.aws.progress import run_job_names
-from sagemaker_fleet.aws.request import TRY_TAG, Submission, compile_training_request
+from sagemaker_fleet.aws.request import FORCED_TAG, TRY_TAG, Submission, compile_training_request
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
 from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, CapacityUnavailableError
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
@@ -134,7 +134,8 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
     :param use_params: apply the run's params (cities, spot, instance_type, dry_run).
     :param plan_task_id: the task whose ``plan`` XCom orders the run; without it the city starts at once.
     :param keep_alive_seconds: keep-alive when there is no plan (the plan's turn decides otherwise).
-    :param force_retrain: train again even when the city's job of this run completed (once per task try).
+    :param force_retrain: train again even when the city's job of this run completed (once per run: a
+        retry or a clear of the task attaches to the forced job).
     :param end_from_trigger: end the task from here (True when the task started here).
     """
 
@@ -291,7 +292,8 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         tracker = await poller.track(lambda: self._load_tracker(spec, run))
         history = await self._history(poller, tracker, spec, run)
         mine = await self._made_by_this_try(poller, history, run)
-        step = next_step(city, history, force=self.force_retrain and not mine, new_try=not mine)
+        force = self.force_retrain and not mine and not await self._forced_before(poller, history)
+        step = next_step(city, history, force=force, new_try=not mine)
         while True:
             if step.reason:
                 self.log.info("%s: %s", self.city, step.reason)
@@ -346,6 +348,16 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
             tags = await poller.hook.atags(client, str(arn))
         return tags.get(TRY_TAG) == run.try_id
 
+    async def _forced_before(self, poller: FleetPoller, history: list[dict[str, Any]]) -> bool:
+        """Whether an earlier submission of the city in this run was a forced retrain: a retry or a clear of the
+        task then attaches to it (or retries it if it failed) rather than training once more."""
+        async with poller.client() as client:
+            for described in reversed(history):
+                arn = described.get("TrainingJobArn")
+                if arn and (await poller.hook.atags(client, str(arn))).get(FORCED_TAG) == "true":
+                    return True
+        return False
+
     async def _submit(
         self,
         poller: FleetPoller,
@@ -363,7 +375,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         request = compile_training_request(
             spec, city,
             Submission(self.city, run.run_key, step.attempt, spot=step.spot, keep_alive_seconds=keep_alive,
-                       airflow_try=run.try_id),
+                       airflow_try=run.try_id, forced=step.forced),
         )
         deadline: float | None = None  # counted from the first refusal: the wait for a turn is not a capacity wait
         retries = 0

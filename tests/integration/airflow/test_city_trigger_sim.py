@@ -143,16 +143,39 @@ def test_a_failed_job_of_this_try_fails_the_task_and_of_an_earlier_try_is_retrie
     assert {"Key": "sagemaker-fleet:airflow-try", "Value": "manual__1/2"} in tags
 
 
-def test_force_retrain_trains_once_per_try(fast) -> None:
+def test_force_retrain_trains_once_per_run_not_again_on_a_retry_or_clear(fast) -> None:
     (first,) = run([trigger(QUICK, "tokyo", try_id="manual__1/1")])
     assert isinstance(first, TaskSuccessEvent)
     (forced,) = run([trigger(QUICK, "tokyo", try_id="manual__2/1", force_retrain=True)])
     assert forced.xcoms["return_value"]["job_name"] == f"quick-tokyo-{RUN_KEY}-r2"
+    client = fast.boto3_client("sagemaker")
+    arn = client.describe_training_job(TrainingJobName=f"quick-tokyo-{RUN_KEY}-r2")["TrainingJobArn"]
+    assert {"Key": "sagemaker-fleet:forced", "Value": "true"} in client.list_tags(ResourceArn=arn)["Tags"]
     # that try's trigger restarted: the retrain it made stands, no -r3
     (restarted,) = run([trigger(QUICK, "tokyo", try_id="manual__2/1", force_retrain=True)])
     assert restarted.xcoms["return_value"]["job_name"] == f"quick-tokyo-{RUN_KEY}-r2"
+    # Airflow's retry of the forced try, and a clear of the task: both attach to the forced retrain
+    for try_id in ("manual__2/2", "manual__2/3"):
+        (again,) = run([trigger(QUICK, "tokyo", try_id=try_id, force_retrain=True)])
+        assert isinstance(again, TaskSuccessEvent)
+        assert again.xcoms["return_value"]["job_name"] == f"quick-tokyo-{RUN_KEY}-r2"
     assert sorted(n for n in jobs_by_name(fast) if "-tokyo-" in n) == [
         f"quick-tokyo-{RUN_KEY}", f"quick-tokyo-{RUN_KEY}-r2"]
+
+
+def test_a_forced_retrain_that_failed_is_retried_once_not_forced_again(fast) -> None:
+    (first,) = run([trigger(QUICK, "oslo", try_id="manual__1/1")])
+    assert isinstance(first, TaskSuccessEvent)
+    spec = load_fleet_spec(QUICK)
+    hook = SageMakerFleetHook()
+    forced = compile_training_request(
+        spec, spec.city("oslo"), Submission("oslo", RUN_KEY, 2, airflow_try="manual__1/2", forced=True))
+    hook.create_or_attach(forced)
+    fast.fail(forced["TrainingJobName"], "AlgorithmError: failed on purpose")
+    (retry,) = run([trigger(QUICK, "oslo", try_id="manual__1/3", force_retrain=True)])
+    assert isinstance(retry, TaskSuccessEvent)
+    assert retry.xcoms["return_value"]["submissions"] == [
+        f"quick-oslo-{RUN_KEY}", f"quick-oslo-{RUN_KEY}-r2", f"quick-oslo-{RUN_KEY}-r3"]
 
 
 def test_a_dry_run_or_a_city_left_out_by_the_form_is_skipped(fast) -> None:
