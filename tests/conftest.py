@@ -14,7 +14,9 @@ from pathlib import Path
 
 # Airflow reads its configuration once, at first import: give the test session its own home and SQLite DB
 # before anything imports it (an existing AIRFLOW_HOME, e.g. the end-to-end tests' Postgres one, is respected).
-_TEST_HOME = Path(tempfile.gettempdir()) / f"sagemaker-fleet-tests-{os.getuid()}"
+# One home per pytest-xdist worker: two workers migrating one SQLite file at once break each other's tests.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+_TEST_HOME = Path(tempfile.gettempdir()) / f"sagemaker-fleet-tests-{os.getuid()}-{_WORKER}"
 os.environ.setdefault("AIRFLOW_HOME", str(_TEST_HOME))
 os.environ.setdefault("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN", f"sqlite:///{_TEST_HOME}/airflow.db")
 os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
