@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 CHECKPOINT_LOCAL_PATH = "/opt/ml/checkpoints"
 TAG_PREFIX = "sagemaker-fleet:"
 TRY_TAG = f"{TAG_PREFIX}airflow-try"
+#: The tags that say whose job it is: a job of the same name without these values is another fleet's (or not a
+#: fleet job at all) and is never attached to.
+OWNER_TAGS = (f"{TAG_PREFIX}fleet", f"{TAG_PREFIX}city", f"{TAG_PREFIX}run-key")
 #: On a submission that retrained a completed city because a retrain was forced: later tries of the run see it
 #: and attach instead of forcing again.
 FORCED_TAG = f"{TAG_PREFIX}forced"
@@ -66,9 +69,8 @@ def compile_training_request(fleet: FleetSpec, city: CitySpec, submission: Submi
             "LocalPath": CHECKPOINT_LOCAL_PATH,
         },
         "Tags": [
-            {"Key": f"{TAG_PREFIX}fleet", "Value": fleet.fleet},
-            {"Key": f"{TAG_PREFIX}city", "Value": city.name},
-            {"Key": f"{TAG_PREFIX}run-key", "Value": submission.run_key},
+            *({"Key": key, "Value": value} for key, value in zip(
+                OWNER_TAGS, (fleet.fleet, city.name, submission.run_key), strict=True)),
             {"Key": f"{TAG_PREFIX}attempt", "Value": str(submission.attempt)},
         ],
         **matching_request_fields(city),

@@ -30,6 +30,29 @@ class CapacityUnavailableError(RuntimeError):
     """CreateTrainingJob was refused with ResourceLimitExceeded: the instance or spot quota is in use now."""
 
 
+class ForeignJobError(RuntimeError):
+    """A training job of the requested name exists but its ownership tags say it is not this fleet's city and run
+    (another fleet, or a job made by hand): it is never attached to."""
+
+
+def _owner(request: Mapping[str, Any]) -> dict[str, str]:
+    from sagemaker_fleet.aws.request import OWNER_TAGS
+
+    tags = {str(t["Key"]): str(t["Value"]) for t in request.get("Tags") or ()}
+    return {key: tags[key] for key in OWNER_TAGS if key in tags}
+
+
+def _check_owner(request: Mapping[str, Any], tags: Mapping[str, str]) -> None:
+    wanted = _owner(request)
+    found = {key: tags.get(key) for key in wanted}
+    if found != wanted:
+        name = request["TrainingJobName"]
+        raise ForeignJobError(
+            f"training job {name} already exists but is not this fleet's: its tags say {found}, this request "
+            f"{wanted}. Another fleet's job has this name; rename one of the fleets (fleet names have no '-', so "
+            "this should only happen with a job not made by sagemaker-fleet), or stop and delete that job.")
+
+
 def error_code(exc: BaseException) -> str:
     """The AWS error code of a botocore ``ClientError`` (empty for anything else)."""
     if isinstance(exc, ClientError):
@@ -154,7 +177,7 @@ class SageMakerFleetHook(AwsBaseHook):
         name = str(request["TrainingJobName"])
         existing = None if known_absent else self.describe(name)
         if existing is not None:
-            return Attachment(existing, created=False)
+            return self._attach(request, existing)
         before = dt.datetime.now(dt.UTC)
         try:
             response = self.client.create_training_job(**request)
@@ -162,7 +185,7 @@ class SageMakerFleetHook(AwsBaseHook):
             if _is_duplicate_name(exc):
                 found = self.describe(name)
                 if found is not None:
-                    return Attachment(found, created=False)
+                    return self._attach(request, found)
             if error_code(exc) == "ResourceLimitExceeded":
                 raise CapacityUnavailableError(str(exc)) from exc
             raise
@@ -172,6 +195,13 @@ class SageMakerFleetHook(AwsBaseHook):
         if created is None:  # pragma: no cover - AWS is read-after-write consistent for describe
             raise RuntimeError(f"training job {name} was created but cannot be described")
         return Attachment(created, created=True)
+
+    def _attach(self, request: Mapping[str, Any], existing: dict[str, Any]) -> Attachment:
+        """Attach to ``existing`` once its ownership tags match the request's (:class:`ForeignJobError`)."""
+        if _owner(request):
+            response = self.client.list_tags(ResourceArn=existing["TrainingJobArn"], MaxResults=100)
+            _check_owner(request, {str(t["Key"]): str(t["Value"]) for t in response.get("Tags", [])})
+        return Attachment(existing, created=False)
 
     def list_jobs(
         self,
@@ -247,6 +277,8 @@ class SageMakerFleetHook(AwsBaseHook):
             if _is_duplicate_name(exc):
                 found = await self.adescribe(client, name)
                 if found is not None:
+                    if _owner(request):
+                        _check_owner(request, await self.atags(client, str(found["TrainingJobArn"])))
                     return Attachment(found, created=False)
             if error_code(exc) == "ResourceLimitExceeded":
                 raise CapacityUnavailableError(str(exc)) from exc

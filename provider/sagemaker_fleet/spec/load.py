@@ -39,7 +39,9 @@ if TYPE_CHECKING:
 
 _M = TypeVar("_M", bound=BaseModel)
 
-FLEET_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,19}$")
+#: No '-' in a fleet's name: job names are ``{fleet}-{city}-{run_key}``, so the first '-' ends the fleet and two
+#: fleets can never name the same job (fleet ``city`` + city ``demand-paris`` vs fleet ``city-demand`` + ``paris``).
+FLEET_RE = re.compile(r"[a-z0-9]{1,20}")
 CITY_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,199}$")
 REGION_RE = re.compile(r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$")
 ROLE_ARN_RE = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$")
@@ -56,7 +58,8 @@ ASSUMED_QUOTA = InstanceQuota(instances=10, warm_pools=0)
 DEFAULT_MAX_RUNTIME = 7200
 
 _FIXES: dict[str, str] = {
-    "fleet": "use 1-20 lowercase letters, digits or '-', starting with a letter or digit",
+    "fleet": ("use 1-20 lowercase letters or digits, without '-' (e.g. 'citydemand'): the fleet starts every job "
+              "name, {fleet}-{city}-{run_key}, and a '-' in it would let two fleets name the same job"),
     "name": "use lowercase letters, digits and '-', starting with a letter or digit",
     "region": "use an AWS region code such as us-east-1",
     "role_arn": "use an IAM role ARN such as arn:aws:iam::111122223333:role/FleetTraining",
@@ -381,13 +384,13 @@ class _SpecBuilder:
         self._match(S3_URI_RE, top.output_s3_uri, "output_s3_uri")
         self._check_image(top.image_uri, "image_uri")
         for instance_type in top.quotas or {}:
-            if not INSTANCE_TYPE_RE.match(instance_type):
+            if not INSTANCE_TYPE_RE.fullmatch(instance_type):
                 self.error(
                     _join("quotas", instance_type),
                     f"{instance_type!r} is not an instance type; " + _FIXES["instance_type"],
                 )
         for instance_type in top.prices or {}:
-            if not INSTANCE_TYPE_RE.match(instance_type):
+            if not INSTANCE_TYPE_RE.fullmatch(instance_type):
                 self.error(
                     _join("prices", instance_type),
                     f"{instance_type!r} is not an instance type; " + _FIXES["instance_type"],
@@ -398,7 +401,7 @@ class _SpecBuilder:
             self.error("defaults.train_s3_uri", "training data is per city; set `train_s3_uri` on each city")
 
     def _match(self, pattern: re.Pattern[str], value: str, path: str) -> bool:
-        if pattern.match(value):
+        if pattern.fullmatch(value):
             return True
         self.error(path, f"{value!r} is not valid; {_FIXES[path.rsplit('.', 1)[-1]]}")
         return False
@@ -406,7 +409,7 @@ class _SpecBuilder:
     def _check_image(self, value: str, path: str) -> None:
         if not value or any(ch.isspace() for ch in value) or len(value) > 255:
             self.error(path, "use a container image URI without spaces, at most 255 characters")
-        elif not ECR_RE.match(value):
+        elif not ECR_RE.fullmatch(value):
             self.warnings.append(
                 f"{path}: {value!r} is not an Amazon ECR image; SageMaker pulls from ECR "
                 "unless a private registry is configured"
@@ -567,7 +570,7 @@ class _SpecBuilder:
 
     def _check_resources(self, resolved: _Resolved) -> None:
         kms = resolved.value("volume_kms_key_id")
-        if kms is not None and not KMS_RE.match(kms):
+        if kms is not None and not KMS_RE.fullmatch(kms):
             self.error(
                 resolved.path("volume_kms_key_id"),
                 "use a KMS key id, alias or ARN (letters, digits, ':', '/', '_', '-')",
@@ -584,7 +587,7 @@ class _SpecBuilder:
     def _check_ids(self, path: str, ids: list[str], pattern: re.Pattern[str]) -> None:
         example = "subnet-0a1b2c3d" if path.endswith(".subnets") else "sg-0a1b2c3d"
         for i, value in enumerate(ids):
-            if not pattern.match(value):
+            if not pattern.fullmatch(value):
                 self.error(f"{path}[{i}]", f"{value!r} is not valid; use an id such as {example}")
 
     def _check_environment(self, resolved: _Resolved) -> None:
@@ -592,7 +595,7 @@ class _SpecBuilder:
         if len(env) > 100:
             self.error(resolved.path("environment"), "SageMaker accepts at most 100 environment variables")
         for key, value in env.items():
-            if not ENV_KEY_RE.match(key):
+            if not ENV_KEY_RE.fullmatch(key):
                 self.error(
                     f"{resolved.path('environment')}[{key}]",
                     "environment names are letters, digits and '_', not starting with a digit; rename it",

@@ -26,7 +26,7 @@ class InvalidRunKeyError(ValueError):
 
 
 def validate_run_key(run_key: str) -> str:
-    if not RUN_KEY_RE.match(run_key) or _RESERVED_RUN_KEY_RE.match(run_key):
+    if not RUN_KEY_RE.fullmatch(run_key) or _RESERVED_RUN_KEY_RE.fullmatch(run_key):
         raise InvalidRunKeyError(
             f"run key {run_key!r} is invalid: use 1-16 lowercase letters or digits (not r<digits>), "
             "e.g. the logical date 20261129 or a short hash of the run id"
@@ -56,6 +56,9 @@ def job_name(fleet: str, city: str, run_key: str, attempt: int = 1) -> str:
     validate_run_key(run_key)
     if attempt < 1:
         raise ValueError(f"attempt must be ≥ 1, got {attempt}")
+    if not fleet or "-" in fleet:
+        raise ValueError(f"fleet name {fleet!r} must be non-empty and without '-': the first '-' of a job name ends "
+                         "the fleet, so that two fleets never name the same job")
     suffix = f"-r{attempt}" if attempt >= 2 else ""
     name = f"{fleet}-{city}-{run_key}{suffix}"
     if len(name) <= JOB_NAME_MAX:

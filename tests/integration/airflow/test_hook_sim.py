@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from sagemaker_fleet.aws.request import Submission, compile_training_request
-from sagemaker_fleet.hooks.fleet import CapacityUnavailableError, SageMakerFleetHook
+from sagemaker_fleet.hooks.fleet import CapacityUnavailableError, ForeignJobError, SageMakerFleetHook
 from sagemaker_fleet.spec import load_fleet_spec
 
 pytestmark = pytest.mark.integration
@@ -81,3 +81,45 @@ def test_update_keep_alive_and_async_describe(aws_sim, fleet) -> None:
     found, missing = asyncio.run(adescribe())
     assert found["TrainingJobStatus"] == "Completed"
     assert missing is None
+
+
+def foreign_request(fleet, city: str = "seoul"):
+    """A request of the same job name whose ownership tags say another fleet/city made it (a job made by hand, or
+    by a fleet of the old naming rule where fleet ``city`` + city ``demand-paris`` = fleet ``city-demand`` +
+    city ``paris``)."""
+    request = request_for(fleet, city)
+    request["Tags"] = [
+        {"Key": "sagemaker-fleet:fleet", "Value": "other"} if t["Key"] == "sagemaker-fleet:fleet" else t
+        for t in request["Tags"]
+    ]
+    return request
+
+
+def test_an_existing_job_of_another_owner_is_never_attached_to(aws_sim, fleet) -> None:
+    hook = SageMakerFleetHook()
+    hook.create_or_attach(foreign_request(fleet))
+    for known_absent in (False, True):  # found by the describe first, or through the duplicate-name answer
+        with pytest.raises(ForeignJobError, match=r"small-seoul-20261129 already exists but is not this fleet's"):
+            hook.create_or_attach(request_for(fleet, "seoul"), known_absent=known_absent)
+
+    async def acreate():
+        async with await hook.get_async_conn() as client:
+            return await hook.acreate_or_attach(client, request_for(fleet, "seoul"))
+
+    with pytest.raises(ForeignJobError, match="'sagemaker-fleet:fleet': 'other'"):
+        asyncio.run(acreate())
+    assert aws_sim.calls()["calls"].get("CreateTrainingJob") == 3  # refused as duplicates: still one job
+    assert len(aws_sim.state()["jobs"]) == 1
+
+
+def test_a_job_of_this_owner_is_attached_to_on_both_paths(aws_sim, fleet) -> None:
+    hook = SageMakerFleetHook()
+    hook.create_or_attach(request_for(fleet, "seoul"))
+
+    async def acreate():
+        async with await hook.get_async_conn() as client:
+            return await hook.acreate_or_attach(client, request_for(fleet, "seoul"))
+
+    assert not hook.create_or_attach(request_for(fleet, "seoul")).created
+    assert not asyncio.run(acreate()).created
+    assert len(aws_sim.state()["jobs"]) == 1

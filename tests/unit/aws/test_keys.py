@@ -16,11 +16,11 @@ FLEETS_DIR = Path(__file__).resolve().parents[3] / "dags" / "fleets"
 FLEET_FILES = sorted(FLEETS_DIR.glob("*.yaml"))
 
 FLEET = FleetSpec(
-    fleet="city-demand",
+    fleet="citydemand",
     region="us-east-1",
     role_arn="arn:aws:iam::111122223333:role/FleetTraining",
     image_uri="111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4",
-    output_s3_uri="s3://acme-ml/fleets/city-demand",
+    output_s3_uri="s3://acme-ml/fleets/citydemand",
     cities=(),
 )
 BASE = CitySpec(
@@ -127,7 +127,7 @@ def test_key_of_a_describe_response_matches_the_request() -> None:
     request = compile_training_request(FLEET, BASE, Submission("oslo", "20261129", keep_alive_seconds=600))
     response = {
         **request,
-        "TrainingJobArn": "arn:aws:sagemaker:us-east-1:111122223333:training-job/city-demand-oslo-20261129",
+        "TrainingJobArn": "arn:aws:sagemaker:us-east-1:111122223333:training-job/citydemand-oslo-20261129",
         "TrainingJobStatus": "Completed",
         "WarmPoolStatus": {"Status": "Available", "ResourceRetainedBillableTimeInSeconds": 0},
         "ResourceConfig": {**request["ResourceConfig"], "VolumeKmsKeyId": ""},  # AWS may echo an empty id

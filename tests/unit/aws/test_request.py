@@ -117,11 +117,11 @@ def test_every_request_of_every_example_fleet_is_valid(path: Path) -> None:
 # ------------------------------------------------------------------------------------ a city using every field
 
 FLEET = FleetSpec(
-    fleet="city-demand-forecast",
+    fleet="citydemandforecast",
     region="us-east-1",
     role_arn="arn:aws:iam::111122223333:role/FleetTraining",
     image_uri="111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4",
-    output_s3_uri="s3://acme-ml/fleets/city-demand",
+    output_s3_uri="s3://acme-ml/fleets/citydemand",
     cities=(),
     input_mode="File",
 )
@@ -235,13 +235,13 @@ def test_asking_for_spot_on_an_on_demand_city_stays_on_demand() -> None:
 
 def test_request_names_paths_and_tags() -> None:
     request = compile_training_request(FLEET, ON_DEMAND_CITY, Submission("oslo", RUN_KEY, attempt=4))
-    assert request["TrainingJobName"] == "city-demand-forecast-oslo-20261129-r4"
+    assert request["TrainingJobName"] == "citydemandforecast-oslo-20261129-r4"
     assert request["RoleArn"] == ON_DEMAND_CITY.role_arn
     assert request["OutputDataConfig"] == {"S3OutputPath": model_s3_uri(FLEET.output_s3_uri, "oslo", RUN_KEY)}
     (channel,) = request["InputDataConfig"]
     assert channel["DataSource"]["S3DataSource"]["S3Uri"] == "s3://acme-ml/data/oslo/"
     assert {tag["Key"]: tag["Value"] for tag in request["Tags"]} == {
-        "sagemaker-fleet:fleet": "city-demand-forecast",
+        "sagemaker-fleet:fleet": "citydemandforecast",
         "sagemaker-fleet:city": "oslo",
         "sagemaker-fleet:run-key": RUN_KEY,
         "sagemaker-fleet:attempt": "4",

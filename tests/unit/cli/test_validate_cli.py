@@ -18,7 +18,7 @@ fleet: City_Demand
 region: us-east-1
 role_arn: arn:aws:iam::111122223333:role/FleetTraining
 image_uri: 111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4
-output_s3_uri: s3://acme-ml/fleets/city-demand
+output_s3_uri: s3://acme-ml/fleets/citydemand
 quotas:
   ml.m5.xlarge: {instances: 4, warm_pools: 2}
 defaults:
@@ -53,7 +53,7 @@ def test_summary_of_the_demo_fleet(capsys: pytest.CaptureFixture[str]) -> None:
     path = FLEETS_DIR / "demo.yaml"
     assert main(["validate", str(path)]) == 0
     assert capsys.readouterr().out == (
-        f"{path}: fleet city-demand OK — 200 cities (20 spot), 2 role(s), 40× ml.c5.xlarge, 160× ml.m5.xlarge\n"
+        f"{path}: fleet citydemand OK — 200 cities (20 spot), 2 role(s), 40× ml.c5.xlarge, 160× ml.m5.xlarge\n"
     )
 
 

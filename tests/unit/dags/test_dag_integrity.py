@@ -60,7 +60,7 @@ def test_daily_dag_has_one_training_task_per_city_started_from_the_triggerer() -
         assert "run_key" not in kwargs
         assert FleetCityTrigger(**kwargs).end_from_trigger is True
         assert train.upstream_task_ids == {plan.task_id}
-        assert [a.name for a in train.outlets] == ["city-demand-models"]
+        assert [a.name for a in train.outlets] == ["citydemand-models"]
     report = dag.get_task("cost_report")
     assert report.trigger_rule == "all_done"
     assert set(report.upstream_task_ids) == {t.task_id for t in trains}

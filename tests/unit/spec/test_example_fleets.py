@@ -53,8 +53,8 @@ def demo() -> FleetSpec:
 
 
 def test_demo_is_the_200_city_fleet(demo: FleetSpec) -> None:
-    assert demo.fleet == "city-demand"
-    assert demo.output_s3_uri == "s3://sagemaker-fleet-demo/fleets/city-demand"
+    assert demo.fleet == "citydemand"
+    assert demo.output_s3_uri == "s3://sagemaker-fleet-demo/fleets/citydemand"
     assert demo.image_uri == "111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4"
     assert demo.orchestration_latency_seconds == 120  # AWS-like: the triggerer hands over within one 2 s sweep
     assert len(demo.cities) == 200

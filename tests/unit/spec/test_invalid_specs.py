@@ -22,11 +22,11 @@ from sagemaker_fleet.spec import (
 
 #: A valid spec; line numbers below refer to it (line 1 is ``fleet:``).
 BASE = """\
-fleet: city-demand
+fleet: citydemand
 region: us-east-1
 role_arn: arn:aws:iam::111122223333:role/FleetTraining
 image_uri: 111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4
-output_s3_uri: s3://acme-ml/fleets/city-demand
+output_s3_uri: s3://acme-ml/fleets/citydemand
 quotas:
   ml.m5.xlarge: {instances: 20, warm_pools: 8, spot_instances: 20}
   ml.m5.2xlarge: {instances: 4, warm_pools: 2}
@@ -295,18 +295,38 @@ CASES: list[tuple[str, str, dict[str, str]]] = [
     ),
     (
         "bad-output-s3-uri-bucket",
-        edit("s3://acme-ml/fleets/city-demand", "s3://Acme_ML/fleets"),
+        edit("s3://acme-ml/fleets/citydemand", "s3://Acme_ML/fleets"),
         {"output_s3_uri": "use an S3 URI such as s3://bucket/prefix"},
     ),
     (
         "bad-fleet-name-case",
-        edit("fleet: city-demand", "fleet: City_Demand"),
+        edit("fleet: citydemand", "fleet: City_Demand"),
         {"fleet": "1-20 lowercase letters"},
     ),
     (
         "fleet-name-too-long",
-        edit("fleet: city-demand", "fleet: city-demand-forecasting"),
+        edit("fleet: citydemand", "fleet: citydemandforecasting"),
         {"fleet": "1-20 lowercase letters"},
+    ),
+    (
+        "fleet-name-with-a-hyphen",  # fleet `city` + city `demand-paris` would name fleet `city-demand`'s paris job
+        edit("fleet: citydemand", "fleet: city-demand"),
+        {"fleet": "without '-'"},
+    ),
+    # --- a trailing newline is not part of a valid name (a `$` anchor would accept it)
+    ("fleet-name-trailing-newline", edit("fleet: citydemand", 'fleet: "citydemand\\n"'), {"fleet": "1-20 lowercase"}),
+    ("city-name-trailing-newline", edit("  - name: seoul", '  - name: "seoul\\n"'), {"cities[0].name": "lowercase"}),
+    ("region-trailing-newline", edit("region: us-east-1", 'region: "us-east-1\\n"'), {"region": "such as us-east-1"}),
+    (
+        "role-trailing-newline",
+        edit("role_arn: arn:aws:iam::111122223333:role/FleetTraining",
+             'role_arn: "arn:aws:iam::111122223333:role/FleetTraining\\n"'),
+        {"role_arn": "IAM role ARN"},
+    ),
+    (
+        "instance-type-trailing-newline",
+        edit("  instance_type: ml.m5.xlarge", '  instance_type: "ml.m5.xlarge\\n"'),
+        {"defaults.instance_type": ""},
     ),
     ("bad-region", edit("region: us-east-1", "region: useast1"), {"region": "such as us-east-1"}),
     ("bad-region-uppercase", edit("region: us-east-1", "region: US-EAST-1"), {"region": "such as us-east-1"}),
@@ -426,7 +446,7 @@ CASES: list[tuple[str, str, dict[str, str]]] = [
         {"defaults.keep_alive": "appears twice (first at line 12); keep one"},
     ),
     ("non-mapping-document", "- seoul\n- tehran\n", {"": "a fleet spec is a mapping"}),
-    ("scalar-document", "city-demand\n", {"": "a fleet spec is a mapping"}),
+    ("scalar-document", "citydemand\n", {"": "a fleet spec is a mapping"}),
     ("empty-file", "", {"": "the file is empty"}),
     ("comments-only", "# nothing yet\n", {"": "the file is empty"}),
 ]

@@ -8,11 +8,11 @@ from sagemaker_fleet.spec import FleetSpec, InstanceQuota, SpotSettings, VpcSett
 from sagemaker_fleet.spec.load import ASSUMED_QUOTA
 
 HEAD = """\
-fleet: city-demand
+fleet: citydemand
 region: us-east-1
 role_arn: arn:aws:iam::111122223333:role/FleetTraining
 image_uri: 111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4
-output_s3_uri: s3://acme-ml/fleets/city-demand/
+output_s3_uri: s3://acme-ml/fleets/citydemand/
 """
 QUOTAS = """\
 quotas:
@@ -105,7 +105,7 @@ def test_built_in_defaults_when_nothing_is_said() -> None:
         120,
         None,
     )
-    assert fleet.output_s3_uri == "s3://acme-ml/fleets/city-demand"  # trailing slash dropped
+    assert fleet.output_s3_uri == "s3://acme-ml/fleets/citydemand"  # trailing slash dropped
 
 
 @pytest.mark.parametrize(("written", "resolved"), [("auto", None), ("0", 0), ("600", 600), ("21600", 21600)])
@@ -238,9 +238,9 @@ def test_long_fleet_and_city_names_are_not_an_error() -> None:
     fleet = spec(
         "  instance_type: ml.m5.xlarge\n",
         city(long_city),
-        head=HEAD.replace("city-demand\n", "city-demand-forecast\n"),
+        head=HEAD.replace("citydemand\n", "citydemandforecast\n"),
     )
-    assert fleet.fleet == "city-demand-forecast"
+    assert fleet.fleet == "citydemandforecast"
     assert fleet.city(long_city).name == long_city
 
 

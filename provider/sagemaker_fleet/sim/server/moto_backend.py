@@ -45,7 +45,7 @@ def reset_moto() -> None:
 
 
 def split_s3_uri(uri: str) -> tuple[str, str] | None:
-    match = _S3_URI.match(uri)
+    match = _S3_URI.fullmatch(uri)
     return (match.group(1), match.group(2)) if match else None
 
 
