@@ -6,6 +6,7 @@ city, run key and attempt always give the same name, which lets a retried task r
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import re
 from collections.abc import Mapping
@@ -34,21 +35,39 @@ def validate_run_key(run_key: str) -> str:
     return run_key
 
 
-def run_key_for(logical_date_yyyymmdd: str | None, run_id: str) -> str:
-    """The run key of an Airflow run: its logical date for scheduled runs, else a short hash of the run id."""
-    if logical_date_yyyymmdd and run_id.startswith("scheduled__"):
-        return validate_run_key(logical_date_yyyymmdd)
+#: Airflow run types whose runs are keyed by their logical date: a re-run of the same date (a backfill of a
+#: scheduled day, say) is the same run and attaches to its jobs. Every other run (manual, asset-triggered) is its
+#: own run, keyed by a hash of its run id.
+DATED_RUN_TYPES = frozenset({"scheduled", "backfill"})
+
+
+def logical_run_key(logical_date: dt.datetime) -> str:
+    """``YYYYMMDD`` for a logical date at midnight UTC (daily and weekly schedules), else ``YYYYMMDDtHHMMSS`` (UTC):
+    two runs of a sub-daily schedule never share a key."""
+    utc = logical_date.astimezone(dt.UTC) if logical_date.tzinfo else logical_date
+    if (utc.hour, utc.minute, utc.second, utc.microsecond) == (0, 0, 0, 0):
+        return utc.strftime("%Y%m%d")
+    if utc.microsecond:
+        raise InvalidRunKeyError(f"logical date {logical_date.isoformat()} has sub-second precision: no run key "
+                                 "names it; schedule runs on whole seconds")
+    return utc.strftime("%Y%m%dt%H%M%S")
+
+
+def run_key_for(logical_date: dt.datetime | None, run_id: str, run_type: str | None = None) -> str:
+    """The run key of an Airflow run: its logical date (:func:`logical_run_key`) for scheduled and backfill runs,
+    else ``m`` + a short hash of the run id. Decided by the run's type, never by the shape of its run id (a
+    manual run's id can be anything, including ``scheduled__…``)."""
+    kind = getattr(run_type, "value", run_type)
+    if logical_date is not None and kind in DATED_RUN_TYPES:
+        return validate_run_key(logical_run_key(logical_date))
     return "m" + hashlib.sha256(run_id.encode()).hexdigest()[:9]
 
 
 def context_run_key(context: Mapping[str, Any]) -> str:
-    """The run key of the Airflow run an Airflow task context belongs to: its logical date for scheduled runs,
-    else a hash of the run id."""
+    """The run key of the Airflow run an Airflow task context belongs to (:func:`run_key_for`)."""
     dag_run = context.get("dag_run")
     run_id = str(getattr(dag_run, "run_id", "") or context.get("run_id", ""))
-    logical = context.get("logical_date")
-    day = logical.strftime("%Y%m%d") if logical is not None else None
-    return run_key_for(day, run_id)
+    return run_key_for(context.get("logical_date"), run_id, getattr(dag_run, "run_type", None))
 
 
 def job_name(fleet: str, city: str, run_key: str, attempt: int = 1) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import pytest
@@ -166,31 +167,56 @@ def test_valid_run_keys(run_key: str) -> None:
 # ------------------------------------------------------------------------------------------------ run keys
 
 
+MIDNIGHT = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
+
+
 def test_run_key_of_a_scheduled_run_is_its_logical_date() -> None:
-    assert run_key_for("20261129", "scheduled__2026-11-29T00:00:00+00:00") == "20261129"
+    assert run_key_for(MIDNIGHT, "scheduled__2026-11-29T00:00:00+00:00", "scheduled") == "20261129"
+    assert run_key_for(MIDNIGHT, "backfill__2026-11-29T00:00:00+00:00", "backfill") == "20261129"
+
+
+def test_runs_of_a_sub_daily_schedule_get_a_key_each() -> None:
+    """Two scheduled runs on one day (hourly, say) must not share the day's key: the second would attach to the
+    first one's jobs and train nothing."""
+    keys = {run_key_for(MIDNIGHT + dt.timedelta(hours=h), f"scheduled__{h}", "scheduled") for h in range(24)}
+    assert len(keys) == 24
+    six = run_key_for(MIDNIGHT + dt.timedelta(hours=6, minutes=30), "scheduled__x", "scheduled")
+    assert six == "20261129t063000"
+    assert validate_run_key(six) == six
+    # the logical date in another zone is the same instant, the same key
+    seoul = (MIDNIGHT + dt.timedelta(hours=6, minutes=30)).astimezone(dt.timezone(dt.timedelta(hours=9)))
+    assert run_key_for(seoul, "scheduled__x", "scheduled") == six
+
+
+def test_the_run_type_decides_not_the_run_id() -> None:
+    """A manual run may be given any run id, ``scheduled__…`` included: it is still a run of its own."""
+    manual = run_key_for(MIDNIGHT, "scheduled__2026-11-29T00:00:00+00:00", "manual")
+    assert re.fullmatch(r"m[0-9a-f]{9}", manual)
+    assert run_key_for(MIDNIGHT, "my-run", "scheduled") == "20261129"
 
 
 def test_run_key_of_a_manual_run_is_a_short_stable_hash() -> None:
-    key = run_key_for("20261129", "manual__2026-11-29T10:00:00+00:00")
+    key = run_key_for(MIDNIGHT, "manual__2026-11-29T10:00:00+00:00", "manual")
     assert key == "m3fa772980"
-    assert key == run_key_for(None, "manual__2026-11-29T10:00:00+00:00")  # the date plays no part
-    assert run_key_for("20261129", "manual__2026-11-29T10:00:01+00:00") != key
+    assert key == run_key_for(None, "manual__2026-11-29T10:00:00+00:00", "manual")  # the date plays no part
+    assert run_key_for(MIDNIGHT, "manual__2026-11-29T10:00:01+00:00", "manual") != key
+    assert run_key_for(MIDNIGHT, "asset_triggered__x", "asset_triggered") != key
 
 
 def test_scheduled_run_without_a_logical_date_falls_back_to_the_hash() -> None:
-    key = run_key_for(None, "scheduled__2026-11-29T00:00:00+00:00")
+    key = run_key_for(None, "scheduled__2026-11-29T00:00:00+00:00", "scheduled")
     assert re.fullmatch(r"m[0-9a-f]{9}", key)
 
 
-def test_scheduled_run_with_a_malformed_date_is_rejected() -> None:
-    with pytest.raises(InvalidRunKeyError):
-        run_key_for("2026-11-29", "scheduled__2026-11-29T00:00:00+00:00")
+def test_a_sub_second_logical_date_is_refused() -> None:
+    with pytest.raises(InvalidRunKeyError, match="whole seconds"):
+        run_key_for(MIDNIGHT + dt.timedelta(microseconds=5), "scheduled__x", "scheduled")
 
 
 @settings(deadline=None)  # CPU time varies on shared CI machines: no per-example deadline
 @given(run_id=st.text(min_size=1, max_size=250))
 def test_hashed_run_keys_are_valid_in_job_names(run_id: str) -> None:
-    key = run_key_for(None, run_id)
+    key = run_key_for(None, run_id, "manual")
     assert validate_run_key(key) == key
     assert SAGEMAKER_NAME.match(job_name("citydemand", "seoul", key, 2))
 
