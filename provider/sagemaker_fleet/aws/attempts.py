@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from sagemaker_fleet.spec.names import MAX_SUBMISSIONS
+
 if TYPE_CHECKING:
     from sagemaker_fleet.spec.model import CitySpec
 
@@ -60,7 +62,17 @@ def after_max_wait(city: CitySpec, history: Sequence[Mapping[str, Any]]) -> Next
 def next_step(
     city: CitySpec, history: Sequence[Mapping[str, Any]], *, force: bool = False, new_try: bool = True
 ) -> NextStep:
-    """Decide from the descriptions of attempts 1..n (oldest first)."""
+    """Decide from the descriptions of attempts 1..n (oldest first). A submission past
+    :data:`~sagemaker_fleet.spec.names.MAX_SUBMISSIONS` becomes a failure with the reason."""
+    step = _next_step(city, history, force=force, new_try=new_try)
+    if step.kind == "submit" and step.attempt > MAX_SUBMISSIONS:
+        return NextStep("fail", step.attempt - 1, spot=step.spot, reason=(
+            f"{step.reason + '; ' if step.reason else ''}{city.name} has made {step.attempt - 1} submissions in this "
+            f"run, the most one run allows ({MAX_SUBMISSIONS}): start a new run to train it again"))
+    return step
+
+
+def _next_step(city: CitySpec, history: Sequence[Mapping[str, Any]], *, force: bool, new_try: bool) -> NextStep:
     if not history:
         return NextStep("submit", 1, spot=city.spot is not None)
     latest = history[-1]

@@ -6,16 +6,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.spec.names import job_name
+from sagemaker_fleet.spec.names import MAX_SUBMISSIONS, job_name
 
 if TYPE_CHECKING:
     from sagemaker_fleet.spec.model import FleetSpec
 
 TERMINAL = frozenset({"Completed", "Failed", "Stopped"})
-MAX_ATTEMPTS_TRACKED = 21  # spot max_attempts ≤ 20, plus one on-demand fallback
 
 
-def run_job_names(spec: FleetSpec, run_key: str, attempts: int = MAX_ATTEMPTS_TRACKED) -> dict[str, tuple[str, int]]:
+def run_job_names(spec: FleetSpec, run_key: str, attempts: int = MAX_SUBMISSIONS) -> dict[str, tuple[str, int]]:
     """Every job name the run may use, mapped to (city, attempt)."""
     return {
         job_name(spec.fleet, city.name, run_key, attempt): (city.name, attempt)

@@ -19,15 +19,13 @@ from sagemaker_fleet.cost.lanes import Lane, build_lanes
 from sagemaker_fleet.cost.model import CostLine, cost_line
 from sagemaker_fleet.cost.starts import observe_start
 from sagemaker_fleet.cost.totals import CostTotals, total, totals_by
-from sagemaker_fleet.spec.names import validate_run_key
+from sagemaker_fleet.spec.names import MAX_SUBMISSIONS, validate_run_key
 
 if TYPE_CHECKING:
     from sagemaker_fleet.aws.keys import WarmPoolKey
     from sagemaker_fleet.cost.prices import Price, PriceBook
     from sagemaker_fleet.spec.model import FleetSpec
 
-#: Attempts looked for per city: spot max_attempts may be 20 (spec limit), plus one on-demand fallback.
-MAX_ATTEMPTS_SCANNED = 21
 
 
 @dataclass(frozen=True)
@@ -38,7 +36,7 @@ class RunJobIndex:
     names: Mapping[str, tuple[str, int]]
 
     @classmethod
-    def for_run(cls, spec: FleetSpec, run_key: str, max_attempts: int = MAX_ATTEMPTS_SCANNED) -> RunJobIndex:
+    def for_run(cls, spec: FleetSpec, run_key: str, max_attempts: int = MAX_SUBMISSIONS) -> RunJobIndex:
         validate_run_key(run_key)
         return cls(run_key, run_job_names(spec, run_key, max_attempts))
 

@@ -20,6 +20,11 @@ JOB_NAME_MAX = 63
 RUN_KEY_RE = re.compile(r"^[a-z0-9]{1,16}$")
 _RESERVED_RUN_KEY_RE = re.compile(r"^r\d+$")
 _HASH_CHARS = 8
+#: The most submissions (``…``, ``…-r2`` … ``…-r{n}``) one city may make in one run: a spot city's 20 attempts and its
+#: on-demand fallback, each Airflow retry of a failed job and one forced retrain fit with room to spare. Everything
+#: that looks a run's jobs up by name (dispatch, sensors, the cost report) looks this far, and a city that would
+#: go past it fails with the reason instead of launching a job nobody would find.
+MAX_SUBMISSIONS = 32
 
 
 class InvalidRunKeyError(ValueError):
@@ -75,6 +80,8 @@ def job_name(fleet: str, city: str, run_key: str, attempt: int = 1) -> str:
     validate_run_key(run_key)
     if attempt < 1:
         raise ValueError(f"attempt must be ≥ 1, got {attempt}")
+    if attempt > MAX_SUBMISSIONS:
+        raise ValueError(f"attempt {attempt} is past the {MAX_SUBMISSIONS} submissions one city may make in a run")
     if not fleet or "-" in fleet:
         raise ValueError(f"fleet name {fleet!r} must be non-empty and without '-': the first '-' of a job name ends "
                          "the fleet, so that two fleets never name the same job")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from sagemaker_fleet.aws.attempts import next_step
@@ -52,3 +54,31 @@ def test_next_step(city, history, force, new_try, expected) -> None:
 def test_failure_reason_is_reported() -> None:
     step = next_step(ON_DEMAND, [job("Failed", "Failed", reason="AlgorithmError: boom")], new_try=False)
     assert "AlgorithmError: boom" in step.reason
+
+
+def test_a_city_past_the_submission_bound_fails_with_the_reason_instead_of_launching() -> None:
+    from sagemaker_fleet.spec.names import MAX_SUBMISSIONS
+
+    failed = [job("Failed", "Failed", reason="AlgorithmError: boom")] * MAX_SUBMISSIONS
+    step = next_step(ON_DEMAND, failed, new_try=True)  # an Airflow retry would make submission MAX + 1
+    assert (step.kind, step.attempt) == ("fail", MAX_SUBMISSIONS)
+    assert f"the most one run allows ({MAX_SUBMISSIONS})" in step.reason
+    assert "AlgorithmError: boom" in step.reason
+    assert next_step(ON_DEMAND, failed[:-1], new_try=True).kind == "submit"  # the last one allowed
+
+
+def test_every_submission_a_city_may_make_is_found_by_name() -> None:
+    """Dispatch, sensors and the cost report look up a run's jobs by name: each must look as far as a city may go
+    (one bound: before, the report stopped at 21 while a city could make more and its cost went missing)."""
+    from sagemaker_fleet.aws.progress import run_job_names
+    from sagemaker_fleet.cost.report import RunJobIndex
+    from sagemaker_fleet.spec.load import load_fleet_spec
+    from sagemaker_fleet.spec.names import MAX_SUBMISSIONS, job_name
+
+    spec = load_fleet_spec(Path(__file__).resolve().parents[3] / "dags" / "fleets" / "demo.yaml")
+    city = spec.cities[0].name
+    last = job_name(spec.fleet, city, "20261129", MAX_SUBMISSIONS)
+    assert run_job_names(spec, "20261129")[last] == (city, MAX_SUBMISSIONS)
+    assert last in RunJobIndex.for_run(spec, "20261129")
+    with pytest.raises(ValueError, match="past the 32 submissions"):
+        job_name(spec.fleet, city, "20261129", MAX_SUBMISSIONS + 1)
