@@ -225,6 +225,20 @@ def check_outcome(
     check_order_and_concurrency(spec, plan, jobs, order=order)
 
 
+PLANTED_SECRET = "planted-e2e-secret-7f3a9c"  # tests/e2e/fleets/e2e.yaml: amsterdam's environment/hyperparameters
+
+
+def check_no_secret_in_logs(stack: LocalAirflowStack) -> None:
+    """No task, triggerer, scheduler or other component log of the run shows a city's environment or
+    hyperparameters (they reach SageMaker in the request, never Airflow's logs, events or XComs)."""
+    leaked = []
+    for folder in {stack.settings.home, stack.log_dir}:
+        for path in Path(folder).rglob("*"):
+            if path.is_file() and path.suffix != ".db" and PLANTED_SECRET.encode() in path.read_bytes():
+                leaked.append(str(path))
+    assert not leaked, f"the planted secret is in {leaked}"
+
+
 def _peak_running(submissions: list[dict]) -> int:
     edges = sorted([(j["created_at"], 1) for j in submissions] + [(j["ended_at"], -1) for j in submissions])
     running = peak = 0
@@ -278,6 +292,7 @@ def test_local_executor_on_postgres(tmp_path, e2e_sim, e2e_spec, postgres_url) -
     with _stack(tmp_path, e2e_sim, e2e_spec, "LocalExecutor", postgres_url) as stack:
         result = run_fleet(stack, e2e_sim, e2e_spec, kill="scheduler")
         check_outcome(e2e_sim, e2e_spec, stack, result, tmp_path)
+        check_no_secret_in_logs(stack)
 
 
 @pytest.mark.redis
@@ -291,3 +306,4 @@ def test_celery_executor_with_redis(tmp_path, e2e_sim, e2e_spec, postgres_url) -
         requeued = scheduler_log.count("Task stuck in queued; will try to requeue")
         assert requeued >= 1, result["lost"]
         check_outcome(e2e_sim, e2e_spec, stack, result, tmp_path, lost_tasks=requeued)
+        check_no_secret_in_logs(stack)

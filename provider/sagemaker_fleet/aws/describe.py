@@ -55,6 +55,16 @@ def startup_seconds(description: Mapping[str, Any]) -> float | None:
     return seconds if trained else None
 
 
+#: Fields of a DescribeTrainingJob response that may hold secrets (API tokens in the container's environment,
+#: passwords passed as hyperparameters): they never travel in a trigger event, which Airflow logs and stores.
+SECRET_FIELDS = frozenset({"Environment", "HyperParameters"})
+
+
+def without_secrets(description: Mapping[str, Any]) -> dict[str, Any]:
+    """``description`` less :data:`SECRET_FIELDS`."""
+    return {key: value for key, value in description.items() if key not in SECRET_FIELDS}
+
+
 def summarize(description: Mapping[str, Any]) -> dict[str, Any]:
     """The fields the fleet layers need, as JSON-safe values (datetimes become ISO strings)."""
     resources = description.get("ResourceConfig") or {}

@@ -8,12 +8,13 @@ from typing import Any
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 
-from sagemaker_fleet.aws.describe import summarize, to_json_safe
+from sagemaker_fleet.aws.describe import summarize, to_json_safe, without_secrets
 from sagemaker_fleet.triggers.poller import AwsConnectionArgs, JobWatchError, watch_until_terminal
 
 
 class FleetJobTrigger(AwsConnectionArgs, BaseTrigger):
-    """Fires once the training job ``job_name`` is Completed, Failed or Stopped.
+    """Fires once the training job ``job_name`` is Completed, Failed or Stopped, with its summary and its
+    description less ``Environment`` and ``HyperParameters`` (they may hold secrets).
 
     :param job_name: the job to wait for.
     :param name_contains: what every job of the run's name contains; jobs sharing it share one poller.
@@ -63,11 +64,12 @@ class FleetJobTrigger(AwsConnectionArgs, BaseTrigger):
         except JobWatchError as exc:
             yield TriggerEvent({"status": "error", "job_name": self.job_name, "message": str(exc)})
             return
-        # the terminal update is the poller's DescribeTrainingJob response; it travels whole with the event,
-        # so the resumed task needs no second call
+        # the terminal update is the poller's DescribeTrainingJob response; it travels with the event (less the
+        # environment and hyperparameters, which may hold secrets: Airflow logs events and stores them), so the
+        # resumed task needs no second call
         yield TriggerEvent({
             "status": "terminal",
             "job_name": self.job_name,
             "job": summarize(described),
-            "description": to_json_safe(described),
+            "description": to_json_safe(without_secrets(described)),
         })

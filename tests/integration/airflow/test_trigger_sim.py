@@ -139,3 +139,23 @@ def test_trigger_logs_a_spot_interruption_as_a_warning(aws_sim, fleets_dir) -> N
     assert lines.count(interrupted) == 1  # one line per change, not one per poll
     assert lines[-1] == ("info", f"{name}: Completed / Completed")
     assert lines.index(interrupted) < len(lines) - 1
+
+
+def test_the_event_carries_no_environment_or_hyperparameters(aws_sim, fleets_dir) -> None:
+    """Airflow logs a trigger's event and stores it in the task's next_kwargs: a city's secrets stay out."""
+    import json
+
+    fleet = load_fleet_spec(fleets_dir / "small.yaml")
+    request = compile_training_request(fleet, fleet.city("seoul"), Submission("seoul", "20261129"))
+    request["Environment"] = {"API_TOKEN": "planted-secret-41c7"}
+    request["HyperParameters"] = {"db_password": "planted-secret-41c7"}
+    SageMakerFleetHook().create_or_attach(request)
+    aws_sim.set_work(60, job="small-seoul-20261129")
+    aws_sim.set_speed(200)
+    trigger = FleetJobTrigger(job_name="small-seoul-20261129", name_contains="-20261129", poll_interval=0.1)
+    event = asyncio.run(asyncio.wait_for(first_event(trigger), 60))
+    aws_sim.set_speed(1)
+    assert event["status"] == "terminal"
+    assert "planted-secret-41c7" not in json.dumps(event)
+    described = aws_sim.boto3_client("sagemaker").describe_training_job(TrainingJobName="small-seoul-20261129")
+    assert described["Environment"] == {"API_TOKEN": "planted-secret-41c7"}  # the job itself has them
