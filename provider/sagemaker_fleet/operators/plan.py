@@ -13,10 +13,14 @@ from airflow.providers.common.compat.sdk import AirflowFailException
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.plan import DurationHistory, plan_fleet
+from sagemaker_fleet.plan.errors import HistoryError
 from sagemaker_fleet.spec.load import load_fleet_spec
 from sagemaker_fleet.spec.names import context_run_key
 from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
 from sagemaker_fleet.triggers.city import PLAN_XCOM_KEY
+
+#: Earlier reports tried, newest first, before planning without history.
+HISTORY_CANDIDATES = 10
 
 
 class PlanMismatchError(AirflowFailException):
@@ -80,21 +84,36 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
         return plan.summary.to_json()
 
     def _history(self, spec: FleetSpec, run_key: str) -> DurationHistory | None:
-        """The latest earlier run's report.json in S3, if any (a missing bucket or report is not an error)."""
+        """The newest earlier report.json of this fleet in S3 that reads, if any. A missing bucket or report is not
+        an error, and neither is a report that does not read (corrupt, another fleet's, another format): it is
+        skipped with a warning and the next newest is tried, so one bad file never blocks later runs. The newest is
+        known from the listing's LastModified (no HEAD per past run)."""
         bucket, _, prefix = spec.output_s3_uri.removeprefix("s3://").partition("/")
         reports = f"{prefix.rstrip('/')}/reports/".lstrip("/")
         from airflow.providers.amazon.aws.hooks.s3 import S3Hook  # boto3's transfer stack: only when used
 
         s3 = S3Hook(aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify)
         try:
-            keys = [k for k in s3.list_keys(bucket, prefix=reports) or [] if k.endswith("/report.json")]
+            listed = [
+                (obj["LastModified"], obj["Key"])
+                for page in s3.get_conn().get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=reports)
+                for obj in page.get("Contents", [])
+                if obj["Key"].endswith("/report.json") and f"/{run_key}/" not in obj["Key"]
+            ]
         except Exception as exc:  # noqa: BLE001 - history is an optimisation; planning goes on without it
             self.log.warning("no duration history (%s); planning from expected_seconds", exc)
             return None
-        earlier = sorted(k for k in keys if f"/{run_key}/" not in k)
-        if not earlier:
-            self.log.info("no earlier report under s3://%s/%s; planning from expected_seconds", bucket, reports)
-            return None
-        latest = max(earlier, key=lambda k: s3.head_object(k, bucket)["LastModified"])
-        self.log.info("planning with durations from s3://%s/%s", bucket, latest)
-        return DurationHistory.from_report(json.loads(s3.read_key(latest, bucket)))
+        for _, key in sorted(listed, reverse=True)[:HISTORY_CANDIDATES]:
+            try:
+                report = json.loads(s3.read_key(key, bucket))
+                fleet = report.get("fleet") if isinstance(report, dict) else None
+                if fleet != spec.fleet:
+                    raise HistoryError(f"it is fleet {fleet!r}'s report, not {spec.fleet!r}'s")
+                history = DurationHistory.from_report(report)
+            except Exception as exc:  # noqa: BLE001 - a bad report is skipped, never fatal
+                self.log.warning("skipping s3://%s/%s as duration history: %s", bucket, key, exc)
+                continue
+            self.log.info("planning with durations from s3://%s/%s", bucket, key)
+            return history
+        self.log.info("no readable earlier report under s3://%s/%s; planning from expected_seconds", bucket, reports)
+        return None

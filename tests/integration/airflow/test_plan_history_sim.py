@@ -1,0 +1,59 @@
+"""The plan task's duration history, read from report.json files in the simulator's S3 (moto) over HTTP: the
+newest that reads is used, and a corrupt or foreign report is skipped instead of failing every later run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sagemaker_fleet.operators.plan import PlanFleetOperator
+from sagemaker_fleet.spec import load_fleet_spec
+
+pytestmark = pytest.mark.integration
+
+
+def report(fleet: str, seconds: int) -> bytes:
+    return json.dumps({"fleet": fleet, "run_key": "x", "jobs": [
+        {"city": "seoul", "job_name": f"{fleet}-seoul-x", "status": "Completed", "training_seconds": seconds,
+         "startup_seconds": 150, "start": "cold", "spot": False}]}).encode()
+
+
+@pytest.fixture
+def s3(aws_sim):
+    aws_sim.reset(moto=True)
+    client = aws_sim.boto3_client("s3")
+    client.create_bucket(Bucket="acme-ml")
+    return client
+
+
+def history(fleets_dir):
+    spec = load_fleet_spec(fleets_dir / "small.yaml")
+    operator = PlanFleetOperator(task_id="plan", spec_path=str(fleets_dir / "small.yaml"))
+    return operator._history(spec, "20261129")
+
+
+def test_a_corrupt_or_foreign_newest_report_is_skipped_for_the_newest_that_reads(s3, fleets_dir, capsys) -> None:
+    put = lambda day, body: s3.put_object(Bucket="acme-ml", Key=f"fleets/small/reports/{day}/report.json", Body=body)  # noqa: E731
+    put("20261125", report("small", 1111))
+    put("20261126", report("small", 2222))  # the newest that reads
+    put("20261127", report("citydemand", 3333))  # another fleet's report under this prefix
+    put("20261128", b'{"fleet": "small", "jobs": [')  # cut short
+    put("20261129", report("small", 9999))  # this very run's own report: never its own history
+    found = history(fleets_dir)
+    assert found is not None
+    assert found.training["seoul"] == 2222
+    skipped = [line for line in capsys.readouterr().out.splitlines() if "skipping" in line]  # the task log
+    assert len(skipped) == 2
+    assert any("20261128" in m for m in skipped)
+    assert any("20261127" in m and "citydemand" in m for m in skipped)
+
+
+def test_no_readable_report_plans_without_history(s3, fleets_dir) -> None:
+    s3.put_object(Bucket="acme-ml", Key="fleets/small/reports/20261128/report.json", Body=b"not json")
+    assert history(fleets_dir) is None
+
+
+def test_a_missing_bucket_plans_without_history(aws_sim, fleets_dir) -> None:
+    aws_sim.reset(moto=True)
+    assert history(fleets_dir) is None
