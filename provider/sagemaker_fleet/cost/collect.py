@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sagemaker_fleet.spec.names import job_name_prefix
+from sagemaker_fleet.aws.paging import PageGuard
+from sagemaker_fleet.spec.names import run_key_floor, run_name_contains
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import RunJobIndex
@@ -33,21 +34,22 @@ class TrainingJobReader(Protocol):
 def list_run_job_names(client: TrainingJobReader, fleet: str, index: RunJobIndex) -> list[str]:
     """Names of the run's jobs that exist, sorted."""
     names: set[str] = set()
-    prefix = job_name_prefix(fleet)
-    token: str | None = None
+    kwargs: dict[str, Any] = {"NameContains": run_name_contains(index.run_key), "MaxResults": 100}
+    floor = run_key_floor(index.run_key)
+    if floor is not None:
+        kwargs["CreationTimeAfter"] = floor
+    guard = PageGuard(f"ListTrainingJobs of fleet {fleet}, run {index.run_key}")
     while True:
-        if token:
-            page = client.list_training_jobs(NameContains=prefix, MaxResults=100, NextToken=token)
-        else:
-            page = client.list_training_jobs(NameContains=prefix, MaxResults=100)
+        page = client.list_training_jobs(**kwargs)
         names.update(
             summary["TrainingJobName"]
             for summary in page.get("TrainingJobSummaries") or ()
             if summary.get("TrainingJobName") in index
         )
-        token = page.get("NextToken")
+        token = guard.next(page)
         if not token:
             return sorted(names)
+        kwargs["NextToken"] = token
 
 
 def describe_run_jobs(

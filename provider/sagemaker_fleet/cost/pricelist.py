@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
+from sagemaker_fleet.aws.paging import PageGuard
 from sagemaker_fleet.cost.errors import PriceListError
 
 SERVICE_CODE = "AmazonSageMaker"
@@ -101,6 +102,7 @@ def fetch_training_price(client: PricingClient, region: str, instance_type: str)
     ]
     found: set[float] = set()
     token: str | None = None
+    guard = PageGuard(f"GetProducts({usage_type})")
     while True:
         kwargs: dict[str, Any] = {"ServiceCode": SERVICE_CODE, "Filters": filters, "MaxResults": 100}
         if token:
@@ -110,7 +112,7 @@ def fetch_training_price(client: PricingClient, region: str, instance_type: str)
             usd = on_demand_usd_per_hour(entry)
             if usd is not None:
                 found.add(usd)
-        token = page.get("NextToken")
+        token = guard.next(page)
         if not token:
             break
     if not found:

@@ -17,6 +17,8 @@ from airflow.providers.amazon.aws.hooks.base_aws import AwsBaseHook
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
+from sagemaker_fleet.aws.paging import PageGuard
+
 if TYPE_CHECKING:
     from mypy_boto3_sagemaker import SageMakerClient
 
@@ -213,10 +215,11 @@ class SageMakerFleetHook(AwsBaseHook):
     ) -> Iterator[dict[str, Any]]:
         """ListTrainingJobs summaries, every page (≤ 100 per call)."""
         kwargs = list_request(name_contains, creation_time_after, status_equals, warm_pool_status_equals)
+        guard = PageGuard(f"ListTrainingJobs({name_contains!r})")
         while True:
             page = cast("dict[str, Any]", self.client.list_training_jobs(**kwargs))
             yield from page.get("TrainingJobSummaries", [])
-            token = page.get("NextToken")
+            token = guard.next(page)
             if not token:
                 return
             kwargs["NextToken"] = token
@@ -257,11 +260,12 @@ class SageMakerFleetHook(AwsBaseHook):
     ) -> AsyncIterator[dict[str, Any]]:
         """ListTrainingJobs summaries through an aiobotocore client, every page."""
         kwargs = list_request(name_contains, creation_time_after, None, warm_pool_status_equals)
+        guard = PageGuard(f"ListTrainingJobs({name_contains!r})")
         while True:
             page = await client.list_training_jobs(**kwargs)
             for summary in page.get("TrainingJobSummaries", []):
                 yield summary
-            token = page.get("NextToken")
+            token = guard.next(page)
             if not token:
                 return
             kwargs["NextToken"] = token

@@ -75,6 +75,26 @@ def context_run_key(context: Mapping[str, Any]) -> str:
     return run_key_for(context.get("logical_date"), run_id, getattr(dag_run, "run_type", None))
 
 
+def run_name_contains(run_key: str) -> str:
+    """What every job name of the run contains, shortened or not (``-{run_key}``): ListTrainingJobs' NameContains
+    for one run, so a listing covers that run's jobs, not the fleet's whole history."""
+    return f"-{validate_run_key(run_key)}"
+
+
+def run_key_floor(run_key: str) -> dt.datetime | None:
+    """The earliest creation time a job of the run can have, for ListTrainingJobs' CreationTimeAfter: the day
+    before a dated key's day (a run's jobs are created after its logical date; a day of margin for clocks);
+    None for a hashed key (manual runs), whose name filter is already unique."""
+    match = re.fullmatch(r"(\d{8})(t\d{6})?", run_key)
+    if match is None:
+        return None
+    try:
+        day = dt.datetime.strptime(match.group(1), "%Y%m%d").replace(tzinfo=dt.UTC)
+    except ValueError:
+        return None
+    return day - dt.timedelta(days=1)
+
+
 def job_name(fleet: str, city: str, run_key: str, attempt: int = 1) -> str:
     """``{fleet}-{city}-{run_key}`` plus ``-r{n}`` for the n-th submission (n ≥ 2), shortened with a stable hash."""
     validate_run_key(run_key)

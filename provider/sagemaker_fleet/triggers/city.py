@@ -40,7 +40,7 @@ from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
 from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, CapacityUnavailableError
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.spec.load import load_fleet_spec
-from sagemaker_fleet.spec.names import context_run_key
+from sagemaker_fleet.spec.names import context_run_key, run_key_floor, run_name_contains
 from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
 from sagemaker_fleet.triggers.poller import (
     AwsConnectionArgs,
@@ -288,7 +288,8 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         if self.city not in {c.name for c in spec.cities}:
             return Outcome("skipped", message="not among this run's cities")
         city = spec.city(self.city)
-        poller = self.shared_poller(f"-{run.run_key}", self.poll_interval)
+        poller = self.shared_poller(run_name_contains(run.run_key), self.poll_interval)
+        poller.floor = run_key_floor(run.run_key)
         tracker = await poller.track(lambda: self._load_tracker(spec, run))
         history = await self._history(poller, tracker, spec, run)
         mine = await self._made_by_this_try(poller, history, run)

@@ -96,6 +96,9 @@ class FleetPoller:
         self._client_cm: Any = None
         self._client_users = 0
         self._console: asyncio.Future[tuple[str, str]] | None = None
+        #: The earliest creation a job of the run can have (:func:`~sagemaker_fleet.spec.names.run_key_floor`):
+        #: a listing of the run's whole past starts there instead of at the account's beginning.
+        self.floor: dt.datetime | None = None
 
     @classmethod
     def shared(
@@ -296,7 +299,8 @@ class FleetPoller:
     async def _poll_once(self) -> None:
         async with self.client() as client:
             window = self.window_start()
-            listing = self.hook.alist_jobs(client, self.name_contains, creation_time_after=window)
+            after = window if window is not None else self.floor  # the run's whole past either way
+            listing = self.hook.alist_jobs(client, self.name_contains, creation_time_after=after)
             summaries = [summary async for summary in listing]
             if self.tracker is not None:
                 self.tracker.observe(summaries, whole=window is None)
