@@ -46,6 +46,10 @@ DESCRIBE_CONCURRENCY = 8
 #: Consecutive listings a watched job may be missing from before it is described directly.
 MISSES_BEFORE_DESCRIBE = 2
 
+#: The shortest sweep interval against AWS itself (an endpoint under ``amazonaws.com``): shorter ones spend the
+#: account's ListTrainingJobs rate for nothing a job's minutes-long life would show. The simulator may go lower.
+MIN_AWS_POLL_SECONDS = 5.0
+
 #: Retries of the triggerer's shared client: jittered exponential back-off on throttles, no client-side rate limit.
 TRIGGERER_RETRIES: dict[str, Any] = {"mode": "standard", "max_attempts": 10}
 #: Secondary statuses worth a warning in the task log while a job runs.
@@ -99,6 +103,7 @@ class FleetPoller:
         #: The earliest creation a job of the run can have (:func:`~sagemaker_fleet.spec.names.run_key_floor`):
         #: a listing of the run's whole past starts there instead of at the account's beginning.
         self.floor: dt.datetime | None = None
+        self._min_interval = 0.0
 
     @classmethod
     def shared(
@@ -112,7 +117,7 @@ class FleetPoller:
             poller._key = loop_key
             poller._loop = loop
             cls._registry[loop_key] = poller
-        poller.interval = min(poller.interval, interval)
+        poller.interval = max(poller._min_interval, min(poller.interval, interval))
         return poller
 
     # ------------------------------------------------------------------------------------------ watching
@@ -230,9 +235,22 @@ class FleetPoller:
             if self._client is None:
                 self._client_cm = await self.hook.get_async_conn()
                 self._client = await self._client_cm.__aenter__()
+                self._clamp_interval(str(getattr(getattr(self._client, "meta", None), "endpoint_url", "") or ""))
             yield self._client
         finally:
             self._client_users -= 1
+
+    def _clamp_interval(self, endpoint_url: str) -> None:
+        """Against AWS itself, sweep no more often than every :data:`MIN_AWS_POLL_SECONDS` (with a warning)."""
+        host = endpoint_url.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0]
+        if not (host.endswith(".amazonaws.com") or host.endswith(".amazonaws.com.cn")):
+            return
+        self._min_interval = MIN_AWS_POLL_SECONDS
+        if self.interval < MIN_AWS_POLL_SECONDS:
+            log.warning("poll interval %.1f s is below %.0f s against %s: sweeping every %.0f s (a shorter interval "
+                        "spends the account's API rate and shows nothing sooner)", self.interval,
+                        MIN_AWS_POLL_SECONDS, host, MIN_AWS_POLL_SECONDS)
+            self.interval = MIN_AWS_POLL_SECONDS
 
     async def _close_client(self) -> None:
         if self._client_cm is not None and self._client_users == 0:

@@ -248,3 +248,31 @@ def test_a_watch_gives_up_past_the_jobs_own_limits() -> None:
         await poller.close()
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "expected"),
+    [
+        ("https://api.sagemaker.us-east-1.amazonaws.com", 5.0),
+        ("https://api.sagemaker.cn-north-1.amazonaws.com.cn", 5.0),
+        ("http://127.0.0.1:8765", 0.5),  # the simulator may sweep faster
+        ("", 0.5),
+    ],
+)
+def test_a_poll_interval_below_5_s_is_clamped_against_aws_only(endpoint: str, expected: float) -> None:
+    client = FakeClient({"f-a-1": "InProgress"})
+    client.meta = type("Meta", (), {"endpoint_url": endpoint})()  # type: ignore[attr-defined]
+
+    async def scenario() -> tuple[float, float]:
+        poller = FleetPoller.shared(("clamp", endpoint), lambda: FakeHook(client), "-1", 0.5)  # type: ignore[arg-type,return-value]
+        queue = poller.watch("f-a-1", dt.datetime(2026, 11, 29, tzinfo=dt.UTC))
+        await asyncio.wait_for(queue.get(), 5)
+        first = poller.interval
+        again = FleetPoller.shared(("clamp", endpoint), lambda: FakeHook(client), "-1", 0.1)  # type: ignore[arg-type,return-value]
+        poller.unwatch("f-a-1", queue)
+        await poller.close()
+        return first, again.interval
+
+    first, second = asyncio.run(scenario())
+    assert first == expected
+    assert second == (expected if expected == 5.0 else 0.1)  # a later trigger cannot undo the clamp
