@@ -202,16 +202,24 @@ def render_json(report: CostReport) -> str:
     return json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
 
 
+#: A text cell starting with one of these is a formula to a spreadsheet (``=HYPERLINK(...)`` in a container's
+#: failure reason, say): such cells get a leading ``'``, which spreadsheets show as text. Numbers are left alone.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _csv_cell(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
     return str(value)
 
 
 def render_csv(report: CostReport) -> str:
-    """One row per job, the columns of the JSON job object; booleans ``true``/``false``, nulls empty."""
+    """One row per job, the columns of the JSON job object; booleans ``true``/``false``, nulls empty, text that a
+    spreadsheet would run as a formula prefixed with ``'``."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(JOB_FIELDS)

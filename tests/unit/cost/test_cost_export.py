@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 from datetime import UTC, datetime
@@ -125,3 +126,15 @@ def test_csv_quotes_awkward_text(report: CostReport) -> None:
     rows = list(csv.DictReader(io.StringIO(render_csv(report))))
     lima = next(r for r in rows if r["city"] == "lima")
     assert lima["failure_reason"] == 'AlgorithmError: <script>alert("x")</script> & exit 1'
+
+
+@pytest.mark.parametrize("reason", ['=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx"])
+def test_csv_neutralises_text_a_spreadsheet_would_run(report: CostReport, reason: str) -> None:
+    lima = next(line for line in report.lines if line.city == "lima")
+    changed = dataclasses.replace(report, lines=tuple(
+        dataclasses.replace(line, failure_reason=reason) if line is lima else line for line in report.lines))
+    rows = list(csv.DictReader(io.StringIO(render_csv(changed), newline="")))
+    cell = next(r for r in rows if r["city"] == "lima")["failure_reason"]
+    assert cell == "'" + reason
+    numbers = [float(r["cost_usd"]) for r in rows]  # numbers stay numbers (a negative one would keep its sign)
+    assert all(n >= 0 for n in numbers)
