@@ -204,7 +204,7 @@ def render_json(report: CostReport) -> str:
 
 #: A text cell starting with one of these is a formula to a spreadsheet (``=HYPERLINK(...)`` in a container's
 #: failure reason, say): such cells get a leading ``'``, which spreadsheets show as text. Numbers are left alone.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
 
 
 def _csv_cell(value: Any) -> str:
@@ -212,8 +212,10 @@ def _csv_cell(value: Any) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
+    if isinstance(value, str):
+        # a lone CR would end the row for a reader (the writer quotes only the "\n" terminator): newlines only
+        value = value.replace("\r\n", "\n").replace("\r", "\n") if "\r" in value else value
+        return "'" + value if value.startswith(FORMULA_STARTS) else value
     return str(value)
 
 
