@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import urllib.error
 import urllib.request
 from typing import TYPE_CHECKING, Any
@@ -150,3 +151,33 @@ def test_fuzzed_requests_never_cause_a_server_error(
             "ResourceInUse",
             "ResourceLimitExceeded",
         }
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "says"),
+    [
+        ("/_sim/clock", b"speed=5", "not valid JSON"),
+        ("/_sim/clock", b'{"speed": NaN}', "not valid JSON"),
+        ("/_sim/clock", b'{"speed": Infinity}', "not valid JSON"),
+        ("/_sim/clock", b'{"speed": "nan"}', "speed must be a finite number"),
+        ("/_sim/clock", b'{"speed": 1e999}', "speed must be a finite number"),  # parses to inf
+        ("/_sim/clock", b'{"speed": 0}', "speed must be > 0"),
+        ("/_sim/clock", b'{"speed": true}', "speed must be a finite number"),
+        ("/_sim/clock", b'{"advance": -5}', "advance must be ≥ 0"),
+        ("/_sim/reset", b'{"speed": -1}', "speed must be > 0"),
+        ("/_sim/throttle", b'{"share": NaN}', "not valid JSON"),
+        ("/_sim/faults/spot", b'{"discount": "x"}', "discount must be a finite number"),
+    ],
+)
+def test_the_admin_api_refuses_non_json_and_non_finite_numbers(sim: SimClient, path: str, body: bytes,
+                                                                says: str) -> None:
+    before = sim.advance(0)
+    request = urllib.request.Request(sim.url + path, data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 400
+    assert says in json.loads(refused.value.read())["error"]
+    after = sim.advance(1)
+    assert math.isfinite(after)
+    assert after >= before + 1  # the clock still runs

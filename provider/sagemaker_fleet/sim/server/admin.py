@@ -21,6 +21,7 @@ JSON in, JSON out. Errors: 400 ``{"error": …}`` for a bad request, 404 for an 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, replace
 from types import MappingProxyType
@@ -67,11 +68,22 @@ def _facts(control: SimulatorControl, name: str) -> dict[str, Any]:
         raise AdminError(404, exc.message) from exc
 
 
+def number(body: Mapping[str, Any], key: str, *, low: float, low_open: bool = False) -> float:
+    """``body[key]`` as a finite float ≥ ``low`` (> ``low`` when ``low_open``): NaN, infinities, strings and
+    booleans are refused with the field's name."""
+    value = body[key]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"{key} must be a finite number, got {value!r}")
+    if value < low or (low_open and value == low):
+        raise ValueError(f"{key} must be {'>' if low_open else '≥'} {low:g}, got {value!r}")
+    return float(value)
+
+
 def _reset(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
-    seed, speed = body.get("seed"), body.get("speed")
+    seed = body.get("seed")
     control.reset(
         seed=None if seed is None else int(seed),
-        speed=None if speed is None else float(speed),
+        speed=None if body.get("speed") is None else number(body, "speed", low=0.0, low_open=True),
         moto=bool(body.get("moto", True)),
     )
     return _clock(control)
@@ -79,9 +91,9 @@ def _reset(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]
 
 def _clock_action(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
     if "speed" in body:
-        control.engine.set_speed(float(body["speed"]))
+        control.engine.set_speed(number(body, "speed", low=0.0, low_open=True))
     if "advance" in body:
-        control.engine.advance(float(body["advance"]))
+        control.engine.advance(number(body, "advance", low=0.0))
     return _clock(control)
 
 
@@ -102,7 +114,7 @@ def _fail(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _throttle(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
-    share = float(body.get("share", 0.0))
+    share = number(body, "share", low=0.0) if "share" in body else 0.0
     if not 0.0 <= share <= 1.0:
         raise ValueError("share is a fraction between 0 and 1")
     operations = frozenset(str(op) for op in body.get("operations") or ())
@@ -114,7 +126,7 @@ def _spot(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
     changes: dict[str, Any] = {}
     for key in ("interruptions_per_hour", "capacity_wait_mean_seconds", "discount", "discount_spread"):
         if key in body:
-            changes[key] = float(body[key])
+            changes[key] = number(body, key, low=0.0)
     if "no_capacity_types" in body:
         changes["no_capacity_types"] = frozenset(str(t) for t in body["no_capacity_types"])
     unknown = set(body) - set(changes)

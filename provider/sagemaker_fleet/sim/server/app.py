@@ -83,6 +83,11 @@ class SimulatorApp:
         return _respond(start_response, 200, result, "application/json")
 
 
+def _no_constant(name: str) -> Any:
+    """JSON has no NaN or Infinity (Python's parser accepts them): a NaN speed would break the clock."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _json_body(environ: dict[str, Any]) -> dict[str, Any]:
     try:
         length = int(environ.get("CONTENT_LENGTH") or 0)
@@ -94,8 +99,8 @@ def _json_body(environ: dict[str, Any]) -> dict[str, Any]:
     if not raw.strip():
         return {}
     try:
-        data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json.loads(raw, parse_constant=_no_constant)
+    except (UnicodeDecodeError, json.JSONDecodeError, ValueError) as exc:
         raise validation_error(f"The request body is not valid JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise validation_error("The request body must be a JSON object.")
