@@ -407,13 +407,19 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
             return attachment.description
 
     async def _wait_turn(self, poller: FleetPoller, wait: Wait) -> None:
-        """Wait for the turn, saying why in the task log (after half a minute, then every few minutes)."""
+        """Wait for the turn, saying why in the task log (after half a minute, then every few minutes; the run's
+        waiting lines share a budget, :meth:`FleetPoller.take_wait_line`, so hundreds of cities never write at
+        once)."""
         turn = asyncio.ensure_future(poller.wait_turn(wait))
         try:
             await asyncio.wait({turn}, timeout=WAIT_LOG_FIRST)
             while not turn.done():
-                self.log.info("%s %s", self.city, poller.waiting_reason(self.city))
-                await asyncio.wait({turn}, timeout=WAIT_LOG_EVERY)
+                if poller.take_wait_line():
+                    self.log.info("%s %s", self.city, poller.waiting_reason(self.city))
+                    timeout = WAIT_LOG_EVERY
+                else:
+                    timeout = random.uniform(WAIT_LOG_FIRST / 2, WAIT_LOG_FIRST * 2)
+                await asyncio.wait({turn}, timeout=timeout)
             turn.result()
         finally:
             if not turn.done():

@@ -50,6 +50,13 @@ MISSES_BEFORE_DESCRIBE = 2
 #: account's ListTrainingJobs rate for nothing a job's minutes-long life would show. The simulator may go lower.
 MIN_AWS_POLL_SECONDS = 5.0
 
+#: "Still waiting" task-log lines the run's triggers may write, per second and at most at once. The triggerer
+#: writes every trigger's log lines from its event loop through one pipe to its supervisor; in Airflow 3.3 that
+#: pipe filling up while the supervisor sends a large batch of new triggers deadlocks the triggerer (seen with
+#: 1,000 cities, whose wait lines all came due together). A city whose line finds no room tries again later.
+WAIT_LINES_PER_SECOND = 1.0
+WAIT_LINES_BURST = 10.0
+
 #: Retries of the triggerer's shared client: jittered exponential back-off on throttles, no client-side rate limit.
 TRIGGERER_RETRIES: dict[str, Any] = {"mode": "standard", "max_attempts": 10}
 #: Secondary statuses worth a warning in the task log while a job runs.
@@ -104,6 +111,8 @@ class FleetPoller:
         #: a listing of the run's whole past starts there instead of at the account's beginning.
         self.floor: dt.datetime | None = None
         self._min_interval = 0.0
+        self._wait_lines = WAIT_LINES_BURST
+        self._wait_lines_at: float | None = None
 
     @classmethod
     def shared(
@@ -201,6 +210,18 @@ class FleetPoller:
         if self.tracker is None or waiter is None:
             return "waits for the run's first listing"
         return self.tracker.waiting_reason(waiter.wait, asyncio.get_running_loop().time())
+
+    def take_wait_line(self) -> bool:
+        """Whether a waiting city may write its line now (:data:`WAIT_LINES_PER_SECOND`, a token bucket)."""
+        now = asyncio.get_running_loop().time()
+        if self._wait_lines_at is not None:
+            self._wait_lines = min(WAIT_LINES_BURST,
+                                   self._wait_lines + (now - self._wait_lines_at) * WAIT_LINES_PER_SECOND)
+        self._wait_lines_at = now
+        if self._wait_lines < 1.0:
+            return False
+        self._wait_lines -= 1.0
+        return True
 
     def _admit(self) -> None:
         tracker = self.tracker

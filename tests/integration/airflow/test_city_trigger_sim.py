@@ -200,3 +200,26 @@ def test_serialize_round_trips() -> None:
     classpath, kwargs = original.serialize()
     assert classpath == "sagemaker_fleet.triggers.city.FleetCityTrigger"
     assert FleetCityTrigger(**kwargs).serialize() == (classpath, kwargs)
+
+
+def test_waiting_cities_say_why_within_one_budget_of_log_lines(fast, planned, monkeypatch) -> None:
+    """Each waiting city says why in its task log, but a run's waiting lines share a budget: the triggerer writes
+    every trigger's lines through one pipe, and a burst of them (1,000 cities waiting 30 s) once deadlocked it."""
+    from structlog.testing import capture_logs
+
+    from sagemaker_fleet.triggers import city as city_module
+    from sagemaker_fleet.triggers import poller as poller_module
+
+    spec, plan, book = planned
+    (group,) = book.members
+    monkeypatch.setattr(city_module, "WAIT_LOG_FIRST", 0.05)
+    monkeypatch.setattr(city_module, "WAIT_LOG_EVERY", 0.05)
+    monkeypatch.setattr(poller_module, "WAIT_LINES_BURST", 3.0)
+    monkeypatch.setattr(poller_module, "WAIT_LINES_PER_SECOND", 0.0)  # three lines for the whole run
+    fast.set_speed(50)
+    with capture_logs() as logs:
+        events = run([trigger(DISPATCH, c, plan_task_id="plan") for c in book.members[group]])
+    assert all(isinstance(e, TaskSuccessEvent) for e in events), events
+    waiting = [line["event"] for line in logs if "waits for" in str(line.get("event"))]
+    assert len(waiting) == 3, waiting  # four cities waited, and waited long: the budget held the lines to three
+    assert all("of group" in line for line in waiting), waiting
