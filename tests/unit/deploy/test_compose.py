@@ -3,7 +3,8 @@
 No Docker engine runs where these tests run, so the compose file is checked as data (PyYAML): which services exist,
 how they depend on each other, the Airflow settings they share, where the ``aws_default`` connection points, and
 that what docs/docker.md promises (UI URL, login, published ports, simulator speed) is what the file configures.
-Values are read as compose runs them with no overriding environment: ``${NAME:-default}`` becomes ``default``.
+Values are read as compose runs them with no overriding environment: ``${NAME:-default}`` becomes ``default``, and
+a required ``${NAME:?message}`` (every secret: compose refuses to start without it) becomes ``<NAME>``.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ SERVICES = {"postgres", "redis", "simulator", *AIRFLOW_SERVICES}
 ONE_SHOT = {"airflow-init"}
 CONTAINER_DAGS = "/opt/airflow/dags"
 
-_VARIABLE = re.compile(r"\$\{(?P<name>[A-Za-z0-9_]+)(?::?-(?P<default>[^}]*))?\}")
+_VARIABLE = re.compile(r"\$\{(?P<name>[A-Za-z0-9_]+)(?::?-(?P<default>[^}]*)|:\?(?P<required>[^}]*))?\}")
 _POOL_SET = re.compile(
     r"^airflow pools set (?P<name>\S+) (?P<slots>\d+) \"[^\"]*\"(?P<flags>.*)$", re.MULTILINE
 )
@@ -53,7 +54,13 @@ _POOL_SET = re.compile(
 def resolve(value: object) -> str:
     """A compose value as it runs with nothing overridden: ``${NAME:-default}`` → default, ``$$`` → ``$``."""
     parts = str(value).split("$$")
-    return "$".join(_VARIABLE.sub(lambda m: m.group("default") or "", part) for part in parts)
+    return "$".join(_VARIABLE.sub(_substitute, part) for part in parts)
+
+
+def _substitute(match: re.Match[str]) -> str:
+    if match.group("required") is not None:
+        return f"<{match.group('name')}>"
+    return match.group("default") or ""
 
 
 @cache
@@ -200,11 +207,13 @@ def test_celery_executor_with_a_redis_broker_and_a_postgres_database() -> None:
 
 def test_airflow_components_share_one_configuration() -> None:
     environments = {name: environment(name) for name in AIRFLOW_SERVICES}
+    # only airflow-init has the admin password, which it writes to the passwords file
+    assert environments["airflow-init"].pop("AIRFLOW_ADMIN_PASSWORD") == "<AIRFLOW_ADMIN_PASSWORD>"
     reference = environments["airflow-apiserver"]
     for name, env in environments.items():
         assert env == reference, f"{name} differs from airflow-apiserver"
-    assert len(reference["AIRFLOW__API_AUTH__JWT_SECRET"]) >= 32
-    assert reference["AIRFLOW__API__SECRET_KEY"]
+    assert reference["AIRFLOW__API_AUTH__JWT_SECRET"] == "<AIRFLOW_JWT_SECRET>"  # from .env: 64 hex digits
+    assert reference["AIRFLOW__API__SECRET_KEY"] == "<AIRFLOW_API_SECRET_KEY>"
     assert reference["AIRFLOW__OPERATORS__DEFAULT_DEFERRABLE"] == "true"
     # Workers reach the Task Execution API on the api-server's service name and container port.
     api = urlsplit(reference["AIRFLOW__CORE__EXECUTION_API_SERVER_URL"])
@@ -304,21 +313,71 @@ def test_init_migrates_the_database_before_anything_else() -> None:
 
 
 def login() -> tuple[str, str]:
-    """The UI login: the user configured for the simple auth manager and the password airflow-init writes."""
+    """The UI login: the user configured for the simple auth manager and the password airflow-init writes (the
+    required ``AIRFLOW_ADMIN_PASSWORD`` of .env, so ``<AIRFLOW_ADMIN_PASSWORD>`` here)."""
     env = environment("airflow-apiserver")
     users = [entry.split(":")[0] for entry in env["AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS"].split(",")]
-    written = re.search(r"echo '(\{.*\})' > \"\$passwords\"", init_script())
+    written = re.search(r"json\.dump\(\{\"(\w+)\": os\.environ\[\"(\w+)\"\]\}, sys\.stdout\)' > \"\$passwords\"",
+                        init_script())
     assert written is not None, "airflow-init must write the simple auth manager's passwords file"
-    passwords: dict[str, str] = json.loads(written.group(1))
-    assert sorted(passwords) == sorted(users)
+    assert [written.group(1)] == users
+    password = environment("airflow-init")[written.group(2)]
     file_path = env["AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_PASSWORDS_FILE"]
     assert f"passwords={file_path}" in init_script()
     folder = str(Path(file_path).parent)
     assert mounts("airflow-init")[folder] == mounts("airflow-apiserver")[folder], (
         "init and api-server share it"
     )
-    user = users[0]
-    return user, passwords[user]
+    return users[0], password
+
+
+def required_variables() -> set[str]:
+    """Every ``${NAME:?…}`` of the compose file."""
+    return {m.group("name") for m in _VARIABLE.finditer(COMPOSE_FILE.read_text(encoding="utf-8"))
+            if m.group("required") is not None}
+
+
+SECRET_SETTINGS = ("AIRFLOW__CORE__FERNET_KEY", "AIRFLOW__API_AUTH__JWT_SECRET", "AIRFLOW__API__SECRET_KEY")
+
+
+def test_no_secret_has_a_usable_default() -> None:
+    """The Fernet key, the JWT and API secrets and every password come from .env: compose refuses to start
+    without them rather than run with a value anyone can read in this repository."""
+    for name in AIRFLOW_SERVICES:
+        env = environment(name)
+        for key in SECRET_SETTINGS:
+            assert re.fullmatch(r"<[A-Z_]+>", env[key]), f"{name}: {key} = {env[key]!r} is not a required variable"
+        for key in ("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN", "AIRFLOW__CELERY__RESULT_BACKEND"):
+            password = urlsplit(env[key].removeprefix("db+")).password
+            assert password == "<POSTGRES_PASSWORD>", f"{name}: {key} has password {password!r}"
+    assert environment("postgres")["POSTGRES_PASSWORD"] == "<POSTGRES_PASSWORD>"
+    assert login()[1] == "<AIRFLOW_ADMIN_PASSWORD>"
+    assert required_variables() >= {"AIRFLOW_FERNET_KEY", "AIRFLOW_JWT_SECRET", "AIRFLOW_API_SECRET_KEY",
+                                     "POSTGRES_PASSWORD", "AIRFLOW_ADMIN_PASSWORD"}
+
+
+def test_every_published_port_is_on_loopback_only() -> None:
+    for name in SERVICES:
+        for entry in service(name).get("ports") or []:
+            host_ip = entry.get("host_ip") if isinstance(entry, Mapping) else resolve(entry).rsplit(":", 2)[0]
+            assert host_ip == "127.0.0.1", f"{name} publishes {entry!r} beyond this machine"
+
+
+def test_scripts_docker_env_writes_every_required_variable_with_fresh_values() -> None:
+    import base64
+    import subprocess
+    import sys
+
+    def run() -> dict[str, str]:
+        out = subprocess.run([sys.executable, str(REPO / "scripts" / "docker-env"), "--print"], check=True,
+                             capture_output=True, text=True).stdout
+        return dict(line.split("=", 1) for line in out.splitlines())
+
+    first, second = run(), run()
+    assert set(first) == required_variables()
+    assert all(first[key] != second[key] for key in first), "each run makes new secrets"
+    assert len(base64.urlsafe_b64decode(first["AIRFLOW_FERNET_KEY"])) == 32  # a valid Fernet key
+    assert ".env" in (REPO / ".gitignore").read_text(encoding="utf-8").split()
 
 
 # ------------------------------------------------------------------------------------- agreement with the docs
