@@ -60,10 +60,19 @@ def after_max_wait(city: CitySpec, history: Sequence[Mapping[str, Any]]) -> Next
 
 
 def next_step(
-    city: CitySpec, history: Sequence[Mapping[str, Any]], *, force: bool = False, new_try: bool = True
+    city: CitySpec, history: Sequence[Mapping[str, Any]], *, force: bool = False, new_try: bool = True,
+    stopped_outside: bool = False,
 ) -> NextStep:
     """Decide from the descriptions of attempts 1..n (oldest first). A submission past
-    :data:`~sagemaker_fleet.spec.names.MAX_SUBMISSIONS` becomes a failure with the reason."""
+    :data:`~sagemaker_fleet.spec.names.MAX_SUBMISSIONS` becomes a failure with the reason.
+    ``stopped_outside``: the latest job was stopped outside Airflow (the console, the CLI: no
+    ``sagemaker-fleet:stopped-by`` tag). That is final — a retry does not train it again; ``force`` does."""
+    latest = history[-1] if history else {}
+    if (stopped_outside and not force and latest.get("TrainingJobStatus") == "Stopped"
+            and latest.get("SecondaryStatus") != "MaxWaitTimeExceeded"):
+        return NextStep("fail", len(history), spot=bool(latest.get("EnableManagedSpotTraining")), reason=(
+            f"{latest.get('TrainingJobName')} was stopped outside Airflow (StopTrainingJob from the console or "
+            "the CLI): not submitted again; run the task with force_retrain to train the city anew"))
     step = _next_step(city, history, force=force, new_try=new_try)
     if step.kind == "submit" and step.attempt > MAX_SUBMISSIONS:
         return NextStep("fail", step.attempt - 1, spot=step.spot, reason=(
@@ -81,10 +90,11 @@ def _next_step(city: CitySpec, history: Sequence[Mapping[str, Any]], *, force: b
     was_spot = bool(latest.get("EnableManagedSpotTraining"))
     if status in ACTIVE:
         return NextStep("attach", attempt, spot=was_spot)
-    if status == "Completed":
+    if status == "Completed" or (status == "Stopped" and latest.get("SecondaryStatus") != "MaxWaitTimeExceeded"):
         if force:
             return NextStep("submit", attempt + 1, spot=city.spot is not None, reason="retrain forced", forced=True)
-        return NextStep("done", attempt, spot=was_spot)
+        if status == "Completed":
+            return NextStep("done", attempt, spot=was_spot)
     if status == "Stopped" and latest.get("SecondaryStatus") == "MaxWaitTimeExceeded" and was_spot and city.spot:
         return after_max_wait(city, history)
     reason = str(latest.get("FailureReason") or f"training job {status} ({latest.get('SecondaryStatus')})")

@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 CHECKPOINT_LOCAL_PATH = "/opt/ml/checkpoints"
 TAG_PREFIX = "sagemaker-fleet:"
 TRY_TAG = f"{TAG_PREFIX}airflow-try"
+#: On a job stopped because a user acted on its Airflow task (marked it failed or success, cleared it): the value
+#: is the task try. A job stopped without it was stopped outside Airflow (the console, the CLI) and is final.
+STOPPED_BY_TAG = f"{TAG_PREFIX}stopped-by"
 #: The tags that say whose job it is: a job of the same name without these values is another fleet's (or not a
 #: fleet job at all) and is never attached to.
 OWNER_TAGS = (f"{TAG_PREFIX}fleet", f"{TAG_PREFIX}city", f"{TAG_PREFIX}run-key")

@@ -294,6 +294,23 @@ class SageMakerFleetHook(AwsBaseHook):
         response = await client.list_tags(ResourceArn=arn, MaxResults=100)
         return {str(tag["Key"]): str(tag["Value"]) for tag in response.get("Tags", [])}
 
+    async def astop(self, client: Any, job_name: str, tags: Mapping[str, str] | None = None) -> bool:
+        """Stop a running job through an aiobotocore client, after tagging it with ``tags`` (who stopped it);
+        False when it had ended already."""
+        if tags:
+            described = await self.adescribe(client, job_name)
+            if described is None or described.get("TrainingJobStatus") != "InProgress":
+                return False
+            await client.add_tags(ResourceArn=described["TrainingJobArn"],
+                                  Tags=[{"Key": k, "Value": v} for k, v in tags.items()])
+        try:
+            await client.stop_training_job(TrainingJobName=job_name)
+        except ClientError as exc:
+            if error_code(exc) != "ValidationException":  # already terminal
+                raise
+            return False
+        return True
+
     async def aupdate_keep_alive(self, client: Any, job_name: str, seconds: int) -> None:
         """:meth:`update_keep_alive` through an aiobotocore client."""
         await client.update_training_job(

@@ -44,6 +44,7 @@ OPERATIONS = (
     "StopTrainingJob",
     "UpdateTrainingJob",
     "ListTags",
+    "AddTags",
 )
 Precheck = Callable[[Mapping[str, Any]], None]
 
@@ -141,6 +142,8 @@ class SimEngine:
             return self._update(self._job(request), request, now)
         if operation == "ListTags":
             return self._tags(request)
+        if operation == "AddTags":
+            return self._add_tags(request)
         raise validation_error(f"The simulator does not serve {operation}.")
 
     def _create(self, request: Mapping[str, Any], now: float) -> dict[str, Any]:
@@ -174,10 +177,32 @@ class SimEngine:
 
     def _tags(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """ListTags of a training job (the only SageMaker resource the simulator has), by its ARN."""
+        job = self._job_by_arn(request)
+        tags = {**job.request.tags, **job.added_tags}
+        return {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}
+
+    def _add_tags(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """AddTags to a training job by its ARN (at most 50 tags in all, as SageMaker allows)."""
+        job = self._job_by_arn(request)
+        tags = request.get("Tags")
+        if not isinstance(tags, list) or not tags:
+            raise validation_error("1 validation error detected: Value at 'tags' failed to satisfy constraint.")
+        added: dict[str, str] = {}
+        for tag in tags:
+            if not (isinstance(tag, Mapping) and isinstance(tag.get("Key"), str) and tag["Key"]
+                    and isinstance(tag.get("Value", ""), str)):
+                raise validation_error("Each tag needs a non-empty Key and a string Value.")
+            added[tag["Key"]] = str(tag.get("Value", ""))
+        if len({**job.request.tags, **job.added_tags, **added}) > 50:
+            raise validation_error("A resource can have at most 50 tags.")
+        job.added_tags.update(added)
+        return {"Tags": [{"Key": k, "Value": v} for k, v in added.items()]}
+
+    def _job_by_arn(self, request: Mapping[str, Any]) -> TrainingJob:
         arn = str(request.get("ResourceArn", ""))
         for job in self._state.jobs.values():
             if job.arn == arn:
-                return {"Tags": [{"Key": k, "Value": v} for k, v in job.request.tags.items()]}
+                return job
         raise validation_error(f"Could not find resource {arn}.")
 
     def _job(self, request: Mapping[str, Any]) -> TrainingJob:

@@ -54,6 +54,8 @@ class TrainingJob:
     secondary: str = "Starting"
     transitions: list[Transition] = field(default_factory=list)
     last_modified: float = 0.0
+    #: Tags added after creation (AddTags), beside the request's own.
+    added_tags: dict[str, str] = field(default_factory=dict)
     failure_reason: str | None = None
     training_start: float | None = None
     training_end: float | None = None

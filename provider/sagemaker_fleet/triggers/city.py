@@ -35,7 +35,13 @@ from airflow.triggers.base import (
 from sagemaker_fleet.aws.attempts import NextStep, capacity_delay, next_step
 from sagemaker_fleet.aws.describe import summarize
 from sagemaker_fleet.aws.progress import run_job_names
-from sagemaker_fleet.aws.request import FORCED_TAG, TRY_TAG, Submission, compile_training_request
+from sagemaker_fleet.aws.request import (
+    FORCED_TAG,
+    STOPPED_BY_TAG,
+    TRY_TAG,
+    Submission,
+    compile_training_request,
+)
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
 from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, CapacityUnavailableError
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
@@ -183,6 +189,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         self.verify = verify
         self.botocore_config = botocore_config
         self._run: RunInfo | None = None
+        self._watching: str | None = None  # the job this trigger waits on, for on_kill
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
         return (
@@ -294,7 +301,8 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         history = await self._history(poller, tracker, spec, run)
         mine = await self._made_by_this_try(poller, history, run)
         force = self.force_retrain and not mine and not await self._forced_before(poller, history)
-        step = next_step(city, history, force=force, new_try=not mine)
+        step = next_step(city, history, force=force, new_try=not mine,
+                         stopped_outside=await self._stopped_outside(poller, history))
         while True:
             if step.reason:
                 self.log.info("%s: %s", self.city, step.reason)
@@ -313,8 +321,10 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
             latest = history[-1]
             created_at = latest.get("CreationTime")
             after = created_at - dt.timedelta(seconds=1) if isinstance(created_at, dt.datetime) else None
-            history[-1] = await watch_until_terminal(poller, str(latest["TrainingJobName"]), after, self.log,
+            self._watching = str(latest["TrainingJobName"])
+            history[-1] = await watch_until_terminal(poller, self._watching, after, self.log,
                                                      deadline_seconds=watch_deadline(latest))
+            self._watching = None
             step = next_step(city, history, new_try=False)
 
     async def _history(
@@ -348,6 +358,33 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         async with poller.client() as client:
             tags = await poller.hook.atags(client, str(arn))
         return tags.get(TRY_TAG) == run.try_id
+
+    async def _stopped_outside(self, poller: FleetPoller, history: list[dict[str, Any]]) -> bool:
+        """Whether the latest job was stopped outside Airflow (a user's StopTrainingJob in the console or the CLI):
+        Airflow-made stops (:meth:`on_kill`) carry the ``sagemaker-fleet:stopped-by`` tag."""
+        latest = history[-1] if history else {}
+        if latest.get("TrainingJobStatus") != "Stopped" or latest.get("SecondaryStatus") == "MaxWaitTimeExceeded":
+            return False
+        arn = latest.get("TrainingJobArn")
+        if not arn:
+            return False
+        async with poller.client() as client:
+            return STOPPED_BY_TAG not in await poller.hook.atags(client, str(arn))
+
+    async def on_kill(self) -> None:
+        """A user acted on the task (marked it failed or success, or cleared it): Airflow calls this then, and not
+        when a triggerer shuts down or hands its triggers over, so a restart never stops training. The job the
+        city waits on stops billing: it is tagged ``sagemaker-fleet:stopped-by`` with the task try (a retry or
+        clear then trains the city again; a job stopped outside Airflow is final) and stopped."""
+        name = self._watching
+        if name is None:
+            return
+        run = self._run_info()
+        hook = self.fleet_hook()
+        async with await hook.get_async_conn() as client:
+            stopped = await hook.astop(client, name, {STOPPED_BY_TAG: f"airflow:{run.try_id or 'unknown'}"[:256]})
+        self.log.warning("%s: %s after a user acted on the task", self.city,
+                         f"stopped {name}" if stopped else f"{name} had ended already; nothing to stop")
 
     async def _forced_before(self, poller: FleetPoller, history: list[dict[str, Any]]) -> bool:
         """Whether an earlier submission of the city in this run was a forced retrain: a retry or a clear of the

@@ -223,3 +223,67 @@ def test_waiting_cities_say_why_within_one_budget_of_log_lines(fast, planned, mo
     waiting = [line["event"] for line in logs if "waits for" in str(line.get("event"))]
     assert len(waiting) == 3, waiting  # four cities waited, and waited long: the budget held the lines to three
     assert all("of group" in line for line in waiting), waiting
+
+
+def _start_and_wait_for_training(t: FleetCityTrigger, sim, name: str):
+    """Run the trigger in this loop until it watches its created job; return the trigger's task."""
+    async def go():
+        task = asyncio.ensure_future(t.run().__anext__())
+        for _ in range(600):
+            if t._watching == name:
+                return task
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"{name} was never watched")
+    return go
+
+
+def test_a_user_acting_on_the_task_stops_its_job_and_a_later_try_trains_again(aws_sim) -> None:
+    aws_sim.set_work(3000, city="tokyo")
+    name = f"quick-tokyo-{RUN_KEY}"
+    t = trigger(QUICK, "tokyo", try_id="manual__1/1")
+
+    async def scenario() -> None:
+        task = await _start_and_wait_for_training(t, aws_sim, name)()
+        task.cancel()  # what the triggerer does, then it calls on_kill() for a user's action
+        await asyncio.gather(task, return_exceptions=True)
+        await t.on_kill()
+
+    asyncio.run(scenario())
+    job = jobs_by_name(aws_sim)[name]
+    assert job["status"] in ("Stopping", "Stopped")
+    client = aws_sim.boto3_client("sagemaker")
+    tags = client.list_tags(ResourceArn=client.describe_training_job(TrainingJobName=name)["TrainingJobArn"])["Tags"]
+    assert {"Key": "sagemaker-fleet:stopped-by", "Value": "airflow:manual__1/1"} in tags
+    aws_sim.set_work(60, city="tokyo")
+    aws_sim.set_speed(200)
+    (retry,) = run([trigger(QUICK, "tokyo", try_id="manual__1/2")])  # a clear or a retry: trains again
+    aws_sim.set_speed(1)
+    assert isinstance(retry, TaskSuccessEvent)
+    assert retry.xcoms["return_value"]["job_name"] == f"{name}-r2"
+
+
+def test_a_triggerer_shutting_down_never_stops_training(aws_sim) -> None:
+    aws_sim.set_work(3000, city="seoul")
+    name = f"quick-seoul-{RUN_KEY}"
+    t = trigger(QUICK, "seoul", try_id="manual__1/1")
+
+    async def scenario() -> None:
+        task = await _start_and_wait_for_training(t, aws_sim, name)()
+        task.cancel()  # a shutdown or hand-over cancels the trigger without on_kill()
+        await asyncio.gather(task, return_exceptions=True)
+
+    asyncio.run(scenario())
+    assert jobs_by_name(aws_sim)[name]["status"] == "InProgress"
+
+
+def test_a_job_stopped_outside_airflow_is_final_unless_forced(fast) -> None:
+    spec = load_fleet_spec(QUICK)
+    request = compile_training_request(spec, spec.city("oslo"), Submission("oslo", RUN_KEY, airflow_try="manual__1/1"))
+    SageMakerFleetHook().create_or_attach(request)
+    fast.boto3_client("sagemaker").stop_training_job(TrainingJobName=request["TrainingJobName"])  # the console
+    (retry,) = run([trigger(QUICK, "oslo", try_id="manual__1/2")])
+    assert isinstance(retry, TaskFailedEvent)
+    assert sorted(jobs_by_name(fast)) == [f"quick-oslo-{RUN_KEY}"]  # not submitted again
+    (forced,) = run([trigger(QUICK, "oslo", try_id="manual__1/3", force_retrain=True)])
+    assert isinstance(forced, TaskSuccessEvent)
+    assert forced.xcoms["return_value"]["job_name"] == f"quick-oslo-{RUN_KEY}-r2"

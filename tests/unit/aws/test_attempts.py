@@ -82,3 +82,18 @@ def test_every_submission_a_city_may_make_is_found_by_name() -> None:
     assert last in RunJobIndex.for_run(spec, "20261129")
     with pytest.raises(ValueError, match="past the 32 submissions"):
         job_name(spec.fleet, city, "20261129", MAX_SUBMISSIONS + 1)
+
+
+def test_a_job_stopped_outside_airflow_is_final_and_one_stopped_by_airflow_is_retried() -> None:
+    stopped = [job("Stopped", "Stopped")]
+    outside = next_step(ON_DEMAND, stopped, new_try=True, stopped_outside=True)
+    assert (outside.kind, outside.attempt) == ("fail", 1)
+    assert "stopped outside Airflow" in outside.reason
+    assert "force_retrain" in outside.reason
+    forced = next_step(ON_DEMAND, stopped, force=True, new_try=True, stopped_outside=True)
+    assert (forced.kind, forced.attempt, forced.forced) == ("submit", 2, True)
+    assert next_step(ON_DEMAND, stopped, new_try=True).kind == "submit"  # stopped by Airflow (a user's action)
+    assert next_step(ON_DEMAND, stopped, new_try=False).kind == "fail"  # the same try: the stop stands
+    # a spot job that gave up waiting for capacity is Stopped too, and never "outside"
+    spot = next_step(SPOT, [job("Stopped", MAX_WAIT, spot=True)], new_try=False, stopped_outside=True)
+    assert (spot.kind, spot.spot) == ("submit", True)
