@@ -110,6 +110,8 @@ def main() -> None:  # noqa: C901 - a linear script
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument("--fleet", type=Path, help="run this fleet YAML instead of a generated one")
     parser.add_argument("--throttle", type=float, default=0.0, help="share of API calls the simulator throttles")
+    parser.add_argument("--select-per-loop", type=int, default=None,
+                        help="[triggerer] max_trigger_to_select_per_loop (Airflow's default: 50)")
     parser.add_argument("--worker-start", action="store_true",
                         help="build_fleet_dag(start_from_trigger=False): city tasks start on workers, then defer")
     args = parser.parse_args()
@@ -146,7 +148,9 @@ def main() -> None:  # noqa: C901 - a linear script
             settings = StackSettings(
                 home=folder / "airflow", dags_folder=dags, endpoint_url=server.url, executor=args.executor,
                 sql_alchemy_conn=database(f"sf_load_{os.getpid()}"), celery_broker_url=broker, parallelism=16,
-                extra_env={"AIRFLOW__TRIGGERER__CAPACITY": str(max(1000, args.cities + 10))},
+                extra_env={"AIRFLOW__TRIGGERER__CAPACITY": str(max(1000, args.cities + 10)), **(
+                    {"AIRFLOW__TRIGGERER__MAX_TRIGGER_TO_SELECT_PER_LOOP": str(args.select_per_loop)}
+                    if args.select_per_loop else {})},
             )
             with LocalAirflowStack(settings) as stack:
                 stack.wait_for_dag("load", timeout=300)
@@ -189,6 +193,8 @@ def main() -> None:  # noqa: C901 - a linear script
         p = predicted.to_json()
 
         start = "workers, then deferred" if args.worker_start else "the triggerer"
+        if args.select_per_loop:
+            start += f" ({args.select_per_loop} new triggers per triggerer loop)"
         print(f"\n{args.cities} cities, width {args.width}, speed {args.speed:g}×, {args.executor}, "
               f"poll {args.poll:g} s real, tasks start in {start}: run {state} in {wall:.0f} s")
         print(f"planned hand-offs measured: {len(gaps)} (every one, pool reused or not)")
