@@ -10,6 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sagemaker_fleet.spec.names import (
+    MAX_SUBMISSIONS,
     InvalidRunKeyError,
     checkpoint_s3_uri,
     job_name,
@@ -28,12 +29,12 @@ short_cities = st.from_regex(r"[a-z0-9][a-z0-9-]{0,30}", fullmatch=True)
 long_cities = st.from_regex(r"[a-z0-9][a-z0-9-]{40,199}", fullmatch=True)
 cities = st.one_of(short_cities, long_cities)
 run_keys = st.from_regex(r"[a-z0-9]{1,16}", fullmatch=True).filter(lambda key: not re.fullmatch(r"r\d+", key))
-attempts = st.integers(min_value=1, max_value=99)
+attempts = st.integers(min_value=1, max_value=MAX_SUBMISSIONS)
 
 
 @settings(deadline=None)  # CPU time varies on shared CI machines: no per-example deadline
 @given(fleet=fleets, city=cities, run_key=run_keys, attempt=attempts)
-@example(fleet="a" * 20, city="b" * 200, run_key="c" * 16, attempt=99)  # the longest inputs
+@example(fleet="a" * 20, city="b" * 200, run_key="c" * 16, attempt=MAX_SUBMISSIONS)  # the longest inputs
 @example(fleet="a", city="-b---", run_key="1", attempt=1)  # hyphens at every seam
 @example(
     fleet="citydemand", city="x" * 29 + "---" + "y" * 20, run_key="20261129", attempt=2
