@@ -230,6 +230,18 @@ def _join(path: str, key: str) -> str:
 
 #: Airflow's default ``[triggerer] capacity``: triggers one triggerer runs at once.
 TRIGGERER_CAPACITY_DEFAULT = 1000
+#: Airflow's default ``[triggerer] max_trigger_to_select_per_loop``: new triggers a triggerer takes per loop.
+TRIGGERER_SELECT_DEFAULT = 50
+#: Cities × triggers per loop a triggerer was seen to take safely (200 × 50). Airflow 3.3 sends every city task
+#: that starts in the triggerer with the whole serialized DAG (~1.5 kB per city), so a batch of new triggers grows
+#: with cities × batch; at 1,000 × 50 the triggerer deadlocked here (its supervisor blocked sending a batch while
+#: its trigger process blocked writing logs), at 1,000 × 5 it did not.
+TRIGGERER_BATCH_BUDGET = 10_000
+
+
+def triggerer_select_per_loop(cities: int) -> int:
+    """The ``[triggerer] max_trigger_to_select_per_loop`` a fleet of ``cities`` should run with."""
+    return max(1, min(TRIGGERER_SELECT_DEFAULT, TRIGGERER_BATCH_BUDGET // max(1, cities)))
 
 
 class _SpecBuilder:
@@ -278,6 +290,13 @@ class _SpecBuilder:
                 f"and trains in the triggerer); Airflow's `[triggerer] capacity` is {TRIGGERER_CAPACITY_DEFAULT} "
                 f"by default: raise it above {len(cities)} or run "
                 f"{-(-len(cities) // TRIGGERER_CAPACITY_DEFAULT)} triggerers"
+            )
+        if triggerer_select_per_loop(len(cities)) < TRIGGERER_SELECT_DEFAULT:
+            self.warnings.append(
+                f"cities: {len(cities)} cities start in the triggerer, each sent to it with the whole DAG; set "
+                f"Airflow's `[triggerer] max_trigger_to_select_per_loop` to {triggerer_select_per_loop(len(cities))} "
+                f"or less (default {TRIGGERER_SELECT_DEFAULT}) so that it takes them in small batches: with the "
+                "default a 1,000-city run deadlocked the triggerer (docs/troubleshooting.md)"
             )
         return FleetSpec(
             fleet=top.fleet,

@@ -30,3 +30,14 @@ def test_more_cities_than_the_triggerer_capacity_warns(cities: int, warned: bool
     if warned:
         assert f"raise it above {cities}" in messages[0]
         assert f"run {-(-cities // 1000)} triggerers" in messages[0]
+
+
+@pytest.mark.parametrize(("cities", "select"), [(200, None), (201, 49), (500, 20), (1000, 10), (2500, 4)])
+def test_a_large_fleet_is_told_to_take_new_triggers_in_small_batches(cities: int, select: int | None) -> None:
+    spec = parse_fleet_spec(spec_text(cities))
+    messages = [w for w in spec.warnings if "max_trigger_to_select_per_loop" in w]
+    if select is None:
+        assert not messages
+    else:
+        assert len(messages) == 1
+        assert f"max_trigger_to_select_per_loop` to {select} or less" in messages[0]
