@@ -214,8 +214,8 @@ def _csv_cell(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         # a lone CR would end the row for a reader (the writer quotes only the "\n" terminator): newlines only
-        value = value.replace("\r\n", "\n").replace("\r", "\n") if "\r" in value else value
-        return "'" + value if value.startswith(FORMULA_STARTS) else value
+        text = value.replace("\r\n", "\n").replace("\r", "\n")
+        return "'" + text if text.startswith(FORMULA_STARTS) else text
     return str(value)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
@@ -94,9 +94,10 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
 
         s3 = S3Hook(aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify)
         try:
+            pages = cast("Any", s3.get_conn()).get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=reports)
             listed = [
                 (obj["LastModified"], obj["Key"])
-                for page in s3.get_conn().get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=reports)
+                for page in pages
                 for obj in page.get("Contents", [])
                 if obj["Key"].endswith("/report.json") and f"/{run_key}/" not in obj["Key"]
             ]

@@ -227,7 +227,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         self._run = _run_from_context(context)
         ti = self.task_instance
         if ti is not None and getattr(ti, "task", None) is not None:
-            self.task_instance = TaskIdentity.of(ti)
+            self.task_instance = TaskIdentity.of(ti)  # type: ignore[assignment]  # ids are all a trigger reads
         if isinstance(context, MutableMapping):
             context.clear()  # the triggerer only hands it to this method; the DAG's copy goes with it
 
