@@ -287,3 +287,33 @@ def test_a_job_stopped_outside_airflow_is_final_unless_forced(fast) -> None:
     (forced,) = run([trigger(QUICK, "oslo", try_id="manual__1/3", force_retrain=True)])
     assert isinstance(forced, TaskSuccessEvent)
     assert forced.xcoms["return_value"]["job_name"] == f"quick-oslo-{RUN_KEY}-r2"
+
+
+def test_the_endpoint_down_for_seconds_mid_run_fails_nothing_and_duplicates_nothing(
+    fast, planned, sim_server, caplog
+) -> None:
+    """The simulated endpoint goes off the network mid-run (connections refused) and comes back with its state.
+    botocore does not retry here (max_attempts 1), so the run's sweeps themselves fail: the poller backs off and
+    sweeps again, and every city still trains once."""
+    import logging
+    import threading
+
+    spec, plan, book = planned
+    (group,) = book.members
+    fast.set_speed(100)
+    no_retries = {"retries": {"mode": "standard", "max_attempts": 1}}
+    outage = threading.Timer(1.5, lambda: sim_server.outage(6.0))
+    outage.start()
+    try:
+        with caplog.at_level(logging.WARNING, logger="sagemaker_fleet.triggers.poller"):
+            events = run([trigger(DISPATCH, c, plan_task_id="plan", botocore_config=no_retries)
+                          for c in book.members[group]], timeout=300)
+    finally:
+        outage.cancel()
+    assert all(isinstance(e, TaskSuccessEvent) for e in events), events
+    failed = [r.getMessage() for r in caplog.records if "failed" in r.getMessage()]
+    assert failed, "the outage never reached a sweep"
+    assert any("EndpointConnectionError" in m or "ConnectionClosedError" in m for m in failed), failed
+    jobs = jobs_by_name(fast)
+    assert sorted(jobs) == sorted(f"disp-{c}-{RUN_KEY}" for c in book.members[group])  # one job each
+    assert all(j["status"] == "Completed" for j in jobs.values())

@@ -7,6 +7,7 @@ with SimulatorServer(ServerSettings(speed=100)) as server:
 from __future__ import annotations
 
 import threading
+import time
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -67,6 +68,32 @@ class SimulatorServer:
         )
         self._thread.start()
         return self
+
+    def outage(self, seconds: float) -> threading.Thread:
+        """Take the endpoint off the network for ``seconds`` of real time, then bring it back on the same port with
+        its state (jobs, pools, clock) as it is: every connection meanwhile is refused, as when the network or the
+        service is down. Returns the thread that brings it back (join it to wait)."""
+        if self._server is None:
+            raise RuntimeError("the simulator is not running; call start() first")
+        host, port = self._server.server_address[:2]
+        app, handler = self._server.app, self._server.RequestHandlerClass
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+        def back() -> None:
+            time.sleep(seconds)
+            self._server = make_server(str(host), int(port), app, threaded=True, request_handler=handler)
+            self._server.daemon_threads = True  # type: ignore[attr-defined]
+            self._thread = threading.Thread(
+                target=self._server.serve_forever, name="sagemaker-fleet-sim", daemon=True
+            )
+            self._thread.start()
+
+        returning = threading.Thread(target=back, name="sagemaker-fleet-sim-outage", daemon=True)
+        returning.start()
+        return returning
 
     def stop(self) -> None:
         if self._server is None:
