@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import time
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from werkzeug.serving import WSGIRequestHandler, make_server
 
@@ -76,7 +76,7 @@ class SimulatorServer:
         if self._server is None:
             raise RuntimeError("the simulator is not running; call start() first")
         host, port = self._server.server_address[:2]
-        app, handler = self._server.app, self._server.RequestHandlerClass
+        app, handler = self._server.app, cast("type[WSGIRequestHandler]", self._server.RequestHandlerClass)
         self._server.shutdown()
         self._server.server_close()
         if self._thread is not None:
