@@ -1,8 +1,9 @@
 """Shared test set-up.
 
-Tests that need PostgreSQL (127.0.0.1:5432) or Redis (127.0.0.1:6379) are marked ``postgres`` / ``redis``. Where the
-service is absent they skip with a reason, unless ``SAGEMAKER_FLEET_REQUIRE_SERVICES=1`` (set by ``.ci/run``), which
-turns those skips into failures so CI always runs them.
+Tests that need PostgreSQL (127.0.0.1:5432) or Redis (127.0.0.1:6379) are marked ``postgres`` / ``redis``, and those
+that drive Debian's Chromium (/usr/bin/chromium) ``chromium``. Where the service or browser is absent they skip with a
+reason, unless ``SAGEMAKER_FLEET_REQUIRE_SERVICES=1`` (set by ``.ci/run``), which turns those skips into failures so
+CI always runs them.
 """
 
 from __future__ import annotations
@@ -43,7 +44,16 @@ def _reachable(host: str, port: int) -> bool:
         return False
 
 
+#: Debian's Chromium, which the browser tests drive (``chromium`` marker).
+CHROMIUM = Path("/usr/bin/chromium")
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("chromium") is not None and not CHROMIUM.exists():
+        reason = f"Debian's chromium is not installed at {CHROMIUM}"
+        if REQUIRE_SERVICES:
+            pytest.fail(f"{reason} and SAGEMAKER_FLEET_REQUIRE_SERVICES=1 requires it", pytrace=False)
+        pytest.skip(f"{reason} (apt-get install -y chromium); the page is not rendered here")
     for marker, (host, port) in _SERVICES.items():
         if item.get_closest_marker(marker) is None or _reachable(host, port):
             continue

@@ -40,10 +40,11 @@ def test_describe_missing_is_none(aws_sim) -> None:
 def test_list_jobs_pages_through_everything(aws_sim, fleet) -> None:
     hook = SageMakerFleetHook()
     aws_sim.set_quota("ml.m5.xlarge", instances=200, warm_pools=0)
-    for i in range(105):
-        request = request_for(fleet, "seoul", attempt=i + 1)
+    cities = [c.name for c in fleet.cities if c.instance_type == "ml.m5.xlarge"]
+    for i in range(105):  # a few submissions of each city: more than one page of 100
+        request = request_for(fleet, cities[i % len(cities)], attempt=i // len(cities) + 1)
         hook.create_or_attach(request)
-    names = {s["TrainingJobName"] for s in hook.list_jobs("small-seoul")}
+    names = {s["TrainingJobName"] for s in hook.list_jobs("small-")}
     assert len(names) == 105
 
 

@@ -22,11 +22,8 @@ pytestmark = pytest.mark.integration
 CHROMIUM = Path("/usr/bin/chromium")
 CONSOLE = re.compile(r":CONSOLE[:(]|Uncaught")
 
-needs_chromium = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="Debian's chromium is not installed at /usr/bin/chromium (apt-get install -y chromium); "
-    "the page is not rendered here",
-)
+#: Without the browser these tests skip on a laptop; under SAGEMAKER_FLEET_REQUIRE_SERVICES=1 (CI) they fail.
+needs_chromium = pytest.mark.chromium
 
 
 def chromium(page: Path, profile: Path, *extra: str) -> subprocess.CompletedProcess[str]:
