@@ -80,11 +80,16 @@ def test_spot_without_fallback_fails_after_its_attempts(fast_sim, fleets_dir) ->
     assert jobs_of(fast_sim, "dakar") == ["quick-dakar-20261129", "quick-dakar-20261129-r2"]
 
 
-def test_failed_job_fails_the_task_with_its_reason(fast_sim, fleets_dir, caplog) -> None:
+def test_failed_job_fails_the_task_with_its_reason(fast_sim, fleets_dir, capsys) -> None:
+    from sagemaker_fleet.sim.lifecycle import ALGORITHM_FAILURE
+
     fast_sim.failures(1.0)
     assert run_city(fleets_dir, "oslo").state == "failed"
     fast_sim.failures(0.0)
     assert jobs_of(fast_sim, "oslo") == ["quick-oslo-20261129"]
+    # the task's log (dag.test() prints it) carries the container's reason, not only "failed"
+    log = capsys.readouterr().out
+    assert f"oslo: {ALGORITHM_FAILURE}" in log, log[-3000:]
 
 
 def test_a_job_created_before_a_worker_crash_is_attached_not_duplicated(fast_sim, fleets_dir) -> None:
