@@ -18,6 +18,7 @@ from botocore.exceptions import (
 )
 
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+from sagemaker_fleet.triggers.city import FleetCityTrigger
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
 from sagemaker_fleet.triggers.fleet import FleetJobTrigger
 from sagemaker_fleet.triggers.poller import CREATION_MARGIN, FleetPoller, _Watch, watch_until_terminal
@@ -276,3 +277,47 @@ def test_a_poll_interval_below_5_s_is_clamped_against_aws_only(endpoint: str, ex
     first, second = asyncio.run(scenario())
     assert first == expected
     assert second == (expected if expected == 5.0 else 0.1)  # a later trigger cannot undo the clamp
+
+
+def _non_default_arguments(cls: type) -> dict[str, Any]:
+    """A value for every keyword of ``cls.__init__`` that differs from its default (so a dropped one shows)."""
+    import inspect
+
+    values: dict[str, Any] = {}
+    for name, parameter in inspect.signature(cls.__init__).parameters.items():
+        if name == "self" or parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
+            continue
+        default = parameter.default
+        annotation = str(parameter.annotation)
+        if "bool" in annotation:
+            value: Any = not default if isinstance(default, bool) else True
+        elif "dict" in annotation:
+            value = {"sample": name}
+        elif annotation.startswith("float") or annotation.startswith("int"):
+            value = (default or 0) + 3
+        else:
+            value = f"{name}-sample"
+        assert value != default, name
+        values[name] = value
+    assert values, cls
+    return values
+
+
+@pytest.mark.parametrize("cls", [FleetJobTrigger, FleetRunTrigger, WarmPoolTrigger, FleetCityTrigger],
+                         ids=lambda c: c.__name__)
+def test_every_constructor_argument_survives_serialization(cls: type) -> None:
+    """serialize() → the triggerer stores the kwargs → a new instance: each argument given must come back as it
+    was given (comparing serialize() with itself would pass with a kwarg dropped on both sides)."""
+    given = _non_default_arguments(cls)
+    if cls is WarmPoolTrigger:
+        given["key"] = {"role_arn": "arn:aws:iam::111122223333:role/R", "instance_type": "ml.m5.xlarge",
+                        "instance_count": 2, "volume_size_gb": 50}
+    classpath, kwargs = cls(**given).serialize()
+    json.dumps(kwargs)
+    assert classpath == f"{cls.__module__}.{cls.__qualname__}"
+    for name, value in given.items():
+        assert name in kwargs, f"{cls.__name__} drops {name} when serialized"
+        assert kwargs[name] == value, (name, kwargs[name], value)
+    rebuilt = cls(**kwargs)
+    for name, value in given.items():
+        assert getattr(rebuilt, name) == value, name
