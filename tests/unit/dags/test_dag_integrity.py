@@ -38,7 +38,9 @@ def test_a_dag_that_reads_a_connection_at_parse_time_is_reported(tmp_path: Path)
 def test_a_broken_fleet_yaml_is_reported(tmp_path: Path) -> None:
     (tmp_path / "fleet.yaml").write_text("fleet: Bad\n", encoding="utf-8")
     report = check_dag_folder(tmp_path)
-    assert any("fleet" in problem for problem in report.problems)
+    (problem,) = report.problems
+    assert problem.startswith(f"{tmp_path / 'fleet.yaml'}: ")
+    assert "- fleet (line 1): 'Bad' is not valid" in problem  # the field and its line, not just the file's name
 
 
 def test_daily_dag_has_one_training_task_per_city_started_from_the_triggerer() -> None:

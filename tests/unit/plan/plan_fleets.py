@@ -187,8 +187,8 @@ def check_plan(plan: FleetPlan, spec: FleetSpec) -> None:
             if job.spot:
                 assert not job.warm_pool, "spot jobs never keep a warm pool"
             if not job.warm_pool:
-                assert job.keep_alive_seconds == 0
-                assert job.start == "cold"
+                assert job.keep_alive_seconds == 0, f"{job.city}: a job without a warm pool has no keep-alive"
+                assert job.start == "cold", f"{job.city}: a job without a warm pool starts cold"
             if spec_city.keep_alive is None:
                 assert job.keep_alive_seconds <= KEEP_ALIVE_AUTO_MAX
             elif job.warm_pool:

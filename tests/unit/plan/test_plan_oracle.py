@@ -52,7 +52,7 @@ def test_a_spot_job_with_keep_alive_is_caught(spec: FleetSpec) -> None:
     plan = plan_fleet(spec, RUN_KEY)
     index = next(i for i, job in enumerate(plan.jobs) if job.spot)
     broken = edited(plan, lambda d: d["jobs"][index].update(keep_alive_seconds=300))
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match="a job without a warm pool has no keep-alive"):
         check_plan(broken, spec)
 
 
