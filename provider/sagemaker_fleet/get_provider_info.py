@@ -25,7 +25,14 @@ def get_provider_info() -> dict[str, Any]:
             {"integration-name": "SageMaker Fleet", "python-modules": ["sagemaker_fleet.hooks.fleet"]},
         ],
         "operators": [
-            {"integration-name": "SageMaker Fleet", "python-modules": ["sagemaker_fleet.operators.training"]},
+            {
+                "integration-name": "SageMaker Fleet",
+                "python-modules": [
+                    "sagemaker_fleet.operators.plan",
+                    "sagemaker_fleet.operators.training",
+                    "sagemaker_fleet.operators.report",
+                ],
+            },
         ],
         "sensors": [
             {"integration-name": "SageMaker Fleet", "python-modules": ["sagemaker_fleet.sensors.fleet"]},
@@ -33,7 +40,11 @@ def get_provider_info() -> dict[str, Any]:
         "triggers": [
             {
                 "integration-name": "SageMaker Fleet",
-                "python-modules": ["sagemaker_fleet.triggers.fleet", "sagemaker_fleet.triggers.conditions"],
+                "python-modules": [
+                    "sagemaker_fleet.triggers.city",
+                    "sagemaker_fleet.triggers.fleet",
+                    "sagemaker_fleet.triggers.conditions",
+                ],
             },
         ],
         "extra-links": [
