@@ -42,6 +42,12 @@ class NextStep:
     forced: bool = False
 
 
+def stopped_by_someone(description: Mapping[str, Any]) -> bool:
+    """A job that StopTrainingJob ended (a user, or Airflow on a user's action), not spot's MaxWait."""
+    return (description.get("TrainingJobStatus") == "Stopped"
+            and description.get("SecondaryStatus") != "MaxWaitTimeExceeded")
+
+
 def spot_attempts(history: Sequence[Mapping[str, Any]]) -> int:
     return sum(1 for description in history if description.get("EnableManagedSpotTraining"))
 
@@ -68,8 +74,7 @@ def next_step(
     ``stopped_outside``: the latest job was stopped outside Airflow (the console, the CLI: no
     ``sagemaker-fleet:stopped-by`` tag). That is final — a retry does not train it again; ``force`` does."""
     latest = history[-1] if history else {}
-    if (stopped_outside and not force and latest.get("TrainingJobStatus") == "Stopped"
-            and latest.get("SecondaryStatus") != "MaxWaitTimeExceeded"):
+    if stopped_outside and not force and stopped_by_someone(latest):
         return NextStep("fail", len(history), spot=bool(latest.get("EnableManagedSpotTraining")), reason=(
             f"{latest.get('TrainingJobName')} was stopped outside Airflow (StopTrainingJob from the console or "
             "the CLI): not submitted again; run the task with force_retrain to train the city anew"))
@@ -90,7 +95,7 @@ def _next_step(city: CitySpec, history: Sequence[Mapping[str, Any]], *, force: b
     was_spot = bool(latest.get("EnableManagedSpotTraining"))
     if status in ACTIVE:
         return NextStep("attach", attempt, spot=was_spot)
-    if status == "Completed" or (status == "Stopped" and latest.get("SecondaryStatus") != "MaxWaitTimeExceeded"):
+    if status == "Completed" or stopped_by_someone(latest):
         if force:
             return NextStep("submit", attempt + 1, spot=city.spot is not None, reason="retrain forced", forced=True)
         if status == "Completed":

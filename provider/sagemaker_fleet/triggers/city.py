@@ -32,7 +32,7 @@ from airflow.triggers.base import (
     TriggerEvent,
 )
 
-from sagemaker_fleet.aws.attempts import NextStep, capacity_delay, next_step
+from sagemaker_fleet.aws.attempts import NextStep, capacity_delay, next_step, stopped_by_someone
 from sagemaker_fleet.aws.describe import summarize
 from sagemaker_fleet.aws.progress import run_job_names
 from sagemaker_fleet.aws.request import (
@@ -299,10 +299,14 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         poller.floor = run_key_floor(run.run_key)
         tracker = await poller.track(lambda: self._load_tracker(spec, run))
         history = await self._history(poller, tracker, spec, run)
-        mine = await self._made_by_this_try(poller, history, run)
-        force = self.force_retrain and not mine and not await self._forced_before(poller, history)
-        step = next_step(city, history, force=force, new_try=not mine,
-                         stopped_outside=await self._stopped_outside(poller, history))
+        tags = await self._ended_job_tags(poller, history)
+        # made by this very try (the trigger restarted after it ended): its outcome stands; made by an earlier
+        # try, it is this try's to retry (or, forced, to retrain)
+        mine = tags is not None and bool(run.try_id) and tags.get(TRY_TAG) == run.try_id
+        # stopped outside Airflow (the console, the CLI): Airflow-made stops (on_kill) carry the stopped-by tag
+        stopped_outside = tags is not None and stopped_by_someone(history[-1]) and STOPPED_BY_TAG not in tags
+        force = self.force_retrain and not mine and not await self._forced_before(poller, history, tags)
+        step = next_step(city, history, force=force, new_try=not mine, stopped_outside=stopped_outside)
         while True:
             if step.reason:
                 self.log.info("%s: %s", self.city, step.reason)
@@ -346,30 +350,17 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
                 history.append(described)
         return history
 
-    async def _made_by_this_try(self, poller: FleetPoller, history: list[dict[str, Any]], run: RunInfo) -> bool:
-        """Whether the latest submission, ended, was made by this very task try (the trigger restarted after it
-        ended): then its outcome stands. Made by an earlier try, it is this try's to retry (or, forced, to
-        retrain). A running one is attached to whoever made it, so it needs no answer."""
+    async def _ended_job_tags(self, poller: FleetPoller, history: list[dict[str, Any]]) -> dict[str, str] | None:
+        """The tags of the city's latest submission once it has ended (one ListTags says which try made it, who
+        stopped it and whether it was forced); None while it runs (it is attached to whoever made it) or when
+        there is none."""
         if not history or history[-1].get("TrainingJobStatus") not in TERMINAL_STATUSES:
-            return False
+            return None
         arn = history[-1].get("TrainingJobArn")
-        if not arn or not run.try_id:
-            return False
-        async with poller.client() as client:
-            tags = await poller.hook.atags(client, str(arn))
-        return tags.get(TRY_TAG) == run.try_id
-
-    async def _stopped_outside(self, poller: FleetPoller, history: list[dict[str, Any]]) -> bool:
-        """Whether the latest job was stopped outside Airflow (a user's StopTrainingJob in the console or the CLI):
-        Airflow-made stops (:meth:`on_kill`) carry the ``sagemaker-fleet:stopped-by`` tag."""
-        latest = history[-1] if history else {}
-        if latest.get("TrainingJobStatus") != "Stopped" or latest.get("SecondaryStatus") == "MaxWaitTimeExceeded":
-            return False
-        arn = latest.get("TrainingJobArn")
         if not arn:
-            return False
+            return None
         async with poller.client() as client:
-            return STOPPED_BY_TAG not in await poller.hook.atags(client, str(arn))
+            return await poller.hook.atags(client, str(arn))
 
     async def on_kill(self) -> None:
         """A user acted on the task (marked it failed or success, or cleared it): Airflow calls this then, and not
@@ -386,11 +377,17 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         self.log.warning("%s: %s after a user acted on the task", self.city,
                          f"stopped {name}" if stopped else f"{name} had ended already; nothing to stop")
 
-    async def _forced_before(self, poller: FleetPoller, history: list[dict[str, Any]]) -> bool:
+    async def _forced_before(
+        self, poller: FleetPoller, history: list[dict[str, Any]], latest_tags: dict[str, str] | None
+    ) -> bool:
         """Whether an earlier submission of the city in this run was a forced retrain: a retry or a clear of the
-        task then attaches to it (or retries it if it failed) rather than training once more."""
+        task then attaches to it (or retries it if it failed) rather than training once more. ``latest_tags``:
+        the latest submission's tags when already read."""
+        if latest_tags is not None and latest_tags.get(FORCED_TAG) == "true":
+            return True
+        earlier = history[:-1] if latest_tags is not None else history
         async with poller.client() as client:
-            for described in reversed(history):
+            for described in reversed(earlier):
                 arn = described.get("TrainingJobArn")
                 if arn and (await poller.hook.atags(client, str(arn))).get(FORCED_TAG) == "true":
                     return True
