@@ -37,10 +37,15 @@ class ForeignJobError(RuntimeError):
     (another fleet, or a job made by hand): it is never attached to."""
 
 
+def _tag_dict(tags: Any) -> dict[str, str]:
+    """``[{"Key": k, "Value": v}, ...]`` (a request's ``Tags``, a ListTags answer's) as ``{k: v}``."""
+    return {str(tag["Key"]): str(tag["Value"]) for tag in tags or ()}
+
+
 def _owner(request: Mapping[str, Any]) -> dict[str, str]:
     from sagemaker_fleet.aws.request import OWNER_TAGS
 
-    tags = {str(t["Key"]): str(t["Value"]) for t in request.get("Tags") or ()}
+    tags = _tag_dict(request.get("Tags"))
     return {key: tags[key] for key in OWNER_TAGS if key in tags}
 
 
@@ -201,9 +206,12 @@ class SageMakerFleetHook(AwsBaseHook):
     def _attach(self, request: Mapping[str, Any], existing: dict[str, Any]) -> Attachment:
         """Attach to ``existing`` once its ownership tags match the request's (:class:`ForeignJobError`)."""
         if _owner(request):
-            response = self.client.list_tags(ResourceArn=existing["TrainingJobArn"], MaxResults=100)
-            _check_owner(request, {str(t["Key"]): str(t["Value"]) for t in response.get("Tags", [])})
+            _check_owner(request, self.tags(str(existing["TrainingJobArn"])))
         return Attachment(existing, created=False)
+
+    def tags(self, arn: str) -> dict[str, str]:
+        """The tags of a training job, by its ARN (one ListTags page holds the few a fleet job has)."""
+        return _tag_dict(self.client.list_tags(ResourceArn=arn, MaxResults=100).get("Tags"))
 
     def list_jobs(
         self,
@@ -292,7 +300,7 @@ class SageMakerFleetHook(AwsBaseHook):
     async def atags(self, client: Any, arn: str) -> dict[str, str]:
         """The tags of a training job, by its ARN (one ListTags page holds the few a fleet job has)."""
         response = await client.list_tags(ResourceArn=arn, MaxResults=100)
-        return {str(tag["Key"]): str(tag["Value"]) for tag in response.get("Tags", [])}
+        return _tag_dict(response.get("Tags"))
 
     async def astop(self, client: Any, job_name: str, tags: Mapping[str, str] | None = None) -> bool:
         """Stop a running job through an aiobotocore client, after tagging it with ``tags`` (who stopped it);
