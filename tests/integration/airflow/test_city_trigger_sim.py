@@ -225,30 +225,33 @@ def test_waiting_cities_say_why_within_one_budget_of_log_lines(fast, planned, mo
     assert all("of group" in line for line in waiting), waiting
 
 
-def _start_and_wait_for_training(t: FleetCityTrigger, sim, name: str):
-    """Run the trigger in this loop until it watches its created job; return the trigger's task."""
-    async def go():
+def cancel_while_watching(sim, city: str, *, user_action: bool) -> str:
+    """Start ``city``'s trigger on a long job, wait until it watches its job, then cancel it the way the triggerer
+    does: for a user's action (then ``on_kill()``), or for a shutdown or hand-over (no ``on_kill()``). The job's
+    name."""
+    sim.set_work(3000, city=city)
+    name = f"quick-{city}-{RUN_KEY}"
+    t = trigger(QUICK, city, try_id="manual__1/1")
+
+    async def scenario() -> None:
         task = asyncio.ensure_future(t.run().__anext__())
         for _ in range(600):
             if t._watching == name:
-                return task
+                break
             await asyncio.sleep(0.05)
-        raise AssertionError(f"{name} was never watched")
-    return go
+        else:
+            raise AssertionError(f"{name} was never watched")
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        if user_action:
+            await t.on_kill()
+
+    asyncio.run(scenario())
+    return name
 
 
 def test_a_user_acting_on_the_task_stops_its_job_and_a_later_try_trains_again(aws_sim) -> None:
-    aws_sim.set_work(3000, city="tokyo")
-    name = f"quick-tokyo-{RUN_KEY}"
-    t = trigger(QUICK, "tokyo", try_id="manual__1/1")
-
-    async def scenario() -> None:
-        task = await _start_and_wait_for_training(t, aws_sim, name)()
-        task.cancel()  # what the triggerer does, then it calls on_kill() for a user's action
-        await asyncio.gather(task, return_exceptions=True)
-        await t.on_kill()
-
-    asyncio.run(scenario())
+    name = cancel_while_watching(aws_sim, "tokyo", user_action=True)
     job = jobs_by_name(aws_sim)[name]
     assert job["status"] in ("Stopping", "Stopped")
     client = aws_sim.boto3_client("sagemaker")
@@ -263,16 +266,7 @@ def test_a_user_acting_on_the_task_stops_its_job_and_a_later_try_trains_again(aw
 
 
 def test_a_triggerer_shutting_down_never_stops_training(aws_sim) -> None:
-    aws_sim.set_work(3000, city="seoul")
-    name = f"quick-seoul-{RUN_KEY}"
-    t = trigger(QUICK, "seoul", try_id="manual__1/1")
-
-    async def scenario() -> None:
-        task = await _start_and_wait_for_training(t, aws_sim, name)()
-        task.cancel()  # a shutdown or hand-over cancels the trigger without on_kill()
-        await asyncio.gather(task, return_exceptions=True)
-
-    asyncio.run(scenario())
+    name = cancel_while_watching(aws_sim, "seoul", user_action=False)
     assert jobs_by_name(aws_sim)[name]["status"] == "InProgress"
 
 
