@@ -291,10 +291,11 @@ class _SpecBuilder:
                 f"by default: raise it above {len(cities)} or run "
                 f"{-(-len(cities) // TRIGGERER_CAPACITY_DEFAULT)} triggerers"
             )
-        if triggerer_select_per_loop(len(cities)) < TRIGGERER_SELECT_DEFAULT:
+        select = triggerer_select_per_loop(len(cities))
+        if select < TRIGGERER_SELECT_DEFAULT:
             self.warnings.append(
                 f"cities: {len(cities)} cities start in the triggerer, each sent to it with the whole DAG; set "
-                f"Airflow's `[triggerer] max_trigger_to_select_per_loop` to {triggerer_select_per_loop(len(cities))} "
+                f"Airflow's `[triggerer] max_trigger_to_select_per_loop` to {select} "
                 f"or less (default {TRIGGERER_SELECT_DEFAULT}) so that it takes them in small batches: with the "
                 "default a 1,000-city run deadlocked the triggerer (docs/troubleshooting.md)"
             )

@@ -116,11 +116,6 @@ def job_name(fleet: str, city: str, run_key: str, attempt: int = 1) -> str:
     return f"{head}{tail}"
 
 
-def job_name_prefix(fleet: str) -> str:
-    """What every job of a fleet's name starts with; used as ListTrainingJobs' NameContains."""
-    return f"{fleet}-"
-
-
 def checkpoint_s3_uri(output_s3_uri: str, city: str, run_key: str) -> str:
     """Shared by every submission of a city in a run, so a re-submission resumes from the last checkpoint."""
     return f"{output_s3_uri.rstrip('/')}/checkpoints/{city}/{run_key}/"

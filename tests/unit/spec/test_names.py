@@ -14,10 +14,10 @@ from sagemaker_fleet.spec.names import (
     InvalidRunKeyError,
     checkpoint_s3_uri,
     job_name,
-    job_name_prefix,
     model_s3_uri,
     report_s3_uri,
     run_key_for,
+    run_name_contains,
     validate_run_key,
 )
 
@@ -43,7 +43,8 @@ def test_job_name_is_a_valid_sagemaker_name(fleet: str, city: str, run_key: str,
     name = job_name(fleet, city, run_key, attempt)
     assert len(name) <= 63
     assert SAGEMAKER_NAME.match(name), name
-    assert name.startswith(job_name_prefix(fleet))  # ListTrainingJobs(NameContains=prefix) finds it
+    assert name.startswith(f"{fleet}-")  # the first '-' ends the fleet
+    assert run_name_contains(run_key) in name  # ListTrainingJobs(NameContains=...) of its run finds it
     suffix = f"-r{attempt}" if attempt >= 2 else ""
     assert name.endswith(f"-{run_key}{suffix}")
 
