@@ -99,8 +99,15 @@ class SimClient:
         """interruptions_per_hour, capacity_wait_mean_seconds, discount, discount_spread, no_capacity_types."""
         return self._call("POST", "faults/spot", settings)
 
-    def failures(self, probability: float) -> None:
-        self._call("POST", "faults/failures", {"probability": probability})
+    def failures(self, probability: float | None = None, *, cities: list[str] | None = None) -> dict[str, Any]:
+        """Jobs failing with an AlgorithmError: a share of all jobs (at a random point of training) and/or every
+        job of the given cities (``city`` or ``fleet/city``; ``[]`` clears the list)."""
+        body: dict[str, Any] = {}
+        if probability is not None:
+            body["probability"] = probability
+        if cities is not None:
+            body["cities"] = cities
+        return self._call("POST", "faults/failures", body)
 
     def set_quota(
         self, instance_type: str, instances: int, warm_pools: int = 0, spot_instances: int | None = None

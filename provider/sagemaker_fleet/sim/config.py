@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from sagemaker_fleet.sim.startup_model import StartupModel
-from sagemaker_fleet.sim.workload import WorkModel
+from sagemaker_fleet.sim.workload import CITY_TAG, FLEET_TAG, WorkModel
 from sagemaker_fleet.spec.model import InstanceQuota
 
 Bounds = tuple[float, float]
@@ -69,6 +69,13 @@ class SimConfig:
     throttle_operations: frozenset[str] = frozenset()
     #: Probability that a job fails with an AlgorithmError at a random point of its training.
     failure_probability: float = 0.0
+    #: Cities whose training container always fails (an AlgorithmError early in training, every submission):
+    #: ``city`` or ``fleet/city``, matched against the job's ``sagemaker-fleet:*`` tags.
+    failing_cities: frozenset[str] = frozenset()
+
+    def fails_always(self, tags: Mapping[str, str]) -> bool:
+        city, fleet = tags.get(CITY_TAG), tags.get(FLEET_TAG)
+        return city is not None and (city in self.failing_cities or f"{fleet}/{city}" in self.failing_cities)
 
     def quota(self, instance_type: str) -> InstanceQuota:
         return self.quotas.get(instance_type) or self.default_quota or UNLIMITED_QUOTA

@@ -184,7 +184,9 @@ class Lifecycle:
             after = spot.interruption_after(config.spot, config.seed, job.name, job.attempt)
             if after is not None and after < remaining:
                 self._at(now + after, EventKind.SPOT_INTERRUPTION, job)
-        if config.failure_probability > 0:
+        if config.fails_always(job.request.tags):  # the container exits early, every submission
+            self._at(now + min(remaining, 30.0) / 2, EventKind.ALGORITHM_FAILURE, job)
+        elif config.failure_probability > 0:
             rng = stream(config.seed, job.name, "failure", job.attempt)
             if rng.random() < config.failure_probability:
                 self._at(now + rng.uniform(0.0, remaining), EventKind.ALGORITHM_FAILURE, job)

@@ -37,6 +37,7 @@ class JobFacts:
     billable_seconds: int | None
     created_at: float
     ended_at: float | None
+    checkpoint_uri: str | None = None  # CheckpointConfig.S3Uri: where a spot job resumes from
 
 
 def job_facts(job: TrainingJob, now: float) -> JobFacts:
@@ -62,6 +63,7 @@ def job_facts(job: TrainingJob, now: float) -> JobFacts:
         billable_seconds=job.billing.billable_seconds if job.billing else None,
         created_at=job.created_at,
         ended_at=job.transitions[-1].start if job.ended else None,
+        checkpoint_uri=job.request.checkpoint_uri,
     )
 
 
@@ -101,6 +103,7 @@ def state_json(state: SimState, clock: Clock, now: float) -> dict[str, Any]:
             "throttle_operations": sorted(config.throttle_operations),
             "spot": {**asdict(config.spot), "no_capacity_types": sorted(config.spot.no_capacity_types)},
             "failure_probability": config.failure_probability,
+            "failing_cities": sorted(config.failing_cities),
             "quotas": {itype: asdict(q) for itype, q in sorted(config.quotas.items())},
             "default_quota": asdict(config.default_quota) if config.default_quota else None,
         },

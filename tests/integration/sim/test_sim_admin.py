@@ -6,7 +6,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from sagemaker_fleet.sim.client import SimAdminError, SimClient
-from sim_fixtures import make_request
+from sim_fixtures import advance_until, make_request
 
 pytestmark = pytest.mark.integration
 
@@ -89,3 +89,28 @@ def test_a_server_without_moto_serves_only_the_training_apis() -> None:
         with pytest.raises(ClientError) as s3_error:
             client.boto3_client("s3").list_buckets()
         assert s3_error.value.response["Error"]["Code"] == "UnknownOperationException"
+
+
+def test_a_failing_city_fails_every_job_and_only_its_own(sim: SimClient) -> None:
+    sm = sim.boto3_client("sagemaker")
+    assert sim.failures(cities=["seoul"]) == {"probability": 0.0, "cities": ["seoul"]}
+    for name, city in (("seoul-1", "seoul"), ("seoul-2", "seoul"), ("lima-1", "lima")):
+        sm.create_training_job(**make_request(name, city=city))
+    ended = {
+        name: advance_until(sim, sm, name, {"Completed", "Failed"})
+        for name in ("seoul-1", "seoul-2", "lima-1")
+    }
+    assert {n: d["TrainingJobStatus"] for n, d in ended.items()} == {
+        "seoul-1": "Failed", "seoul-2": "Failed", "lima-1": "Completed"
+    }
+    assert ended["seoul-1"]["FailureReason"].startswith("AlgorithmError")
+    assert sim.state()["config"]["failing_cities"] == ["seoul"]
+    # a fleet-qualified entry does not match a job of another (here: no) fleet; [] clears the list
+    assert sim.failures(cities=["otherfleet/lima"])["cities"] == ["otherfleet/lima"]
+    sm.create_training_job(**make_request("lima-2", city="lima"))
+    assert advance_until(sim, sm, "lima-2", {"Completed", "Failed"})["TrainingJobStatus"] == "Completed"
+    assert sim.failures(cities=[])["cities"] == []
+    with pytest.raises(SimAdminError, match="cities is a list"):
+        sim.failures(cities="seoul")  # type: ignore[arg-type]
+    with pytest.raises(SimAdminError, match="unknown failure settings"):
+        sim._call("POST", "faults/failures", {"city": "seoul"})

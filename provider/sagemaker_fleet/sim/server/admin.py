@@ -182,11 +182,24 @@ def _work(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _failures(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
-    probability = float(body["probability"])
-    if not 0.0 <= probability <= 1.0:
-        raise ValueError("probability is between 0 and 1")
-    control.engine.configure(failure_probability=probability)
-    return {"probability": probability}
+    """``probability``: share of jobs failing at a random point of training; ``cities``: ``city`` or
+    ``fleet/city`` entries whose every job fails (replaces the list; ``[]`` clears it)."""
+    unknown = set(body) - {"probability", "cities"}
+    if unknown:
+        raise ValueError(f"unknown failure settings: {sorted(unknown)}")
+    changes: dict[str, Any] = {}
+    if "probability" in body:
+        probability = number(body, "probability", low=0.0)
+        if probability > 1.0:
+            raise ValueError("probability is between 0 and 1")
+        changes["failure_probability"] = probability
+    if "cities" in body:
+        cities = body["cities"]
+        if not isinstance(cities, list) or not all(isinstance(c, str) and c for c in cities):
+            raise ValueError("cities is a list of 'city' or 'fleet/city' names")
+        changes["failing_cities"] = frozenset(cities)
+    config = control.engine.configure(**changes)
+    return {"probability": config.failure_probability, "cities": sorted(config.failing_cities)}
 
 
 _POST: dict[str, Handler] = {
