@@ -1,7 +1,8 @@
-"""build_fleet_dag: plan → one training task per city, each dispatched from the triggerer → cost report.
+"""build_fleet_dag: plan → one training task per city, each dispatched from the triggerer → cost report and outcome.
 
 Structure comes from the spec at parse time (pure: no network, DB or connection lookup): a plan task, one plain
-task per city (``train_<city>``) and the cost report. The training tasks start in the triggerer
+task per city (``train_<city>``), the cost report, and the outcome (which fails the run when a city did not train:
+the report, which runs whatever happened, cannot). The training tasks start in the triggerer
 (``start_from_trigger``) and wait there for their turn: the run-time plan (with the previous run's durations and,
 in the manual DAG, the form's cities, spot and instance type) decides each warm-pool group's order and width, and
 the run's shared poller starts the next city of a group in the sweep that sees one of its jobs end.
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.sdk import DAG, Asset, Param
 
+from sagemaker_fleet.operators.outcome import FleetOutcomeOperator
 from sagemaker_fleet.operators.plan import PlanFleetOperator
 from sagemaker_fleet.operators.report import FleetCostReportOperator
 from sagemaker_fleet.operators.training import FleetTrainingOperator
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 
 DEFAULT_ARGS: dict[str, Any] = {"owner": "ml-platform", "retries": 2, "retry_delay": dt.timedelta(minutes=1)}
 PLAN_TASK_ID = "plan"
+OUTCOME_TASK_ID = "outcome"
 
 
 def train_task_id(city: str) -> str:
@@ -125,5 +128,9 @@ def build_fleet_dag(
         report = FleetCostReportOperator(task_id="cost_report", spec_path=spec_path, trigger_rule="all_done",
                                          use_params=manual, aws_conn_id=aws_conn_id, outlets=[report_asset],
                                          out_dir=report_dir, plan_task_id=PLAN_TASK_ID)
+        # the report succeeds whatever happened, so the run's state comes from this second leaf
+        outcome = FleetOutcomeOperator(task_id=OUTCOME_TASK_ID,
+                                       city_task_ids={c.name: train_task_id(c.name) for c in spec.cities})
         plan >> trains >> report
+        trains >> outcome
     return dag

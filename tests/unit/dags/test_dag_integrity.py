@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sagemaker_fleet.dags.factory import PLAN_TASK_ID, build_fleet_dag, train_task_id
+from sagemaker_fleet.dags.factory import OUTCOME_TASK_ID, PLAN_TASK_ID, build_fleet_dag, train_task_id
 from sagemaker_fleet.spec import load_fleet_spec
 from sagemaker_fleet.testing import assert_dag_folder_ok, check_dag_folder
 from sagemaker_fleet.testing.dag_integrity import ParseTimeAccessError, no_parse_time_access
@@ -66,6 +66,12 @@ def test_daily_dag_has_one_training_task_per_city_started_from_the_triggerer() -
     report = dag.get_task("cost_report")
     assert report.trigger_rule == "all_done"
     assert set(report.upstream_task_ids) == {t.task_id for t in trains}
+    # the run's state: the outcome (the other leaf) fails it when a city did not train
+    outcome = dag.get_task(OUTCOME_TASK_ID)
+    assert outcome.trigger_rule == "all_done"
+    assert set(outcome.upstream_task_ids) == {t.task_id for t in trains}
+    assert outcome.city_task_ids == {c.name: train_task_id(c.name) for c in spec.cities}
+    assert {t.task_id for t in dag.tasks if not t.downstream_task_ids} == {"cost_report", OUTCOME_TASK_ID}
     assert dag.max_active_runs == 1
     assert dag.max_active_tasks >= len(trains)  # every city waits deferred from the run's start
 
@@ -83,8 +89,20 @@ def test_city_task_ids_are_unique_and_valid() -> None:
 
 
 def test_manual_dag_has_the_trigger_form() -> None:
+    spec = load_fleet_spec(DAGS / "fleets" / "demo.yaml")
     dag = build_fleet_dag(DAGS / "fleets" / "demo.yaml", dag_id="m", manual=True)
-    assert {"cities", "spot", "instance_type", "dry_run"} <= set(dag.params.keys())
+    assert set(dag.params.keys()) == {"cities", "spot", "instance_type", "dry_run"}
+    params = {key: dag.params.get_param(key) for key in dag.params}
+    # the picker offers exactly the fleet's cities, empty by default (the whole fleet)
+    assert params["cities"].value == []
+    assert params["cities"].schema["type"] == "array"
+    assert params["cities"].schema["items"]["enum"] == [c.name for c in spec.cities]
+    assert (params["spot"].value, params["spot"].schema["type"]) == (True, "boolean")
+    # the instance type is one of the spec's quota types, or none (the spec's own)
+    assert params["instance_type"].value is None
+    assert params["instance_type"].schema["enum"] == [None, *sorted(spec.quotas)]
+    assert (params["dry_run"].value, params["dry_run"].schema["type"]) == (False, "boolean")
+    dag.params.validate()  # the defaults pass the form's own schema
     train = next(t for t in dag.tasks if t.task_id.startswith("train_"))
     assert train.start_trigger_args.trigger_kwargs["use_params"] is True
 
