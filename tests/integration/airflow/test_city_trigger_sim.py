@@ -7,6 +7,7 @@ to the trigger in its place. Everything else is real: aiobotocore calls, the sim
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
@@ -185,6 +186,31 @@ def test_a_dry_run_or_a_city_left_out_by_the_form_is_skipped(fast) -> None:
     ])
     assert all(isinstance(e, TaskSkippedEvent) for e in events)
     assert not jobs_by_name(fast)
+
+
+def test_a_quota_that_stays_in_use_fails_the_city_after_backing_off_to_the_capacity_deadline(fast) -> None:
+    fast.set_quota("ml.m5.xlarge", instances=0)  # every CreateTrainingJob of the type is refused
+    started = time.monotonic()
+    (event,) = run([trigger(QUICK, "seoul", capacity_retry_seconds=0.2, capacity_timeout_seconds=2.0)])
+    elapsed = time.monotonic() - started
+    assert isinstance(event, TaskFailedEvent)
+    refused = fast.calls()["errors"].get("CreateTrainingJob:ResourceLimitExceeded", 0)
+    # backed off (0.2, 0.4, 0.8 … s, ±50 %) until the next wait would pass the 2 s deadline: a few tries, not a
+    # tight loop, and never a job
+    assert 2 <= refused <= 6, refused
+    assert 0.5 <= elapsed < 10, elapsed
+    assert not jobs_by_name(fast)
+
+
+def test_the_forms_spot_and_instance_type_reach_the_training_job(fast) -> None:
+    fast.set_work(60, city="perth")
+    (event,) = run([trigger(QUICK, "perth", use_params=True,
+                            params={"spot": False, "instance_type": "ml.c5.xlarge", "cities": ["perth"]})])
+    assert isinstance(event, TaskSuccessEvent)
+    described = fast.boto3_client("sagemaker").describe_training_job(TrainingJobName=f"quick-perth-{RUN_KEY}")
+    assert described["ResourceConfig"]["InstanceType"] == "ml.c5.xlarge"
+    assert described["EnableManagedSpotTraining"] is False  # perth is a spot city in the spec
+    assert "MaxWaitTimeInSeconds" not in described["StoppingCondition"]
 
 
 def test_deferred_from_a_worker_it_fires_an_outcome_event_for_execute_complete(fast) -> None:

@@ -106,7 +106,8 @@ def test_text_is_escaped(page: str) -> None:
     assert page.count("<script>") == 1  # only our own
 
 
-def test_hostile_job_name_and_url_in_failure_reason_stay_text() -> None:
+def test_a_url_and_quotes_in_a_failure_reason_stay_text() -> None:
+    # job and city names are validated ([a-z0-9-]); the container's failure reason is free text
     spec = demo_spec()
     hostile = describe_job(
         "demo-seoul-20261129", status="Failed", failure_reason='see https://evil.example/x" onload="alert(1)'
@@ -114,8 +115,9 @@ def test_hostile_job_name_and_url_in_failure_reason_stay_text() -> None:
     report = build_cost_report(spec, RUN_KEY, [hostile], PriceBook(spec.region, load_price_table()))
     page = render_html(report)
     parsed = scan(page)
-    assert parsed.refs == []
+    assert parsed.refs == []  # no link, image or script source came from the reason
     assert 'onload="alert(1)"' not in page
+    assert "see https://evil.example/x&quot; onload=&quot;alert(1)" in page  # shown, as text
 
 
 def test_empty_report_still_renders() -> None:
