@@ -32,17 +32,28 @@ def e2e_spec() -> FleetSpec:
 
 
 @pytest.fixture(scope="module")
-def e2e_sim(e2e_spec: FleetSpec) -> Iterator[SimClient]:
+def twice_spec() -> FleetSpec:
+    return load_fleet_spec(E2E_DIR / "fleets" / "twice.yaml")
+
+
+@pytest.fixture(scope="module")
+def e2e_server(e2e_spec: FleetSpec, twice_spec: FleetSpec) -> Iterator[SimulatorServer]:
+    """The simulator, in-process: the tests take it off the network (``outage``) and read its admin API."""
     config = SimConfig(
         seed=11,
-        work=WorkModel.from_fleets([e2e_spec]),
-        quotas=MappingProxyType(dict(e2e_spec.quotas)),
+        work=WorkModel.from_fleets([e2e_spec, twice_spec]),
+        quotas=MappingProxyType({**e2e_spec.quotas, **twice_spec.quotas}),
         spot=SpotMarketConfig(interruptions_per_hour=0.5, capacity_wait_mean_seconds=30.0),
     )
     with SimulatorServer(ServerSettings(speed=SPEED, config=config)) as server:
-        client = SimClient(server.url)
-        client.boto3_client("s3").create_bucket(Bucket="sagemaker-fleet-e2e")
-        yield client
+        yield server
+
+
+@pytest.fixture(scope="module")
+def e2e_sim(e2e_server: SimulatorServer) -> SimClient:
+    client = SimClient(e2e_server.url)
+    client.boto3_client("s3").create_bucket(Bucket="sagemaker-fleet-e2e")
+    return client
 
 
 @pytest.fixture
