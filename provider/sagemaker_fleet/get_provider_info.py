@@ -31,6 +31,7 @@ def get_provider_info() -> dict[str, Any]:
                     "sagemaker_fleet.operators.plan",
                     "sagemaker_fleet.operators.training",
                     "sagemaker_fleet.operators.report",
+                    "sagemaker_fleet.operators.outcome",
                 ],
             },
         ],
