@@ -16,10 +16,17 @@ from pathlib import Path
 # Airflow reads its configuration once, at first import: give the test session its own home and SQLite DB
 # before anything imports it (an existing AIRFLOW_HOME, e.g. the end-to-end tests' Postgres one, is respected).
 # One home per pytest-xdist worker: two workers migrating one SQLite file at once break each other's tests.
+# xdist workers inherit the controller's environment, where this file already set the controller's home: a home
+# this file chose is replaced by the worker's own; a home set from outside (the e2e's Postgres one) is kept.
 _WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
-_TEST_HOME = Path(tempfile.gettempdir()) / f"sagemaker-fleet-tests-{os.getuid()}-{_WORKER}"
-os.environ.setdefault("AIRFLOW_HOME", str(_TEST_HOME))
-os.environ.setdefault("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN", f"sqlite:///{_TEST_HOME}/airflow.db")
+_HOMES = Path(tempfile.gettempdir()) / f"sagemaker-fleet-tests-{os.getuid()}"
+_TEST_HOME = Path(f"{_HOMES}-{_WORKER}")
+for _name, _ours, _value in (
+    ("AIRFLOW_HOME", str(_HOMES), str(_TEST_HOME)),
+    ("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN", f"sqlite:///{_HOMES}", f"sqlite:///{_TEST_HOME}/airflow.db"),
+):
+    if os.environ.get(_name, _ours).startswith(_ours):
+        os.environ[_name] = _value
 os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
 os.environ.setdefault(
     "AIRFLOW__CORE__DAGS_FOLDER", str(Path(__file__).resolve().parent / "integration" / "airflow" / "dags")
