@@ -1,7 +1,8 @@
 """The report of a simulated run equals the simulator's own billing state to the cent (issue 7).
 
 A small run goes through the simulated endpoint with the fleet's real requests (``compile_training_request``): a
-warm-pool chain of three cities, a failure, a spot job and its on-demand re-submission, and a 4-instance GPU job.
+warm-pool chain of three cities (the last stopped by a user mid-training, its pool kept), a failure, a spot job and
+its on-demand re-submission, and a 4-instance GPU job.
 Pools are left to expire so retained time is final. Then ``sagemaker-fleet report --endpoint-url <simulator>`` runs
 and every line and total is checked against ``/_sim/state``: billed, training and retained seconds priced with the
 same table, warm and cold starts as the simulator decided them, and the upload into the simulator's S3.
@@ -52,7 +53,10 @@ def simulated_run(sim: SimClient) -> None:
     advance_until(sim, sm, seoul, ENDED)
     tokyo = submit(sm, "tokyo", keep_alive=600)  # reuses seoul's pool
     advance_until(sim, sm, tokyo, ENDED)
-    lagos = submit(sm, "lagos")  # reuses tokyo's pool; no keep-alive, so the pool ends with it
+    # reuses tokyo's pool, and a user stops it mid-training: the pool (launched) is kept for its keep-alive
+    lagos = submit(sm, "lagos", keep_alive=300)
+    advance_until(sim, sm, lagos, {"Training"})
+    sm.stop_training_job(TrainingJobName=lagos)
     advance_until(sim, sm, perth, ENDED)
     perth_r2 = submit(sm, "perth", attempt=2, spot=False)  # on-demand re-submission
     for name in (lagos, vision, perth_r2):
@@ -99,7 +103,12 @@ def test_report_equals_simulator_billing_to_the_cent(
     totals = report["totals"]
     assert round(totals["cost_usd"], 2) == round(sum(sim_cost(j, prices) for j in state.values()), 2)
     assert totals["jobs"] == len(state) == 7
-    assert (totals["completed"], totals["failed"], totals["resubmitted"]) == (6, 1, 1)
+    assert (totals["completed"], totals["failed"], totals["stopped"], totals["resubmitted"]) == (5, 1, 1, 1)
+    # the job a user stopped while on a warm pool: its billed time up to the stop, and its kept pool's idle time
+    lagos = next(line for line in report["jobs"] if line["city"] == "lagos")
+    assert (lagos["status"], lagos["start"]) == ("Stopped", "warm")
+    assert lagos["billable_seconds"] > 0
+    assert lagos["retained_billable_seconds"] == round(state[lagos["job_name"]]["retained_seconds"]) > 0
     assert totals["warm_starts"] == sum(1 for j in state.values() if j["start"] == "warm") == 2
     assert totals["retained_cost_usd"] > 0
     spot = next(j for j in report["jobs"] if j["spot"])
