@@ -14,7 +14,7 @@ that need them switch them on (``sim.spot(...)``, or ``SpotMarketConfig``).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -143,3 +143,21 @@ def advance_until(
             return described
         sim.advance(step)
     raise AssertionError(f"{name} never reached {statuses}")
+
+
+def advance_clock_until(
+    sim: SimClient, done: Callable[[], bool], step: float = 60.0, limit: float = 6 * 3600
+) -> None:
+    """Move the simulated clock ``step`` seconds at a time until ``done()``; fail after ``limit`` seconds."""
+    moved = 0.0
+    while not done():
+        assert moved < limit, "the simulator never reached the awaited state"
+        sim.advance(step)
+        moved += step
+
+
+async def first_event(trigger: Any) -> dict[str, Any]:
+    """The payload of the first event a trigger fires (it must fire one)."""
+    async for event in trigger.run():
+        return dict(event.payload)
+    raise AssertionError("trigger ended without an event")

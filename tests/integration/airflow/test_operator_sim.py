@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.integration
-sys.path.insert(0, str(Path(__file__).parent / "dags"))
 RUN_KEY = "20261129"
 
 
 def run_city(fleets_dir, city: str, *, force_retrain: bool = False, keep_alive_seconds: int = 0):
     """One run of the test DAG (tests/integration/airflow/dags) for ``city`` through ``dag.test()``."""
-    from operator_dags import op_force_retrain, op_train
+    from integration.airflow.dags.operator_dags import op_force_retrain, op_train
 
     dag = op_force_retrain if force_retrain else op_train
     return dag.test(run_conf={"city": city, "keep_alive": keep_alive_seconds})

@@ -23,6 +23,7 @@ from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.sensors.fleet import FleetRunSensor, WarmPoolAvailableSensor
 from sagemaker_fleet.spec import load_fleet_spec
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
+from sim_fixtures import advance_clock_until, first_event
 
 if TYPE_CHECKING:
     from sagemaker_fleet.sim.client import SimClient
@@ -92,17 +93,6 @@ def all_ended(sim: SimClient, names: Iterable[str]) -> bool:
     return all(found[name]["status"] in ("Completed", "Failed", "Stopped") for name in names)
 
 
-def advance_until(
-    sim: SimClient, done: Callable[[], bool], step: float = 60.0, limit: float = 6 * 3600
-) -> None:
-    """Move the simulated clock ``step`` seconds at a time until ``done()``; fail after ``limit`` seconds."""
-    moved = 0.0
-    while not done():
-        assert moved < limit, "the simulator never reached the awaited state"
-        sim.advance(step)
-        moved += step
-
-
 def run_sensor(spec_path: str) -> FleetRunSensor:
     return FleetRunSensor(task_id="run_done", spec_path=spec_path, run_key=RUN_KEY)
 
@@ -123,7 +113,7 @@ def test_run_sensor_waits_for_every_city_to_be_terminal(aws_sim, hook, fleet, sp
 
     names = {city: submit(hook, fleet, city) for city in cities if city != "accra"}
     aws_sim.fail(names["lima"], "AlgorithmError: simulated")
-    advance_until(aws_sim, lambda: all_ended(aws_sim, names.values()))
+    advance_clock_until(aws_sim, lambda: all_ended(aws_sim, names.values()))
     found = jobs(aws_sim)
     assert found[names["lima"]]["status"] == "Failed"
     assert {found[n]["status"] for c, n in names.items() if c != "lima"} == {"Completed"}
@@ -133,7 +123,7 @@ def test_run_sensor_waits_for_every_city_to_be_terminal(aws_sim, hook, fleet, sp
     assert status(aws_sim, accra) == "InProgress"
     assert sensor.poke({}) is False  # accra is running
 
-    advance_until(aws_sim, lambda: status(aws_sim, accra) == "Completed")
+    advance_clock_until(aws_sim, lambda: status(aws_sim, accra) == "Completed")
     with capture_logs() as logs:
         assert sensor.poke({}) is True  # a Failed latest submission is terminal too
     assert any("12/12 cities terminal (11 completed, 1 failed), 0 running" in e["event"] for e in logs), logs
@@ -146,7 +136,7 @@ def test_run_sensor_counts_a_resubmitted_city_by_its_latest_attempt(aws_sim, hoo
     names = [submit(hook, fleet, city.name) for city in fleet.cities]
     first = "small-lima-20261129"
     aws_sim.fail(first, "AlgorithmError: simulated")
-    advance_until(aws_sim, lambda: all_ended(aws_sim, names))
+    advance_clock_until(aws_sim, lambda: all_ended(aws_sim, names))
     assert sensor.poke({}) is True
 
     second = submit(hook, fleet, "lima", attempt=2)
@@ -155,7 +145,7 @@ def test_run_sensor_counts_a_resubmitted_city_by_its_latest_attempt(aws_sim, hoo
     assert status(aws_sim, second) == "InProgress"
     assert sensor.poke({}) is False  # attempt 1 is terminal, but lima's latest submission runs
 
-    advance_until(aws_sim, lambda: status(aws_sim, second) == "Completed")
+    advance_clock_until(aws_sim, lambda: status(aws_sim, second) == "Completed")
     with capture_logs() as logs:
         assert sensor.poke({}) is True
     # lima counts once, as Completed (its latest attempt), not as the Failed first attempt
@@ -176,7 +166,7 @@ def test_pool_sensor_needs_an_available_pool_of_the_citys_key(aws_sim, hook, fle
     assert status(aws_sim, name) == "InProgress"
     assert oslo.poke({}) is False  # the pool exists only once the job has ended
 
-    advance_until(aws_sim, lambda: pool_status(aws_sim, name) == "Available")
+    advance_clock_until(aws_sim, lambda: pool_status(aws_sim, name) == "Available")
     assert status(aws_sim, name) == "Completed"
     assert oslo.poke({}) is True  # another city of the same key would reuse it
     assert seoul.poke({}) is True
@@ -194,26 +184,20 @@ def test_pool_sensor_key_includes_the_role(aws_sim, hook, fleet, spec_path) -> N
     other_role = "small-seoul-20261129"
     aws_sim.set_work(60, job=other_role)
     submit(hook, fleet, "seoul", keep_alive=900, RoleArn=TEAM_B)
-    advance_until(aws_sim, lambda: pool_status(aws_sim, other_role) == "Available")
+    advance_clock_until(aws_sim, lambda: pool_status(aws_sim, other_role) == "Available")
     assert oslo.poke({}) is False  # the role is a security boundary: no reuse across roles
     assert cairo.poke({}) is False  # TeamB's role, but another instance type
 
     team_b = "small-cairo-20261129"
     aws_sim.set_work(60, job=team_b)
     submit(hook, fleet, "cairo", keep_alive=900)
-    advance_until(aws_sim, lambda: pool_status(aws_sim, team_b) == "Available")
+    advance_clock_until(aws_sim, lambda: pool_status(aws_sim, team_b) == "Available")
     assert cairo.poke({}) is True
     assert tehran.poke({}) is True  # same TeamB key as cairo
     assert oslo.poke({}) is False
 
 
 # ----------------------------------------------------------------------------------------------- triggers
-
-
-async def first_event(trigger: Any) -> dict[str, Any]:
-    async for event in trigger.run():
-        return dict(event.payload)
-    raise AssertionError("trigger ended without an event")
 
 
 def list_calls(sim: SimClient) -> int:
@@ -257,7 +241,7 @@ def test_pool_trigger_fires_for_a_pool_of_its_key_only(aws_sim, hook, sim_speed,
     aws_sim.set_work(60, job=team_b)
     aws_sim.set_work(60, job=seoul)
     submit(hook, fleet, "cairo", keep_alive=3600)
-    advance_until(aws_sim, lambda: pool_status(aws_sim, team_b) == "Available")
+    advance_clock_until(aws_sim, lambda: pool_status(aws_sim, team_b) == "Available")
     submit(hook, fleet, "seoul", keep_alive=1800)
     assert status(aws_sim, seoul) == "InProgress"
     trigger = WarmPoolTrigger(key=city_key(fleet.city("oslo")).to_json(), poll_interval=0.1)
@@ -274,7 +258,7 @@ def test_pool_trigger_name_contains_narrows_the_search(aws_sim, hook, fleet) -> 
     seoul = "small-seoul-20261129"
     aws_sim.set_work(60, job=seoul)
     submit(hook, fleet, "seoul", keep_alive=1800)
-    advance_until(aws_sim, lambda: pool_status(aws_sim, seoul) == "Available")
+    advance_clock_until(aws_sim, lambda: pool_status(aws_sim, seoul) == "Available")
     key = city_key(fleet.city("oslo")).to_json()
 
     elsewhere = WarmPoolTrigger(key=key, name_contains="other-fleet-", poll_interval=0.05)

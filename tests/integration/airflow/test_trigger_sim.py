@@ -13,15 +13,10 @@ from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.spec import load_fleet_spec
 from sagemaker_fleet.triggers.fleet import FleetJobTrigger
 from sagemaker_fleet.triggers.poller import FleetPoller
+from sim_fixtures import first_event
 
 pytestmark = pytest.mark.integration
 CITIES = ("seoul", "tokyo", "lagos", "lima", "oslo")
-
-
-async def first_event(trigger: FleetJobTrigger):
-    async for event in trigger.run():
-        return event.payload
-    raise AssertionError("trigger ended without an event")
 
 
 def test_batched_trigger_watches_a_run_with_few_calls(aws_sim, fleets_dir, monkeypatch) -> None:

@@ -7,13 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from contract_fields import SIMULATE_FIELDS
 from sagemaker_fleet.cli.main import main
 
-CONTRACT_FIELDS = [
-    "strategy", "seed", "jobs", "completed", "failed", "resubmitted", "cold_starts", "warm_starts",
-    "makespan_seconds", "startup_seconds", "training_seconds", "billable_seconds", "retained_billable_seconds",
-    "cost_usd", "on_demand_equivalent_usd", "spot_savings_pct", "api_calls", "throttled",
-]  # fmt: skip
+CONTRACT_FIELDS = list(SIMULATE_FIELDS)
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from sagemaker_fleet.cost.report import RunJobIndex
 from unit.cost.cost_describes import RUN_KEY, demo_spec, describe_job
 
 
-class FakeSageMaker:
+class PagedListingClient:
     """Pages of 2 names, with NameContains applied after the cut (as AWS and moto do): pages may be empty."""
 
     def __init__(self, names: list[str]) -> None:
@@ -44,7 +44,7 @@ NAMES = [
 
 
 def test_lists_every_page_and_keeps_only_the_runs_names() -> None:
-    client = FakeSageMaker(NAMES)
+    client = PagedListingClient(NAMES)
     index = RunJobIndex.for_run(demo_spec(), RUN_KEY)
     names = list_run_job_names(client, "demo", index)
     assert names == ["demo-perth-20261129-r2", "demo-seoul-20261129", "demo-tokyo-20261129"]
@@ -53,7 +53,7 @@ def test_lists_every_page_and_keeps_only_the_runs_names() -> None:
 
 
 def test_describes_each_job_once_without_response_metadata() -> None:
-    client = FakeSageMaker(NAMES)
+    client = PagedListingClient(NAMES)
     describes = describe_run_jobs(client, "demo", RunJobIndex.for_run(demo_spec(), RUN_KEY), workers=3)
     assert [d["TrainingJobName"] for d in describes] == [
         "demo-perth-20261129-r2",

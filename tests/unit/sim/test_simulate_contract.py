@@ -7,30 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from contract_fields import SIMULATE_FIELDS
 from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table
 from sagemaker_fleet.sim.driver import FleetSimulation, Progress, SimulateOptions, simulate_fleet
 from sagemaker_fleet.spec import FleetSpec, load_fleet_spec
 
-CONTRACT_FIELDS = {
-    "strategy": str,
-    "seed": int,
-    "jobs": int,
-    "completed": int,
-    "failed": int,
-    "resubmitted": int,
-    "cold_starts": int,
-    "warm_starts": int,
-    "makespan_seconds": int,
-    "startup_seconds": int,
-    "training_seconds": int,
-    "billable_seconds": int,
-    "retained_billable_seconds": int,
-    "cost_usd": float,
-    "on_demand_equivalent_usd": float,
-    "spot_savings_pct": float,
-    "api_calls": dict,
-    "throttled": int,
-}
+CONTRACT_FIELDS = SIMULATE_FIELDS
 
 
 @pytest.fixture(scope="module")
