@@ -11,11 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
+from airflow.providers.common.compat.sdk import AirflowException, AirflowSkipException
 from airflow.triggers.base import TaskFailedEvent, TaskSkippedEvent, TaskSuccessEvent
 
 from sagemaker_fleet.aws.request import Submission, compile_training_request
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+from sagemaker_fleet.operators.training import FleetTrainingOperator
 from sagemaker_fleet.plan import plan_fleet
 from sagemaker_fleet.spec import load_fleet_spec
 from sagemaker_fleet.triggers.city import FleetCityTrigger
@@ -213,12 +215,57 @@ def test_the_forms_spot_and_instance_type_reach_the_training_job(fast) -> None:
     assert "MaxWaitTimeInSeconds" not in described["StoppingCondition"]
 
 
+class RecordingTaskInstance:
+    """The one thing ``execute_complete`` asks of the task instance: XCom pushes, recorded."""
+
+    def __init__(self) -> None:
+        self.pushed: dict[str, object] = {}
+
+    def xcom_push(self, key: str, value: object) -> None:
+        self.pushed[key] = value
+
+
+def worker_operator(city: str) -> FleetTrainingOperator:
+    return FleetTrainingOperator(task_id=f"train_{city}", spec_path=str(QUICK), city=city, start_from_trigger=False)
+
+
 def test_deferred_from_a_worker_it_fires_an_outcome_event_for_execute_complete(fast) -> None:
     (event,) = run([trigger(QUICK, "seoul", end_from_trigger=False)])
     assert type(event).__name__ == "TriggerEvent"
     assert event.payload["status"] == "success"
     assert event.payload["result"]["job_name"] == f"quick-seoul-{RUN_KEY}"
     assert set(event.payload["links"]) == {"sagemaker_fleet_training_job", "sagemaker_fleet_training_logs"}
+
+    ti = RecordingTaskInstance()  # the task's return value is the result; the links become its XComs
+    assert worker_operator("seoul").execute_complete({"ti": ti}, event.payload) == event.payload["result"]
+    assert ti.pushed == event.payload["links"]
+    assert ti.pushed["sagemaker_fleet_training_job"]["job_name"] == f"quick-seoul-{RUN_KEY}"
+
+
+def test_a_city_whose_job_failed_fails_its_worker_task_with_the_reason(fast) -> None:
+    fast.failures(cities=["oslo"])
+    try:
+        (event,) = run([trigger(QUICK, "oslo", end_from_trigger=False)])
+    finally:
+        fast.failures(cities=[])
+    assert event.payload["status"] == "failed"
+    ti = RecordingTaskInstance()
+    with pytest.raises(AirflowException, match=r"^oslo: .*AlgorithmError"):
+        worker_operator("oslo").execute_complete({"ti": ti}, event.payload)
+    assert ti.pushed == {}
+
+
+def test_a_city_the_form_left_out_skips_its_worker_task(fast) -> None:
+    (event,) = run([trigger(QUICK, "tokyo", end_from_trigger=False, use_params=True, params={"cities": ["seoul"]})])
+    assert event.payload["status"] == "skipped"
+    with pytest.raises(AirflowSkipException, match=r"^tokyo: "):
+        worker_operator("tokyo").execute_complete({"ti": RecordingTaskInstance()}, event.payload)
+    assert "quick-tokyo-" + RUN_KEY not in jobs_by_name(fast)
+
+
+def test_an_event_without_an_outcome_fails_the_task_instead_of_passing() -> None:
+    with pytest.raises(AirflowException, match="ended without an outcome"):
+        worker_operator("seoul").execute_complete({"ti": RecordingTaskInstance()}, None)
 
 
 def test_serialize_round_trips() -> None:
