@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Iterator
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from airflow.providers.common.compat.sdk import AirflowException
+from airflow.sdk.exceptions import TaskDeferred
 from structlog.testing import capture_logs
 
 from sagemaker_fleet.aws.keys import city_key
@@ -195,6 +198,52 @@ def test_pool_sensor_key_includes_the_role(aws_sim, hook, fleet, spec_path) -> N
     assert cairo.poke({}) is True
     assert tehran.poke({}) is True  # same TeamB key as cairo
     assert oslo.poke({}) is False
+
+
+def test_run_sensor_defers_to_its_trigger_while_a_city_runs_and_ends_with_its_event(aws_sim, hook, fleet,
+                                                                                    spec_path) -> None:
+    names = [submit(hook, fleet, city.name) for city in fleet.cities]
+    sensor = FleetRunSensor(task_id="run_done", spec_path=spec_path, run_key=RUN_KEY, poke_interval=7, timeout=900)
+    with pytest.raises(TaskDeferred) as deferred:
+        sensor.execute({})
+    trigger = deferred.value.trigger
+    assert isinstance(trigger, FleetRunTrigger)
+    assert (deferred.value.method_name, deferred.value.timeout) == ("execute_complete", timedelta(seconds=900))
+    kwargs = trigger.serialize()[1]
+    assert (kwargs["spec_path"], kwargs["run_key"], kwargs["poll_interval"]) == (spec_path, RUN_KEY, 7)
+
+    advance_clock_until(aws_sim, lambda: all_ended(aws_sim, names))
+    event = asyncio.run(asyncio.wait_for(first_event(trigger), 30))  # the first sweep sees every city ended
+    assert event == {"status": "success", "completed": 12, "failed": 0, "submissions": 12}
+    assert sensor.execute_complete({}, event) == event
+    assert sensor.execute({}) is None  # already true: no deferral
+
+
+def test_a_sensors_error_event_fails_the_task_with_the_triggers_message(spec_path) -> None:
+    sensor = FleetRunSensor(task_id="run_done", spec_path=spec_path, run_key=RUN_KEY)
+    with pytest.raises(AirflowException, match="run_done: .*ListTrainingJobs failed: throttled"):
+        sensor.execute_complete({}, {"status": "error", "message": "ListTrainingJobs failed: throttled"})
+    with pytest.raises(AirflowException, match="run_done: None"):
+        sensor.execute_complete({}, None)
+
+
+def test_pool_sensor_defers_until_a_pool_of_its_key_is_available(aws_sim, hook, fleet, spec_path) -> None:
+    sensor = WarmPoolAvailableSensor(task_id="pool", spec_path=spec_path, city="oslo", name_contains="small-",
+                                     poke_interval=5)
+    with pytest.raises(TaskDeferred) as deferred:
+        sensor.execute({})
+    trigger = deferred.value.trigger
+    assert isinstance(trigger, WarmPoolTrigger)
+    assert trigger.serialize()[1]["key"] == city_key(fleet.city("oslo")).to_json()
+    assert deferred.value.timeout == timedelta(seconds=sensor.timeout)
+
+    seoul = "small-seoul-20261129"
+    aws_sim.set_work(60, job=seoul)
+    submit(hook, fleet, "seoul", keep_alive=1800)
+    advance_clock_until(aws_sim, lambda: pool_status(aws_sim, seoul) == "Available")
+    event = asyncio.run(asyncio.wait_for(first_event(trigger), 30))
+    assert sensor.execute_complete({}, event) == {"status": "success", "job_name": seoul}
+    assert sensor.execute({}) is None
 
 
 # ----------------------------------------------------------------------------------------------- triggers
