@@ -442,7 +442,6 @@ def _stack(tmp_path, sim, spec, executor: str, db: str, broker: str | None = Non
             sql_alchemy_conn=db,
             celery_broker_url=broker,
             parallelism=16,
-            task_queued_timeout=90.0,
         )
     )
 

@@ -20,6 +20,7 @@ import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 COMPONENTS = ("api-server", "scheduler", "dag-processor", "triggerer")
@@ -57,6 +58,30 @@ class StackError(RuntimeError):
     """A component did not start, or Airflow answered with an error."""
 
 
+#: How soon a dead component's work is taken over: the end-to-end tests' faults (a killed scheduler, triggerer or
+#: Celery worker) recover through these, and docker-compose.yaml ships the same values (its tests check it), so
+#: what was proven is what runs. Airflow's defaults, for comparison: heartbeats 5 s, scheduler health 30 s,
+#: orphaned-task check 300 s, task heartbeat timeout 300 s (detected every 10 s), queued timeout 600 s (checked
+#: every 120 s), triggerer health 30 s.
+FAILOVER_SETTINGS: Mapping[str, str] = MappingProxyType({
+    # a dead scheduler's queued and running task instances are adopted within seconds
+    "AIRFLOW__SCHEDULER__JOB_HEARTBEAT_SEC": "2",
+    "AIRFLOW__SCHEDULER__SCHEDULER_HEALTH_CHECK_THRESHOLD": "10",
+    "AIRFLOW__SCHEDULER__ORPHANED_TASKS_CHECK_INTERVAL": "10",
+    # a task whose worker died while running it is failed (and retried) after 30 s without a heartbeat
+    "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT": "30",
+    "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT_DETECTION_INTERVAL": "5",
+    # a task an executor lost before it started (a Celery worker killed with the message taken) is re-queued
+    # after 120 s; keep it above the longest legitimate wait for a worker slot (the workload token lives as long)
+    "AIRFLOW__SCHEDULER__TASK_QUEUED_TIMEOUT": "120",
+    "AIRFLOW__SCHEDULER__TASK_QUEUED_TIMEOUT_CHECK_INTERVAL": "15",
+    # a dead triggerer's triggers (every waiting and training city) move to a live one after 30 s; a loaded
+    # machine can delay a heartbeat past 10 s, and a second triggerer taking everything over is then a fault
+    "AIRFLOW__TRIGGERER__JOB_HEARTBEAT_SEC": "2",
+    "AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_THRESHOLD": "30",
+})
+
+
 @dataclass
 class StackSettings:
     home: Path
@@ -68,11 +93,6 @@ class StackSettings:
     api_port: int = 0  # 0: a free port
     parallelism: int = 32
     pools: Mapping[str, int] = field(default_factory=dict)
-    # A task the executor lost before it started (a Celery worker killed with the message already taken) stays
-    # ``queued`` until this timeout, then the scheduler revokes and re-queues it. Airflow's default is 600 s
-    # (checked every 120 s); a local stack has no spare worker, so it recovers in about two minutes instead.
-    # Keep it above the longest time a task may legitimately wait to start: the workload token lives this long.
-    task_queued_timeout: float = 120.0
     extra_env: Mapping[str, str] = field(default_factory=dict)
 
 
@@ -113,18 +133,7 @@ class LocalAirflowStack:
                 "AIRFLOW__SCHEDULER__ENABLE_HEALTH_CHECK": "False",
                 "AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL": "5",
                 "AIRFLOW__SCHEDULER__SCHEDULER_HEARTBEAT_SEC": "2",
-                # fail over in seconds, not minutes, when a component dies (a local stack has no spare)
-                "AIRFLOW__SCHEDULER__JOB_HEARTBEAT_SEC": "2",
-                "AIRFLOW__SCHEDULER__SCHEDULER_HEALTH_CHECK_THRESHOLD": "10",
-                "AIRFLOW__SCHEDULER__ORPHANED_TASKS_CHECK_INTERVAL": "10",
-                "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT": "30",
-                "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT_DETECTION_INTERVAL": "5",
-                "AIRFLOW__SCHEDULER__TASK_QUEUED_TIMEOUT": str(s.task_queued_timeout),
-                "AIRFLOW__SCHEDULER__TASK_QUEUED_TIMEOUT_CHECK_INTERVAL": str(min(15.0, s.task_queued_timeout / 4)),
-                "AIRFLOW__TRIGGERER__JOB_HEARTBEAT_SEC": "2",
-                # a loaded 2-core machine can delay a heartbeat past 10 s; then a second triggerer takes over
-                # every trigger of the first one, which is a fault to test on purpose, not by accident
-                "AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_THRESHOLD": "30",
+                **FAILOVER_SETTINGS,
                 "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "True",
                 "AIRFLOW__API_AUTH__JWT_SECRET": "sagemaker-fleet-local-stack",
                 "AIRFLOW_CONN_AWS_DEFAULT": aws_connection_json(s.endpoint_url),
