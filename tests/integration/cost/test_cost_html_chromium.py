@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import re
 import subprocess
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table, render_html
+from sagemaker_fleet.cost import render_html
 from sagemaker_fleet.cost.svg import COLORS
-from unit.cost.cost_describes import RUN_KEY, demo_run, demo_spec
+from unit.cost.cost_describes import demo_report
 
 pytestmark = pytest.mark.integration
 
@@ -53,14 +52,7 @@ def console_lines(stderr: str) -> list[str]:
 
 @pytest.fixture
 def report_page(tmp_path: Path) -> Path:
-    spec = demo_spec()
-    report = build_cost_report(
-        spec,
-        RUN_KEY,
-        demo_run(),
-        PriceBook(spec.region, load_price_table()),
-        generated_at=datetime(2026, 11, 29, 12, tzinfo=UTC),
-    )
+    report = demo_report()
     page = tmp_path / "report.html"
     page.write_text(render_html(report), encoding="utf-8")
     return page

@@ -9,9 +9,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table
 from sagemaker_fleet.spec import parse_fleet_spec
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.cost import CostReport
     from sagemaker_fleet.spec.model import FleetSpec
 
 T0 = datetime(2026, 11, 29, 8, 0, 0, tzinfo=UTC)
@@ -201,3 +203,14 @@ def demo_run() -> list[dict[str, Any]]:
         "demo-vision-20261129", instance_type="ml.g5.xlarge", count=4, created=5, training=900
     )
     return [seoul, tokyo, lagos, lima, perth1, perth2, vision]
+
+
+#: When the demo report says it was generated (fixed, so that rendered pages compare).
+GENERATED_AT = datetime(2026, 11, 29, 12, tzinfo=UTC)
+
+
+def demo_report() -> CostReport:
+    """The cost report of :func:`demo_run` at the shipped prices: the one demo report every cost test reads."""
+    spec = demo_spec()
+    return build_cost_report(spec, RUN_KEY, demo_run(), PriceBook(spec.region, load_price_table()),
+                             generated_at=GENERATED_AT)

@@ -6,14 +6,13 @@ import csv
 import dataclasses
 import io
 import json
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import pytest
 
-from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table, render_csv, render_json
+from sagemaker_fleet.cost import render_csv, render_json
 from sagemaker_fleet.cost.export import CONTRACT_JOB_FIELDS, CONTRACT_TOTAL_FIELDS, JOB_FIELDS
-from unit.cost.cost_describes import RUN_KEY, demo_run, demo_spec
+from unit.cost.cost_describes import RUN_KEY, demo_report
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import CostReport
@@ -53,14 +52,7 @@ CONTRACT_TOTALS = [
 
 @pytest.fixture
 def report() -> CostReport:
-    spec = demo_spec()
-    return build_cost_report(
-        spec,
-        RUN_KEY,
-        demo_run(),
-        PriceBook(spec.region, load_price_table()),
-        generated_at=datetime(2026, 11, 29, 12, tzinfo=UTC),
-    )
+    return demo_report()
 
 
 def test_contract_field_lists_are_the_contract() -> None:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import html
 import re
-from datetime import UTC, datetime
 from html.parser import HTMLParser
 
 import pytest
 
 from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table, render_html
-from unit.cost.cost_describes import RUN_KEY, demo_run, demo_spec, describe_job
+from unit.cost.cost_describes import RUN_KEY, demo_report, demo_spec, describe_job
 
 
 class PageScan(HTMLParser):
@@ -54,14 +53,7 @@ class PageScan(HTMLParser):
 
 @pytest.fixture
 def page() -> str:
-    spec = demo_spec()
-    report = build_cost_report(
-        spec,
-        RUN_KEY,
-        demo_run(),
-        PriceBook(spec.region, load_price_table()),
-        generated_at=datetime(2026, 11, 29, 12, tzinfo=UTC),
-    )
+    report = demo_report()
     return render_html(report)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,7 @@ import pytest
 from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table, summary_lines
 from sagemaker_fleet.cost.publish import split_s3_uri, upload_report_files, write_report_files
 from sagemaker_fleet.spec.names import report_s3_uri
-from unit.cost.cost_describes import RUN_KEY, demo_run, demo_spec
+from unit.cost.cost_describes import RUN_KEY, demo_report, demo_run, demo_spec
 
 
 class FakeS3:
@@ -25,13 +24,7 @@ class FakeS3:
 
 def test_files_are_written_and_uploaded_under_the_report_prefix(tmp_path: Path) -> None:
     spec = demo_spec()
-    report = build_cost_report(
-        spec,
-        RUN_KEY,
-        demo_run(),
-        PriceBook(spec.region, load_price_table()),
-        generated_at=datetime(2026, 11, 29, 12, tzinfo=UTC),
-    )
+    report = demo_report()
     files = write_report_files(report, tmp_path / "nested" / "dir")
     assert [p.name for p in files.all()] == ["report.json", "report.csv", "report.html"]
     s3 = FakeS3()
