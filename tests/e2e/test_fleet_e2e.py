@@ -311,9 +311,15 @@ def check_outcome(
     expected = billed_cost(state, lambda t: book.price(t).usd_per_hour).total_usd
     assert round(report.totals.cost_usd, 2) == round(expected, 2)
     assert report.totals.billable_seconds == sum(j["billable_seconds"] for j in state)
+    # the report the DAG's own cost_report task wrote, at the run's end: its jobs, starts and billed training cost
+    # are final then (every job had ended); only the idle pools' cost went on accruing until the pools ended above
     task_totals = report_totals(stack, "e2e_fleet", run_id)
     assert task_totals["jobs"] == len(state)
     assert task_totals["failed"] == sum(1 for j in state if j["status"] == "Failed")
+    assert task_totals["warm_starts"] == sum(1 for j in state if j["start"] == "warm")
+    billed = billed_cost(state, lambda t: book.price(t).usd_per_hour)
+    trained = task_totals["cost_usd"] - task_totals["retained_cost_usd"]  # two figures rounded to the cent
+    assert abs(trained - (billed.total_usd - billed.retained_usd)) <= 0.01 + 1e-9, (task_totals, billed)
     assert job_name(spec.fleet, spec.cities[0].name, run_key) in names
     plan = run_plan(stack, run_id)
     (artifacts / "plan.json").write_text(plan.dumps())
