@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -107,11 +109,31 @@ def test_a_job_created_before_a_worker_crash_is_attached_not_duplicated(fast_sim
 
 
 def test_instance_quota_in_use_waits_instead_of_failing(fast_sim, fleets_dir) -> None:
-    fast_sim.set_quota("ml.m5.xlarge", instances=1, warm_pools=0)
-    client = fast_sim.boto3_client("sagemaker")
+    """Another team's job holds the only instance until the city has been refused once; then it is stopped, and
+    the city, which waited instead of failing, trains. The blocker's end is an event, not a wall-clock guess."""
     from sim_fixtures import make_request
 
-    client.create_training_job(**make_request("other-team-job-1"))  # holds the only instance for ~120 s
-    assert run_city(fleets_dir, "tokyo").state == "success"
-    assert fast_sim.calls()["errors"].get("CreateTrainingJob:ResourceLimitExceeded", 0) >= 1  # refused, then waited
+    fast_sim.set_quota("ml.m5.xlarge", instances=1, warm_pools=0)
+    client = fast_sim.boto3_client("sagemaker")
+    blocker = "other-team-job-1"
+    fast_sim.set_work(10**7, job=blocker)
+    client.create_training_job(**make_request(blocker, max_runtime=28 * 86400))
+    refused = threading.Event()
+
+    def release_after_a_refusal() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if fast_sim.calls()["errors"].get("CreateTrainingJob:ResourceLimitExceeded", 0) >= 1:
+                refused.set()
+                break
+            time.sleep(0.1)
+        client.stop_training_job(TrainingJobName=blocker)  # refused or not: never leave the city waiting
+
+    releaser = threading.Thread(target=release_after_a_refusal, daemon=True)
+    releaser.start()
+    try:
+        assert run_city(fleets_dir, "tokyo").state == "success"
+    finally:
+        releaser.join()
+    assert refused.is_set(), "the city was never refused: the test proves nothing"
     assert jobs_of(fast_sim, "tokyo") == ["quick-tokyo-20261129"]
