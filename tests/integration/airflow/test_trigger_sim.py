@@ -36,13 +36,20 @@ def test_batched_trigger_watches_a_run_with_few_calls(aws_sim, fleets_dir, monke
         request = compile_training_request(fleet, fleet.city(city), Submission(city, "20261129"))
         hook.create_or_attach(request)
     aws_sim.fail("small-lima-20261129", "AlgorithmError: simulated")
-    aws_sim.set_speed(200)
     before = aws_sim.calls()["calls"]
     triggers = [FleetJobTrigger(job_name=f"small-{c}-20261129", name_contains="-20261129", poll_interval=0.3)
                 for c in CITIES]
 
     async def watch_all():
-        return await asyncio.wait_for(asyncio.gather(*(first_event(t) for t in triggers)), timeout=120)
+        # the clock runs at speed 1 until the first sweep has listed the jobs (four still running), then fast:
+        # at least two sweeps however slow the machine is to start the triggers
+        watching = asyncio.ensure_future(asyncio.gather(*(first_event(t) for t in triggers)))
+        while await asyncio.to_thread(lambda: aws_sim.calls()["calls"].get("ListTrainingJobs", 0)) <= before.get(
+                "ListTrainingJobs", 0):
+            assert not watching.done(), "the triggers fired before their first sweep"
+            await asyncio.sleep(0.02)
+        await asyncio.to_thread(aws_sim.set_speed, 200)
+        return await asyncio.wait_for(watching, timeout=120)
 
     events = asyncio.run(watch_all())
     aws_sim.set_speed(1)
