@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -231,3 +232,21 @@ def test_a_group_runs_in_rank_order_never_wider_than_its_width_and_every_city_st
         done = running.pop(rng.randrange(len(running)))
         tracker.observe([summary(spec, done, "Completed", pool="Available" if waiting else None)])
     assert admitted_order == list(book.members[group])
+
+
+def test_peak_lanes_counts_lanes_running_at_once_not_lanes() -> None:
+    """Hand-made lanes: the oracle is the timeline drawn out, not the planner that made the plan above."""
+    from types import SimpleNamespace
+
+    def lane(group: str, start: int, end: int, jobs: int = 1) -> SimpleNamespace:
+        return SimpleNamespace(group=group, start_seconds=start, end_seconds=end, jobs=["job"] * jobs)
+
+    plan: Any = SimpleNamespace(lanes=[
+        lane("g0", 0, 100), lane("g0", 50, 150),  # overlap: 2 at once
+        lane("g0", 100, 200),  # starts the second the first ends: still 2, not 3
+        lane("g0", 120, 130, jobs=0),  # an empty lane runs nothing
+        lane("g1", 0, 500), lane("g1", 0, 500), lane("g1", 0, 500),  # another group's lanes do not count
+    ])
+    assert peak_lanes(plan, "g0") == 2
+    assert peak_lanes(plan, "g1") == 3
+    assert peak_lanes(plan, "g9") == 1  # a group without lanes still has width 1
