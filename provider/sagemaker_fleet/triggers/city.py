@@ -342,12 +342,12 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         from sagemaker_fleet.spec.names import job_name
 
         history = []
-        async with poller.client() as client:
-            for attempt in range(1, latest.attempt + 1):
-                described = await poller.hook.adescribe(client, job_name(spec.fleet, self.city, run.run_key, attempt))
-                if described is None:
-                    break
-                history.append(described)
+        for attempt in range(1, latest.attempt + 1):
+            name = job_name(spec.fleet, self.city, run.run_key, attempt)
+            described = await poller.call(f"describing {name}", poller.hook.adescribe, name)
+            if described is None:
+                break
+            history.append(described)
         return history
 
     async def _ended_job_tags(self, poller: FleetPoller, history: list[dict[str, Any]]) -> dict[str, str] | None:
@@ -359,8 +359,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         arn = history[-1].get("TrainingJobArn")
         if not arn:
             return None
-        async with poller.client() as client:
-            return await poller.hook.atags(client, str(arn))
+        return await poller.call(f"reading the tags of {arn}", poller.hook.atags, str(arn))
 
     async def on_kill(self) -> None:
         """A user acted on the task (marked it failed or success, or cleared it): Airflow calls this then, and not
@@ -386,11 +385,13 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         if latest_tags is not None and latest_tags.get(FORCED_TAG) == "true":
             return True
         earlier = history[:-1] if latest_tags is not None else history
-        async with poller.client() as client:
-            for described in reversed(earlier):
-                arn = described.get("TrainingJobArn")
-                if arn and (await poller.hook.atags(client, str(arn))).get(FORCED_TAG) == "true":
-                    return True
+        for described in reversed(earlier):
+            arn = described.get("TrainingJobArn")
+            if not arn:
+                continue
+            tags = await poller.call(f"reading the tags of {arn}", poller.hook.atags, str(arn))
+            if tags.get(FORCED_TAG) == "true":
+                return True
         return False
 
     async def _submit(
@@ -418,8 +419,8 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
             await self._wait_turn(poller, Wait(self.city, step.attempt, first=first,
                                                 since=asyncio.get_running_loop().time()))
             try:
-                async with poller.client() as client:
-                    attachment = await poller.hook.acreate_or_attach(client, request)
+                attachment = await poller.call(f"creating {request['TrainingJobName']}",
+                                               poller.hook.acreate_or_attach, request)
             except CapacityUnavailableError:
                 poller.release(self.city)
                 delay = capacity_delay(retries, self.capacity_retry_seconds) * random.uniform(0.5, 1.5)

@@ -21,9 +21,10 @@ import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL, RunTracker, Wait
 from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, THROTTLING_CODES, SageMakerFleetHook, error_code
@@ -76,6 +77,20 @@ class _Watch:
     def put(self, update: dict[str, Any]) -> None:
         for queue in self.queues:
             queue.put_nowait(update)
+
+
+T = TypeVar("T")
+
+
+def is_transient(exc: BaseException) -> bool:
+    """An error that says the endpoint could not answer now (unreachable, connection dropped, timed out,
+    throttled past botocore's retries, a 5xx), not that the request was wrong: the same request may be sent again.
+    Every call a trigger makes is safe to repeat (reads, and a create whose name is its idempotency key)."""
+    if isinstance(exc, ClientError):
+        metadata: Mapping[str, Any] = exc.response.get("ResponseMetadata") or {}
+        status = int(metadata.get("HTTPStatusCode") or 0)
+        return error_code(exc) in THROTTLING_CODES or status >= 500
+    return isinstance(exc, BotocoreConnectionError | HTTPClientError | OSError | TimeoutError)
 
 
 @dataclass
@@ -260,6 +275,25 @@ class FleetPoller:
             yield self._client
         finally:
             self._client_users -= 1
+
+    async def call(self, what: str, request: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """``request(client, *args)`` with the poller's client, sent again after a transient error (:func:`is_transient`)
+        with the sweeps' back-off, for as long as the sweeps themselves would keep trying
+        (:attr:`give_up_seconds`): a city whose turn comes while the endpoint is down waits for it instead of
+        failing its task. Any other error, or one that outlasts that, is raised."""
+        loop = asyncio.get_running_loop()
+        started, backoff = loop.time(), 1
+        while True:
+            try:
+                async with self.client() as client:
+                    return await request(client, *args)
+            except Exception as exc:
+                if not is_transient(exc) or loop.time() - started >= self.give_up_seconds:
+                    raise
+                delay = max(self.interval, 1.0) * backoff
+                log.warning("%s failed (%s: %s); sending it again in %.0f s", what, type(exc).__name__, exc, delay)
+                await asyncio.sleep(delay)
+                backoff = min(MAX_BACKOFF_FACTOR, backoff * 2)
 
     def _clamp_interval(self, endpoint_url: str) -> None:
         """Against AWS itself, sweep no more often than every :data:`MIN_AWS_POLL_SECONDS` (with a warning)."""

@@ -384,3 +384,36 @@ def test_the_endpoint_down_for_seconds_mid_run_fails_nothing_and_duplicates_noth
     jobs = jobs_by_name(fast)
     assert sorted(jobs) == sorted(f"disp-{c}-{RUN_KEY}" for c in book.members[group])  # one job each
     assert all(j["status"] == "Completed" for j in jobs.values())
+
+
+@pytest.mark.parametrize("call", ["acreate_or_attach", "adescribe"])
+def test_a_city_whose_own_request_meets_the_endpoint_down_waits_for_it_instead_of_failing(
+    fast, sim_server, monkeypatch, call
+) -> None:
+    """The endpoint goes off the network just as the city sends its own request (its create, or the describe of
+    its earlier submission on a retry), with botocore's retries off: the request is sent again once the endpoint
+    is back, and the city trains once."""
+    from sagemaker_fleet.hooks import fleet as hook_module
+
+    if call == "adescribe":  # a retry: the first try's job failed, so the trigger reads it before submitting
+        spec = load_fleet_spec(QUICK)
+        first = compile_training_request(spec, spec.city("tokyo"), Submission("tokyo", RUN_KEY, airflow_try="manual__1/1"))
+        SageMakerFleetHook().create_or_attach(first)
+        fast.fail(first["TrainingJobName"], "AlgorithmError: simulated")
+    original = getattr(hook_module.SageMakerFleetHook, call)
+    outages: list[object] = []
+
+    async def down_first(self, client, *args, **kwargs):
+        if not outages:
+            outages.append(await asyncio.to_thread(sim_server.outage, 3.0))
+        return await original(self, client, *args, **kwargs)
+
+    monkeypatch.setattr(hook_module.SageMakerFleetHook, call, down_first)
+    no_retries = {"retries": {"mode": "standard", "max_attempts": 1}}
+    (event,) = run([trigger(QUICK, "tokyo", try_id="manual__1/2", botocore_config=no_retries)], timeout=120)
+    assert outages, "the endpoint was never taken down"
+    assert isinstance(event, TaskSuccessEvent), event
+    names = sorted(n for n in jobs_by_name(fast) if "-tokyo-" in n)
+    expected = [f"quick-tokyo-{RUN_KEY}", f"quick-tokyo-{RUN_KEY}-r2"] if call == "adescribe" else [f"quick-tokyo-{RUN_KEY}"]
+    assert names == expected
+    assert jobs_by_name(fast)[expected[-1]]["status"] == "Completed"

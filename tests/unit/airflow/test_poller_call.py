@@ -1,0 +1,84 @@
+"""FleetPoller.call: a trigger's own request (describe, tags, create) outlives a passing outage of the endpoint
+instead of failing the city's task, and any other error still reaches the task."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError, ConnectionClosedError, EndpointConnectionError, ReadTimeoutError
+
+from sagemaker_fleet.triggers.poller import FleetPoller, is_transient
+from unit.airflow.test_triggers import FakeClient, FakeHook
+
+
+def client_error(code: str, status: int) -> ClientError:
+    return ClientError({"Error": {"Code": code, "Message": code},
+                        "ResponseMetadata": {"HTTPStatusCode": status}}, "CreateTrainingJob")
+
+
+@pytest.mark.parametrize(("error", "transient"), [
+    (EndpointConnectionError(endpoint_url="http://127.0.0.1:1"), True),
+    (ConnectionClosedError(endpoint_url="http://127.0.0.1:1"), True),
+    (ReadTimeoutError(endpoint_url="http://127.0.0.1:1"), True),
+    (ConnectionRefusedError(111, "refused"), True),
+    (TimeoutError(), True),
+    (client_error("ThrottlingException", 400), True),
+    (client_error("InternalFailure", 500), True),
+    (client_error("ServiceUnavailable", 503), True),
+    (client_error("ValidationException", 400), False),
+    (client_error("ResourceLimitExceeded", 400), False),
+    (ValueError("a bug"), False),
+])
+def test_only_errors_that_say_nothing_about_the_request_are_sent_again(error: Exception, transient: bool) -> None:
+    assert is_transient(error) is transient
+
+
+def flaky(failures: list[Exception], result: Any) -> tuple[Any, list[str]]:
+    seen: list[str] = []
+
+    async def request(client: Any, name: str) -> Any:
+        seen.append(name)
+        if failures:
+            raise failures.pop(0)
+        return result
+
+    return request, seen
+
+
+def poller(monkeypatch, give_up: float = 900.0) -> tuple[FleetPoller, list[float]]:
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:  # the back-off is recorded, not waited
+        slept.append(seconds)
+
+    monkeypatch.setattr("sagemaker_fleet.triggers.poller.asyncio.sleep", sleep)
+    p = FleetPoller(FakeHook(FakeClient({})), "-20261201", interval=2.0)  # type: ignore[arg-type]
+    p.give_up_seconds = give_up
+    return p, slept
+
+
+def test_a_request_is_sent_again_through_an_outage_with_the_sweeps_back_off(monkeypatch) -> None:
+    p, slept = poller(monkeypatch)
+    down = EndpointConnectionError(endpoint_url="http://127.0.0.1:1")
+    request, seen = flaky([down, down, down, client_error("ThrottlingException", 400)], {"ok": True})
+    assert asyncio.run(p.call("describing x", request, "x")) == {"ok": True}
+    assert seen == ["x"] * 5
+    assert slept == [2.0, 4.0, 8.0, 16.0]  # the poll interval, doubled each time, up to 8 times it
+
+
+def test_an_error_about_the_request_reaches_the_caller_at_once(monkeypatch) -> None:
+    p, slept = poller(monkeypatch)
+    request, seen = flaky([client_error("ValidationException", 400)], None)
+    with pytest.raises(ClientError, match="ValidationException"):
+        asyncio.run(p.call("creating x", request, "x"))
+    assert (seen, slept) == (["x"], [])
+
+
+def test_an_outage_that_outlasts_the_sweeps_patience_fails_the_request(monkeypatch) -> None:
+    p, slept = poller(monkeypatch, give_up=0.0)  # already past: the first transient error is the last
+    request, seen = flaky([EndpointConnectionError(endpoint_url="http://127.0.0.1:1")], None)
+    with pytest.raises(EndpointConnectionError):
+        asyncio.run(p.call("creating x", request, "x"))
+    assert (seen, slept) == (["x"], [])
