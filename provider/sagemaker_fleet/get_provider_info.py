@@ -32,6 +32,7 @@ def get_provider_info() -> dict[str, Any]:
                     "sagemaker_fleet.operators.training",
                     "sagemaker_fleet.operators.report",
                     "sagemaker_fleet.operators.outcome",
+                    "sagemaker_fleet.operators.release",
                 ],
             },
         ],

@@ -7,6 +7,7 @@ rounding. The CSV has one row per job with exactly the JSON job object's columns
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 from collections.abc import Mapping
@@ -191,6 +192,7 @@ def report_json(report: CostReport) -> dict[str, Any]:
         },
         "price_table_as_of": report.price_table_as_of,
         "cities_without_jobs": list(report.cities_without_jobs),
+        "pools_released": dataclasses.asdict(report.released) if report.released else None,
     }
 
 

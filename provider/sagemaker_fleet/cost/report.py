@@ -70,6 +70,26 @@ class GroupInfo:
 
 
 @dataclass(frozen=True)
+class ReleasedPools:
+    """Idle warm pools the run ended at its end (``release_pools``), and what they would still have cost idle."""
+
+    pools: int
+    idle_seconds_saved: int  # instance-seconds the pools had left of their keep-alive
+    idle_cost_saved_usd: float
+    kept: int = 0  # pools kept for the next scheduled run (carry_pools)
+
+
+def released_pools(release: Mapping[str, Any], prices: PriceBook) -> ReleasedPools:
+    """From the release task's result (``ended``: pool, type, count and seconds left of each ended pool)."""
+    ended = list(release.get("ended") or [])
+    seconds = sum(int(p["idle_seconds_left"]) * int(p["instance_count"]) for p in ended)
+    cost = sum(int(p["idle_seconds_left"]) * int(p["instance_count"]) * prices.price(p["instance_type"]).usd_per_hour
+               for p in ended) / 3600
+    return ReleasedPools(pools=len(ended), idle_seconds_saved=seconds, idle_cost_saved_usd=round(cost, 2),
+                         kept=len(release.get("kept") or []))
+
+
+@dataclass(frozen=True)
 class CostReport:
     fleet: str
     run_key: str
@@ -86,6 +106,7 @@ class CostReport:
     prices: Mapping[str, Price]
     price_table_as_of: str
     cities_without_jobs: tuple[str, ...] = ()
+    released: ReleasedPools | None = None
 
 
 def build_cost_report(

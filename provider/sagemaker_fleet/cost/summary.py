@@ -19,4 +19,14 @@ def summary_lines(report: CostReport) -> list[str]:
         f"{usd(t.spot_savings_usd)} ({t.spot_savings_pct:.1f} % on {t.spot_jobs} spot jobs) · retained idle "
         f"{usd(t.retained_cost_usd)}",
         f"starts: {t.warm_starts} warm, {t.cold_starts} cold · start-up saved {duration(t.startup_seconds_saved)}",
+        *_released(report),
     ]
+
+
+def _released(report: CostReport) -> list[str]:
+    r = report.released
+    if r is None:
+        return []
+    kept = f" · {r.kept} kept for the next run" if r.kept else ""
+    return [f"at the run's end {r.pools} idle warm pool(s) ended: {duration(r.idle_seconds_saved)} of idle "
+            f"instance time ({usd(r.idle_cost_saved_usd)}) not billed{kept}"]

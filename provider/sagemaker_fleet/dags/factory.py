@@ -21,6 +21,7 @@ from airflow.sdk import DAG, Asset, Param
 
 from sagemaker_fleet.operators.outcome import FleetOutcomeOperator
 from sagemaker_fleet.operators.plan import PlanFleetOperator
+from sagemaker_fleet.operators.release import FleetPoolReleaseOperator
 from sagemaker_fleet.operators.report import FleetCostReportOperator
 from sagemaker_fleet.operators.training import FleetTrainingOperator
 from sagemaker_fleet.spec.load import load_fleet_spec
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 DEFAULT_ARGS: dict[str, Any] = {"owner": "ml-platform", "retries": 2, "retry_delay": dt.timedelta(minutes=1)}
 PLAN_TASK_ID = "plan"
 OUTCOME_TASK_ID = "outcome"
+RELEASE_TASK_ID = "release_pools"
 
 
 def train_task_id(city: str) -> str:
@@ -66,6 +68,7 @@ def build_fleet_dag(
     report_dir: str | None = None,
     aws_conn_id: str = "aws_default",
     start_from_trigger: bool = True,
+    carry_pools: bool = False,
     **dag_kwargs: Any,
 ) -> DAG:
     """A DAG that trains every city of the fleet at ``spec_path`` in pool-aware order and reports the cost.
@@ -82,6 +85,8 @@ def build_fleet_dag(
     :param start_from_trigger: start each city's task in the triggerer (default). Off, each starts on a worker and
         defers at once to the same trigger: a task process per city at the start and at the end, for a triggerer
         that must not receive the serialized DAG once per city (docs/troubleshooting.md).
+    :param carry_pools: at the run's end keep the idle warm pools that will still be alive when the next
+        scheduled run starts (its first jobs then start warm); by default every idle pool of the run is ended.
     """
     spec_path = str(spec_path)
     spec = load_fleet_spec(spec_path)
@@ -125,12 +130,16 @@ def build_fleet_dag(
             )
             for city in spec.cities
         ]
+        # every city has had its turn: end the pools nobody will take over, so the report sees final idle time
+        release = FleetPoolReleaseOperator(task_id=RELEASE_TASK_ID, spec_path=spec_path, trigger_rule="all_done",
+                                           carry_pools=carry_pools, use_params=manual, aws_conn_id=aws_conn_id)
         report = FleetCostReportOperator(task_id="cost_report", spec_path=spec_path, trigger_rule="all_done",
                                          use_params=manual, aws_conn_id=aws_conn_id, outlets=[report_asset],
-                                         out_dir=report_dir, plan_task_id=PLAN_TASK_ID)
+                                         out_dir=report_dir, plan_task_id=PLAN_TASK_ID,
+                                         release_task_id=RELEASE_TASK_ID)
         # the report succeeds whatever happened, so the run's state comes from this second leaf
         outcome = FleetOutcomeOperator(task_id=OUTCOME_TASK_ID,
                                        city_task_ids={c.name: train_task_id(c.name) for c in spec.cities})
-        plan >> trains >> report
+        plan >> trains >> release >> report
         trains >> outcome
     return dag

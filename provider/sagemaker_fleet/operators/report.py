@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,6 +15,7 @@ from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, load
 from sagemaker_fleet.cost.collect import describe_run_jobs
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.cost.publish import split_s3_uri, upload_report_files, write_report_files
+from sagemaker_fleet.cost.report import released_pools
 from sagemaker_fleet.cost.summary import summary_lines
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.links.fleet import FleetCostReportLink
@@ -36,6 +38,8 @@ class FleetCostReportOperator(AwsBaseOperator[SageMakerFleetHook]):
     :param upload: also put the files under ``{output_s3_uri}/reports/{run_key}/``.
     :param use_params: apply the run's params (cities, spot, instance_type, dry_run) like the other tasks.
     :param plan_task_id: a plan task whose ``plan`` XCom prices a dry run.
+    :param release_task_id: the task that ended the run's idle pools (``FleetPoolReleaseOperator``): the report
+        shows how much idle time that saved.
     """
 
     aws_hook_class = SageMakerFleetHook
@@ -50,9 +54,11 @@ class FleetCostReportOperator(AwsBaseOperator[SageMakerFleetHook]):
         upload: bool = True,
         use_params: bool = False,
         plan_task_id: str = "plan",
+        release_task_id: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        self.release_task_id = release_task_id
         self.spec_path = spec_path
         self.out_dir = out_dir
         self.upload = upload
@@ -74,6 +80,9 @@ class FleetCostReportOperator(AwsBaseOperator[SageMakerFleetHook]):
         index = RunJobIndex.for_run(spec, run_key)
         describes = describe_run_jobs(self.hook.conn, spec.fleet, index)
         report = build_cost_report(spec, run_key, describes, book, index=index)
+        release = context["ti"].xcom_pull(task_ids=self.release_task_id) if self.release_task_id else None
+        if isinstance(release, dict):
+            report = dataclasses.replace(report, released=released_pools(release, book))
         out = Path(self.out_dir) if self.out_dir else Path(tempfile.mkdtemp(prefix="sagemaker-fleet-"))
         files = write_report_files(report, out / run_key if self.out_dir else out)
         for line in summary_lines(report):
@@ -91,4 +100,6 @@ class FleetCostReportOperator(AwsBaseOperator[SageMakerFleetHook]):
                 context, self, region_name=self.hook.conn_region_name, aws_partition=self.hook.conn_partition,
                 bucket=bucket, key=key,
             )
-        return {"run_key": run_key, "local_html": str(files.html), "totals": report_json(report)["totals"]}
+        document = report_json(report)
+        return {"run_key": run_key, "local_html": str(files.html), "totals": document["totals"],
+                "pools_released": document["pools_released"]}

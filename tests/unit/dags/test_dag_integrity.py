@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from sagemaker_fleet.dags.factory import OUTCOME_TASK_ID, PLAN_TASK_ID, build_fleet_dag, train_task_id
+from sagemaker_fleet.dags.factory import (
+    OUTCOME_TASK_ID,
+    PLAN_TASK_ID,
+    RELEASE_TASK_ID,
+    build_fleet_dag,
+    train_task_id,
+)
 from sagemaker_fleet.spec import load_fleet_spec
 from sagemaker_fleet.testing import assert_dag_folder_ok, check_dag_folder
 from sagemaker_fleet.testing.dag_integrity import ParseTimeAccessError, no_parse_time_access
@@ -63,9 +69,15 @@ def test_daily_dag_has_one_training_task_per_city_started_from_the_triggerer() -
         assert FleetCityTrigger(**kwargs).end_from_trigger is True
         assert train.upstream_task_ids == {plan.task_id}
         assert [a.name for a in train.outlets] == ["citydemand-models"]
+    # every city has had its turn: the run's idle pools are ended, then the report sees final idle time
+    release = dag.get_task(RELEASE_TASK_ID)
+    assert release.trigger_rule == "all_done"
+    assert set(release.upstream_task_ids) == {t.task_id for t in trains}
+    assert release.carry_pools is False
     report = dag.get_task("cost_report")
     assert report.trigger_rule == "all_done"
-    assert set(report.upstream_task_ids) == {t.task_id for t in trains}
+    assert report.upstream_task_ids == {RELEASE_TASK_ID}
+    assert report.release_task_id == RELEASE_TASK_ID
     # the run's state: the outcome (the other leaf) fails it when a city did not train
     outcome = dag.get_task(OUTCOME_TASK_ID)
     assert outcome.trigger_rule == "all_done"
@@ -74,6 +86,11 @@ def test_daily_dag_has_one_training_task_per_city_started_from_the_triggerer() -
     assert {t.task_id for t in dag.tasks if not t.downstream_task_ids} == {"cost_report", OUTCOME_TASK_ID}
     assert dag.max_active_runs == 1
     assert dag.max_active_tasks >= len(trains)  # every city waits deferred from the run's start
+
+
+def test_pools_can_be_carried_to_the_next_scheduled_run() -> None:
+    dag = build_fleet_dag(DAGS / "fleets" / "small.yaml", dag_id="c", schedule="@hourly", carry_pools=True)
+    assert dag.get_task(RELEASE_TASK_ID).carry_pools is True
 
 
 def test_training_tasks_can_start_on_workers_instead() -> None:
