@@ -15,18 +15,16 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from airflow.sdk import DAG, Asset, Param
+from airflow.sdk import DAG, Asset
 
+from sagemaker_fleet.dags.form import manual_params
 from sagemaker_fleet.operators.outcome import FleetOutcomeOperator
 from sagemaker_fleet.operators.plan import PlanFleetOperator
 from sagemaker_fleet.operators.report import FleetCostReportOperator
 from sagemaker_fleet.operators.training import FleetTrainingOperator
 from sagemaker_fleet.spec.load import load_fleet_spec
-
-if TYPE_CHECKING:
-    from sagemaker_fleet.spec.model import FleetSpec
 
 DEFAULT_ARGS: dict[str, Any] = {"owner": "ml-platform", "retries": 2, "retry_delay": dt.timedelta(minutes=1)}
 PLAN_TASK_ID = "plan"
@@ -36,20 +34,6 @@ OUTCOME_TASK_ID = "outcome"
 def train_task_id(city: str) -> str:
     """The training task of a city (city names are lowercase letters, digits and dashes, so this is unique)."""
     return "train_" + re.sub(r"[^a-z0-9]+", "_", city)
-
-
-def manual_params(spec: FleetSpec) -> dict[str, Param]:
-    """The UI trigger form: subset of cities, spot on/off, instance-type override, dry run."""
-    return {
-        "cities": Param([], type="array", items={"type": "string", "enum": [c.name for c in spec.cities]},
-                        title="Cities", description="Train only these cities (empty: the whole fleet)."),
-        "spot": Param(True, type="boolean", title="Use spot",
-                      description="Off: every city trains on demand (and may use warm pools)."),
-        "instance_type": Param(None, type=["null", "string"], enum=[None, *sorted(spec.quotas)],
-                               title="Instance type override", description="Train every city on this type."),
-        "dry_run": Param(False, type="boolean", title="Dry run",
-                         description="Only plan and report the expected cost; launch nothing."),
-    }
 
 
 def build_fleet_dag(
