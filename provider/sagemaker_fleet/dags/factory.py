@@ -23,6 +23,7 @@ from sagemaker_fleet.dags.form import manual_params
 from sagemaker_fleet.operators.outcome import FleetOutcomeOperator
 from sagemaker_fleet.operators.plan import PlanFleetOperator
 from sagemaker_fleet.operators.report import FleetCostReportOperator
+from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID
 from sagemaker_fleet.operators.training import FleetTrainingOperator
 from sagemaker_fleet.spec.load import load_fleet_spec
 
@@ -49,6 +50,7 @@ def build_fleet_dag(
     capacity_retry_seconds: float | None = None,
     report_dir: str | None = None,
     aws_conn_id: str = "aws_default",
+    api_conn_id: str | None = DEFAULT_API_CONN_ID,
     start_from_trigger: bool = True,
     **dag_kwargs: Any,
 ) -> DAG:
@@ -63,6 +65,8 @@ def build_fleet_dag(
         ``SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS``).
     :param report_dir: where the cost report task writes its files (default: a temporary folder, or
         ``SAGEMAKER_FLEET_REPORT_DIR``); they are uploaded to S3 either way.
+    :param api_conn_id: with ``manual``, the connection to Airflow's api-server that the plan task writes the
+        run's note through (default ``airflow_api``; without it, Airflow's own address and no credentials).
     :param start_from_trigger: start each city's task in the triggerer (default). Off, each starts on a worker and
         defers at once to the same trigger: a task process per city at the start and at the end, for a triggerer
         that must not receive the serialized DAG once per city (docs/troubleshooting.md).
@@ -93,7 +97,7 @@ def build_fleet_dag(
         **dag_kwargs,
     ) as dag:
         plan = PlanFleetOperator(task_id=PLAN_TASK_ID, spec_path=spec_path, cities=[c.name for c in spec.cities],
-                                 use_params=manual, aws_conn_id=aws_conn_id)
+                                 use_params=manual, aws_conn_id=aws_conn_id, api_conn_id=api_conn_id)
         trains = [
             FleetTrainingOperator(
                 task_id=train_task_id(city.name),
