@@ -3,7 +3,9 @@
 Shaped for the widgets Airflow's UI picks from the JSON schema: an array with ``examples`` is a searchable
 multi-select (a person picks from the fleet's cities instead of typing them), a ``null`` in the type makes a field
 optional (no red star: empty means the whole fleet), ``values_display`` labels the "no override" choice, and
-``section`` groups the fields by concern. The city list is offered, not enforced by the schema: Airflow would answer
+``section`` groups the fields by concern. Airflow opens only its own section ("Run Parameters") and folds the
+others, so what a person always chooses (the cities, a dry run) stays there and the capacity overrides are folded
+into a section of their own. The city list is offered, not enforced by the schema: Airflow would answer
 a mistyped name from the REST API with the whole list and the schema; the plan task refuses it instead, naming
 only that city (:func:`sagemaker_fleet.spec.overrides.apply_overrides`).
 """
@@ -19,9 +21,8 @@ if TYPE_CHECKING:
 
 #: The label of "no instance-type override" in the form (the value is ``None``).
 FLEET_DEFAULT = "fleet default"
-CITIES_SECTION = "Which cities"
-CAPACITY_SECTION = "Capacity"
-LAUNCH_SECTION = "Launch or only estimate"
+#: The section of the capacity overrides (the other fields stay in Airflow's open "Run Parameters").
+CAPACITY_SECTION = "Capacity overrides"
 
 
 def manual_params(spec: FleetSpec) -> dict[str, Param]:
@@ -37,7 +38,6 @@ def manual_params(spec: FleetSpec) -> dict[str, Param]:
             title="Cities",
             description=f"Train only the cities picked here (type to search the {len(spec.cities)}); "
             "leave empty to train the whole fleet. The others are skipped.",
-            section=CITIES_SECTION,
         ),
         "spot": Param(
             True,
@@ -63,6 +63,5 @@ def manual_params(spec: FleetSpec) -> dict[str, Param]:
             title="Dry run",
             description="On: plan only and show the expected cost, warm/cold starts and makespan in the run's "
             "note; no training job is created.",
-            section=LAUNCH_SECTION,
         ),
     }

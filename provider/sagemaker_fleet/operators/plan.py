@@ -17,7 +17,7 @@ from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID, write_run_note
 from sagemaker_fleet.plan import DurationHistory, plan_fleet
 from sagemaker_fleet.plan.errors import HistoryError, PlanError
-from sagemaker_fleet.runnote import asked_line, cost_line, plan_line, refused_line
+from sagemaker_fleet.runnote import asked_line, cost_line, dry_run_line, plan_line, refused_line
 from sagemaker_fleet.spec.errors import FleetSpecError
 from sagemaker_fleet.spec.load import load_fleet_spec
 from sagemaker_fleet.spec.names import context_run_key
@@ -84,7 +84,8 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
         fleet = load_fleet_spec(self.spec_path)
         params = context.get("params") or {}
         overrides = FleetOverrides.from_params(params) if self.use_params else FleetOverrides()
-        asked = asked_line(overrides, fleet, bool(params.get("dry_run"))) if self.use_params else ""
+        dry_run = self.use_params and bool(params.get("dry_run"))
+        asked = asked_line(overrides, fleet, dry_run) if self.use_params else ""
         run_key = context_run_key(context)
         try:
             spec = apply_overrides(fleet, overrides)
@@ -107,7 +108,8 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
         if self.use_params:
             prices = PriceBook(region=spec.region, table=load_price_table(), spec_prices=spec.prices)
             estimate = estimate_plan_cost(plan.to_json(), spec, prices)
-            write_run_note(context, [asked, plan_line(plan.summary), cost_line(estimate)], self.api_conn_id, self.log)
+            first = [dry_run_line(plan.summary, estimate), asked] if dry_run else [asked, plan_line(plan.summary)]
+            write_run_note(context, [*first, cost_line(estimate)], self.api_conn_id, self.log)
         return plan.summary.to_json()
 
     def _refuse(self, context: Context, asked: str, exc: FleetSpecError | PlanError) -> NoReturn:

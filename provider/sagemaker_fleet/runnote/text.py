@@ -1,8 +1,9 @@
 """What a manual run's note says: what was asked, what the plan expects, or why the run was refused (pure).
 
-Airflow shows a run's note on the grid and the run page, where a person who just pressed "Trigger" looks; the
-task logs are one click per task further. The note is a Markdown list (one line per item also reads as plain
-text). A note the person typed when triggering is kept above ours; ours is rewritten, never appended twice, when
+Airflow shows a run's note on the run page, where a person who just pressed "Trigger" lands; the task logs are
+one click per task further. The run page shows the note's first line until it is opened, so that line carries
+what matters most: for a dry run the expected cost, otherwise what was asked. The note is a Markdown list (one line
+per item also reads as plain text). A note the person typed when triggering is kept above ours; ours is rewritten, never appended twice, when
 the plan task is retried.
 """
 
@@ -20,9 +21,10 @@ if TYPE_CHECKING:
 
 #: Airflow refuses a longer run note (``DAGRunPatchBody.note``).
 NOTE_MAX_CHARS = 1000
-#: Where our part of a note begins.
+#: How each of our notes begins (where our part of a note begins).
 ASKED = "- Asked:"
 REFUSED = "- Refused:"
+DRY_RUN = "- Dry run, nothing launched:"
 #: Cities named in the note; more are counted.
 CITIES_SHOWN = 10
 
@@ -38,15 +40,24 @@ def _cities(names: Sequence[str], fleet_size: int) -> str:
 def asked_line(overrides: FleetOverrides, spec: FleetSpec, dry_run: bool) -> str:
     """``- Asked: 3 of 200 cities (lima, oslo, seoul) · spot on · instance type: fleet default · dry run``."""
     itype = overrides.instance_type or "fleet default"
-    launch = "dry run (nothing is launched)" if dry_run else "train"
+    launch = "dry run" if dry_run else "train"
     return (f"{ASKED} {_cities(overrides.cities, len(spec.cities))} · spot {'on' if overrides.spot else 'off'} · "
             f"instance type: {itype} · {launch}")
 
 
-def plan_line(summary: PlanSummary) -> str:
+def _planned(summary: PlanSummary) -> str:
     jobs = f"{summary.jobs} job" + ("" if summary.jobs == 1 else "s")
-    return (f"- Planned: {jobs} · {summary.warm_starts} warm / {summary.cold_starts} cold starts · "
-            f"makespan {duration(summary.planned_makespan_seconds)}")
+    return (f"{jobs} · {summary.warm_starts} warm / {summary.cold_starts} cold starts · makespan "
+            f"{duration(summary.planned_makespan_seconds)}")
+
+
+def plan_line(summary: PlanSummary) -> str:
+    return f"- Planned: {_planned(summary)}"
+
+
+def dry_run_line(summary: PlanSummary, estimate: Mapping[str, Any]) -> str:
+    """A dry run's first line: ``- Dry run, nothing launched: expected cost $0.42 · 3 jobs · 1 warm / 2 cold …``."""
+    return f"{DRY_RUN} expected cost {usd(float(estimate['expected_usd']))} · {_planned(summary)}"
 
 
 def cost_line(estimate: Mapping[str, Any]) -> str:
@@ -75,5 +86,5 @@ def compose_note(lines: Sequence[str], existing: str | None) -> str:
 
 
 def _their_part(note: str) -> str:
-    cut = min((i for i in (note.find(ASKED), note.find(REFUSED)) if i >= 0), default=len(note))
+    cut = min((i for i in (note.find(mark) for mark in (ASKED, REFUSED, DRY_RUN)) if i >= 0), default=len(note))
     return note[:cut].strip()

@@ -17,7 +17,9 @@ from airflow.providers.common.compat.sdk import AirflowFailException
 from sagemaker_fleet.cost import PriceBook, load_price_table
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.operators.plan import PlanFleetOperator
-from sagemaker_fleet.runnote import cost_line
+from sagemaker_fleet.plan.jsonread import JsonObject
+from sagemaker_fleet.plan.model import PlanSummary
+from sagemaker_fleet.runnote import cost_line, dry_run_line
 from sagemaker_fleet.spec import load_fleet_spec
 from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
 
@@ -117,10 +119,8 @@ def test_a_dry_run_of_three_cities_says_what_was_asked_planned_and_what_it_would
     assert api.note == "\n".join([
         "typed by hand",
         "",
-        "- Asked: 3 of 12 cities (lima, oslo, seoul) · spot on · instance type: fleet default · "
-        "dry run (nothing is launched)",
-        f"- Planned: 3 jobs · {summary['warm_starts']} warm / {summary['cold_starts']} cold starts · makespan "
-        + api.note.split("makespan ")[1].split("\n")[0],
+        dry_run_line(PlanSummary.from_json(JsonObject(summary, "summary")), estimate),
+        "- Asked: 3 of 12 cities (lima, oslo, seoul) · spot on · instance type: fleet default · dry run",
         cost_line(estimate),
     ])
     assert [(m, p.split("?")[0]) for m, p, _ in api.calls] == [
@@ -149,7 +149,10 @@ def test_the_note_uses_a_token_from_the_connections_login(api: FakeApi, monkeypa
         {"conn_type": "http", "host": api.url, "login": "fleet-bot", "password": "s3cret"}))
     _plan({"cities": [], "spot": False, "instance_type": "ml.m5.xlarge", "dry_run": False})
     assert api.note is not None
-    assert "- Asked: all 12 cities · spot off · instance type: ml.m5.xlarge · train" in api.note
+    asked, planned, cost = api.note.split("\n\n")[1].split("\n")
+    assert asked == "- Asked: all 12 cities · spot off · instance type: ml.m5.xlarge · train"
+    assert planned.startswith("- Planned: 12 jobs · ")
+    assert cost.startswith("- Expected cost: $")
     assert {auth for method, _, auth in api.calls if method != "POST"} == {"Bearer tok-1"}
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sagemaker_fleet.plan.model import PlanSummary
-from sagemaker_fleet.runnote import asked_line, compose_note, cost_line, plan_line, refused_line
+from sagemaker_fleet.runnote import asked_line, compose_note, cost_line, dry_run_line, plan_line, refused_line
 from sagemaker_fleet.runnote.text import NOTE_MAX_CHARS
 from sagemaker_fleet.spec import load_fleet_spec
 from sagemaker_fleet.spec.overrides import FleetOverrides
@@ -30,8 +30,7 @@ def test_the_whole_fleet_with_the_defaults(small) -> None:
 def test_picked_cities_spot_off_a_type_and_a_dry_run(small) -> None:
     asked = FleetOverrides(cities=("lima", "oslo", "seoul"), spot=False, instance_type="ml.m5.2xlarge")
     assert asked_line(asked, small, dry_run=True) == (
-        "- Asked: 3 of 12 cities (lima, oslo, seoul) · spot off · instance type: ml.m5.2xlarge · "
-        "dry run (nothing is launched)"
+        "- Asked: 3 of 12 cities (lima, oslo, seoul) · spot off · instance type: ml.m5.2xlarge · dry run"
     )
 
 
@@ -53,6 +52,10 @@ def test_plan_and_cost_lines() -> None:
     assert cost_line(estimate) == (
         "- Expected cost: $0.42 (on demand $0.30 · spot at most $0.10 · idle warm pools $0.02)"
     )
+    # the run page shows a note's first line: a dry run's says what it would cost
+    assert dry_run_line(summary, estimate) == (
+        "- Dry run, nothing launched: expected cost $0.42 · 3 jobs · 1 warm / 2 cold starts · makespan 21 m 05 s"
+    )
 
 
 def test_a_refusal_names_the_reason_and_that_nothing_was_launched() -> None:
@@ -67,6 +70,7 @@ def test_the_persons_note_is_kept_above_ours_and_ours_is_replaced_on_a_retry() -
     again = compose_note(["- Asked: all 12 cities", "- Planned: 11 jobs"], first)
     assert again == "checking the new quota\n\n- Asked: all 12 cities\n- Planned: 11 jobs"
     assert compose_note(["- Asked: x"], "- Refused: y") == "- Asked: x"
+    assert compose_note(["- Asked: x"], "mine\n\n- Dry run, nothing launched: z\n- Asked: x") == "mine\n\n- Asked: x"
     assert compose_note(["- Asked: x"], None) == "- Asked: x"
 
 
