@@ -15,19 +15,18 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from airflow.sdk import DAG, Asset, Param
+from airflow.sdk import DAG, Asset
 
+from sagemaker_fleet.dags.form import manual_params
 from sagemaker_fleet.operators.outcome import FleetOutcomeOperator
 from sagemaker_fleet.operators.plan import PlanFleetOperator
 from sagemaker_fleet.operators.release import FleetPoolReleaseOperator
 from sagemaker_fleet.operators.report import FleetCostReportOperator
+from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID
 from sagemaker_fleet.operators.training import FleetTrainingOperator
 from sagemaker_fleet.spec.load import load_fleet_spec
-
-if TYPE_CHECKING:
-    from sagemaker_fleet.spec.model import FleetSpec
 
 DEFAULT_ARGS: dict[str, Any] = {"owner": "ml-platform", "retries": 2, "retry_delay": dt.timedelta(minutes=1)}
 PLAN_TASK_ID = "plan"
@@ -38,20 +37,6 @@ RELEASE_TASK_ID = "release_pools"
 def train_task_id(city: str) -> str:
     """The training task of a city (city names are lowercase letters, digits and dashes, so this is unique)."""
     return "train_" + re.sub(r"[^a-z0-9]+", "_", city)
-
-
-def manual_params(spec: FleetSpec) -> dict[str, Param]:
-    """The UI trigger form: subset of cities, spot on/off, instance-type override, dry run."""
-    return {
-        "cities": Param([], type="array", items={"type": "string", "enum": [c.name for c in spec.cities]},
-                        title="Cities", description="Train only these cities (empty: the whole fleet)."),
-        "spot": Param(True, type="boolean", title="Use spot",
-                      description="Off: every city trains on demand (and may use warm pools)."),
-        "instance_type": Param(None, type=["null", "string"], enum=[None, *sorted(spec.quotas)],
-                               title="Instance type override", description="Train every city on this type."),
-        "dry_run": Param(False, type="boolean", title="Dry run",
-                         description="Only plan and report the expected cost; launch nothing."),
-    }
 
 
 def build_fleet_dag(
@@ -67,6 +52,7 @@ def build_fleet_dag(
     capacity_retry_seconds: float | None = None,
     report_dir: str | None = None,
     aws_conn_id: str = "aws_default",
+    api_conn_id: str | None = DEFAULT_API_CONN_ID,
     start_from_trigger: bool = True,
     carry_pools: bool = False,
     **dag_kwargs: Any,
@@ -82,6 +68,8 @@ def build_fleet_dag(
         ``SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS``).
     :param report_dir: where the cost report task writes its files (default: a temporary folder, or
         ``SAGEMAKER_FLEET_REPORT_DIR``); they are uploaded to S3 either way.
+    :param api_conn_id: with ``manual``, the connection to Airflow's api-server that the plan task writes the
+        run's note through (default ``airflow_api``; without it, Airflow's own address and no credentials).
     :param start_from_trigger: start each city's task in the triggerer (default). Off, each starts on a worker and
         defers at once to the same trigger: a task process per city at the start and at the end, for a triggerer
         that must not receive the serialized DAG once per city (docs/troubleshooting.md).
@@ -114,7 +102,7 @@ def build_fleet_dag(
         **dag_kwargs,
     ) as dag:
         plan = PlanFleetOperator(task_id=PLAN_TASK_ID, spec_path=spec_path, cities=[c.name for c in spec.cities],
-                                 use_params=manual, aws_conn_id=aws_conn_id)
+                                 use_params=manual, aws_conn_id=aws_conn_id, api_conn_id=api_conn_id)
         trains = [
             FleetTrainingOperator(
                 task_id=train_task_id(city.name),

@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
 from airflow.providers.common.compat.sdk import AirflowFailException
 
+from sagemaker_fleet.cost import PriceBook, load_price_table
+from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID, write_run_note
 from sagemaker_fleet.plan import DurationHistory, plan_fleet
-from sagemaker_fleet.plan.errors import HistoryError
+from sagemaker_fleet.plan.errors import HistoryError, PlanError
+from sagemaker_fleet.runnote import asked_line, cost_line, dry_run_line, plan_line, refused_line
+from sagemaker_fleet.spec.errors import FleetSpecError
 from sagemaker_fleet.spec.load import load_fleet_spec
 from sagemaker_fleet.spec.names import context_run_key
 from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
@@ -26,6 +31,11 @@ HISTORY_CANDIDATES = 10
 class PlanMismatchError(AirflowFailException):
     """The fleet file and the parsed DAG disagree; retrying cannot help (the task fails without retries),
     re-parsing does."""
+
+
+class RefusedParamsError(AirflowFailException):
+    """The trigger form asked for what the fleet cannot do (an unknown city, a type without quota); retrying
+    cannot help, a new run with other choices does."""
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -42,8 +52,12 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
     :param spec_path: the fleet YAML (templated).
     :param cities: the cities the DAG has a training task for; a run-time city outside them is an error (the
         fleet file changed since the DAG was parsed).
-    :param use_params: apply the run's params (cities, spot, instance_type) as overrides (the manual DAG).
+    :param use_params: apply the run's params (cities, spot, instance_type, dry_run) as overrides (the manual
+        DAG), and write the run's note: what was asked, the planned starts and makespan, the expected cost — or,
+        when the fleet cannot do what was asked, why the run was refused (the task then fails without retries).
     :param use_history: plan with the durations of the latest earlier report under ``{output}/reports/``.
+    :param api_conn_id: the connection to the api-server that the note is written through
+        (:mod:`sagemaker_fleet.operators.run_note`).
     """
 
     aws_hook_class = SageMakerFleetHook
@@ -56,6 +70,7 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
         cities: Sequence[str] = (),
         use_params: bool = False,
         use_history: bool = True,
+        api_conn_id: str | None = DEFAULT_API_CONN_ID,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -63,14 +78,23 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
         self.cities = list(cities)
         self.use_params = use_params
         self.use_history = use_history
+        self.api_conn_id = api_conn_id
 
     def execute(self, context: Context) -> Any:
-        spec = load_fleet_spec(self.spec_path)
-        if self.use_params:
-            spec = apply_overrides(spec, FleetOverrides.from_params(context.get("params")))
+        fleet = load_fleet_spec(self.spec_path)
+        params = context.get("params") or {}
+        overrides = FleetOverrides.from_params(params) if self.use_params else FleetOverrides()
+        dry_run = self.use_params and bool(params.get("dry_run"))
+        asked = asked_line(overrides, fleet, dry_run) if self.use_params else ""
         run_key = context_run_key(context)
-        history = self._history(spec, run_key) if self.use_history else None
-        plan = plan_fleet(spec, run_key, history)
+        try:
+            spec = apply_overrides(fleet, overrides)
+            history = self._history(spec, run_key) if self.use_history else None
+            plan = plan_fleet(spec, run_key, history)
+        except (FleetSpecError, PlanError) as exc:
+            if not self.use_params:
+                raise
+            self._refuse(context, asked, exc)
         unknown = sorted({c.name for c in spec.cities} - set(self.cities)) if self.cities else []
         if unknown:
             raise PlanMismatchError(f"the fleet has cities {unknown} that this DAG has no training task for; the "
@@ -81,7 +105,18 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
             self.log.info("group %s (%s%s): %d jobs, %d at once", group.group, group.key.instance_type,
                           ", spot" if group.spot else "", group.jobs, book.widths[group.group])
         context["ti"].xcom_push(key=PLAN_XCOM_KEY, value=plan.to_json())
+        if self.use_params:
+            prices = PriceBook(region=spec.region, table=load_price_table(), spec_prices=spec.prices)
+            estimate = estimate_plan_cost(plan.to_json(), spec, prices)
+            first = [dry_run_line(plan.summary, estimate), asked] if dry_run else [asked, plan_line(plan.summary)]
+            write_run_note(context, [*first, cost_line(estimate)], self.api_conn_id, self.log)
         return plan.summary.to_json()
+
+    def _refuse(self, context: Context, asked: str, exc: FleetSpecError | PlanError) -> NoReturn:
+        """Say in the run's note why nothing is launched, and fail without retries."""
+        reasons = [str(issue) for issue in exc.issues] if isinstance(exc, FleetSpecError) else [str(exc)]
+        write_run_note(context, [refused_line(reasons), asked], self.api_conn_id, self.log)
+        raise RefusedParamsError("refused: " + "; ".join(reasons)) from exc
 
     def _history(self, spec: FleetSpec, run_key: str) -> DurationHistory | None:
         """The newest earlier report.json of this fleet in S3 that reads, if any. A missing bucket or report is not

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
+from airflow.providers.common.compat.sdk import AirflowSkipException
 
 from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, load_price_table, report_json
 from sagemaker_fleet.cost.collect import describe_run_jobs
@@ -20,6 +21,7 @@ from sagemaker_fleet.cost.summary import summary_lines
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.links.fleet import FleetCostReportLink
 from sagemaker_fleet.operators.training import context_run_key
+from sagemaker_fleet.spec.errors import FleetSpecError
 from sagemaker_fleet.spec.load import load_fleet_spec
 from sagemaker_fleet.spec.names import report_s3_uri
 from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
@@ -69,7 +71,10 @@ class FleetCostReportOperator(AwsBaseOperator[SageMakerFleetHook]):
         spec = load_fleet_spec(self.spec_path)
         params = context.get("params") or {}
         if self.use_params:
-            spec = apply_overrides(spec, FleetOverrides.from_params(params))
+            try:
+                spec = apply_overrides(spec, FleetOverrides.from_params(params))
+            except FleetSpecError as exc:  # the plan task refused these params: nothing was launched
+                raise AirflowSkipException(f"nothing to report: the plan task refused this run's params ({exc})") from exc
         run_key = context_run_key(context)
         book = PriceBook(region=spec.region, table=load_price_table(), spec_prices=spec.prices)
         if self.use_params and params.get("dry_run"):

@@ -110,18 +110,47 @@ def test_manual_dag_has_the_trigger_form() -> None:
     dag = build_fleet_dag(DAGS / "fleets" / "demo.yaml", dag_id="m", manual=True)
     assert set(dag.params.keys()) == {"cities", "spot", "instance_type", "dry_run"}
     params = {key: dag.params.get_param(key) for key in dag.params}
-    # the picker offers exactly the fleet's cities, empty by default (the whole fleet)
-    assert params["cities"].value == []
-    assert params["cities"].schema["type"] == "array"
-    assert params["cities"].schema["items"]["enum"] == [c.name for c in spec.cities]
+    # Airflow's UI renders an array with `examples` as a searchable multi-select of exactly the fleet's cities;
+    # `null` in the type makes it optional (empty: the whole fleet); no enum, so a mistyped name sent through the
+    # REST API gets the plan task's one-line refusal instead of the schema with every city in it
+    cities = params["cities"]
+    assert cities.value == []
+    assert cities.schema["type"][:2] == ["null", "array"]
+    assert cities.schema["examples"] == [c.name for c in spec.cities]
+    assert "enum" not in cities.schema
+    assert "enum" not in cities.schema["items"]
     assert (params["spot"].value, params["spot"].schema["type"]) == (True, "boolean")
-    # the instance type is one of the spec's quota types, or none (the spec's own)
-    assert params["instance_type"].value is None
-    assert params["instance_type"].schema["enum"] == [None, *sorted(spec.quotas)]
+    # the instance type is one of the spec's quota types, or none, shown as "fleet default" rather than `null`
+    itype = params["instance_type"]
+    assert itype.value is None
+    assert itype.schema["enum"] == [None, *sorted(spec.quotas)]
+    assert itype.schema["values_display"][None].startswith("fleet default")
     assert (params["dry_run"].value, params["dry_run"].schema["type"]) == (False, "boolean")
+    # every field says what it changes; the capacity overrides are folded into a section of their own, the rest
+    # stays in the section Airflow opens
+    assert all(p.description for p in params.values())
+    assert [p.schema.get("section") for p in params.values()] == [
+        None, "Capacity overrides", "Capacity overrides", None]
     dag.params.validate()  # the defaults pass the form's own schema
+    for picked in (None, ["not-a-city"], "lima,oslo"):  # cleared picker, REST API, CLI: the plan task decides
+        dag.params["cities"] = picked
+        dag.params.validate()
     train = next(t for t in dag.tasks if t.task_id.startswith("train_"))
     assert train.start_trigger_args.trigger_kwargs["use_params"] is True
+
+
+def test_the_500_city_fleet_offers_every_city_in_the_picker() -> None:
+    spec = load_fleet_spec(DAGS / "fleets" / "weekly.yaml")
+    dag = build_fleet_dag(DAGS / "fleets" / "weekly.yaml", dag_id="w", manual=True)
+    assert len(dag.params.get_param("cities").schema["examples"]) == len(spec.cities) >= 500
+
+
+@pytest.mark.parametrize("manual", [False, True])
+def test_a_fleet_dag_needs_no_airflow_pool(manual: bool) -> None:
+    """A fresh Airflow has only ``default_pool``; a task in any other pool would wait for it silently. The
+    dispatch keeps the instance quotas itself, in the triggerer."""
+    dag = build_fleet_dag(DAGS / "fleets" / "small.yaml", dag_id="p", manual=manual)
+    assert {(t.pool, t.pool_slots) for t in dag.tasks} == {("default_pool", 1)}
 
 
 def test_a_dag_file_that_safe_mode_skips_is_reported(tmp_path: Path) -> None:

@@ -1,0 +1,16 @@
+"""A manual run's note: what was asked, what the plan expects, or why the run was refused."""
+
+from __future__ import annotations
+
+from sagemaker_fleet.runnote.client import RunNoteClient, RunNoteError
+from sagemaker_fleet.runnote.text import (
+           asked_line,
+           compose_note,
+           cost_line,
+           dry_run_line,
+           plan_line,
+           refused_line,
+)
+
+__all__ = ["RunNoteClient", "RunNoteError", "asked_line", "compose_note", "cost_line", "dry_run_line",
+           "plan_line", "refused_line"]

@@ -1,0 +1,195 @@
+"""The manual DAG's trigger form in a real browser (Playwright driving Debian's Chromium) against a real Airflow.
+
+One Airflow (api-server, scheduler, dag-processor, triggerer; SQLite, LocalExecutor) set up only as the README's
+``make demo`` does it — no Airflow pool, no connection but ``aws_default`` — with the simulator in-process at high
+speed and the 12-city small fleet behind the shipped manual DAG's form. Scenarios share it:
+
+- a person picks three cities in the form's picker and triggers: exactly those three train, and the run's note
+  says what was asked; the form logs no console error;
+- a dry run shows its expected cost in the run's note on the run page and creates no training job;
+- an unknown city sent through the REST API is refused in one line in the note, without retries.
+
+Screenshots land in ``build/e2e-browser/`` (gitignored).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+
+from sagemaker_fleet.cost.svg import usd
+from sagemaker_fleet.sim import SimConfig
+from sagemaker_fleet.sim.client import SimClient
+from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
+from sagemaker_fleet.sim.workload import WorkModel
+from sagemaker_fleet.spec import FleetSpec, load_fleet_spec
+from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
+
+pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.chromium, pytest.mark.timeout(900)]
+
+E2E_DIR = Path(__file__).resolve().parent
+REPO = E2E_DIR.parents[1]
+ARTIFACTS = REPO / "build" / "e2e-browser"
+DAG_ID = "city_training_manual"
+PICKED = ["lagos", "lima", "oslo"]  # on demand, short: 450–900 simulated seconds each
+SPEED = 200.0
+RUN_TIMEOUT = 300.0
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def spec() -> FleetSpec:
+    return load_fleet_spec(REPO / "dags" / "fleets" / "small.yaml")
+
+
+@pytest.fixture(scope="module")
+def sim(spec: FleetSpec) -> Iterator[SimClient]:
+    config = SimConfig(seed=5, work=WorkModel.from_fleets([spec]), quotas=MappingProxyType(dict(spec.quotas)))
+    with SimulatorServer(ServerSettings(speed=SPEED, config=config)) as server:
+        client = SimClient(server.url)
+        client.boto3_client("s3").create_bucket(Bucket="acme-ml")  # where the cost report goes
+        yield client
+
+
+@pytest.fixture(scope="module")
+def stack(sim: SimClient, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalAirflowStack]:
+    settings = StackSettings(home=tmp_path_factory.mktemp("airflow"), dags_folder=E2E_DIR / "browser_dags",
+                             endpoint_url=sim.url)
+    assert not settings.pools  # a fresh Airflow has only default_pool, and a first run must not wait for another
+    with LocalAirflowStack(settings) as airflow:
+        airflow.wait_for_dag(DAG_ID)
+        yield airflow
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+class Console:
+    """The page's console errors and uncaught exceptions."""
+
+    def __init__(self, page: Any) -> None:
+        self.errors: list[str] = []
+        page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
+        page.on("pageerror", lambda error: self.errors.append(f"uncaught: {error}"))
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield context.new_page()
+    context.close()
+
+
+def open_form(page: Any, stack: LocalAirflowStack) -> Any:
+    page.goto(f"{stack.url}/dags/{DAG_ID}")
+    page.get_by_role("button", name="Trigger").first.click()
+    dialog = page.get_by_role("dialog")
+    dialog.locator("#element_cities").wait_for()
+    return dialog
+
+
+def trigger(page: Any, dialog: Any) -> str:
+    """Press the form's Trigger; the UI opens the new run's page, whose address names the run."""
+    dialog.get_by_role("button", name="Trigger").click()
+    page.wait_for_url(re.compile(r".*/runs/[^/]+$"))
+    return urllib.parse.unquote(page.url.rsplit("/runs/", 1)[1])
+
+
+def run_jobs(sim: SimClient, spec: FleetSpec, run_key: str) -> dict[str, list[str]]:
+    """The simulator's training jobs of one run, by city."""
+    out: dict[str, list[str]] = {}
+    for job in sim.state()["jobs"]:
+        for city in spec.cities:
+            if job["name"].startswith(f"{spec.fleet}-{city.name}-") and f"-{run_key}" in job["name"]:
+                out.setdefault(city.name, []).append(job["name"])
+    return out
+
+
+def xcom(stack: LocalAirflowStack, run_id: str, task_id: str, key: str) -> Any:
+    quoted = urllib.parse.quote(run_id, safe="")
+    value = stack.api("GET", f"/api/v2/dags/{DAG_ID}/dagRuns/{quoted}/taskInstances/{task_id}/xcomEntries/{key}")
+    return json.loads(value["value"]) if isinstance(value["value"], str) else value["value"]
+
+
+def note_of(stack: LocalAirflowStack, run_id: str) -> str:
+    return str(stack.api("GET", f"/api/v2/dags/{DAG_ID}/dagRuns/{urllib.parse.quote(run_id, safe='')}")["note"])
+
+
+def test_three_cities_picked_in_the_form_train_and_nothing_else(stack, sim, spec, page) -> None:
+    console = Console(page)
+    dialog = open_form(page, stack)
+    picker = dialog.locator("#element_cities").get_by_role("combobox")
+    for city in PICKED:
+        picker.fill(city[:3])  # search, as a person would, then take the match
+        page.keyboard.press("Enter")
+    assert dialog.locator("#element_cities").inner_text().split("\n")[-3:] == PICKED
+    default_type = dialog.get_by_text("fleet default (each city's own type)")
+    assert not default_type.is_visible()  # folded under "Capacity overrides" …
+    dialog.get_by_text("Capacity overrides").click()
+    default_type.wait_for()  # … where the override reads "fleet default", not "null"
+    assert "null" not in dialog.inner_text()
+    page.screenshot(path=str(ARTIFACTS / "trigger-form-capacity.png"))
+    dialog.get_by_text("Run Parameters").click()
+    dialog.locator("#element_cities").wait_for()
+    page.screenshot(path=str(ARTIFACTS / "trigger-form.png"))
+    run_id = trigger(page, dialog)
+    assert console.errors == []
+    assert stack.wait_for_run(DAG_ID, run_id, timeout=RUN_TIMEOUT) == "success"
+    run_key = xcom(stack, run_id, "plan", "plan")["run_key"]
+    trained = run_jobs(sim, spec, run_key)
+    assert sorted(trained) == sorted(PICKED)
+    assert all(len(names) == 1 for names in trained.values()), trained
+    note = note_of(stack, run_id)
+    assert note.startswith("- Asked: 3 of 12 cities (lagos, lima, oslo) · spot on · instance type: fleet default"
+                           " · train\n- Planned: 3 jobs · ")
+    page.reload()
+    page.get_by_text("Asked: 3 of 12 cities").first.wait_for()
+    page.screenshot(path=str(ARTIFACTS / "run-page.png"))
+
+
+def test_a_dry_run_shows_its_expected_cost_in_the_run_note_and_launches_nothing(stack, sim, spec, page) -> None:
+    before = len(sim.state()["jobs"])
+    dialog = open_form(page, stack)
+    dialog.locator('[id="switch:element_dry_run"]').click()
+    run_id = trigger(page, dialog)
+    assert stack.wait_for_run(DAG_ID, run_id, timeout=RUN_TIMEOUT) == "success"
+    expected = usd(xcom(stack, run_id, "cost_report", "return_value")["estimate"]["expected_usd"])
+    first = f"Dry run, nothing launched: expected cost {expected} · 12 jobs · "
+    assert note_of(stack, run_id).startswith(f"- {first}")
+    page.reload()
+    shown = page.get_by_text(first).first
+    shown.wait_for()
+    assert shown.is_visible()  # on the run page, without opening the note
+    page.screenshot(path=str(ARTIFACTS / "dry-run-note.png"))
+    assert len(sim.state()["jobs"]) == before  # no training job was created
+    states = stack.task_states(DAG_ID, run_id)
+    assert sorted(states) == ["skipped", "success"]
+    assert all(t.startswith("train_") for t in states["skipped"])
+
+
+def test_an_unknown_city_from_the_rest_api_is_refused_in_one_line(stack, sim) -> None:
+    before = len(sim.state()["jobs"])
+    run_id = stack.trigger(DAG_ID, conf={"cities": ["lima", "atlantis"]})
+    assert stack.wait_for_run(DAG_ID, run_id, timeout=RUN_TIMEOUT) == "failed"
+    note = note_of(stack, run_id)
+    assert note.startswith("- Refused: params.cities: unknown city 'atlantis'; pick cities of fleet small — nothing "
+                           "was launched\n- Asked: 2 of 12 cities (lima, atlantis)")
+    tis = {t["task_id"]: (t["state"], t["try_number"]) for t in stack.task_instances(DAG_ID, run_id)}
+    assert tis["plan"] == ("failed", 1)  # no retries: a new run with other cities is the fix
+    assert tis["cost_report"] == ("skipped", 1)  # nothing to report, and no retries of it either
+    assert len(sim.state()["jobs"]) == before
