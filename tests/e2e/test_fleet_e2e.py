@@ -247,6 +247,22 @@ def check_run_state(stack: LocalAirflowStack, result: dict, cities: int, failing
         assert any(said.encode() in p.read_bytes() for p in logs), (said, [str(p) for p in logs])
 
 
+def check_notice(stack: LocalAirflowStack, result: dict, failing: frozenset[str] = frozenset()) -> None:
+    """The run's notice reached the notifier of its outcome, rendered, with the run's figures."""
+    path = Path(stack.settings.home) / "notices" / f"{result['run_id'].replace(':', '_')}.json"
+    assert path.exists(), f"no notice was sent for {result['run_id']}"
+    notice = json.loads(path.read_text())
+    summary = notice["summary"]
+    assert notice["kind"] == ("failure" if failing else "success")
+    assert summary["failed"] == sorted(failing)
+    assert notice["subject"] == summary["headline"]
+    assert notice["subject"].startswith(f"sagemaker-fleet e2e run {summary['run_key']}: ")
+    assert f"Starts: {summary['warm_starts']} warm, {summary['cold_starts']} cold." in notice["body"]
+    assert summary["report_uri"] in notice["body"]
+    assert summary["warm_starts"] > 0
+    assert summary["cost_usd"] > 0
+
+
 def run_plan(stack: LocalAirflowStack, run_id: str, dag_id: str = "e2e_fleet") -> FleetPlan:
     """The plan the run dispatched by: its plan task's ``plan`` XCom."""
     entry = stack.api("GET", f"/api/v2/dags/{dag_id}/dagRuns/{run_id}/taskInstances/plan/xcomEntries/plan")
@@ -470,6 +486,7 @@ def test_local_executor_on_postgres(tmp_path, e2e_server, e2e_sim, e2e_spec, pos
     with _stack(tmp_path, e2e_sim, e2e_spec, "LocalExecutor", postgres_url) as stack:
         result = run_local_faults(stack, e2e_server, e2e_sim, e2e_spec)
         check_run_state(stack, result, len(e2e_spec.cities), failing=frozenset({FAILING_CITY}))
+        check_notice(stack, result, failing=frozenset({FAILING_CITY}))
         plan = run_plan(stack, result["run_id"])
         figures = reliability(
             e2e_sim, e2e_spec, stack, "e2e_fleet", result["run_id"], plan_warm=plan.summary.warm_starts,
@@ -495,6 +512,7 @@ def test_celery_executor_with_redis(tmp_path, e2e_sim, e2e_spec, twice_spec, pos
                 broker=f"redis://127.0.0.1:6379/{7 + os.getpid() % 8}") as stack:
         result = run_celery_faults(stack, e2e_sim, e2e_spec, twice_spec)
         check_run_state(stack, result, len(e2e_spec.cities))
+        check_notice(stack, result)
         scheduler_log = (stack.log_dir / "scheduler.log").read_text(errors="replace")
         # the tasks lost with the frozen worker came back through the stuck-in-queued path, not by luck
         requeued = scheduler_log.count("Task stuck in queued; will try to requeue")

@@ -20,6 +20,7 @@ from typing import Any
 from airflow.sdk import DAG, Asset
 
 from sagemaker_fleet.dags.form import manual_params
+from sagemaker_fleet.operators.notify import FleetNotifyOperator
 from sagemaker_fleet.operators.outcome import FleetOutcomeOperator
 from sagemaker_fleet.operators.plan import PlanFleetOperator
 from sagemaker_fleet.operators.release import FleetPoolReleaseOperator
@@ -32,6 +33,7 @@ DEFAULT_ARGS: dict[str, Any] = {"owner": "ml-platform", "retries": 2, "retry_del
 PLAN_TASK_ID = "plan"
 OUTCOME_TASK_ID = "outcome"
 RELEASE_TASK_ID = "release_pools"
+NOTIFY_TASK_ID = "notify"
 
 
 def train_task_id(city: str) -> str:
@@ -55,6 +57,9 @@ def build_fleet_dag(
     api_conn_id: str | None = DEFAULT_API_CONN_ID,
     start_from_trigger: bool = True,
     carry_pools: bool = False,
+    on_success: Sequence[Any] = (),
+    on_failure: Sequence[Any] = (),
+    notice: str | None = None,
     **dag_kwargs: Any,
 ) -> DAG:
     """A DAG that trains every city of the fleet at ``spec_path`` in pool-aware order and reports the cost.
@@ -75,6 +80,11 @@ def build_fleet_dag(
         that must not receive the serialized DAG once per city (docs/troubleshooting.md).
     :param carry_pools: at the run's end keep the idle warm pools that will still be alive when the next
         scheduled run starts (its first jobs then start warm); by default every idle pool of the run is ended.
+    :param on_success: Airflow notifiers (``BaseNotifier``: the SMTP or Slack provider's, your own) that a last
+        ``notify`` task calls with the run's summary when every city trained; ``on_failure``: when one did not.
+        Their templates can use ``{{ fleet_summary.<field> }}`` and ``{{ fleet_message }}``.
+    :param notice: the Jinja template of ``fleet_message`` (default
+        :data:`sagemaker_fleet.operators.notify.DEFAULT_MESSAGE`).
     """
     spec_path = str(spec_path)
     spec = load_fleet_spec(spec_path)
@@ -130,4 +140,12 @@ def build_fleet_dag(
                                        city_task_ids={c.name: train_task_id(c.name) for c in spec.cities})
         plan >> trains >> release >> report
         trains >> outcome
+        if on_success or on_failure:
+            notify = FleetNotifyOperator(task_id=NOTIFY_TASK_ID, spec_path=spec_path,
+                                         city_task_ids={c.name: train_task_id(c.name) for c in spec.cities},
+                                         on_success=on_success, on_failure=on_failure,
+                                         **({"message": notice} if notice else {}))
+            # after the report (its totals), beside the outcome: Airflow takes the run's state from its last
+            # tasks, so the outcome must stay one of them; the notice reads the cities' states itself
+            report >> notify
     return dag
