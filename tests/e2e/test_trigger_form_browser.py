@@ -62,8 +62,9 @@ def sim(spec: FleetSpec) -> Iterator[SimClient]:
 def stack(sim: SimClient, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalAirflowStack]:
     settings = StackSettings(home=tmp_path_factory.mktemp("airflow"), dags_folder=E2E_DIR / "browser_dags",
                              endpoint_url=sim.url)
-    assert not settings.pools  # a fresh Airflow has only default_pool, and a first run must not wait for another
     with LocalAirflowStack(settings) as airflow:
+        # a fresh Airflow has only default_pool, and a first run must not wait for another
+        assert [p["name"] for p in airflow.api("GET", "/api/v2/pools")["pools"]] == ["default_pool"]
         airflow.wait_for_dag(DAG_ID)
         yield airflow
 

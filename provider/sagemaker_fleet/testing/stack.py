@@ -92,7 +92,6 @@ class StackSettings:
     celery_broker_url: str | None = None
     api_port: int = 0  # 0: a free port
     parallelism: int = 32
-    pools: Mapping[str, int] = field(default_factory=dict)
     extra_env: Mapping[str, str] = field(default_factory=dict)
 
 
@@ -163,8 +162,6 @@ class LocalAirflowStack:
 
     def start(self, timeout: float = 120.0) -> LocalAirflowStack:
         self.airflow("db", "migrate")
-        for name, slots in self.settings.pools.items():
-            self.airflow("pools", "set", name, str(slots), "sagemaker-fleet instance quota", "--include-deferred")
         components = [*COMPONENTS, *(["celery-worker"] if self.settings.celery_broker_url else [])]
         for component in components:
             self.start_component(component)
