@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sagemaker_fleet.plan.advice import fleet_advice
 from sagemaker_fleet.plan.assemble import assemble_plan
-from sagemaker_fleet.plan.capacity import capacity_pools
+from sagemaker_fleet.plan.capacity import capacity_pools, keeps_pools
 from sagemaker_fleet.plan.durations import expected_training_seconds, startup_model
 from sagemaker_fleet.plan.groups import group_cities
 from sagemaker_fleet.plan.keepalive import warm_reuse_possible
@@ -49,10 +50,7 @@ class _Fleet:
         self.groups = group_cities(spec, training)
         self.pools, self.pool_of = capacity_pools(spec, self.groups)
         reuse = warm_reuse_possible(self.latency)
-        self.eligible = [
-            reuse and not g.spot and g.instance_count <= self.pools[self.pool_of[g.index]].warm_instances
-            for g in self.groups
-        ]
+        self.eligible = [reuse and keeps_pools(g, self.pools[self.pool_of[g.index]]) for g in self.groups]
         self.units: list[PoolUnit] = []
         for pool in self.pools:
             members = [g for g in self.groups if self.pool_of[g.index] == pool.index]
@@ -202,6 +200,6 @@ def plan_fleet(
     notes = latency_note(fleet.latency) + pool_notes(
         fleet.pools, fleet.groups, fleet.pool_of, lanes, fleet.latency
     )
-    notes += keep_alive_notes(lanes)
+    notes += keep_alive_notes(lanes) + fleet_advice(spec)
     pool_of_group = {g.group_id: fleet.pools[fleet.pool_of[g.index]].label for g in fleet.groups}
     return assemble_plan(spec, run_key, fleet.groups, lanes, pool_of_group, notes)
