@@ -29,6 +29,7 @@ DEFAULT_RUN_KEY = "20261129"
 COMPARED = (
     ("warm starts", "warm_starts"),
     ("cold starts", "cold_starts"),
+    ("warm image re-pulls", "warm_image_pulls"),
     ("re-submitted", "resubmitted"),
     ("failed", "failed"),
     ("makespan s", "makespan_seconds"),
@@ -172,7 +173,8 @@ def render_summary(doc: dict[str, Any], real_seconds: float) -> str:
             f" — simulated in {real_seconds:.2f} s",
             f"cities     {doc['jobs']}: {doc['completed']} completed, {doc['failed']} failed, "
             f"{doc['resubmitted']} re-submitted ({doc['submissions']} submissions)",
-            f"starts     {doc['warm_starts']} warm / {doc['cold_starts']} cold{planned_starts}",
+            f"starts     {doc['warm_starts']} warm ({doc['warm_image_pulls']} with the image re-pulled) / "
+            f"{doc['cold_starts']} cold{planned_starts}",
             f"makespan   {_duration(doc['makespan_seconds'])}{planned_span}",
             f"seconds    start-up {doc['startup_seconds']:,} · training {doc['training_seconds']:,} · "
             f"billed {doc['billable_seconds']:,} · retained pools {doc['retained_billable_seconds']:,}",

@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections import Counter
 
+from sagemaker_fleet.plan.advice import fleet_advice
 from sagemaker_fleet.spec import FleetSpecError, load_fleet_spec
 
 
@@ -21,6 +22,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for warning in spec.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    for note in fleet_advice(spec):  # advice from AWS's warm-pool best practices (docs/concepts.md)
+        print(f"warning: {note}", file=sys.stderr)
     spot = sum(1 for city in spec.cities if city.spot is not None)
     types = Counter(city.instance_type for city in spec.cities)
     roles = len({city.role_arn for city in spec.cities})

@@ -57,6 +57,8 @@ class TrainingJobRecord:
     last_modified_time: datetime | None = None
     pool_key: WarmPoolKey | None = None
     tags: tuple[tuple[str, str], ...] = ()
+    #: AlgorithmSpecification.TrainingImage (None for an algorithm resource, or when Describe leaves it out).
+    training_image: str | None = None
 
     @property
     def retained_billable_seconds(self) -> int:
@@ -124,6 +126,7 @@ def parse_training_job(describe: Mapping[str, Any]) -> TrainingJobRecord:
         last_modified_time=_time(describe.get("LastModifiedTime")),
         pool_key=warm_pool_key(describe) if "RoleArn" in describe else None,
         tags=tuple((str(t["Key"]), str(t.get("Value", ""))) for t in describe.get("Tags") or ()),
+        training_image=(describe.get("AlgorithmSpecification") or {}).get("TrainingImage") or None,
     )
 
 

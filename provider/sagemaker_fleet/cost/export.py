@@ -53,6 +53,7 @@ EXTRA_JOB_FIELDS = (
     "created_at",
     "training_started_at",
     "ended_at",
+    "image_pulled",
 )
 JOB_FIELDS = CONTRACT_JOB_FIELDS + EXTRA_JOB_FIELDS
 
@@ -79,6 +80,7 @@ EXTRA_TOTAL_FIELDS = (
     "training_seconds",
     "billable_seconds",
     "retained_billable_seconds",
+    "warm_image_pulls",
 )
 
 MONEY_PLACES = 6
@@ -124,6 +126,7 @@ def job_json(line: CostLine, lane: str | None = None) -> dict[str, Any]:
         "created_at": _time(line.created_at),
         "training_started_at": _time(line.training_started_at),
         "ended_at": _time(line.ended_at),
+        "image_pulled": line.image_pulled,
     }
     return {name: values[name] for name in JOB_FIELDS}
 
@@ -149,6 +152,7 @@ def totals_json(totals: CostTotals) -> dict[str, Any]:
         "training_seconds": totals.training_seconds,
         "billable_seconds": totals.billable_seconds,
         "retained_billable_seconds": totals.retained_billable_seconds,
+        "warm_image_pulls": totals.warm_image_pulls,
     }
     return {name: values[name] for name in CONTRACT_TOTAL_FIELDS + EXTRA_TOTAL_FIELDS}
 

@@ -53,6 +53,8 @@ class CostLine:
     training_started_at: datetime | None = None
     ended_at: datetime | None = None
     phases: tuple[StatusTransition, ...] = ()
+    #: A warm start that pulled its image again (another image than the pool's previous job's).
+    image_pulled: bool = False
 
     def _usd(self, seconds: int) -> float:
         return seconds * self.instance_count * self.price_per_hour / SECONDS_PER_HOUR
@@ -120,4 +122,5 @@ def cost_line(
         training_started_at=training_started_at(record),
         ended_at=record.ended_at(now),
         phases=record.transitions,
+        image_pulled=start.image_pulled,
     )

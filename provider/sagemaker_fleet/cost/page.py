@@ -15,6 +15,7 @@ from sagemaker_fleet.cost.gantt import render_gantt
 from sagemaker_fleet.cost.svg import COLORS, duration, esc, usd
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.cost.model import CostLine
     from sagemaker_fleet.cost.report import CostReport
     from sagemaker_fleet.cost.totals import CostTotals
 
@@ -121,7 +122,10 @@ def _cards(t: CostTotals) -> str:
             f"submissions: {t.completed} completed, {t.failed} failed, {t.stopped} stopped, "
             f"{t.in_progress} running, {t.resubmitted} re-submissions",
         ),
-        _card(f"{t.warm_starts} / {t.cold_starts}", "warm / cold starts"),
+        _card(
+            f"{t.warm_starts} / {t.cold_starts}",
+            f"warm / cold starts ({t.warm_image_pulls} warm with the image re-pulled)",
+        ),
         _card(duration(t.startup_seconds_saved), "start-up saved by warm pools"),
     ]
     return f'<div class="cards">{"".join(cards)}</div>'
@@ -139,6 +143,10 @@ def _head(columns: Sequence[tuple[str, bool]]) -> str:
     return f"<thead><tr>{cells}</tr></thead>"
 
 
+def _start_label(line: CostLine) -> str:
+    return "warm, image re-pulled" if line.start == "warm" and line.image_pulled else line.start
+
+
 def _jobs_table(report: CostReport) -> str:
     lanes = lane_of_jobs(report)
     rows = []
@@ -150,7 +158,7 @@ def _jobs_table(report: CostReport) -> str:
             _cell(f"{line.status} / {line.secondary_status}"),
             _cell(f"{line.instance_count} × {line.instance_type}"),
             _cell("spot" if line.spot else "on-demand"),
-            _cell(f"{line.start} ({line.start_evidence})"),
+            _cell(f"{_start_label(line)} ({line.start_evidence})"),
             _cell(duration(line.startup_seconds), True, round(line.startup_seconds, 3)),
             _cell(line.training_seconds, True),
             _cell(line.billable_seconds, True),
@@ -281,7 +289,9 @@ def render_html(report: CostReport) -> str:
 <p class="note">cost = (BillableTimeInSeconds + retained warm-pool seconds) × instances × on-demand price; the
 on-demand equivalent uses TrainingTimeInSeconds instead of BillableTimeInSeconds. A start is warm when another job
 of the run handed it its warm pool (ReusedByJob), cold for spot jobs and jobs that never trained, and otherwise
-judged by its start-up time against the start-up model. Start-up saved = cold-start model − observed start-up, for
+judged by its start-up time against the start-up model. A warm start is "warm, image re-pulled" when its
+TrainingImage differs from that of the job that handed it the pool: the image is no warm-pool matching criterion,
+so the pool is reused but the image is pulled from ECR again. Start-up saved = cold-start model − observed start-up, for
 warm starts. Shipped price table as of {esc(report.price_table_as_of)}.</p>
 <script>{SCRIPT}</script>
 </body></html>

@@ -123,12 +123,18 @@ def build_cost_report(
     index = index or RunJobIndex.for_run(spec, run_key)
     records = [parse_training_job(raw) for raw in describes]
     priced = prices.require(record.instance_type for record in records)
-    reused = {record.reused_by_job for record in records if record.reused_by_job}
+    handed_by = {record.reused_by_job: record for record in records if record.reused_by_job}
     groups, group_of = _assign_groups(records)
     lines: list[CostLine] = []
     for record in records:
         city, attempt = index.attribute(record)
-        start = observe_start(record, reused, spec.input_mode)
+        previous = handed_by.get(record.name)
+        start = observe_start(
+            record,
+            handed_by,
+            spec.input_mode,
+            previous_image=previous.training_image if previous is not None else None,
+        )
         lines.append(
             cost_line(
                 record,

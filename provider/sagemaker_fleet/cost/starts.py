@@ -19,6 +19,12 @@ The rule, explicit evidence first:
    does not fit in that time, so a cold start is not mistaken for warm; a warm File-mode start over a large data
    set may be counted cold — rule 1 covers every hand-over inside the run.
 
+**Image re-pulled.** The training image is no matching criterion: a job with another image reuses the pool but
+pulls its image from ECR again. A warm start by rule 1 is flagged ``image_pulled`` when its
+``AlgorithmSpecification.TrainingImage`` differs from that of the job that handed it the pool (the one whose
+``ReusedByJob`` names it). A pool handed over by a previous run has no such job in the report: its start is never
+flagged, and with the pull it is usually too slow for rule 4, so it counts cold.
+
 Seconds saved are counted for warm starts only: ``max(0, cold P90 − observed start-up)``, with the cold P90 of the
 start-up model (SAGEMAKER_FACTS §2) for the job's input mode.
 """
@@ -49,6 +55,7 @@ class StartObservation:
     reached_training: bool
     cold_model_seconds: int
     warm_model_seconds: int
+    image_pulled: bool = False  # warm, but the image differs from the pool's previous job's: pulled again
 
     @property
     def seconds_saved(self) -> float:
@@ -86,9 +93,14 @@ def measure_startup(record: TrainingJobRecord) -> tuple[float, bool]:
 
 
 def observe_start(
-    record: TrainingJobRecord, reused_jobs: Collection[str], default_input_mode: str
+    record: TrainingJobRecord,
+    reused_jobs: Collection[str],
+    default_input_mode: str,
+    *,
+    previous_image: str | None = None,
 ) -> StartObservation:
-    """Classify one submission; ``reused_jobs`` are the names some job of the run named in ReusedByJob."""
+    """Classify one submission; ``reused_jobs`` are the names some job of the run named in ReusedByJob, and
+    ``previous_image`` is the training image of the job that handed this one its pool (if any)."""
     mode = record.input_mode or default_input_mode
     seconds, trained = measure_startup(record)
     kind: StartKind
@@ -102,11 +114,17 @@ def observe_start(
     else:
         kind = "warm" if seconds <= warm_threshold_seconds(mode) else "cold"
         evidence = "timing"
+    pulled = (
+        evidence == "reused-pool"
+        and None not in (previous_image, record.training_image)
+        and previous_image != record.training_image
+    )
     return StartObservation(
         kind=kind,
         evidence=evidence,
         startup_seconds=seconds,
         reached_training=trained,
         cold_model_seconds=startup_p90(mode, warm=False),
-        warm_model_seconds=startup_p90(mode, warm=True),
+        warm_model_seconds=startup_p90(mode, warm=True, image_pulled=pulled),
+        image_pulled=pulled,
     )

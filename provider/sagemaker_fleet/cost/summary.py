@@ -18,7 +18,8 @@ def summary_lines(report: CostReport) -> list[str]:
         f"cost {usd(t.cost_usd)} · on-demand equivalent {usd(t.on_demand_cost_usd)} · spot saved "
         f"{usd(t.spot_savings_usd)} ({t.spot_savings_pct:.1f} % on {t.spot_jobs} spot jobs) · retained idle "
         f"{usd(t.retained_cost_usd)}",
-        f"starts: {t.warm_starts} warm, {t.cold_starts} cold · start-up saved {duration(t.startup_seconds_saved)}",
+        f"starts: {t.warm_starts} warm, {t.cold_starts} cold ({t.warm_image_pulls} warm with the image re-pulled)"
+        f" · start-up saved {duration(t.startup_seconds_saved)}",
         *_released(report),
     ]
 

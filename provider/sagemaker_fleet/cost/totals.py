@@ -37,6 +37,7 @@ class CostTotals:
     retained_billable_seconds: int = 0
     spot_jobs: int = 0
     spot_on_demand_cost_usd: float = 0.0
+    warm_image_pulls: int = 0  # warm starts that pulled their image again (counted in warm_starts too)
 
     @property
     def spot_savings_pct(self) -> float:
@@ -73,6 +74,7 @@ def total(lines: Sequence[CostLine]) -> CostTotals:
         retained_billable_seconds=sum(line.retained_billable_seconds for line in lines),
         spot_jobs=count(lambda line: line.spot),
         spot_on_demand_cost_usd=usd(lambda line: line.on_demand_cost_usd, lambda line: line.spot),
+        warm_image_pulls=count(lambda line: line.start == "warm" and line.image_pulled),
     )
 
 

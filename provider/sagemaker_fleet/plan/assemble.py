@@ -34,6 +34,7 @@ def _planned_lane(
             expected_seconds=job.task.training,
             planned_start_seconds=job.start,
             planned_end_seconds=job.end,
+            image_change=job.image_change,
         )
         for position, job in enumerate(scheduled.jobs)
     )

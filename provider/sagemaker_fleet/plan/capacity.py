@@ -59,6 +59,12 @@ def _check_fits(group: CityGroup, pool: CapacityPool) -> None:
         )
 
 
+def keeps_pools(group: CityGroup, pool: CapacityPool) -> bool:
+    """Whether the group's lanes may keep warm pools at all: on demand, and one job's instances fit the
+    warm-pool quota of its capacity pool."""
+    return not group.spot and group.instance_count <= pool.warm_instances
+
+
 def capacity_pools(
     spec: FleetSpec, groups: Sequence[CityGroup]
 ) -> tuple[tuple[CapacityPool, ...], tuple[int, ...]]:

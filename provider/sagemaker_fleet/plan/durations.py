@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.startup import startup_p90
+from sagemaker_fleet.startup import IMAGE_PULL_P90, startup_p90
 
 if TYPE_CHECKING:
     from sagemaker_fleet.plan.history import DurationHistory
@@ -18,13 +18,17 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class StartupSeconds:
-    """Seconds from CreateTrainingJob to training, on fresh instances (cold) or on a reused pool (warm)."""
+    """Seconds from CreateTrainingJob to training, on fresh instances (cold) or on a reused pool (warm); a warm
+    start whose image differs from the pool's previous job's adds ``image_pull`` (never beyond a cold start)."""
 
     cold: int
     warm: int
+    image_pull: int = IMAGE_PULL_P90
 
-    def of(self, *, warm: bool) -> int:
-        return self.warm if warm else self.cold
+    def of(self, *, warm: bool, image_pulled: bool = False) -> int:
+        if not warm:
+            return self.cold
+        return min(self.warm + self.image_pull, self.cold) if image_pulled else self.warm
 
 
 def startup_model(spec: FleetSpec, history: DurationHistory | None = None) -> StartupSeconds:

@@ -20,12 +20,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class JobTask:
-    """A city waiting for a lane: its index in ``spec.cities``, expected training and explicit keep-alive."""
+    """A city waiting for a lane: its index in ``spec.cities``, expected training, explicit keep-alive and image
+    (no matching criterion, but a warm start with another image than the pool's previous job pulls it again)."""
 
     city: int
     name: str
     training: int
     keep_alive: int | None  # None is ``auto``
+    image: str = ""
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,9 @@ def group_cities(spec: FleetSpec, training: Sequence[int]) -> tuple[CityGroup, .
     """Group ``spec.cities`` (``training[i]`` is city i's expected training seconds)."""
     members: dict[tuple[WarmPoolKey, bool], list[JobTask]] = {}
     for index, city in enumerate(spec.cities):
-        task = JobTask(city=index, name=city.name, training=training[index], keep_alive=city.keep_alive)
+        task = JobTask(
+            city=index, name=city.name, training=training[index], keep_alive=city.keep_alive, image=city.image_uri
+        )
         members.setdefault((city_key(city), city.spot is not None), []).append(task)
     return tuple(
         CityGroup(

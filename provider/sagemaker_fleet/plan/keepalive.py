@@ -30,6 +30,17 @@ def auto_keep_alive(gap: int, latency: int) -> int:
     return max(0, min(gap + margin_seconds(latency), AUTO_KEEP_ALIVE_MAX))
 
 
+def planned_keep_alive(explicit: int | None, latency: int, *, warm_lane: bool, last: bool) -> int:
+    """A planned job's keep-alive. A lane without a warm pool keeps none; on a warm lane an explicit value stands,
+    and auto covers the hand-off to the successor (created one latency later) — 0 for the lane's last job, whose
+    pool nobody takes over."""
+    if not warm_lane:
+        return 0
+    if explicit is not None:
+        return explicit
+    return 0 if last else auto_keep_alive(latency, latency)
+
+
 def pool_outlives(keep_alive: int, gap: int) -> bool:
     """A pool kept ``keep_alive`` seconds is still there when the successor is created ``gap`` seconds later."""
     return keep_alive > gap

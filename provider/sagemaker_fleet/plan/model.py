@@ -91,6 +91,8 @@ class PlannedJob:
     expected_seconds: int
     planned_start_seconds: int
     planned_end_seconds: int
+    #: A warm start whose image differs from its lane predecessor's: the pool pulls the image again.
+    image_change: bool = False
 
     @property
     def planned_seconds(self) -> int:
@@ -111,6 +113,7 @@ class PlannedJob:
             "expected_seconds": self.expected_seconds,
             "planned_start_seconds": self.planned_start_seconds,
             "planned_end_seconds": self.planned_end_seconds,
+            "image_change": self.image_change,
         }
 
     @classmethod
@@ -129,6 +132,7 @@ class PlannedJob:
             expected_seconds=obj.integer("expected_seconds"),
             planned_start_seconds=obj.integer("planned_start_seconds"),
             planned_end_seconds=obj.integer("planned_end_seconds"),
+            image_change=obj.flag("image_change") if "image_change" in obj.data else False,
         )
 
 
@@ -174,6 +178,7 @@ class PlanSummary:
     warm_lanes: int = 0
     cold_lanes: int = 0
     spot_lanes: int = 0
+    image_changes: int = 0  # warm starts planned with another image than their lane predecessor's
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -187,12 +192,15 @@ class PlanSummary:
             "warm_lanes": self.warm_lanes,
             "cold_lanes": self.cold_lanes,
             "spot_lanes": self.spot_lanes,
+            "image_changes": self.image_changes,
         }
 
     @classmethod
     def from_json(cls, obj: JsonObject) -> PlanSummary:
         extra = {
-            name: obj.integer(name) for name in ("warm_lanes", "cold_lanes", "spot_lanes") if name in obj.data
+            name: obj.integer(name)
+            for name in ("warm_lanes", "cold_lanes", "spot_lanes", "image_changes")
+            if name in obj.data
         }
         return cls(
             jobs=obj.integer("jobs"),

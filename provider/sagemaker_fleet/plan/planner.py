@@ -2,18 +2,21 @@
 
 Steps: durations (spec or history) → groups by matching key → capacity pools per instance type → units and
 their slots (:mod:`.units`) → how many extra cold slots to use (:mod:`.selection`) → slot layouts
-(:mod:`.slots`) → jobs placed in virtual time (:mod:`.schedule`) → the plan (:mod:`.assemble`).
+(:mod:`.slots`) → jobs placed in virtual time (:mod:`.schedule`), warm lanes keeping their image where that costs
+at most 1 % of makespan → the plan (:mod:`.assemble`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sagemaker_fleet.plan.advice import fleet_advice
 from sagemaker_fleet.plan.assemble import assemble_plan
-from sagemaker_fleet.plan.capacity import capacity_pools
+from sagemaker_fleet.plan.capacity import capacity_pools, keeps_pools
 from sagemaker_fleet.plan.durations import expected_training_seconds, startup_model
 from sagemaker_fleet.plan.groups import group_cities
 from sagemaker_fleet.plan.keepalive import warm_reuse_possible
+from sagemaker_fleet.plan.lane_images import group_lane_images, image_changes
 from sagemaker_fleet.plan.notes import keep_alive_notes, latency_note, pool_notes
 from sagemaker_fleet.plan.schedule import latest_release, schedule_unit
 from sagemaker_fleet.plan.selection import MEANINGFUL_SHORTENING, UnitChoice, choose_extra_cold
@@ -31,22 +34,23 @@ if TYPE_CHECKING:
 
 #: Units with at most this many jobs are judged by scheduling them, not by the slot layout's estimate.
 EXACT_JOBS = 2000
+#: Keeping a lane's image (see :mod:`.waiting`) may lengthen the planned makespan by at most this share against
+#: the same fleet planned without it; beyond that the plan without it is taken.
+IMAGE_ORDER_SLACK = 0.01
 
 
 class _Fleet:
     """The fixed inputs of one planning (groups, pools, units, start-up model); lays out and schedules them."""
 
-    def __init__(self, spec: FleetSpec, history: DurationHistory | None) -> None:
+    def __init__(self, spec: FleetSpec, history: DurationHistory | None, *, image_order: bool = True) -> None:
+        self.image_order = image_order
         training = [expected_training_seconds(city, history) for city in spec.cities]
         self.latency = spec.orchestration_latency_seconds
         self.startup = startup_model(spec, history)
         self.groups = group_cities(spec, training)
         self.pools, self.pool_of = capacity_pools(spec, self.groups)
         reuse = warm_reuse_possible(self.latency)
-        self.eligible = [
-            reuse and not g.spot and g.instance_count <= self.pools[self.pool_of[g.index]].warm_instances
-            for g in self.groups
-        ]
+        self.eligible = [reuse and keeps_pools(g, self.pools[self.pool_of[g.index]]) for g in self.groups]
         self.units: list[PoolUnit] = []
         for pool in self.pools:
             members = [g for g in self.groups if self.pool_of[g.index] == pool.index]
@@ -70,7 +74,9 @@ class _Fleet:
     def _run(self, index: int, layout: SlotLayout, start: int = 0) -> list[ScheduledLane]:
         unit = self.units[index]
         members = {g: (self.groups[g], self.eligible[g]) for g in unit.groups}
-        return schedule_unit(unit, layout, members, self.startup, self.latency, start)
+        return schedule_unit(
+            unit, layout, members, self.startup, self.latency, start, image_order=self.image_order
+        )
 
     def layout(self, index: int, extra_cold: int) -> SlotLayout:
         """The unit's layout; small units try every pouring order and keep the one that schedules shortest."""
@@ -122,6 +128,10 @@ def _makespan(lanes: Sequence[ScheduledLane]) -> int:
     return max(lane.end for lane in lanes)
 
 
+def _image_changes(lanes: Sequence[ScheduledLane]) -> int:
+    return sum(image_changes(lane.jobs) for lane in lanes)
+
+
 def _choose(fleet: _Fleet, deadline: int | None) -> list[ScheduledLane]:
     """Schedule the warm lanes alone and, where the estimates call for them, with extra cold lanes; keep the
     extra lanes only when the scheduled run is meaningfully shorter, or when they are needed for (or bring the
@@ -144,15 +154,52 @@ def _choose(fleet: _Fleet, deadline: int | None) -> list[ScheduledLane]:
     return natural
 
 
-def plan_fleet(spec: FleetSpec, run_key: str, history: DurationHistory | None = None) -> FleetPlan:
-    """Plan one run of ``spec``. Raises :class:`~sagemaker_fleet.plan.errors.PlanError` when a city cannot fit
-    its quota at all, and :class:`~sagemaker_fleet.spec.names.InvalidRunKeyError` for a bad run key."""
-    validate_run_key(run_key)
-    fleet = _Fleet(spec, history)
+def _mixes_images(fleet: _Fleet) -> bool:
+    """Whether some group that may keep warm pools has cities with different images (else the order is moot)."""
+    return any(
+        fleet.eligible[g.index] and len({task.image for task in g.tasks}) > 1 for g in fleet.groups
+    )
+
+
+def _lanes(
+    spec: FleetSpec, history: DurationHistory | None, *, prefer_image: bool, regroup: bool
+) -> tuple[_Fleet, list[ScheduledLane]]:
+    fleet = _Fleet(spec, history, image_order=prefer_image)
     lanes = _choose(fleet, spec.deadline_seconds)
+    if regroup:
+        group_lane_images(lanes, fleet.startup, fleet.latency)
+    return fleet, lanes
+
+
+def _schedule(
+    spec: FleetSpec, history: DurationHistory | None, image_order: bool
+) -> tuple[_Fleet, list[ScheduledLane]]:
+    """The fleet's lanes. With ``image_order``, warm lanes prefer their image while scheduling and then run each
+    image's jobs back to back (:mod:`.lane_images`); the preference is dropped (not the regrouping, which never
+    lengthens a lane) when it costs more than :data:`IMAGE_ORDER_SLACK` of the makespan, or saves no pull."""
+    fleet, lanes = _lanes(spec, history, prefer_image=image_order, regroup=image_order)
+    if not image_order or not _mixes_images(fleet):
+        return fleet, lanes
+    plain, plain_lanes = _lanes(spec, history, prefer_image=False, regroup=True)
+    slower = _makespan(lanes) > (1.0 + IMAGE_ORDER_SLACK) * _makespan(plain_lanes)
+    if slower or _image_changes(lanes) > _image_changes(plain_lanes):
+        return plain, plain_lanes
+    return fleet, lanes
+
+
+def plan_fleet(
+    spec: FleetSpec, run_key: str, history: DurationHistory | None = None, *, image_order: bool = True
+) -> FleetPlan:
+    """Plan one run of ``spec``. Raises :class:`~sagemaker_fleet.plan.errors.PlanError` when a city cannot fit
+    its quota at all, and :class:`~sagemaker_fleet.spec.names.InvalidRunKeyError` for a bad run key.
+
+    ``image_order=False`` plans without preferring a lane's image (what ``benchmarks/bench_image_order.py``
+    compares against)."""
+    validate_run_key(run_key)
+    fleet, lanes = _schedule(spec, history, image_order)
     notes = latency_note(fleet.latency) + pool_notes(
         fleet.pools, fleet.groups, fleet.pool_of, lanes, fleet.latency
     )
-    notes += keep_alive_notes(lanes)
+    notes += keep_alive_notes(lanes) + fleet_advice(spec)
     pool_of_group = {g.group_id: fleet.pools[fleet.pool_of[g.index]].label for g in fleet.groups}
     return assemble_plan(spec, run_key, fleet.groups, lanes, pool_of_group, notes)

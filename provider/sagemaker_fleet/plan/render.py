@@ -41,9 +41,10 @@ def _group_line(group: PoolGroup) -> str:
 
 def _job_line(job: PlannedJob, width: int) -> str:
     keep = f"keep-alive {job.keep_alive_seconds:>4} s" if job.keep_alive_seconds else "keep-alive    0"
+    change = ", image change: pulled again" if job.image_change else ""
     return (
         f"    {job.position:>4}  {job.city:<{width}}  {job.start:<4}  {keep}  "
-        f"{job.planned_start_seconds:>7} → {job.planned_end_seconds:>7}  ({job.expected_seconds} s training)"
+        f"{job.planned_start_seconds:>7} → {job.planned_end_seconds:>7}  ({job.expected_seconds} s training{change})"
     )
 
 
@@ -59,7 +60,8 @@ def render_table(plan: FleetPlan) -> str:
     lines = [
         f"Plan of fleet {plan.fleet}, run {plan.run_key}: {summary.jobs} jobs in {summary.lanes} lanes "
         f"({summary.warm_lanes} warm-pool, {summary.cold_lanes} cold, {summary.spot_lanes} spot) — "
-        f"{summary.cold_starts} cold / {summary.warm_starts} warm starts",
+        f"{summary.cold_starts} cold / {summary.warm_starts} warm starts, {summary.image_changes} image change(s) "
+        "on warm pools",
         "",
         "Groups",
         f"  {'group':<5} {'kind':<9} {'lanes':>5} {'jobs':>6}  key",

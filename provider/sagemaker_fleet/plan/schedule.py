@@ -3,7 +3,9 @@
 Every slot opens its first planned lane at the unit's start (cold lanes pick first: they take the longest jobs,
 as their jobs start cold anyway). Whenever a lane's job ends, the lane takes the longest job its group still has
 waiting, created one orchestration latency later — the longest-expected-first rule onto the earliest free
-(least-loaded) lane, with lanes of different speeds (warm or cold). A lane with a successor planned on its slot
+(least-loaded) lane, with lanes of different speeds (warm or cold) — except that a warm lane prefers the longest
+job with its previous job's training image, if it is not much shorter, because a warm start with another image
+pulls it again (the image is no warm-pool matching criterion; :mod:`.waiting`). A lane with a successor planned on its slot
 hands the slot over once its budget is spent (unless it is its group's last lane); the successor's first job is
 created one latency after the slot is free. A lane keeps a warm pool when its slot is a warm slot and its group
 is on demand. Two corrections to the layout's estimates: a slot with nothing left in its plan takes a lane of
@@ -23,7 +25,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.plan.keepalive import auto_keep_alive, pool_outlives
+from sagemaker_fleet.plan.keepalive import planned_keep_alive, pool_outlives
 from sagemaker_fleet.plan.waiting import WaitingJobs
 
 if TYPE_CHECKING:
@@ -44,6 +46,7 @@ class ScheduledJob:
     end: int
     warm_start: bool
     keep_alive: int = 0
+    image_change: bool = False  # a warm start with another image than the lane's previous job: pulled again
 
 
 @dataclass(slots=True)
@@ -89,8 +92,11 @@ class UnitScheduler:
         groups: Mapping[int, tuple[CityGroup, bool]],
         startup: StartupSeconds,
         latency: int,
+        *,
+        image_order: bool = True,
     ) -> None:
         self.unit = unit
+        self.image_order = image_order
         self.layout = layout
         self.startup = startup
         self.latency = latency
@@ -156,23 +162,29 @@ class UnitScheduler:
 
     def _start_next(self, lane: ScheduledLane, start: int, *, warm_start: bool) -> None:
         state = self.states[lane.group]
-        task = state.waiting.take(keeper_first=state.keeper_first(lane))
+        task = state.waiting.take(keeper_first=state.keeper_first(lane), image=self._image(lane, warm_start))
         state.waiting_training -= task.training
-        end = start + self.startup.of(warm=warm_start) + task.training
-        lane.jobs.append(ScheduledJob(task=task, start=start, end=end, warm_start=warm_start))
+        change = warm_start and task.image != lane.jobs[-1].task.image
+        end = start + self.startup.of(warm=warm_start, image_pulled=change) + task.training
+        lane.jobs.append(ScheduledJob(task=task, start=start, end=end, warm_start=warm_start, image_change=change))
         self._push(end, _JOB_END, lane, warm=lane.warm)
+
+    def _image(self, lane: ScheduledLane, warm_start: bool) -> str | None:
+        """The image a lane's next job should preferably have: its previous job's, when the next one starts on
+        that job's pool (a cold start pulls its image anyway)."""
+        return lane.jobs[-1].task.image if warm_start and self.image_order and lane.jobs else None
 
     def _job_end(self, lane: ScheduledLane, time: int) -> None:
         state = self.states[lane.group]
         last = lane.jobs[-1]
         if state.unclaimed > 0 and not self._hands_over(lane, state, time):
             state.unclaimed -= 1
-            last.keep_alive = self._keep_alive(lane, last.task)
+            last.keep_alive = planned_keep_alive(last.task.keep_alive, self.latency, warm_lane=lane.warm, last=False)
             warm_start = lane.warm and pool_outlives(last.keep_alive, self.latency)
             self._start_next(lane, time + self.latency, warm_start=warm_start)
             return
         # The lane is done. Auto keep-alive ends its pool with the job; an explicit one keeps it retained.
-        last.keep_alive = (last.task.keep_alive or 0) if lane.warm else 0
+        last.keep_alive = planned_keep_alive(last.task.keep_alive, self.latency, warm_lane=lane.warm, last=True)
         state.open_lanes -= 1
         lane.released_at = time + last.keep_alive
         if last.keep_alive:
@@ -187,14 +199,10 @@ class UnitScheduler:
         to the group's other lanes."""
         if lane.budget is None or (state.open_lanes <= 1 and state.planned_lanes == 0):
             return False
-        task = state.waiting.peek(keeper_first=state.keeper_first(lane))
-        following = self.latency + self.startup.of(warm=lane.warm) + task.training
+        task = state.waiting.peek(keeper_first=state.keeper_first(lane), image=self._image(lane, lane.warm))
+        pulled = lane.warm and task.image != lane.jobs[-1].task.image
+        following = self.latency + self.startup.of(warm=lane.warm, image_pulled=pulled) + task.training
         return time - lane.start + following / 2 > lane.budget
-
-    def _keep_alive(self, lane: ScheduledLane, task: JobTask) -> int:
-        if not lane.warm:
-            return 0
-        return auto_keep_alive(self.latency, self.latency) if task.keep_alive is None else task.keep_alive
 
     def _slot_free(self, slot: int, time: int) -> None:
         self.held.discard(slot)
@@ -249,9 +257,12 @@ def schedule_unit(
     startup: StartupSeconds,
     latency: int,
     start: int = 0,
+    *,
+    image_order: bool = True,
 ) -> list[ScheduledLane]:
-    """Lanes of one unit; ``groups`` maps each of the unit's group indices to (group, may keep warm pools)."""
-    return UnitScheduler(unit, layout, groups, startup, latency).run(start)
+    """Lanes of one unit; ``groups`` maps each of the unit's group indices to (group, may keep warm pools).
+    ``image_order`` lets a warm lane prefer jobs of its previous job's image (see :mod:`.waiting`)."""
+    return UnitScheduler(unit, layout, groups, startup, latency, image_order=image_order).run(start)
 
 
 def latest_release(lanes: Sequence[ScheduledLane]) -> int:

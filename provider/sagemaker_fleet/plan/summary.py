@@ -85,4 +85,5 @@ def summarize(
         warm_lanes=kinds.count("warm"),
         cold_lanes=kinds.count("cold"),
         spot_lanes=kinds.count("spot"),
+        image_changes=sum(1 for job in jobs if job.image_change),
     )

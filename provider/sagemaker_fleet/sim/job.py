@@ -76,6 +76,8 @@ class TrainingJob:
     stop_outcome: str = "Stopped"  # the final SecondaryStatus of a stop: Stopped | MaxWaitTimeExceeded | …
     # warm pool (SAGEMAKER_FACTS §1)
     warm_start: bool = False
+    #: A warm start whose training image differs from the pool's previous job's: the image is pulled again.
+    image_pulled: bool = False
     pool_id: str | None = None
     pool_status: PoolStatus | None = None
     pool_since: float | None = None  # when the pool became Available after this job

@@ -34,6 +34,11 @@ MESSAGES = {
     "MaxWaitTimeExceeded": "The training job did not complete within MaxWaitTimeInSeconds",
     "MaxRuntimeExceeded": "The training job exceeded MaxRuntimeInSeconds",
 }
+#: Downloading on a warm pool: the image is cached there, unless it differs from the pool's previous job's.
+WARM_DOWNLOADING = "Downloading input data; the training image is cached on the warm pool"
+WARM_IMAGE_PULL = (
+    "Downloading the training image (it differs from the image of the warm pool's previous job) and input data"
+)
 ALGORITHM_FAILURE = "AlgorithmError: simulated training failure (the training container exited with code 1)"
 
 
@@ -142,7 +147,9 @@ class Lifecycle:
         job.attempt += 1
         warm = job.warm_start and job.attempt == 1
         rng = stream(config.seed, job.name, "startup", job.attempt)
-        job.startup = config.timing.startup.sample(job.request.input_mode, warm=warm, rng=rng)
+        job.startup = config.timing.startup.sample(
+            job.request.input_mode, warm=warm, rng=rng, image_pulled=warm and job.image_pulled
+        )
         wait = 0.0
         if job.request.spot:
             granted = spot.capacity_wait(
@@ -159,7 +166,7 @@ class Lifecycle:
         job.run_started = now
         if job.training_start is None:
             job.training_start = now
-        self._enter(job, "Downloading", now, MESSAGES["Downloading"])
+        self._enter(job, "Downloading", now, _downloading_message(job))
         self._at(now + job.startup.downloading, EventKind.PHASE_END, job)
         budget = max(job.request.max_runtime - job.running_seconds, 0.0)
         self._at(now + budget, EventKind.MAX_RUNTIME, job)
@@ -261,3 +268,9 @@ class Lifecycle:
     def _emit(self, event: JobEvent) -> None:
         for listener in self.s.listeners:
             listener(event)
+
+
+def _downloading_message(job: TrainingJob) -> str:
+    if not (job.warm_start and job.attempt == 1):
+        return MESSAGES["Downloading"]
+    return WARM_IMAGE_PULL if job.image_pulled else WARM_DOWNLOADING

@@ -2,7 +2,8 @@
 
 A pool is kept when a job with keep-alive > 0 completes, is stopped after its cluster launched, or fails with an
 algorithm/client error — and only within the warm-pool quota. The next matching on-demand job takes it over
-(the old job's WarmPoolStatus becomes ``Reused``), and the pool takes that job's keep-alive when it ends; a job
+(the old job's WarmPoolStatus becomes ``Reused``) — pulling its training image again when it is not the old
+job's (the image is no matching criterion) — and the pool takes that job's keep-alive when it ends; a job
 without keep-alive uses the pool, which then ends with it.
 """
 
@@ -37,6 +38,7 @@ def claim_pool(state: SimState, job: TrainingJob, now: float) -> WarmPool | None
     job.pool_id = pool.pool_id
     job.pool_status = "InUse"
     job.warm_start = True
+    job.image_pulled = job.request.image != previous.request.image
     return pool
 
 

@@ -40,6 +40,9 @@ class TrainingRequest:
     checkpoint_uri: str | None
     output_path: str
     tags: Mapping[str, str]
+    #: AlgorithmSpecification.TrainingImage ("" for an algorithm resource): not a matching criterion, but a warm
+    #: start whose image differs from the pool's previous job's pulls it again.
+    image: str = ""
 
     @property
     def instance_type(self) -> str:
@@ -103,6 +106,7 @@ def parse_training_request(request: Mapping[str, Any]) -> TrainingRequest:
         checkpoint_uri=checkpoint,
         output_path=str(request["OutputDataConfig"]["S3OutputPath"]),
         tags=_tags(request.get("Tags")),
+        image=_training_image(request.get("AlgorithmSpecification")),
     )
 
 
@@ -198,6 +202,11 @@ def _tags(tags: object) -> Mapping[str, str]:
         if isinstance(tag, Mapping) and isinstance(tag.get("Key"), str):
             result[tag["Key"]] = str(tag.get("Value", ""))
     return result
+
+
+def _training_image(algorithm: object) -> str:
+    image = algorithm.get("TrainingImage") if isinstance(algorithm, Mapping) else None
+    return image if isinstance(image, str) else ""
 
 
 def _mapping(value: object, path: str) -> Mapping[str, Any]:

@@ -38,6 +38,7 @@ class JobFacts:
     created_at: float
     ended_at: float | None
     checkpoint_uri: str | None = None  # CheckpointConfig.S3Uri: where a spot job resumes from
+    image_pulled: bool = False  # a warm start that pulled its image again (not the pool's previous job's)
 
 
 def job_facts(job: TrainingJob, now: float) -> JobFacts:
@@ -64,6 +65,7 @@ def job_facts(job: TrainingJob, now: float) -> JobFacts:
         created_at=job.created_at,
         ended_at=job.transitions[-1].start if job.ended else None,
         checkpoint_uri=job.request.checkpoint_uri,
+        image_pulled=job.warm_start and job.image_pulled,
     )
 
 

@@ -1,9 +1,17 @@
 """Start-up durations (CreateTrainingJob → Training) calibrated to the seed table in :mod:`sagemaker_fleet.startup`.
 
 Each start-up is drawn from a log-normal whose 90th percentile is the table's P90 for the input mode, cold or warm,
-so simulated P90s match the table (``benchmarks/bench_sim_startup.py`` prints them side by side). The draw is split
-into ``Starting`` (provisioning, not billed) and ``Downloading`` (image pull and data, billed): a warm pool skips
-most of the provisioning, File mode copies the whole data set again.
+so simulated P90s match the table (``benchmarks/bench_sim_startup.py`` prints them side by side). A start-up is
+three parts, all scaled by the same draw so that their P90s add up to the table's:
+
+- **provisioning** — cold only: cold P90 − warm P90 − image pull (FastFile 143 − 21 − 34 = 88 s);
+- **image pull** — :data:`~sagemaker_fleet.startup.IMAGE_PULL_P90` (34 s for the seed's 1.34 GB image): every
+  cold start, and a warm start whose image differs from the pool's previous job's;
+- **the warm part** — the warm P90: the container's set-up on the instances and the data (File mode copies the
+  whole data set again, warm or not).
+
+``Starting`` (not billed) is provisioning plus a quarter of the warm part; ``Downloading`` (billed) is the image
+pull plus the rest, so a re-pulled image shows as a longer Downloading in SecondaryStatusTransitions.
 """
 
 from __future__ import annotations
@@ -14,12 +22,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sagemaker_fleet.startup import startup_p90
+from sagemaker_fleet.startup import IMAGE_PULL_P90, startup_p90
 
 #: The 90th percentile of the standard normal distribution.
 Z90 = 1.2815515655446004
-#: Share of a start-up spent in ``Starting`` (provisioning); the rest is ``Downloading``.
-COLD_STARTING_SHARE = 0.55
+#: Share of the warm part spent in ``Starting`` (the container's set-up); the rest is ``Downloading``.
 WARM_STARTING_SHARE = 0.25
 
 
@@ -27,6 +34,7 @@ WARM_STARTING_SHARE = 0.25
 class StartupSample:
     starting: float
     downloading: float
+    image_pull: float = 0.0  # the part of ``downloading`` spent pulling the training image
 
     @property
     def total(self) -> float:
@@ -39,13 +47,20 @@ class StartupModel:
 
     spread: float = 0.2
 
-    def median(self, mode: str, *, warm: bool) -> float:
-        return startup_p90(mode, warm=warm) / math.exp(Z90 * self.spread)
+    def median(self, mode: str, *, warm: bool, image_pulled: bool = False) -> float:
+        return startup_p90(mode, warm=warm, image_pulled=image_pulled) / math.exp(Z90 * self.spread)
 
-    def sample(self, mode: str, *, warm: bool, rng: random.Random) -> StartupSample:
-        total = self.median(mode, warm=warm) * math.exp(self.spread * rng.gauss(0.0, 1.0))
-        share = WARM_STARTING_SHARE if warm else COLD_STARTING_SHARE
-        return StartupSample(starting=total * share, downloading=total * (1.0 - share))
+    def sample(
+        self, mode: str, *, warm: bool, rng: random.Random, image_pulled: bool = False
+    ) -> StartupSample:
+        """One start-up; ``image_pulled`` matters only when ``warm`` (a cold start always pulls the image)."""
+        scale = math.exp(self.spread * rng.gauss(0.0, 1.0)) / math.exp(Z90 * self.spread)
+        warm_part = startup_p90(mode, warm=True)
+        pull = IMAGE_PULL_P90 if (image_pulled or not warm) else 0
+        provisioning = 0 if warm else max(startup_p90(mode, warm=False) - warm_part - pull, 0)
+        starting = provisioning + WARM_STARTING_SHARE * warm_part
+        downloading = pull + (1.0 - WARM_STARTING_SHARE) * warm_part
+        return StartupSample(starting=starting * scale, downloading=downloading * scale, image_pull=pull * scale)
 
 
 def startup_mode(request: Mapping[str, Any]) -> str:

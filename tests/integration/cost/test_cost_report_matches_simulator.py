@@ -47,7 +47,7 @@ def simulated_run(sim: SimClient) -> None:
     lima = submit(sm, "lima")
     vision = submit(sm, "vision")
     perth = submit(sm, "perth")  # spot, as the spec says
-    seoul = submit(sm, "seoul", keep_alive=600)
+    seoul = submit(sm, "seoul", keep_alive=600)  # seoul and tokyo: the fleet's image; lagos: its own
     sim.advance(200)
     sim.fail(lima, "AlgorithmError: the simulator failed it on purpose")
     advance_until(sim, sm, seoul, ENDED)
@@ -99,6 +99,7 @@ def test_report_equals_simulator_billing_to_the_cent(
         assert round(line["cost_usd"], 2) == round(sim_cost(truth, prices), 2), line["job_name"]
         if truth["start"] is not None:
             assert line["start"] == truth["start"], line["job_name"]
+        assert line["image_pulled"] == truth["image_pulled"], line["job_name"]
 
     totals = report["totals"]
     assert round(totals["cost_usd"], 2) == round(sum(sim_cost(j, prices) for j in state.values()), 2)
@@ -110,6 +111,9 @@ def test_report_equals_simulator_billing_to_the_cent(
     assert lagos["billable_seconds"] > 0
     assert lagos["retained_billable_seconds"] == round(state[lagos["job_name"]]["retained_seconds"]) > 0
     assert totals["warm_starts"] == sum(1 for j in state.values() if j["start"] == "warm") == 2
+    # lagos runs another image than tokyo, whose pool it took: warm, but the image was pulled again
+    assert lagos["image_pulled"] is True
+    assert totals["warm_image_pulls"] == 1
     assert totals["retained_cost_usd"] > 0
     spot = next(j for j in report["jobs"] if j["spot"])
     assert spot["spot_savings_pct"] > 0

@@ -117,3 +117,11 @@ def test_report_dir_gets_each_strategys_cost_report(
         assert report["totals"]["cost_usd"] == doc[strategy]["cost_usd"]
         assert len(report["jobs"]) == doc[strategy]["jobs"] + doc[strategy]["resubmitted"]
         assert (tmp_path / strategy / "report.html").is_file()
+
+
+def test_compare_counts_warm_image_re_pulls(capsys: pytest.CaptureFixture[str]) -> None:
+    fleet = Path(__file__).resolve().parents[3] / "benchmarks" / "fleets" / "two_images.yaml"
+    assert main(["simulate", str(fleet), "--compare"]) == 0
+    rows = {line[:24].strip(): line[24:].split() for line in capsys.readouterr().out.splitlines()[2:]}
+    planned, naive, _ = rows["warm image re-pulls"]
+    assert int(planned) < int(naive)

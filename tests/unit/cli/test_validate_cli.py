@@ -111,10 +111,12 @@ def test_warnings_go_to_stderr_and_still_exit_0(tmp_path: Path, capsys: pytest.C
     assert main(["validate", str(path)]) == 0
     out, err = capsys.readouterr()
     assert out.count("\n") == 1
-    assert err == (
+    spec_warning, advice = err.splitlines()
+    assert spec_warning == (
         "warning: cities[0].keep_alive: 5400 s is above the 3600 s the developer guide documents; "
-        "the API accepts it, your account may not\n"
+        "the API accepts it, your account may not"
     )
+    assert advice.startswith("warning: keep_alive 5400 s of seoul is far above what a hand-off needs")
 
 
 def test_validate_needs_a_file(capsys: pytest.CaptureFixture[str]) -> None:
@@ -138,3 +140,42 @@ def test_console_script_end_to_end(tmp_path: Path) -> None:
     assert bad.returncode == 2
     assert bad.stdout == ""
     assert all(path in bad.stderr for path in BROKEN_PATHS)
+
+
+ADVISED = """\
+fleet: advised
+region: us-east-1
+role_arn: arn:aws:iam::111122223333:role/FleetTraining
+image_uri: 111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4
+output_s3_uri: s3://acme-ml/fleets/advised
+input_mode: File
+quotas:
+  ml.m5.xlarge: {instances: 4, warm_pools: 4}
+defaults:
+  instance_type: ml.m5.xlarge
+  keep_alive: 1800
+cities:
+  - {name: seoul, train_s3_uri: "s3://acme-ml/data/seoul/", image_uri: "111122223333.dkr.ecr.us-east-1.amazonaws.com/seoul:1"}
+  - {name: tokyo, train_s3_uri: "s3://acme-ml/data/tokyo/", image_uri: "111122223333.dkr.ecr.us-east-1.amazonaws.com/tokyo:1"}
+  - {name: lagos, train_s3_uri: "s3://acme-ml/data/lagos/"}
+"""
+
+
+@pytest.mark.parametrize("command", ["validate", "plan"])
+def test_warm_pool_advice_is_a_warning_not_an_error(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = tmp_path / "advised.yaml"
+    spec.write_text(ADVISED)
+    assert main([command, str(spec)]) == 0
+    err = capsys.readouterr().err
+    warnings = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert any("input_mode File with warm pools" in line for line in warnings)
+    assert any("3 distinct images among its 3 cities" in line for line in warnings)
+    assert any("keep_alive 1800 s of lagos, seoul, tokyo" in line for line in warnings)
+
+
+def test_the_shipped_fleets_get_no_advice(capsys: pytest.CaptureFixture[str]) -> None:
+    for path in FLEET_FILES:
+        assert main(["validate", str(path)]) == 0
+    assert "distinct images" not in capsys.readouterr().err

@@ -33,7 +33,9 @@ defaults:
 cities:
   - {name: seoul, train_s3_uri: "s3://acme-ml/data/seoul/"}
   - {name: tokyo, train_s3_uri: "s3://acme-ml/data/tokyo/"}
-  - {name: lagos, train_s3_uri: "s3://acme-ml/data/lagos/"}
+  - name: lagos
+    train_s3_uri: s3://acme-ml/data/lagos/
+    image_uri: 111122223333.dkr.ecr.us-east-1.amazonaws.com/demand-lagos:2.0
   - {name: lima, train_s3_uri: "s3://acme-ml/data/lima/"}
   - name: perth
     train_s3_uri: s3://acme-ml/data/perth/
@@ -89,6 +91,7 @@ def describe_job(
     input_mode: str = "FastFile",
     role: str = ROLE,
     tags: dict[str, str] | None = None,
+    image: str = "img",
 ) -> dict[str, Any]:
     """A finished (or failed/stopped) job: Starting+Downloading for ``startup`` s, Training, Uploading 10 s."""
     secondary = secondary or status
@@ -107,7 +110,7 @@ def describe_job(
         "TrainingJobStatus": status,
         "SecondaryStatus": secondary,
         "RoleArn": role,
-        "AlgorithmSpecification": {"TrainingImage": "img", "TrainingInputMode": input_mode},
+        "AlgorithmSpecification": {"TrainingImage": image, "TrainingInputMode": input_mode},
         "ResourceConfig": resources,
         "StoppingCondition": {"MaxRuntimeInSeconds": 7200},
         "EnableManagedSpotTraining": spot,
@@ -168,7 +171,8 @@ def demo_run() -> list[dict[str, Any]]:
     lagos = describe_job(
         "demo-lagos-20261129",
         created=end_of(tokyo) + 300,
-        startup=22,
+        startup=56,  # warm, but another image than tokyo's: pulled again
+        image="111122223333.dkr.ecr.us-east-1.amazonaws.com/demand-lagos:2.0",
         training=600,
         keep_alive=600,
         retained=600,

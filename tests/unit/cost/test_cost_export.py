@@ -135,3 +135,16 @@ def test_csv_neutralises_text_a_spreadsheet_would_run(report: CostReport, reason
     assert len(rows) == len(report.lines)
     numbers = [float(r["cost_usd"]) for r in rows]  # numbers stay numbers (a negative one would keep its sign)
     assert all(n >= 0 for n in numbers)
+
+
+def test_a_warm_start_with_its_image_re_pulled_keeps_start_warm_and_says_so(report: CostReport) -> None:
+    doc = json.loads(render_json(report))
+    pulled = [job for job in doc["jobs"] if job["image_pulled"]]
+    assert [(job["city"], job["start"], job["start_evidence"]) for job in pulled] == [
+        ("lagos", "warm", "reused-pool")  # start stays cold|warm; the pull is a field of its own
+    ]
+    assert all(isinstance(job["image_pulled"], bool) for job in doc["jobs"])
+    assert doc["totals"]["warm_image_pulls"] == len(pulled) == 1
+    assert all(group["warm_image_pulls"] in (0, 1) for group in doc["by_group"])
+    rows = list(csv.DictReader(io.StringIO(render_csv(report))))
+    assert sorted(row["image_pulled"] for row in rows) == ["false"] * 6 + ["true"]

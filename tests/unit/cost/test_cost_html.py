@@ -90,6 +90,8 @@ def test_page_has_every_section(page: str) -> None:
     assert 'class="idle"' in page  # retained idle time is drawn
     assert "start-warm" in page
     assert "start-cold" in page
+    assert page.count("warm, image re-pulled (reused-pool)") == 1  # lagos, in the jobs table
+    assert "1 warm with the image re-pulled" in page
 
 
 def test_text_is_escaped(page: str) -> None:

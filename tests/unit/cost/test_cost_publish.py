@@ -49,4 +49,4 @@ def test_summary_lines_state_the_totals() -> None:
     text = "\n".join(summary_lines(report))
     assert "7 submissions (5 completed, 1 failed, 1 stopped" in text
     assert "cost $1.74" in text
-    assert "2 warm, 5 cold" in text
+    assert "2 warm, 5 cold (1 warm with the image re-pulled)" in text

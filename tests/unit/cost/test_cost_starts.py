@@ -82,3 +82,22 @@ def test_without_transitions_creation_and_training_start_stand_in() -> None:
     del raw["SecondaryStatusTransitions"]
     record = parse_training_job(raw)
     assert measure_startup(record) == (pytest.approx(50.0), True)
+
+
+def test_a_handed_over_pool_with_another_image_is_warm_with_the_image_re_pulled() -> None:
+    record = parse_training_job(describe_job("b", startup=55, image="img:2"))
+    start = observe_start(record, {"b"}, "FastFile", previous_image="img:1")
+    assert (start.kind, start.evidence, start.image_pulled) == ("warm", "reused-pool", True)
+    assert start.seconds_saved == pytest.approx(143 - 55)  # still far faster than cold
+    assert start.warm_model_seconds == 21 + 34
+    same = observe_start(parse_training_job(describe_job("b", image="img:1")), {"b"}, "FastFile", previous_image="img:1")
+    assert not same.image_pulled
+
+
+def test_no_image_pull_is_claimed_without_a_predecessor_to_compare() -> None:
+    by_timing = observe_start(parse_training_job(describe_job("w", startup=21, image="img:2")), set(), "FastFile")
+    assert (by_timing.kind, by_timing.image_pulled) == ("warm", False)
+    no_image = describe_job("b", image="img:2")
+    del no_image["AlgorithmSpecification"]["TrainingImage"]  # an algorithm resource
+    start = observe_start(parse_training_job(no_image), {"b"}, "FastFile", previous_image="img:1")
+    assert not start.image_pulled

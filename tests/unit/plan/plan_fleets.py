@@ -79,6 +79,7 @@ class FleetShape:
     input_mode: str = "FastFile"
     deadline: int | None = None
     quotas: dict[str, InstanceQuota] = field(default_factory=dict)
+    images: int = 1  # training images, drawn per city (no matching criterion)
 
 
 TYPES = ("ml.m5.xlarge", "ml.c5.xlarge", "ml.m5.2xlarge")
@@ -95,6 +96,7 @@ def random_fleet(shape: FleetShape) -> FleetSpec:
         keep_alive = None
         if not is_spot and rng.random() < shape.explicit_keep_alive_share:
             keep_alive = rng.choice([0, 30, 60, 300, 900, 3600, 7200, 21600])
+        image = IMAGE if shape.images == 1 else f"{IMAGE}-{rng.randrange(shape.images)}"
         cities.append(
             city(
                 f"c{index}",
@@ -105,6 +107,7 @@ def random_fleet(shape: FleetShape) -> FleetSpec:
                 vpc=vpcs[key],
                 spot=spot() if is_spot else None,
                 keep_alive=keep_alive,
+                image_uri=image,
             )
         )
     return fleet(
@@ -172,6 +175,7 @@ def check_plan(plan: FleetPlan, spec: FleetSpec) -> None:
     latency = spec.orchestration_latency_seconds
     cold = startup_p90(spec.input_mode, warm=False)
     warm = startup_p90(spec.input_mode, warm=True)
+    pulled = min(startup_p90(spec.input_mode, warm=True, image_pulled=True), cold)
     for lane in plan.lanes:
         assert len({(city_key(by_name[job.city]), job.spot) for job in lane.jobs}) == 1, "a lane mixes keys"
         assert len({job.warm_pool for job in lane.jobs}) == 1
@@ -180,9 +184,8 @@ def check_plan(plan: FleetPlan, spec: FleetSpec) -> None:
             assert job.spot == (spec_city.spot is not None)
             assert job.position == position
             assert job.expected_seconds == spec_city.expected_seconds
-            assert job.planned_end_seconds - job.planned_start_seconds == job.expected_seconds + (
-                warm if job.start == "warm" else cold
-            )
+            startup = (pulled if job.image_change else warm) if job.start == "warm" else cold
+            assert job.planned_end_seconds - job.planned_start_seconds == job.expected_seconds + startup
             assert 0 <= job.keep_alive_seconds <= KEEP_ALIVE_API_MAX
             if job.spot:
                 assert not job.warm_pool, "spot jobs never keep a warm pool"
@@ -195,8 +198,11 @@ def check_plan(plan: FleetPlan, spec: FleetSpec) -> None:
                 assert job.keep_alive_seconds == spec_city.keep_alive, "explicit keep-alive overrides auto"
             if position == 0:
                 assert job.start == "cold"
+                assert not job.image_change, "a cold start pulls its image anyway: no change to count"
                 continue
             previous = lane.jobs[position - 1]
+            other_image = spec_city.image_uri != by_name[previous.city].image_uri
+            assert job.image_change == (job.start == "warm" and other_image), f"{job.city}: image change"
             gap = job.planned_start_seconds - previous.planned_end_seconds
             assert gap >= latency, "successor created one orchestration latency after its predecessor ends"
             if job.start == "warm":
@@ -227,6 +233,7 @@ def check_summary(plan: FleetPlan) -> None:
     assert all(group.lanes >= 1 for group in plan.groups), "every group gets at least one lane"
     assert all(group.jobs == sum(1 for job in plan.jobs if job.group == group.group) for group in plan.groups)
     assert summary.cold_starts == sum(1 for job in plan.jobs if job.start == "cold")
+    assert summary.image_changes == sum(1 for job in plan.jobs if job.image_change)
     assert summary.warm_starts == summary.jobs - summary.cold_starts
     assert summary.planned_makespan_seconds == max(job.planned_end_seconds for job in plan.jobs)
     assert 0 < summary.makespan_lower_bound_seconds <= summary.planned_makespan_seconds

@@ -9,7 +9,7 @@ from sagemaker_fleet.sim.billing import bill
 from sagemaker_fleet.sim.seeding import stream
 from sagemaker_fleet.sim.startup_model import startup_mode
 from sagemaker_fleet.spec import parse_fleet_spec
-from sagemaker_fleet.startup import STARTUP_P90
+from sagemaker_fleet.startup import IMAGE_PULL_P90, STARTUP_P90, seed_image_pull_seconds
 
 
 def p90(values: list[float]) -> float:
@@ -110,3 +110,30 @@ def test_streams_do_not_depend_on_call_order() -> None:
     stream(9, "other").random()
     assert stream(9, "job", "startup", 1).random() == a
     assert stream(10, "job", "startup", 1).random() != a
+
+
+@pytest.mark.parametrize("mode", sorted(STARTUP_P90))
+def test_a_warm_start_with_another_image_adds_the_image_pull(mode: str) -> None:
+    model = StartupModel()
+    rng = stream(3, "pull", mode)
+    samples = [model.sample(mode, warm=True, rng=rng, image_pulled=True) for _ in range(20_000)]
+    assert p90([s.total for s in samples]) == pytest.approx(STARTUP_P90[mode].warm + IMAGE_PULL_P90, rel=0.03)
+    assert p90([s.image_pull for s in samples]) == pytest.approx(IMAGE_PULL_P90, rel=0.03)
+
+
+def test_the_image_pull_is_downloading_and_provisioning_is_starting() -> None:
+    model = StartupModel(spread=0.0)  # every draw is the P90
+    cold = model.sample("FastFile", warm=False, rng=stream(1, "x"))
+    cached = model.sample("FastFile", warm=True, rng=stream(1, "x"))
+    pulled = model.sample("FastFile", warm=True, rng=stream(1, "x"), image_pulled=True)
+    assert cold.total == pytest.approx(143)
+    assert cold.image_pull == pulled.image_pull == IMAGE_PULL_P90
+    assert cached.image_pull == 0
+    assert pulled.starting == pytest.approx(cached.starting)  # no provisioning on a pool
+    assert pulled.downloading - cached.downloading == pytest.approx(IMAGE_PULL_P90)
+    assert cold.starting - cached.starting == pytest.approx(143 - 21 - IMAGE_PULL_P90)  # provisioning
+
+
+def test_the_image_pull_is_derived_from_the_seed_download_rate() -> None:
+    # warm File − warm FSx = 51 s copy 2 GB; the seed's 1.34 GB image at that rate
+    assert seed_image_pull_seconds() == IMAGE_PULL_P90 == round(1.34 * (70 - 19) / 2)

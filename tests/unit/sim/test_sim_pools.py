@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from sagemaker_fleet.sim import SimApiError, SimConfig, SimEngine, VirtualClock
+from sagemaker_fleet.sim import SimApiError, SimConfig, SimEngine, StartupModel, TimingConfig, VirtualClock
 from sagemaker_fleet.spec import InstanceQuota
+from sagemaker_fleet.startup import IMAGE_PULL_P90
 from sim_fixtures import TEST_CONFIG, make_request, run_for, run_until_ended
 
 VPC = {"Subnets": ["subnet-a", "subnet-b"], "SecurityGroupIds": ["sg-1"]}
@@ -298,3 +299,48 @@ def test_spot_jobs_share_the_instance_quota_when_no_spot_quota_is_set() -> None:
         engine.create_training_job(make_request("od"))
     run_until_ended(engine, "spot-1")
     engine.create_training_job(make_request("od"))  # the spot job's instance is free again
+
+
+OTHER_IMAGE = {
+    "TrainingImage": "111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:2.0",
+    "TrainingInputMode": "FastFile",
+}
+
+
+def downloading(described: dict[str, Any]) -> dict[str, Any]:
+    phase: dict[str, Any] = next(
+        t for t in described["SecondaryStatusTransitions"] if t["Status"] == "Downloading"
+    )
+    return phase
+
+
+def test_a_warm_start_with_another_image_pulls_it_again() -> None:
+    timing = TimingConfig(startup=StartupModel(spread=0.0))
+    engine = SimEngine(SimConfig(seed=7, spot=TEST_CONFIG.spot, timing=timing), VirtualClock())
+    other = {"AlgorithmSpecification": OTHER_IMAGE}
+    chain: list[tuple[str, dict[str, Any]]] = [("a", {}), ("b", {}), ("c", other), ("d", other)]
+    for name, overrides in chain:
+        engine.create_training_job(make_request(name, keep_alive=600, **overrides))
+        run_until_ended(engine, name)
+    facts = {name: engine.facts(name) for name, _ in chain}
+    assert [(f.start, f.image_pulled) for f in facts.values()] == [
+        ("cold", False),
+        ("warm", False),
+        ("warm", True),  # the pool's previous job (b) ran another image
+        ("warm", False),  # c left its image on the pool
+    ]
+    assert facts["c"].startup_seconds == pytest.approx(21 + IMAGE_PULL_P90)
+    assert facts["b"].startup_seconds == facts["d"].startup_seconds == pytest.approx(21)
+    pulled = downloading(engine.describe_training_job("c"))
+    cached = downloading(engine.describe_training_job("b"))
+    seconds = [phase["EndTime"] - phase["StartTime"] for phase in (pulled, cached)]
+    assert seconds[0] - seconds[1] == pytest.approx(IMAGE_PULL_P90, abs=0.01)
+    assert "training image" in pulled["StatusMessage"]
+    assert "differs" in pulled["StatusMessage"]
+    assert "cached" in cached["StatusMessage"]
+
+
+def test_a_cold_start_always_pulls_and_is_not_flagged(sim_engine: SimEngine) -> None:
+    sim_engine.create_training_job(make_request("first", AlgorithmSpecification=OTHER_IMAGE))
+    run_until_ended(sim_engine, "first")
+    assert (sim_engine.facts("first").start, sim_engine.facts("first").image_pulled) == ("cold", False)

@@ -57,6 +57,9 @@ class SimulateOptions:
     failure_probability: float = 0.0
     #: A previous run's durations for the planner (planned only).
     history: DurationHistory | None = field(default=None, compare=False)
+    #: planned: plan with the training image as secondary ordering key (False only to measure what it does:
+    #: ``benchmarks/bench_image_order.py``).
+    image_order: bool = True
     #: Stop with :class:`SimulationError` when the simulated run goes on longer than this.
     max_simulated_seconds: float = 60 * 24 * 3600.0
 

@@ -4,7 +4,8 @@ Money, billed seconds and warm/cold starts come from :func:`build_cost_report` o
 DescribeTrainingJob responses — the same numbers ``sagemaker-fleet report`` would print for the run (rounded as
 ``report.json`` rounds them). Starts are counted per submission, as the report counts them (a re-submission
 starts cold; a spot job that never got capacity counts cold). ``jobs``, ``completed`` and ``failed`` count cities:
-``failed`` is a city whose last submission did not complete. ``api_calls`` are the calls the strategy made while
+``failed`` is a city whose last submission did not complete. ``warm_image_pulls`` (the last field) counts warm
+starts that pulled their image again, as the report sees them (TrainingImage against the pool's previous job's). ``api_calls`` are the calls the strategy made while
 the run went on (the report's own describes at the end are not counted; throttled calls are).
 """
 
@@ -84,4 +85,5 @@ class SimulationResult:
                 "planned_makespan_seconds": summary.planned_makespan_seconds,
                 "planned_retained_seconds": summary.planned_retained_seconds,
             }
+        out["warm_image_pulls"] = totals["warm_image_pulls"]
         return out

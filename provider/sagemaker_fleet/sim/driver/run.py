@@ -72,7 +72,9 @@ class FleetSimulation:
         self.plan: FleetPlan | None = None
         self.tracker: RunTracker | None = None
         if self.options.strategy == "planned":
-            self.plan = plan_fleet(spec, self.options.run_key, self.options.history)
+            self.plan = plan_fleet(
+                spec, self.options.run_key, self.options.history, image_order=self.options.image_order
+            )
             book = DispatchBook.from_plan(self.plan, spec)
             self.tracker = RunTracker(book, run_job_names(spec, self.options.run_key))
         self.tasks = {city.name: CityTask(city, self._keep_alive(city.name)) for city in spec.cities}
