@@ -1,4 +1,4 @@
-"""Read a fleet spec from YAML, check every rule of CONTRACT §1 and resolve defaults into :class:`FleetSpec`.
+"""Read a fleet spec from YAML, check every rule (docs/reference.md#fleet-spec) and resolve defaults into :class:`FleetSpec`.
 
 All problems are collected and raised together as :class:`FleetSpecError`, each naming its field path, the YAML
 line where PyYAML knows it, and the fix. Nothing here touches the network.
@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from sagemaker_fleet.spec.errors import FleetSpecError, SpecIssue
@@ -33,6 +32,8 @@ from sagemaker_fleet.spec.model import (
     VpcLayer,
     VpcSettings,
 )
+from sagemaker_fleet.spec.paths import join, lineage
+from sagemaker_fleet.spec.yamlread import SPEC_DOCS, read_yaml
 
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
@@ -109,9 +110,6 @@ _ALLOWED: dict[str, type[BaseModel]] = {
     "quota": QuotaLayer,
 }
 
-#: The last segment of a field path (``.key``, ``[index]`` or a leading top-level key): strip it to get the parent.
-_PARENT_RE = re.compile(r"(\.[^.\[]+|\[[^\]]*\]|^[^.\[]+)$")
-
 _UNION_TAG_RE = re.compile(
     r"^(int|str|float|bool|list\[.*\]|dict\[.*\]|literal\[.*\]|constrained-.*|function-.*|is-instance\[.*\]|"
     r"nullable\[.*\]|json-or-python\[.*\]|lax-.*|union\[.*\]|\[key\])$"
@@ -133,7 +131,7 @@ def load_fleet_spec(path: str | Path) -> FleetSpec:
 
 def parse_fleet_spec(text: str, source: str = "<spec>") -> FleetSpec:
     """Parse YAML text into a validated :class:`FleetSpec`."""
-    data, lines, duplicates = _read_yaml(text, source)
+    data, lines, duplicates = read_yaml(text, source)
     return _build(data, source, lines, duplicates)
 
 
@@ -146,83 +144,11 @@ def build_fleet_spec(
 
 def _build(data: object, source: str, lines: Mapping[str, int], issues: list[SpecIssue]) -> FleetSpec:
     builder = _SpecBuilder(lines)
-    builder.issues.extend(issues)
+    builder.extend(issues)
     spec = builder.build(data)
     if builder.issues or spec is None:
         raise FleetSpecError(builder.issues, source)
     return spec
-
-
-# ------------------------------------------------------------------------------------------------------- YAML
-
-
-def _read_yaml(text: str, source: str) -> tuple[object, dict[str, int], list[SpecIssue]]:
-    """The document, the line of every field path, and duplicate keys (PyYAML silently keeps the last one)."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = exc.problem or "invalid YAML"
-        if exc.context and exc.context_mark is not None:
-            problem = f"{problem} ({exc.context} at line {exc.context_mark.line + 1})"
-        issue = SpecIssue("", f"YAML syntax error: {problem}; fix the indentation or quoting there", line)
-        raise FleetSpecError([issue], source) from exc
-    except yaml.YAMLError as exc:
-        raise FleetSpecError([SpecIssue("", f"YAML error: {exc}")], source) from exc
-    if node is None:
-        raise FleetSpecError(
-            [SpecIssue("", "the file is empty; write a fleet spec (see CONTRACT §1)")], source
-        )
-    lines: dict[str, int] = {}
-    duplicates: list[SpecIssue] = []
-    _index_lines(node, "", lines, duplicates, set())
-    loader = yaml.SafeLoader("")
-    try:
-        data = loader.construct_document(node)
-    except yaml.YAMLError as exc:
-        raise FleetSpecError([SpecIssue("", f"YAML error: {exc}")], source) from exc
-    finally:
-        loader.dispose()
-    return data, lines, duplicates
-
-
-def _index_lines(
-    node: yaml.Node, path: str, lines: dict[str, int], dups: list[SpecIssue], walked: set[int]
-) -> None:
-    lines.setdefault(path, node.start_mark.line + 1)
-    if id(node) in walked:
-        return  # an alias of a node already walked: a recursive anchor would never end, many would explode
-    walked.add(id(node))
-    if isinstance(node, yaml.MappingNode):
-        seen: dict[str, int] = {}
-        for key_node, value_node in node.value:
-            key = str(key_node.value)
-            child = _join(path, key)
-            if key in seen:
-                dups.append(
-                    SpecIssue(
-                        child,
-                        f"key `{key}` appears twice (first at line {seen[key]}); keep one",
-                        key_node.start_mark.line + 1,
-                    )
-                )
-            else:
-                seen[key] = key_node.start_mark.line + 1
-            _index_lines(value_node, child, lines, dups, walked)
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            _index_lines(item, f"{path}[{index}]", lines, dups, walked)
-
-
-#: Fields whose keys are user data (instance types, variable names): written ``quotas[ml.m5.xlarge]``.
-_KEYED_FIELDS = frozenset({"quotas", "prices", "hyperparameters", "environment"})
-
-
-def _join(path: str, key: str) -> str:
-    if "." in key or "[" in key or path.rsplit(".", 1)[-1] in _KEYED_FIELDS:
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
 
 
 # ---------------------------------------------------------------------------------------------------- checks
@@ -245,30 +171,51 @@ def triggerer_select_per_loop(cities: int) -> int:
 
 
 class _SpecBuilder:
+    """Collects every problem of one spec. Each bookkeeping step is a set look-up, so a spec with 20,000 broken
+    cities is checked in about the time of a valid one (a list scan per error made it quadratic)."""
+
     def __init__(self, lines: Mapping[str, int]) -> None:
         self.lines = lines
         self.issues: list[SpecIssue] = []
-        self.warnings: list[str] = []
+        self._reported: set[SpecIssue] = set()
+        self._warnings: dict[str, None] = {}  # ordered, each once (a default shared by many cities warns once)
         self.poisoned: set[str] = set()  # paths with a structural error: later checks stay quiet there
+        self._above_poisoned: set[str] = set()  # every path holding a poisoned one
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return tuple(self._warnings)
+
+    def warn(self, message: str) -> None:
+        self._warnings.setdefault(message, None)
 
     def error(self, path: str, message: str) -> None:
         issue = SpecIssue(path, message, self._line(path))
-        if issue in self.issues or self._under_poisoned(path):
+        if issue in self._reported or self._under_poisoned(path):
             return  # already reported (a default shared by many cities is reported once)
+        self._reported.add(issue)
         self.issues.append(issue)
 
+    def extend(self, issues: list[SpecIssue]) -> None:
+        for issue in issues:
+            if issue not in self._reported:
+                self._reported.add(issue)
+                self.issues.append(issue)
+
+    def _poison(self, path: str) -> None:
+        self.poisoned.add(path)
+        self._above_poisoned.update(list(lineage(path))[1:])
+
     def _line(self, path: str) -> int | None:
-        probe = path
-        while probe:
+        for probe in lineage(path):
             if probe in self.lines:
                 return self.lines[probe]
-            probe = _PARENT_RE.sub("", probe)
         return self.lines.get("")
 
     def build(self, data: object) -> FleetSpec | None:
         if not isinstance(data, Mapping):
             self.error(
-                "", "a fleet spec is a mapping with keys fleet, region, role_arn, ... (see CONTRACT §1)"
+                "", f"a fleet spec is a mapping with keys fleet, region, role_arn, ... ({SPEC_DOCS})"
             )
             return None
         top = self._parse(FleetLayer, data, "")
@@ -285,7 +232,7 @@ class _SpecBuilder:
         if self.issues:
             return None
         if len(cities) > TRIGGERER_CAPACITY_DEFAULT:
-            self.warnings.append(
+            self.warn(
                 f"cities: {len(cities)} cities are {len(cities)} triggers for a whole run (each city starts, waits "
                 f"and trains in the triggerer); Airflow's `[triggerer] capacity` is {TRIGGERER_CAPACITY_DEFAULT} "
                 f"by default: raise it above {len(cities)} or run "
@@ -293,7 +240,7 @@ class _SpecBuilder:
             )
         select = triggerer_select_per_loop(len(cities))
         if select < TRIGGERER_SELECT_DEFAULT:
-            self.warnings.append(
+            self.warn(
                 f"cities: {len(cities)} cities start in the triggerer, each sent to it with the whole DAG; set "
                 f"Airflow's `[triggerer] max_trigger_to_select_per_loop` to {select} "
                 f"or less (default {TRIGGERER_SELECT_DEFAULT}) so that it takes them in small batches: with the "
@@ -312,7 +259,7 @@ class _SpecBuilder:
             quotas=quotas,
             quotas_given=top.quotas is not None,
             prices={k: float(v) for k, v in (top.prices or {}).items()},
-            warnings=tuple(self.warnings),
+            warnings=self.warnings,
         )
 
     # -- structural (pydantic) ----------------------------------------------------------------------------
@@ -344,7 +291,7 @@ class _SpecBuilder:
             locs.append(loc)
             path = prefix
             for part in loc:
-                path = f"{path}[{part}]" if isinstance(part, int) else _join(path, str(part))
+                path = f"{path}[{part}]" if isinstance(part, int) else join(path, str(part))
             if self._is_poisoned(path):
                 continue
             if err["type"] == "extra_forbidden":
@@ -356,23 +303,16 @@ class _SpecBuilder:
             types.setdefault(path, []).append(err)
         for path, messages in grouped.items():
             self.error(path, _with_fix(path, list(dict.fromkeys(messages)), types.get(path, [])))
-            self.poisoned.add(path)
+            self._poison(path)
         return locs
 
     def _under_poisoned(self, path: str) -> bool:
         """``path`` or a field holding it has a structural error: its value was dropped, say nothing more."""
-        probe = path
-        while probe:
-            if probe in self.poisoned:
-                return True
-            probe = _PARENT_RE.sub("", probe)
-        return False
+        return any(probe in self.poisoned for probe in lineage(path))
 
     def _is_poisoned(self, path: str) -> bool:
         """``path`` or a value inside it already has a structural error (a bad list item leaves the list short)."""
-        return path in self.poisoned or any(
-            bad.startswith((f"{path}.", f"{path}[")) for bad in self.poisoned if path
-        )
+        return path in self.poisoned or (bool(path) and path in self._above_poisoned)
 
     def _unknown_key(self, loc: list[int | str], prefix: str) -> str:
         key = str(loc[-1])
@@ -406,13 +346,13 @@ class _SpecBuilder:
         for instance_type in top.quotas or {}:
             if not INSTANCE_TYPE_RE.fullmatch(instance_type):
                 self.error(
-                    _join("quotas", instance_type),
+                    join("quotas", instance_type),
                     f"{instance_type!r} is not an instance type; " + _FIXES["instance_type"],
                 )
         for instance_type in top.prices or {}:
             if not INSTANCE_TYPE_RE.fullmatch(instance_type):
                 self.error(
-                    _join("prices", instance_type),
+                    join("prices", instance_type),
                     f"{instance_type!r} is not an instance type; " + _FIXES["instance_type"],
                 )
         if top.defaults.name is not None:
@@ -430,7 +370,7 @@ class _SpecBuilder:
         if not value or any(ch.isspace() for ch in value) or len(value) > 255:
             self.error(path, "use a container image URI without spaces, at most 255 characters")
         elif not ECR_RE.fullmatch(value):
-            self.warnings.append(
+            self.warn(
                 f"{path}: {value!r} is not an Amazon ECR image; SageMaker pulls from ECR "
                 "unless a private registry is configured"
             )
@@ -506,12 +446,12 @@ class _SpecBuilder:
             return instance_type
         if resolved.top.quotas is None:
             quotas[instance_type] = ASSUMED_QUOTA
-            self.warnings.append(
+            self.warn(
                 f"quotas: none given for {instance_type}; assuming {ASSUMED_QUOTA.instances} instances and "
                 f"{ASSUMED_QUOTA.warm_pools} warm pools (the AWS default warm-pool quota is 0); "
                 "add a `quotas` block with your account's Service Quotas"
             )
-        elif not self._is_poisoned(_join("quotas", instance_type)):  # a broken entry is reported already
+        elif not self._is_poisoned(join("quotas", instance_type)):  # a broken entry is reported already
             self.error(
                 path,
                 f"no quota for {instance_type}; add `quotas: {{{instance_type}: "
@@ -534,8 +474,7 @@ class _SpecBuilder:
                     f"{path}: {keep_alive} s is above the {KEEP_ALIVE_GUIDE_MAX} s the developer "
                     "guide documents; the API accepts it, your account may not"
                 )
-                if warning not in self.warnings:  # a default shared by many cities warns once
-                    self.warnings.append(warning)
+                self.warn(warning)  # a default shared by many cities warns once
         return keep_alive
 
     def _spot(
