@@ -13,7 +13,6 @@ from airflow.providers.common.compat.sdk import AirflowFailException
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.plan import DurationHistory, plan_fleet
-from sagemaker_fleet.plan.errors import HistoryError
 from sagemaker_fleet.spec.load import load_fleet_spec
 from sagemaker_fleet.spec.names import context_run_key
 from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
@@ -107,12 +106,10 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
         for _, key in sorted(listed, reverse=True)[:HISTORY_CANDIDATES]:
             try:
                 report = json.loads(s3.read_key(key, bucket))
-                fleet = report.get("fleet") if isinstance(report, dict) else None
-                if fleet != spec.fleet:
-                    raise HistoryError(f"it is fleet {fleet!r}'s report, not {spec.fleet!r}'s")
-                history = DurationHistory.from_report(report)
+                history = DurationHistory.from_report(report, spec.fleet, source=f"s3://{bucket}/{key}")
             except Exception as exc:  # noqa: BLE001 - a bad report is skipped, never fatal
-                self.log.warning("skipping s3://%s/%s as duration history: %s", bucket, key, exc)
+                reason = " ".join(str(exc).split())  # one log line, however many problems the file has
+                self.log.warning("skipping s3://%s/%s as duration history: %s", bucket, key, reason)
                 continue
             self.log.info("planning with durations from s3://%s/%s", bucket, key)
             return history

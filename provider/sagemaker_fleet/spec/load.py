@@ -15,12 +15,24 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from sagemaker_fleet.spec.crossfield import (
+    count_vs_quota,
+    expected_vs_limits,
+    has_line_break,
+    output_uri_length,
+)
 from sagemaker_fleet.spec.errors import FleetSpecError, SpecIssue
 from sagemaker_fleet.spec.model import (
     DEFAULT_MAX_ATTEMPTS,
+    ENVIRONMENT_MAX,
+    ENVIRONMENT_VALUE_MAX,
+    HYPERPARAMETER_KEY_MAX,
+    HYPERPARAMETER_VALUE_MAX,
+    HYPERPARAMETERS_MAX,
     KEEP_ALIVE_API_MAX,
     KEEP_ALIVE_GUIDE_MAX,
     MAX_RUNTIME_LIMIT,
+    S3_URI_MAX,
     CityLayer,
     CitySpec,
     FleetLayer,
@@ -57,6 +69,8 @@ ECR_RE = re.compile(r"^\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/\S+$"
 #: Assumed when a spec has no ``quotas`` block. AWS's default warm-pool quota is 0, so we assume none.
 ASSUMED_QUOTA = InstanceQuota(instances=10, warm_pools=0)
 DEFAULT_MAX_RUNTIME = 7200
+#: A city's expected training seconds when neither it nor ``defaults`` says (capped at its max_runtime_seconds).
+DEFAULT_EXPECTED = 1200
 
 _FIXES: dict[str, str] = {
     "fleet": ("use 1-20 lowercase letters or digits, without '-' (e.g. 'citydemand'): the fleet starts every job "
@@ -83,6 +97,8 @@ _TYPE_FIXES: dict[str, str] = {
     "int_parsing": "write a whole number without quotes",
     "int_from_float": "write a whole number without quotes",
     "float_type": "write a number without quotes",
+    "finite_number": "write a finite number (YAML reads 1e400 as infinity and .nan as not a number)",
+    "invalid_key": "write the key as text: quote it if YAML would read it as a number, boolean or null (`~`)",
     "bool_type": "write true or false without quotes",
     "string_type": "write text (quote it if YAML would read it as a number, boolean, date or null)",
     "list_type": "write a list: `[a, b]` or one `- item` per line",
@@ -98,6 +114,7 @@ _TYPE_FIXES: dict[str, str] = {
 _TYPE_NOUNS: dict[str, str] = {
     "int_type": "a whole number",
     "float_type": "a number",
+    "finite_number": "a finite number",
     "bool_type": "true/false",
     "string_type": "text",
 }
@@ -229,6 +246,10 @@ class _SpecBuilder:
         quotas = self._quotas(top)
         cities = [self._resolve(top, layer, i, quotas) for i, layer in enumerate(layers) if layer is not None]
         self._check_unique(layers)
+        names = [layer.name for layer in layers if layer is not None and layer.name is not None]
+        if names and not self._under_poisoned("output_s3_uri"):
+            for path, message in output_uri_length(top.output_s3_uri, max(names, key=len)):
+                self.error(path, message)
         if self.issues:
             return None
         if len(cities) > TRIGGERER_CAPACITY_DEFAULT:
@@ -419,6 +440,9 @@ class _SpecBuilder:
             )
         keep_alive = self._keep_alive(resolved)
         spot = self._spot(resolved, max_runtime, keep_alive)
+        self._check_expected(resolved, max_runtime)
+        if instance_type in quotas:
+            self._check_count(resolved, instance_type, quotas[instance_type], spot)
         self._check_resources(resolved)
         if len(self.issues) > before or name is None or train is None or instance_type is None:
             return None
@@ -431,9 +455,35 @@ class _SpecBuilder:
         path = f"cities[{resolved.index}].{field}"
         if value is None:
             self.error(path, f"required field is missing; {fix}")
+        elif len(value) > S3_URI_MAX and field == "train_s3_uri":
+            self.error(path, f"the URI has {len(value)} characters; SageMaker accepts at most {S3_URI_MAX}")
         else:
             self._match(pattern, value, path)
         return value
+
+    def _check_expected(self, resolved: _Resolved, max_runtime: int) -> None:
+        """The expected duration must fit the city's MaxRuntime: see :func:`expected_vs_limits`."""
+        runtime_at = resolved.path("max_runtime_seconds")
+        expected_at = resolved.path("expected_seconds")
+        if self._under_poisoned(runtime_at) or self._under_poisoned(expected_at):
+            return
+        written = resolved.value("expected_seconds")
+        expected = written if written is not None else min(DEFAULT_EXPECTED, max_runtime)
+        for path, message in expected_vs_limits((expected, expected_at), (max_runtime, runtime_at)):
+            self.error(path, message)
+
+    def _check_count(
+        self, resolved: _Resolved, instance_type: str, quota: InstanceQuota, spot: SpotSettings | None
+    ) -> None:
+        count_at = resolved.path("instance_count")
+        if self._under_poisoned(count_at) or self._is_poisoned(join("quotas", instance_type)):
+            return
+        count = resolved.value("instance_count") or 1
+        spot_at = resolved.path("spot")
+        for path, message in count_vs_quota(
+            instance_type, (count, count_at), quota, spot=spot is not None, spot_at=spot_at
+        ):
+            self.error(path, message)
 
     def _instance_type(self, resolved: _Resolved, quotas: dict[str, InstanceQuota]) -> str | None:
         """Check the city's instance type and that it has a quota (or assume one when no quotas are given)."""
@@ -551,29 +601,43 @@ class _SpecBuilder:
 
     def _check_environment(self, resolved: _Resolved) -> None:
         env: dict[str, str] = resolved.value("environment") or {}
-        if len(env) > 100:
-            self.error(resolved.path("environment"), "SageMaker accepts at most 100 environment variables")
+        if len(env) > ENVIRONMENT_MAX:
+            self.error(
+                resolved.path("environment"), f"SageMaker accepts at most {ENVIRONMENT_MAX} environment variables"
+            )
         for key, value in env.items():
             if not ENV_KEY_RE.fullmatch(key):
                 self.error(
                     f"{resolved.path('environment')}[{key}]",
                     "environment names are letters, digits and '_', not starting with a digit; rename it",
                 )
-            elif len(value) > 512:
+            elif len(value) > ENVIRONMENT_VALUE_MAX:
                 self.error(
                     f"{resolved.path('environment')}[{key}]",
-                    f"the value has {len(value)} characters; SageMaker accepts at most 512, shorten it",
+                    f"the value has {len(value)} characters; SageMaker accepts at most {ENVIRONMENT_VALUE_MAX}, "
+                    "shorten it",
                 )
 
     def _check_hyperparameters(self, resolved: _Resolved) -> None:
         hyper = resolved.value("hyperparameters") or {}
-        if len(hyper) > 100:
-            self.error(resolved.path("hyperparameters"), "SageMaker accepts at most 100 hyperparameters")
+        if len(hyper) > HYPERPARAMETERS_MAX:
+            self.error(
+                resolved.path("hyperparameters"), f"SageMaker accepts at most {HYPERPARAMETERS_MAX} hyperparameters"
+            )
         for key, value in hyper.items():
-            if len(key) > 256 or len(_hyper(value)) > 2500:
+            path = f"{resolved.path('hyperparameters')}[{key}]"
+            text = _hyper(value)
+            if len(key) > HYPERPARAMETER_KEY_MAX or len(text) > HYPERPARAMETER_VALUE_MAX:
                 self.error(
-                    f"{resolved.path('hyperparameters')}[{key}]",
-                    "hyperparameter names are ≤ 256 and values ≤ 2500 characters; shorten it",
+                    path,
+                    f"hyperparameter names are ≤ {HYPERPARAMETER_KEY_MAX} and values ≤ {HYPERPARAMETER_VALUE_MAX} "
+                    "characters; shorten it",
+                )
+            elif has_line_break(key) or has_line_break(text):
+                self.error(
+                    path,
+                    "SageMaker refuses a hyperparameter name or value with a line break in it; write it on one "
+                    "line (or pass multi-line text through an S3 file)",
                 )
 
 
@@ -588,6 +652,7 @@ def _city_spec(
     spot: SpotSettings | None,
 ) -> CitySpec:
     vpc = resolved.value("vpc")
+    max_runtime = resolved.value("max_runtime_seconds") or DEFAULT_MAX_RUNTIME
     return CitySpec(
         name=name,
         train_s3_uri=train,
@@ -602,8 +667,8 @@ def _city_spec(
         enable_inter_container_traffic_encryption=bool(
             resolved.value("enable_inter_container_traffic_encryption")
         ),
-        max_runtime_seconds=resolved.value("max_runtime_seconds") or DEFAULT_MAX_RUNTIME,
-        expected_seconds=resolved.value("expected_seconds") or 1200,
+        max_runtime_seconds=max_runtime,
+        expected_seconds=resolved.value("expected_seconds") or min(DEFAULT_EXPECTED, max_runtime),
         keep_alive=None if keep_alive in (None, "auto") else int(keep_alive),
         spot=spot,
         hyperparameters=tuple(
@@ -738,7 +803,8 @@ def _with_fix(path: str, messages: list[str], errors: list[ErrorDetails]) -> str
         # a union of scalar types (hyperparameter values): one readable sentence instead of four
         nouns = list(dict.fromkeys(_TYPE_NOUNS[err["type"]] for err in errors))
         message = f"input should be {', '.join(nouns[:-1])} or {nouns[-1]}"
-        fix = fix or "write one plain value, not a list or a mapping"
+        finite = any(err["type"] == "finite_number" for err in errors)
+        fix = fix or (_TYPE_FIXES["finite_number"] if finite else "write one plain value, not a list or a mapping")
     elif fix is None and errors:
         template = _TYPE_FIXES.get(errors[0]["type"])
         fix = template.format(**errors[0].get("ctx", {})) if template else None
@@ -756,6 +822,8 @@ def _is_scalar(value: object) -> bool:
 def _hyper(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and value.bit_length() > 8_400:
+        return "9" * (HYPERPARAMETER_VALUE_MAX + 1)  # too long to print (Python refuses > 4,300 digits): too long
     return str(value)
 
 
