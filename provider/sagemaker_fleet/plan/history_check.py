@@ -73,9 +73,9 @@ def history_issues(report: object, fleet: str | None) -> list[SpecIssue]:
     issues: list[SpecIssue] = []
     if fleet is not None and report.get("fleet") != fleet:
         got = report.get("fleet")
-        whose = f"fleet {got!r}'s" if isinstance(got, str) else "not a fleet's (no `fleet` field)"
-        issues.append(SpecIssue("fleet", f"this report is {whose}, not fleet {fleet!r}'s: its durations are not "
-                                         f"this fleet's cities'; pass a report.json of fleet {fleet!r}"))
+        whose = f"the report of fleet {got!r}" if isinstance(got, str) else "not a fleet's report (no `fleet`)"
+        issues.append(SpecIssue("fleet", f"this is {whose}, not of fleet {fleet!r}: its durations are another "
+                                         f"fleet's; pass a report.json of fleet {fleet!r}"))
     jobs = report.get("jobs")
     if "jobs" not in report:
         issues.append(SpecIssue("jobs", f"required field is missing; {_WRITTEN_BY}"))
