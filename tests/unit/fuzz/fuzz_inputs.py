@@ -126,6 +126,12 @@ _RAW_SCALARS = st.one_of(
     st.text(max_size=12).map(lambda t: t.replace("\n", " ")),
     st.integers().map(str),
     st.floats().map(repr),
+    # what YAML reads as a date (valid or not), a number past Python's 4,300 digits, a tagged value
+    st.tuples(st.integers(0, 9999), st.integers(0, 99), st.integers(0, 99)).map(lambda d: "%04d-%02d-%02d" % d),
+    st.integers(min_value=1, max_value=6000).map(lambda n: "9" * n),
+    st.tuples(st.sampled_from(["!!int", "!!float", "!!bool", "!!timestamp", "!!binary", "!!null", "!!str", "!!seq",
+                               "!!map", "!!set", "!!omap", "!!pairs", "!foo", "!!python/name:os.system"]),
+              st.sampled_from(["x", "1", "1.5", "yes", "2026-01-01", "'@@@'", "[a]", "{a: 1}", ""])).map(" ".join),
 )
 
 
@@ -192,7 +198,21 @@ def numeric_specs(draw: st.DrawFn) -> str:
     return yaml.safe_dump(data, sort_keys=False)
 
 
-DOCUMENTS = st.one_of(mutated_specs(), numeric_specs(), raw_documents(), spliced_specs())
+_VALUE_LINES = [i for i, line in enumerate(BASE_TEXT.splitlines()) if line.rstrip().endswith(tuple("0123456789to/"))]
+
+
+@st.composite
+def retyped_specs(draw: st.DrawFn) -> str:
+    """The valid spec's text with one or two scalars rewritten as raw YAML (a tag, a date, a 5,000-digit number,
+    an alias): the document still parses, so what its values turn into is what gets checked."""
+    lines = BASE_TEXT.splitlines()
+    for index in draw(st.lists(st.sampled_from(_VALUE_LINES), min_size=1, max_size=2)):
+        key = lines[index].split(":", 1)[0]
+        lines[index] = f"{key}: {draw(RAW_VALUES)}"
+    return "\n".join(lines) + "\n"
+
+
+DOCUMENTS = st.one_of(mutated_specs(), numeric_specs(), retyped_specs(), raw_documents(), spliced_specs())
 
 # ---------------------------------------------------------------------------------------------- running
 
