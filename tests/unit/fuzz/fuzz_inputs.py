@@ -127,7 +127,7 @@ _RAW_SCALARS = st.one_of(
     st.integers().map(str),
     st.floats().map(repr),
     # what YAML reads as a date (valid or not), a number past Python's 4,300 digits, a tagged value
-    st.tuples(st.integers(0, 9999), st.integers(0, 99), st.integers(0, 99)).map(lambda d: "%04d-%02d-%02d" % d),
+    st.tuples(st.integers(0, 9999), st.integers(0, 99), st.integers(0, 99)).map(lambda d: f"{d[0]:04d}-{d[1]:02d}-{d[2]:02d}"),
     st.integers(min_value=1, max_value=6000).map(lambda n: "9" * n),
     st.tuples(st.sampled_from(["!!int", "!!float", "!!bool", "!!timestamp", "!!binary", "!!null", "!!str", "!!seq",
                                "!!map", "!!set", "!!omap", "!!pairs", "!foo", "!!python/name:os.system"]),
