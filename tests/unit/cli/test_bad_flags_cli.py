@@ -14,6 +14,14 @@ FLEETS = Path(__file__).resolve().parents[3] / "dags" / "fleets"
 SMALL = str(FLEETS / "small.yaml")
 
 
+@pytest.fixture(autouse=True)
+def _never_serve_for_ever(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should a refused flag be accepted again, ``sim serve`` starts and stops: the test fails, it does not hang."""
+    import sagemaker_fleet.cli.sim as sim
+
+    monkeypatch.setattr(sim, "serve_until_stopped", lambda server, settings: server.stop())
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
