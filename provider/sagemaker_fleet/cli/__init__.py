@@ -1,1 +1,1 @@
-"""The ``sagemaker-fleet`` command line (CONTRACT §3)."""
+"""The ``sagemaker-fleet`` command line (docs/quickstart.md)."""

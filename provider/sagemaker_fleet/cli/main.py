@@ -29,7 +29,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run one command; returns its exit code: 0 done, 2 bad input (a flag, a file: the message says which), 1 a
+    failure outside (AWS unreachable, an upload refused)."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # argparse: a bad flag (2, its message already on stderr) or --help (0)
+        return exc.code if isinstance(exc.code, int) else 2
     code: int = args._run(args)
     return code
 

@@ -1,6 +1,6 @@
 """``sagemaker-fleet plan FLEET.yaml [--history H.json] [--run-key K] [--format table|json]``.
 
-Prints the pool-aware plan (CONTRACT §3 plan JSON by default, or a table). Exit 0 with the plan; exit 2 with
+Prints the pool-aware plan (the plan JSON by default, or a table). Exit 0 with the plan; exit 2 with
 every error on stderr when the spec, the run key, the history file or the quotas do not allow a plan.
 """
 
@@ -40,7 +40,7 @@ def _build(args: argparse.Namespace) -> FleetPlan:
     spec = load_fleet_spec(args.spec)
     for warning in spec.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    history = DurationHistory.load(args.history) if args.history else None
+    history = DurationHistory.load(args.history, spec.fleet) if args.history else None
     return plan_fleet(spec, args.run_key or default_run_key(), history)
 
 
@@ -50,7 +50,10 @@ def run(args: argparse.Namespace) -> int:
     except FleetSpecError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    except (InvalidRunKeyError, HistoryError, PlanError) as exc:
+    except HistoryError as exc:  # names the history file itself
+        print(f"--history: {exc}", file=sys.stderr)
+        return 2
+    except (InvalidRunKeyError, PlanError) as exc:
         print(f"{args.spec}: {exc}", file=sys.stderr)
         return 2
     for warning in plan.warnings:

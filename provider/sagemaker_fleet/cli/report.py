@@ -1,4 +1,4 @@
-"""``sagemaker-fleet report FLEET.yaml --run-key K [--out DIR]``: the cost report of one run (CONTRACT §3).
+"""``sagemaker-fleet report FLEET.yaml --run-key K [--out DIR]``: the cost report of one run.
 
 Reads the run's jobs with ListTrainingJobs + DescribeTrainingJob (AWS, or the simulator through ``--endpoint-url``
 / ``AWS_ENDPOINT_URL``), writes report.json, report.csv and report.html into DIR (default
@@ -8,18 +8,21 @@ Upload policy: ``--no-upload`` skips it. A missing bucket (``NoSuchBucket``) is 
 product and a dev or simulator account often has no bucket — so the command still exits 0. Any other upload error
 (access denied, network) exits 1 after the local files are written.
 
-Exit codes: 0 report written; 1 AWS could not be read or the upload failed; 2 the spec, the run key or a price is
-missing or wrong (the message names the fix).
+Exit codes: 0 report written; 1 AWS could not be read or the upload failed; 2 the spec, the run key, a flag, the
+output folder or a price is missing or wrong (the message names the fix). Flags and the output folder are checked
+before AWS is called.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.cli.argtypes import endpoint_url, workers
 from sagemaker_fleet.cost.collect import DEFAULT_DESCRIBE_WORKERS, describe_run_jobs
 from sagemaker_fleet.cost.errors import CostReportError, PriceListError, UnknownPriceError
 from sagemaker_fleet.cost.pricelist import (
@@ -52,6 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--endpoint-url",
+        type=endpoint_url,
         default=None,
         help="SageMaker and S3 endpoint, e.g. the simulator's (default: AWS_ENDPOINT_URL or AWS itself)",
     )
@@ -69,9 +73,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--describe-workers",
-        type=int,
+        type=workers,
         default=DEFAULT_DESCRIBE_WORKERS,
-        help="DescribeTrainingJob calls in flight at once (SageMaker throttles many more)",
+        help="DescribeTrainingJob calls in flight at once, 1-64 (SageMaker throttles many more)",
     )
 
 
@@ -86,14 +90,20 @@ def run(args: argparse.Namespace) -> int:
         index = RunJobIndex.for_run(spec, args.run_key)
     except (FleetSpecError, InvalidRunKeyError) as exc:
         return _fail(str(exc), 2)
+    out_dir = args.out if args.out is not None else Path("out") / "reports" / args.run_key
+    problem = _unwritable(out_dir)
+    if problem is not None:
+        return _fail(f"--out {out_dir}: {problem}", 2)
     import boto3  # lazily: the CLI's other commands must not pay for it
     from botocore.exceptions import BotoCoreError, ClientError
 
     session = boto3.session.Session(region_name=spec.region)
     try:
-        describes = describe_run_jobs(
-            _client(session, "sagemaker", args.endpoint_url), spec.fleet, index, args.describe_workers
-        )
+        sagemaker = _client(session, "sagemaker", args.endpoint_url)
+    except ValueError as exc:  # botocore refuses an endpoint, e.g. a bad AWS_ENDPOINT_URL
+        return _fail(f"{exc}; set --endpoint-url (or AWS_ENDPOINT_URL) to an http(s) URL", 2)
+    try:
+        describes = describe_run_jobs(sagemaker, spec.fleet, index, args.describe_workers)
     except (BotoCoreError, ClientError) as exc:
         return _fail(f"cannot read the training jobs of run {args.run_key}: {exc}", 1)
     if not describes:
@@ -110,11 +120,24 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc), 2)
     except CostReportError as exc:
         return _fail(str(exc), 1)
-    out_dir = args.out if args.out is not None else Path("out") / "reports" / args.run_key
-    files = write_report_files(report, out_dir)
+    try:
+        files = write_report_files(report, out_dir)
+    except OSError as exc:
+        return _fail(f"--out {out_dir}: cannot write the report: {exc.strerror}", 2)
     code = 0 if args.no_upload else _upload(session, args, spec, files)
     _print_summary(report, files.html)
     return code
+
+
+def _unwritable(out_dir: Path) -> str | None:
+    """Why the report could not be written into ``out_dir`` (created if missing), or None."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"cannot create the folder ({exc.strerror}); pass a folder you can write to"
+    if not os.access(out_dir, os.W_OK | os.X_OK):
+        return "the folder is not writable; pass a folder you can write to"
+    return None
 
 
 def _client(session: boto3.session.Session, service: str, endpoint_url: str | None) -> Any:
@@ -139,7 +162,7 @@ def _price_book(
     try:
         pricing = session.client("pricing", region_name=PRICE_LIST_API_REGIONS[0])
         found = lookup_price_list(pricing, spec.region, needed, cache)
-    except (BotoCoreError, ClientError, PriceListError) as exc:
+    except (BotoCoreError, ClientError, PriceListError, OSError) as exc:
         print(
             f"warning: AWS Price List look-up failed ({exc}); using the shipped table for those types "
             "(AWS_ENDPOINT_URL applies to every service: set AWS_ENDPOINT_URL_PRICING to reach the real API)",

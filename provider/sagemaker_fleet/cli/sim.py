@@ -1,4 +1,4 @@
-"""``sagemaker-fleet sim serve``: the simulated SageMaker endpoint (CONTRACT §4).
+"""``sagemaker-fleet sim serve``: the simulated SageMaker endpoint (docs/quickstart.md).
 
 Prints the endpoint URL on its first line, then serves until SIGINT/SIGTERM. Point boto3, aiobotocore or the
 Airflow AWS connection at it with ``endpoint_url`` / ``AWS_ENDPOINT_URL`` (any credentials, e.g. ``testing``).
@@ -7,25 +7,30 @@ Airflow AWS connection at it with ``endpoint_url`` / ``AWS_ENDPOINT_URL`` (any c
 from __future__ import annotations
 
 import argparse
+import errno
 import signal
+import socket
 import sys
 import threading
 from dataclasses import replace
 from types import FrameType, MappingProxyType
 from typing import TYPE_CHECKING
 
+from sagemaker_fleet.cli.argtypes import non_negative, port, positive, share
 from sagemaker_fleet.spec import FleetSpecError, InstanceQuota, load_fleet_spec
+from sagemaker_fleet.spec.load import INSTANCE_TYPE_RE
+from sagemaker_fleet.spec.model import QUOTA_MAX
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.sim.server import ServerSettings
+    from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="sim_command", required=True, metavar="SUBCOMMAND")
     serve = sub.add_parser("serve", help="serve the simulated AWS endpoint on loopback", description=__doc__)
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=0, help="port (default 0: a free port)")
-    serve.add_argument("--speed", type=_positive, default=1.0, help="simulated seconds per wall second")
+    serve.add_argument("--port", type=port, default=0, help="port 0-65535 (default 0: a free port)")
+    serve.add_argument("--speed", type=positive, default=1.0, help="simulated seconds per wall second")
     serve.add_argument("--seed", type=int, default=0, help="seed of every random draw (default 0)")
     serve.add_argument(
         "--fleet",
@@ -43,11 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="quota of one instance type, e.g. ml.m5.xlarge=20:8:20 (repeatable; wins over fleet specs)",
     )
     serve.add_argument(
-        "--throttle", type=_share, default=0.0, metavar="SHARE", help="share of calls throttled"
+        "--throttle", type=share, default=0.0, metavar="SHARE", help="share of calls throttled"
     )
-    serve.add_argument("--spot-interruptions-per-hour", type=float, default=None, metavar="RATE")
-    serve.add_argument("--spot-discount", type=_share, default=None, metavar="FRACTION")
-    serve.add_argument("--default-work-seconds", type=_positive, default=None, metavar="SECONDS")
+    serve.add_argument("--spot-interruptions-per-hour", type=non_negative, default=None, metavar="RATE")
+    serve.add_argument("--spot-discount", type=share, default=None, metavar="FRACTION")
+    serve.add_argument("--default-work-seconds", type=positive, default=None, metavar="SECONDS")
     serve.add_argument("--no-moto", action="store_true", help="serve only the SageMaker training APIs")
     serve.add_argument("--log-requests", action="store_true", help="log one line per HTTP request")
 
@@ -58,10 +63,44 @@ def run(args: argparse.Namespace) -> int:
     except FleetSpecError as exc:
         print(str(exc), file=sys.stderr)
         return 2
+    problem = cannot_listen(settings.host, settings.port)
+    if problem is not None:
+        print(f"error: --host {settings.host} --port {settings.port}: {problem}", file=sys.stderr)
+        return 2
     from sagemaker_fleet.sim.server import SimulatorServer
 
-    server = SimulatorServer(settings, log_requests=args.log_requests).start()
+    try:
+        server = SimulatorServer(settings, log_requests=args.log_requests).start()
+    except SystemExit:  # werkzeug exits when it cannot bind (taken since the check above): say what to do
+        print(f"error: --port {settings.port}: cannot listen there; pick another port (0 picks a free one)",
+              file=sys.stderr)
+        return 2
     print(server.url, flush=True)
+    serve_until_stopped(server, settings)
+    return 0
+
+
+def cannot_listen(host: str, port: int) -> str | None:
+    """Why the endpoint could not listen on ``host:port``, or None: checked before starting so that a taken port
+    or an unknown host is one line and exit 2, not a server that dies after printing its URL."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except socket.gaierror as exc:
+        return f"unknown host ({exc.strerror}); use an address such as 127.0.0.1"
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            return "the port is in use by another program; stop it or pick another port (0 picks a free one)"
+        return f"cannot listen there ({exc.strerror}); use a local address such as 127.0.0.1 and a free port"
+    except (UnicodeError, ValueError) as exc:
+        return f"not a host name ({exc}); use an address such as 127.0.0.1"
+    return None
+
+
+def serve_until_stopped(server: SimulatorServer, settings: ServerSettings) -> None:
+    """Serve until SIGINT/SIGTERM, then stop the server."""
     stopped = threading.Event()
 
     def _stop(signum: int, frame: FrameType | None) -> None:
@@ -79,7 +118,6 @@ def run(args: argparse.Namespace) -> int:
     while not stopped.wait(0.5):
         pass
     server.stop()
-    return 0
 
 
 def settings_from_args(args: argparse.Namespace) -> ServerSettings:
@@ -114,25 +152,11 @@ def _quota(text: str) -> tuple[str, InstanceQuota]:
     try:
         instance_type, numbers = text.split("=", 1)
         parts = [int(p) for p in numbers.split(":")]
-        if not 2 <= len(parts) <= 3 or min(parts) < 0:
+        if not INSTANCE_TYPE_RE.fullmatch(instance_type) or not 2 <= len(parts) <= 3 or min(parts) < 0 or max(parts) > QUOTA_MAX:
             raise ValueError
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"{text!r}: write TYPE=INSTANCES:WARM_POOLS[:SPOT], e.g. ml.m5.xlarge=20:8:20"
+            f"{text!r}: write TYPE=INSTANCES:WARM_POOLS[:SPOT] with counts 0-{QUOTA_MAX}, e.g. ml.m5.xlarge=20:8:20"
         ) from None
     spot = parts[2] if len(parts) == 3 else None
     return instance_type, InstanceQuota(instances=parts[0], warm_pools=parts[1], spot_instances=spot)
-
-
-def _positive(text: str) -> float:
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be > 0")
-    return value
-
-
-def _share(text: str) -> float:
-    value = float(text)
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be a fraction between 0 and 1")
-    return value

@@ -1,7 +1,7 @@
 """``sagemaker-fleet simulate FLEET.yaml [--strategy planned|naive] [--seed N] [--json] [--compare]``.
 
-Runs the whole fleet through the simulator engine in virtual time (no Airflow, no HTTP) and prints CONTRACT §3's
-simulate JSON (``--json``) or a readable summary. ``--compare`` runs both strategies with the same seed and shows
+Runs the whole fleet through the simulator engine in virtual time (no Airflow, no HTTP) and prints the simulate
+JSON (``--json``) or a readable summary. ``--compare`` runs both strategies with the same seed and shows
 them side by side with the ratio naive / planned. Exit 0 with the result; exit 2 with the errors on stderr when
 the spec, the run key, the history file, the quotas or the prices do not allow a run.
 """
@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.cli.argtypes import share
 from sagemaker_fleet.cost.errors import CostReportError
 from sagemaker_fleet.plan import DurationHistory, HistoryError, PlanError
 from sagemaker_fleet.spec import FleetSpecError, load_fleet_spec
@@ -60,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_RUN_KEY,
         help=f"run key in job names (default {DEFAULT_RUN_KEY})",
     )
-    parser.add_argument("--json", action="store_true", help="print the simulate JSON (CONTRACT §3)")
+    parser.add_argument("--json", action="store_true", help="print the simulate JSON (docs/quickstart.md)")
     parser.add_argument(
         "--compare", action="store_true", help="run both strategies with the same seed, side by side"
     )
@@ -75,7 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--throttle-share",
-        type=float,
+        type=share,
         default=0.0,
         metavar="X",
         help="share of API calls the simulated endpoint throttles (0..1, default 0)",
@@ -85,12 +86,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _simulate(args: argparse.Namespace) -> list[SimulationResult]:
     from sagemaker_fleet.sim.driver import STRATEGIES, SimulateOptions, simulate_fleet
 
-    if not 0.0 <= args.throttle_share <= 1.0:
-        raise ValueError(f"--throttle-share must be within 0..1, got {args.throttle_share}")
     spec = load_fleet_spec(args.spec)
     for warning in spec.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    history = DurationHistory.load(args.history) if args.history else None
+    history = DurationHistory.load(args.history, spec.fleet) if args.history else None
     options = SimulateOptions(
         strategy=args.strategy,
         seed=args.seed,
@@ -111,7 +110,10 @@ def run(args: argparse.Namespace) -> int:
     except FleetSpecError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    except (InvalidRunKeyError, HistoryError, PlanError, SimulationError, CostReportError, ValueError) as exc:
+    except HistoryError as exc:  # names the history file itself
+        print(f"--history: {exc}", file=sys.stderr)
+        return 2
+    except (InvalidRunKeyError, PlanError, SimulationError, CostReportError, ValueError) as exc:
         print(f"{args.spec}: {exc}", file=sys.stderr)
         return 2
     real = time.perf_counter() - began

@@ -16,7 +16,7 @@ from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID, write_run_note
 from sagemaker_fleet.plan import DurationHistory, plan_fleet
-from sagemaker_fleet.plan.errors import HistoryError, PlanError
+from sagemaker_fleet.plan.errors import PlanError
 from sagemaker_fleet.runnote import asked_line, cost_line, dry_run_line, plan_line, refused_line
 from sagemaker_fleet.spec.errors import FleetSpecError
 from sagemaker_fleet.spec.load import load_fleet_spec
@@ -142,12 +142,10 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
         for _, key in sorted(listed, reverse=True)[:HISTORY_CANDIDATES]:
             try:
                 report = json.loads(s3.read_key(key, bucket))
-                fleet = report.get("fleet") if isinstance(report, dict) else None
-                if fleet != spec.fleet:
-                    raise HistoryError(f"it is fleet {fleet!r}'s report, not {spec.fleet!r}'s")
-                history = DurationHistory.from_report(report)
+                history = DurationHistory.from_report(report, spec.fleet, source=f"s3://{bucket}/{key}")
             except Exception as exc:  # noqa: BLE001 - a bad report is skipped, never fatal
-                self.log.warning("skipping s3://%s/%s as duration history: %s", bucket, key, exc)
+                reason = " ".join(str(exc).split())  # one log line, however many problems the file has
+                self.log.warning("skipping s3://%s/%s as duration history: %s", bucket, key, reason)
                 continue
             self.log.info("planning with durations from s3://%s/%s", bucket, key)
             return history

@@ -1,4 +1,4 @@
-"""Capacity pools: the per-instance-type quotas that lanes of different groups share (CONTRACT §1).
+"""Capacity pools: the per-instance-type quotas that lanes of different groups share.
 
 On-demand lanes of an instance type share its ``instances`` quota; those that keep warm pools also share its
 ``warm_pools`` quota. Warm-pool quota is counted in instances, as AWS counts it ("the number of instances that
@@ -65,25 +65,36 @@ def keeps_pools(group: CityGroup, pool: CapacityPool) -> bool:
     return not group.spot and group.instance_count <= pool.warm_instances
 
 
+def _pool_key(spec: FleetSpec, group: CityGroup) -> tuple[str, bool]:
+    """(instance type, draws on the spot quota)."""
+    quota = _quota(spec, group.instance_type)
+    return group.instance_type, group.spot and quota.spot_instances is not None
+
+
 def capacity_pools(
     spec: FleetSpec, groups: Sequence[CityGroup]
 ) -> tuple[tuple[CapacityPool, ...], tuple[int, ...]]:
     """The pools and, for each group, the index of the pool its lanes draw from."""
     pools: dict[tuple[str, bool], CapacityPool] = {}
     assignment: list[int] = []
-    for group in groups:
+    keys = [_pool_key(spec, group) for group in groups]
+    # no more instances than the pool's jobs could use at once: a quota of 100,000 would otherwise be laid out
+    # as 100,000 slots, most of them empty
+    demand: dict[tuple[str, bool], int] = {}
+    for group, key in zip(groups, keys, strict=True):
+        demand[key] = demand.get(key, 0) + group.instance_count * len(group.tasks)
+    for group, slot in zip(groups, keys, strict=True):
         quota = _quota(spec, group.instance_type)
-        spot_only = group.spot and quota.spot_instances is not None
-        slot = (group.instance_type, spot_only)
+        spot_only = slot[1]
         if slot not in pools:
+            limit = quota.spot_instances if spot_only and quota.spot_instances is not None else quota.instances
+            instances = min(limit, demand[slot])
             pools[slot] = CapacityPool(
                 index=len(pools),
                 instance_type=group.instance_type,
                 spot_only=spot_only,
-                instances=quota.spot_instances
-                if spot_only and quota.spot_instances is not None
-                else quota.instances,
-                warm_instances=0 if spot_only else min(quota.warm_pools, quota.instances),
+                instances=instances,
+                warm_instances=0 if spot_only else min(quota.warm_pools, instances),
             )
         _check_fits(group, pools[slot])
         assignment.append(pools[slot].index)

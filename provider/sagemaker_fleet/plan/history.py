@@ -1,9 +1,10 @@
-"""Durations measured in a previous run (its report.json, CONTRACT §3), to plan the next run with.
+"""Durations measured in a previous run (its report.json), to plan the next run with.
 
 For each city the training seconds of its latest completed submission replace the spec's ``expected_seconds``.
 Start-up seconds of completed on-demand jobs calibrate the start-up model: when at least
-:data:`MIN_STARTUP_SAMPLES` cold (or warm) starts were measured, their P90 replaces the table of
-SAGEMAKER_FACTS §2 for that kind of start. Failed, stopped and re-submitted-away attempts are ignored.
+:data:`MIN_STARTUP_SAMPLES` cold (or warm) starts were measured, their P90 replaces the start-up table for that
+kind of start. Failed, stopped and re-submitted-away attempts are ignored. The file is checked first, whole
+(:mod:`sagemaker_fleet.plan.history_check`): a file with any problem is not used at all.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sagemaker_fleet.plan.errors import HistoryError, PlanFormatError
+from sagemaker_fleet.plan.history_check import history_issues
 from sagemaker_fleet.plan.jsonread import JsonObject
+from sagemaker_fleet.spec.render import render_issues
 
 MIN_STARTUP_SAMPLES = 5
 _ATTEMPT_RE = re.compile(r"-r(\d+)$")
@@ -56,19 +59,27 @@ class DurationHistory:
         return self.warm_startup_p90 if warm else self.cold_startup_p90
 
     @classmethod
-    def load(cls, path: str | Path) -> DurationHistory:
+    def load(cls, path: str | Path, fleet: str | None = None) -> DurationHistory:
+        """Read the report.json at ``path``; with ``fleet``, a report of another fleet is refused."""
         path = Path(path)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except OSError as exc:
             raise HistoryError(f"{path}: cannot read the history file: {exc.strerror}") from exc
-        except json.JSONDecodeError as exc:
-            raise HistoryError(f"{path}: not JSON ({exc}); pass a report.json written by `report`") from exc
-        return cls.from_report(data)
+        except UnicodeDecodeError as exc:
+            raise HistoryError(f"{path}: not UTF-8 text ({exc.reason}); pass a report.json written by `report`") from exc
+        except (ValueError, RecursionError) as exc:  # also a number of 5,000 digits, or [[[[… 100,000 deep
+            detail = exc if isinstance(exc, json.JSONDecodeError) else "nested too deeply or a number too long"
+            raise HistoryError(f"{path}: not JSON ({detail}); pass a report.json written by `report`") from exc
+        return cls.from_report(data, fleet, source=str(path))
 
     @classmethod
-    def from_report(cls, report: object) -> DurationHistory:
-        """Read the ``jobs`` of a report.json (CONTRACT §3 report JSON)."""
+    def from_report(cls, report: object, fleet: str | None = None, source: str = "report.json") -> DurationHistory:
+        """Read the ``jobs`` of a report.json, after checking all of it (every problem at once)."""
+        issues = history_issues(report, fleet)
+        if issues:
+            lines = "\n".join(render_issues(issues))
+            raise HistoryError(f"{source}: {len(issues):,} error(s) in the history file:\n{lines}")
         try:
             jobs = JsonObject(report, "").objects("jobs")
             return cls._from_jobs(jobs)

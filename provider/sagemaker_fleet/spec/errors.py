@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sagemaker_fleet.spec.render import render_issues
+
 
 @dataclass(frozen=True)
 class SpecIssue:
@@ -25,5 +27,5 @@ class FleetSpecError(ValueError):
         self.issues = tuple(issues)
         self.source = source
         head = f"{source}: " if source else ""
-        lines = "\n".join(f"  - {issue}" for issue in self.issues)
-        super().__init__(f"{head}{len(self.issues)} error(s) in fleet spec:\n{lines}")
+        lines = "\n".join(render_issues(self.issues))
+        super().__init__(f"{head}{len(self.issues):,} error(s) in fleet spec:\n{lines}")

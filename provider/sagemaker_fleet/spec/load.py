@@ -1,4 +1,4 @@
-"""Read a fleet spec from YAML, check every rule of CONTRACT §1 and resolve defaults into :class:`FleetSpec`.
+"""Read a fleet spec from YAML, check every rule (docs/reference.md#fleet-spec) and resolve defaults into :class:`FleetSpec`.
 
 All problems are collected and raised together as :class:`FleetSpecError`, each naming its field path, the YAML
 line where PyYAML knows it, and the fix. Nothing here touches the network.
@@ -13,15 +13,26 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
+from sagemaker_fleet.spec.crossfield import (
+    count_vs_quota,
+    expected_vs_limits,
+    has_line_break,
+    output_uri_length,
+)
 from sagemaker_fleet.spec.errors import FleetSpecError, SpecIssue
 from sagemaker_fleet.spec.model import (
     DEFAULT_MAX_ATTEMPTS,
+    ENVIRONMENT_MAX,
+    ENVIRONMENT_VALUE_MAX,
+    HYPERPARAMETER_KEY_MAX,
+    HYPERPARAMETER_VALUE_MAX,
+    HYPERPARAMETERS_MAX,
     KEEP_ALIVE_API_MAX,
     KEEP_ALIVE_GUIDE_MAX,
     MAX_RUNTIME_LIMIT,
+    S3_URI_MAX,
     CityLayer,
     CitySpec,
     FleetLayer,
@@ -33,6 +44,8 @@ from sagemaker_fleet.spec.model import (
     VpcLayer,
     VpcSettings,
 )
+from sagemaker_fleet.spec.paths import join, lineage
+from sagemaker_fleet.spec.yamlread import SPEC_DOCS, read_yaml
 
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
@@ -56,6 +69,8 @@ ECR_RE = re.compile(r"^\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/\S+$"
 #: Assumed when a spec has no ``quotas`` block. AWS's default warm-pool quota is 0, so we assume none.
 ASSUMED_QUOTA = InstanceQuota(instances=10, warm_pools=0)
 DEFAULT_MAX_RUNTIME = 7200
+#: A city's expected training seconds when neither it nor ``defaults`` says (capped at its max_runtime_seconds).
+DEFAULT_EXPECTED = 1200
 
 _FIXES: dict[str, str] = {
     "fleet": ("use 1-20 lowercase letters or digits, without '-' (e.g. 'citydemand'): the fleet starts every job "
@@ -82,6 +97,8 @@ _TYPE_FIXES: dict[str, str] = {
     "int_parsing": "write a whole number without quotes",
     "int_from_float": "write a whole number without quotes",
     "float_type": "write a number without quotes",
+    "finite_number": "write a finite number (YAML reads 1e400 as infinity and .nan as not a number)",
+    "invalid_key": "write the key as text: quote it if YAML would read it as a number, boolean or null (`~`)",
     "bool_type": "write true or false without quotes",
     "string_type": "write text (quote it if YAML would read it as a number, boolean, date or null)",
     "list_type": "write a list: `[a, b]` or one `- item` per line",
@@ -97,6 +114,7 @@ _TYPE_FIXES: dict[str, str] = {
 _TYPE_NOUNS: dict[str, str] = {
     "int_type": "a whole number",
     "float_type": "a number",
+    "finite_number": "a finite number",
     "bool_type": "true/false",
     "string_type": "text",
 }
@@ -108,9 +126,6 @@ _ALLOWED: dict[str, type[BaseModel]] = {
     "vpc": VpcLayer,
     "quota": QuotaLayer,
 }
-
-#: The last segment of a field path (``.key``, ``[index]`` or a leading top-level key): strip it to get the parent.
-_PARENT_RE = re.compile(r"(\.[^.\[]+|\[[^\]]*\]|^[^.\[]+)$")
 
 _UNION_TAG_RE = re.compile(
     r"^(int|str|float|bool|list\[.*\]|dict\[.*\]|literal\[.*\]|constrained-.*|function-.*|is-instance\[.*\]|"
@@ -133,7 +148,7 @@ def load_fleet_spec(path: str | Path) -> FleetSpec:
 
 def parse_fleet_spec(text: str, source: str = "<spec>") -> FleetSpec:
     """Parse YAML text into a validated :class:`FleetSpec`."""
-    data, lines, duplicates = _read_yaml(text, source)
+    data, lines, duplicates = read_yaml(text, source)
     return _build(data, source, lines, duplicates)
 
 
@@ -146,83 +161,11 @@ def build_fleet_spec(
 
 def _build(data: object, source: str, lines: Mapping[str, int], issues: list[SpecIssue]) -> FleetSpec:
     builder = _SpecBuilder(lines)
-    builder.issues.extend(issues)
+    builder.extend(issues)
     spec = builder.build(data)
     if builder.issues or spec is None:
         raise FleetSpecError(builder.issues, source)
     return spec
-
-
-# ------------------------------------------------------------------------------------------------------- YAML
-
-
-def _read_yaml(text: str, source: str) -> tuple[object, dict[str, int], list[SpecIssue]]:
-    """The document, the line of every field path, and duplicate keys (PyYAML silently keeps the last one)."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = exc.problem or "invalid YAML"
-        if exc.context and exc.context_mark is not None:
-            problem = f"{problem} ({exc.context} at line {exc.context_mark.line + 1})"
-        issue = SpecIssue("", f"YAML syntax error: {problem}; fix the indentation or quoting there", line)
-        raise FleetSpecError([issue], source) from exc
-    except yaml.YAMLError as exc:
-        raise FleetSpecError([SpecIssue("", f"YAML error: {exc}")], source) from exc
-    if node is None:
-        raise FleetSpecError(
-            [SpecIssue("", "the file is empty; write a fleet spec (see CONTRACT §1)")], source
-        )
-    lines: dict[str, int] = {}
-    duplicates: list[SpecIssue] = []
-    _index_lines(node, "", lines, duplicates, set())
-    loader = yaml.SafeLoader("")
-    try:
-        data = loader.construct_document(node)
-    except yaml.YAMLError as exc:
-        raise FleetSpecError([SpecIssue("", f"YAML error: {exc}")], source) from exc
-    finally:
-        loader.dispose()
-    return data, lines, duplicates
-
-
-def _index_lines(
-    node: yaml.Node, path: str, lines: dict[str, int], dups: list[SpecIssue], walked: set[int]
-) -> None:
-    lines.setdefault(path, node.start_mark.line + 1)
-    if id(node) in walked:
-        return  # an alias of a node already walked: a recursive anchor would never end, many would explode
-    walked.add(id(node))
-    if isinstance(node, yaml.MappingNode):
-        seen: dict[str, int] = {}
-        for key_node, value_node in node.value:
-            key = str(key_node.value)
-            child = _join(path, key)
-            if key in seen:
-                dups.append(
-                    SpecIssue(
-                        child,
-                        f"key `{key}` appears twice (first at line {seen[key]}); keep one",
-                        key_node.start_mark.line + 1,
-                    )
-                )
-            else:
-                seen[key] = key_node.start_mark.line + 1
-            _index_lines(value_node, child, lines, dups, walked)
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            _index_lines(item, f"{path}[{index}]", lines, dups, walked)
-
-
-#: Fields whose keys are user data (instance types, variable names): written ``quotas[ml.m5.xlarge]``.
-_KEYED_FIELDS = frozenset({"quotas", "prices", "hyperparameters", "environment"})
-
-
-def _join(path: str, key: str) -> str:
-    if "." in key or "[" in key or path.rsplit(".", 1)[-1] in _KEYED_FIELDS:
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
 
 
 # ---------------------------------------------------------------------------------------------------- checks
@@ -245,30 +188,51 @@ def triggerer_select_per_loop(cities: int) -> int:
 
 
 class _SpecBuilder:
+    """Collects every problem of one spec. Each bookkeeping step is a set look-up, so a spec with 20,000 broken
+    cities is checked in about the time of a valid one (a list scan per error made it quadratic)."""
+
     def __init__(self, lines: Mapping[str, int]) -> None:
         self.lines = lines
         self.issues: list[SpecIssue] = []
-        self.warnings: list[str] = []
+        self._reported: set[SpecIssue] = set()
+        self._warnings: dict[str, None] = {}  # ordered, each once (a default shared by many cities warns once)
         self.poisoned: set[str] = set()  # paths with a structural error: later checks stay quiet there
+        self._above_poisoned: set[str] = set()  # every path holding a poisoned one
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return tuple(self._warnings)
+
+    def warn(self, message: str) -> None:
+        self._warnings.setdefault(message, None)
 
     def error(self, path: str, message: str) -> None:
         issue = SpecIssue(path, message, self._line(path))
-        if issue in self.issues or self._under_poisoned(path):
+        if issue in self._reported or self._under_poisoned(path):
             return  # already reported (a default shared by many cities is reported once)
+        self._reported.add(issue)
         self.issues.append(issue)
 
+    def extend(self, issues: list[SpecIssue]) -> None:
+        for issue in issues:
+            if issue not in self._reported:
+                self._reported.add(issue)
+                self.issues.append(issue)
+
+    def _poison(self, path: str) -> None:
+        self.poisoned.add(path)
+        self._above_poisoned.update(list(lineage(path))[1:])
+
     def _line(self, path: str) -> int | None:
-        probe = path
-        while probe:
+        for probe in lineage(path):
             if probe in self.lines:
                 return self.lines[probe]
-            probe = _PARENT_RE.sub("", probe)
         return self.lines.get("")
 
     def build(self, data: object) -> FleetSpec | None:
         if not isinstance(data, Mapping):
             self.error(
-                "", "a fleet spec is a mapping with keys fleet, region, role_arn, ... (see CONTRACT §1)"
+                "", f"a fleet spec is a mapping with keys fleet, region, role_arn, ... ({SPEC_DOCS})"
             )
             return None
         top = self._parse(FleetLayer, data, "")
@@ -282,10 +246,14 @@ class _SpecBuilder:
         quotas = self._quotas(top)
         cities = [self._resolve(top, layer, i, quotas) for i, layer in enumerate(layers) if layer is not None]
         self._check_unique(layers)
+        names = [layer.name for layer in layers if layer is not None and layer.name is not None]
+        if names and not self._under_poisoned("output_s3_uri"):
+            for path, message in output_uri_length(top.output_s3_uri, max(names, key=len)):
+                self.error(path, message)
         if self.issues:
             return None
         if len(cities) > TRIGGERER_CAPACITY_DEFAULT:
-            self.warnings.append(
+            self.warn(
                 f"cities: {len(cities)} cities are {len(cities)} triggers for a whole run (each city starts, waits "
                 f"and trains in the triggerer); Airflow's `[triggerer] capacity` is {TRIGGERER_CAPACITY_DEFAULT} "
                 f"by default: raise it above {len(cities)} or run "
@@ -293,7 +261,7 @@ class _SpecBuilder:
             )
         select = triggerer_select_per_loop(len(cities))
         if select < TRIGGERER_SELECT_DEFAULT:
-            self.warnings.append(
+            self.warn(
                 f"cities: {len(cities)} cities start in the triggerer, each sent to it with the whole DAG; set "
                 f"Airflow's `[triggerer] max_trigger_to_select_per_loop` to {select} "
                 f"or less (default {TRIGGERER_SELECT_DEFAULT}) so that it takes them in small batches: with the "
@@ -312,7 +280,7 @@ class _SpecBuilder:
             quotas=quotas,
             quotas_given=top.quotas is not None,
             prices={k: float(v) for k, v in (top.prices or {}).items()},
-            warnings=tuple(self.warnings),
+            warnings=self.warnings,
         )
 
     # -- structural (pydantic) ----------------------------------------------------------------------------
@@ -344,7 +312,7 @@ class _SpecBuilder:
             locs.append(loc)
             path = prefix
             for part in loc:
-                path = f"{path}[{part}]" if isinstance(part, int) else _join(path, str(part))
+                path = f"{path}[{part}]" if isinstance(part, int) else join(path, str(part))
             if self._is_poisoned(path):
                 continue
             if err["type"] == "extra_forbidden":
@@ -356,23 +324,16 @@ class _SpecBuilder:
             types.setdefault(path, []).append(err)
         for path, messages in grouped.items():
             self.error(path, _with_fix(path, list(dict.fromkeys(messages)), types.get(path, [])))
-            self.poisoned.add(path)
+            self._poison(path)
         return locs
 
     def _under_poisoned(self, path: str) -> bool:
         """``path`` or a field holding it has a structural error: its value was dropped, say nothing more."""
-        probe = path
-        while probe:
-            if probe in self.poisoned:
-                return True
-            probe = _PARENT_RE.sub("", probe)
-        return False
+        return any(probe in self.poisoned for probe in lineage(path))
 
     def _is_poisoned(self, path: str) -> bool:
         """``path`` or a value inside it already has a structural error (a bad list item leaves the list short)."""
-        return path in self.poisoned or any(
-            bad.startswith((f"{path}.", f"{path}[")) for bad in self.poisoned if path
-        )
+        return path in self.poisoned or (bool(path) and path in self._above_poisoned)
 
     def _unknown_key(self, loc: list[int | str], prefix: str) -> str:
         key = str(loc[-1])
@@ -406,13 +367,13 @@ class _SpecBuilder:
         for instance_type in top.quotas or {}:
             if not INSTANCE_TYPE_RE.fullmatch(instance_type):
                 self.error(
-                    _join("quotas", instance_type),
+                    join("quotas", instance_type),
                     f"{instance_type!r} is not an instance type; " + _FIXES["instance_type"],
                 )
         for instance_type in top.prices or {}:
             if not INSTANCE_TYPE_RE.fullmatch(instance_type):
                 self.error(
-                    _join("prices", instance_type),
+                    join("prices", instance_type),
                     f"{instance_type!r} is not an instance type; " + _FIXES["instance_type"],
                 )
         if top.defaults.name is not None:
@@ -430,7 +391,7 @@ class _SpecBuilder:
         if not value or any(ch.isspace() for ch in value) or len(value) > 255:
             self.error(path, "use a container image URI without spaces, at most 255 characters")
         elif not ECR_RE.fullmatch(value):
-            self.warnings.append(
+            self.warn(
                 f"{path}: {value!r} is not an Amazon ECR image; SageMaker pulls from ECR "
                 "unless a private registry is configured"
             )
@@ -479,6 +440,9 @@ class _SpecBuilder:
             )
         keep_alive = self._keep_alive(resolved)
         spot = self._spot(resolved, max_runtime, keep_alive)
+        self._check_expected(resolved, max_runtime)
+        if instance_type in quotas:
+            self._check_count(resolved, instance_type, quotas[instance_type], spot)
         self._check_resources(resolved)
         if len(self.issues) > before or name is None or train is None or instance_type is None:
             return None
@@ -491,9 +455,35 @@ class _SpecBuilder:
         path = f"cities[{resolved.index}].{field}"
         if value is None:
             self.error(path, f"required field is missing; {fix}")
+        elif len(value) > S3_URI_MAX and field == "train_s3_uri":
+            self.error(path, f"the URI has {len(value)} characters; SageMaker accepts at most {S3_URI_MAX}")
         else:
             self._match(pattern, value, path)
         return value
+
+    def _check_expected(self, resolved: _Resolved, max_runtime: int) -> None:
+        """The expected duration must fit the city's MaxRuntime: see :func:`expected_vs_limits`."""
+        runtime_at = resolved.path("max_runtime_seconds")
+        expected_at = resolved.path("expected_seconds")
+        if self._under_poisoned(runtime_at) or self._under_poisoned(expected_at):
+            return
+        written = resolved.value("expected_seconds")
+        expected = written if written is not None else min(DEFAULT_EXPECTED, max_runtime)
+        for path, message in expected_vs_limits((expected, expected_at), (max_runtime, runtime_at)):
+            self.error(path, message)
+
+    def _check_count(
+        self, resolved: _Resolved, instance_type: str, quota: InstanceQuota, spot: SpotSettings | None
+    ) -> None:
+        count_at = resolved.path("instance_count")
+        if self._under_poisoned(count_at) or self._is_poisoned(join("quotas", instance_type)):
+            return
+        count = resolved.value("instance_count") or 1
+        spot_at = resolved.path("spot")
+        for path, message in count_vs_quota(
+            instance_type, (count, count_at), quota, spot=spot is not None, spot_at=spot_at
+        ):
+            self.error(path, message)
 
     def _instance_type(self, resolved: _Resolved, quotas: dict[str, InstanceQuota]) -> str | None:
         """Check the city's instance type and that it has a quota (or assume one when no quotas are given)."""
@@ -506,12 +496,12 @@ class _SpecBuilder:
             return instance_type
         if resolved.top.quotas is None:
             quotas[instance_type] = ASSUMED_QUOTA
-            self.warnings.append(
+            self.warn(
                 f"quotas: none given for {instance_type}; assuming {ASSUMED_QUOTA.instances} instances and "
                 f"{ASSUMED_QUOTA.warm_pools} warm pools (the AWS default warm-pool quota is 0); "
                 "add a `quotas` block with your account's Service Quotas"
             )
-        elif not self._is_poisoned(_join("quotas", instance_type)):  # a broken entry is reported already
+        elif not self._is_poisoned(join("quotas", instance_type)):  # a broken entry is reported already
             self.error(
                 path,
                 f"no quota for {instance_type}; add `quotas: {{{instance_type}: "
@@ -534,8 +524,7 @@ class _SpecBuilder:
                     f"{path}: {keep_alive} s is above the {KEEP_ALIVE_GUIDE_MAX} s the developer "
                     "guide documents; the API accepts it, your account may not"
                 )
-                if warning not in self.warnings:  # a default shared by many cities warns once
-                    self.warnings.append(warning)
+                self.warn(warning)  # a default shared by many cities warns once
         return keep_alive
 
     def _spot(
@@ -612,29 +601,43 @@ class _SpecBuilder:
 
     def _check_environment(self, resolved: _Resolved) -> None:
         env: dict[str, str] = resolved.value("environment") or {}
-        if len(env) > 100:
-            self.error(resolved.path("environment"), "SageMaker accepts at most 100 environment variables")
+        if len(env) > ENVIRONMENT_MAX:
+            self.error(
+                resolved.path("environment"), f"SageMaker accepts at most {ENVIRONMENT_MAX} environment variables"
+            )
         for key, value in env.items():
             if not ENV_KEY_RE.fullmatch(key):
                 self.error(
                     f"{resolved.path('environment')}[{key}]",
                     "environment names are letters, digits and '_', not starting with a digit; rename it",
                 )
-            elif len(value) > 512:
+            elif len(value) > ENVIRONMENT_VALUE_MAX:
                 self.error(
                     f"{resolved.path('environment')}[{key}]",
-                    f"the value has {len(value)} characters; SageMaker accepts at most 512, shorten it",
+                    f"the value has {len(value)} characters; SageMaker accepts at most {ENVIRONMENT_VALUE_MAX}, "
+                    "shorten it",
                 )
 
     def _check_hyperparameters(self, resolved: _Resolved) -> None:
         hyper = resolved.value("hyperparameters") or {}
-        if len(hyper) > 100:
-            self.error(resolved.path("hyperparameters"), "SageMaker accepts at most 100 hyperparameters")
+        if len(hyper) > HYPERPARAMETERS_MAX:
+            self.error(
+                resolved.path("hyperparameters"), f"SageMaker accepts at most {HYPERPARAMETERS_MAX} hyperparameters"
+            )
         for key, value in hyper.items():
-            if len(key) > 256 or len(_hyper(value)) > 2500:
+            path = f"{resolved.path('hyperparameters')}[{key}]"
+            text = _hyper(value)
+            if len(key) > HYPERPARAMETER_KEY_MAX or len(text) > HYPERPARAMETER_VALUE_MAX:
                 self.error(
-                    f"{resolved.path('hyperparameters')}[{key}]",
-                    "hyperparameter names are ≤ 256 and values ≤ 2500 characters; shorten it",
+                    path,
+                    f"hyperparameter names are ≤ {HYPERPARAMETER_KEY_MAX} and values ≤ {HYPERPARAMETER_VALUE_MAX} "
+                    "characters; shorten it",
+                )
+            elif has_line_break(key) or has_line_break(text):
+                self.error(
+                    path,
+                    "SageMaker refuses a hyperparameter name or value with a line break in it; write it on one "
+                    "line (or pass multi-line text through an S3 file)",
                 )
 
 
@@ -649,6 +652,7 @@ def _city_spec(
     spot: SpotSettings | None,
 ) -> CitySpec:
     vpc = resolved.value("vpc")
+    max_runtime = resolved.value("max_runtime_seconds") or DEFAULT_MAX_RUNTIME
     return CitySpec(
         name=name,
         train_s3_uri=train,
@@ -663,8 +667,8 @@ def _city_spec(
         enable_inter_container_traffic_encryption=bool(
             resolved.value("enable_inter_container_traffic_encryption")
         ),
-        max_runtime_seconds=resolved.value("max_runtime_seconds") or DEFAULT_MAX_RUNTIME,
-        expected_seconds=resolved.value("expected_seconds") or 1200,
+        max_runtime_seconds=max_runtime,
+        expected_seconds=resolved.value("expected_seconds") or min(DEFAULT_EXPECTED, max_runtime),
         keep_alive=None if keep_alive in (None, "auto") else int(keep_alive),
         spot=spot,
         hyperparameters=tuple(
@@ -799,7 +803,8 @@ def _with_fix(path: str, messages: list[str], errors: list[ErrorDetails]) -> str
         # a union of scalar types (hyperparameter values): one readable sentence instead of four
         nouns = list(dict.fromkeys(_TYPE_NOUNS[err["type"]] for err in errors))
         message = f"input should be {', '.join(nouns[:-1])} or {nouns[-1]}"
-        fix = fix or "write one plain value, not a list or a mapping"
+        finite = any(err["type"] == "finite_number" for err in errors)
+        fix = fix or (_TYPE_FIXES["finite_number"] if finite else "write one plain value, not a list or a mapping")
     elif fix is None and errors:
         template = _TYPE_FIXES.get(errors[0]["type"])
         fix = template.format(**errors[0].get("ctx", {})) if template else None
@@ -817,6 +822,8 @@ def _is_scalar(value: object) -> bool:
 def _hyper(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and value.bit_length() > 8_400:
+        return "9" * (HYPERPARAMETER_VALUE_MAX + 1)  # too long to print (Python refuses > 4,300 digits): too long
     return str(value)
 
 

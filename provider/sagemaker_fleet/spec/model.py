@@ -1,4 +1,4 @@
-"""The fleet spec as typed values (CONTRACT §1).
+"""The fleet spec as typed values (the format: docs/reference.md#fleet-spec).
 
 Two shapes live here: the *layers* exactly as written in YAML (pydantic, every field optional so that a city may
 override any default), and the *resolved* values every later layer works with (frozen dataclasses, every field set).
@@ -14,16 +14,33 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, Stri
 InputMode = Literal["File", "FastFile", "Pipe"]
 SpotFallback = Literal["on_demand", "fail"]
 
-#: Keep-alive limits (SAGEMAKER_FACTS §1): the API accepts up to 21600 s, the developer guide documents 3600 s.
+#: Keep-alive limits: the API accepts up to 21600 s, the developer guide documents 3600 s.
 KEEP_ALIVE_API_MAX = 21600
 KEEP_ALIVE_GUIDE_MAX = 3600
-#: MaxRuntimeInSeconds may be at most 28 days (SAGEMAKER_FACTS §3).
+#: MaxRuntimeInSeconds may be at most 28 days.
 MAX_RUNTIME_LIMIT = 28 * 24 * 3600
 DEFAULT_MAX_ATTEMPTS = 3
+#: CreateTrainingJob's limits (botocore's SageMaker service model): S3 URIs, hyperparameters, environment.
+S3_URI_MAX = 1024
+HYPERPARAMETERS_MAX = 100
+HYPERPARAMETER_KEY_MAX = 256
+HYPERPARAMETER_VALUE_MAX = 2500
+ENVIRONMENT_MAX = 100
+ENVIRONMENT_VALUE_MAX = 512
+#: Bounds of our own: past them a value is a typo (or a unit mix-up), and the planner's arithmetic in seconds
+#: would lose its precision. A day of orchestration latency, a year of deadline, 100,000 instances of one type
+#: (no account's quota is near it) and 10,000 USD an instance-hour (the largest type costs about 100).
+ORCHESTRATION_LATENCY_MAX = 24 * 3600
+DEADLINE_MAX = 366 * 24 * 3600
+QUOTA_MAX = 100_000
+PRICE_MAX = 10_000
 
 _Seconds = Annotated[StrictInt, Field(ge=1)]
 _NonNegative = Annotated[StrictInt, Field(ge=0)]
-_HyperValue = StrictStr | StrictInt | StrictFloat | StrictBool
+_Quota = Annotated[StrictInt, Field(ge=0, le=QUOTA_MAX)]
+#: A number of YAML such as ``1e400`` is infinite and ``.nan`` is not a number: neither is a usable value.
+_Finite = Annotated[StrictFloat, Field(allow_inf_nan=False)]
+_HyperValue = StrictStr | StrictInt | _Finite | StrictBool
 
 
 class _Layer(BaseModel):
@@ -42,9 +59,9 @@ class SpotLayer(_Layer):
 
 
 class QuotaLayer(_Layer):
-    instances: _Seconds
-    warm_pools: _NonNegative = 0
-    spot_instances: _NonNegative | None = None
+    instances: Annotated[StrictInt, Field(ge=1, le=QUOTA_MAX)]
+    warm_pools: _Quota = 0
+    spot_instances: _Quota | None = None
 
 
 class CityLayer(_Layer):
@@ -78,10 +95,10 @@ class FleetLayer(_Layer):
     image_uri: StrictStr
     output_s3_uri: StrictStr
     input_mode: InputMode = "FastFile"
-    orchestration_latency_seconds: _NonNegative = 120
-    deadline_seconds: _Seconds | None = None
+    orchestration_latency_seconds: Annotated[StrictInt, Field(ge=0, le=ORCHESTRATION_LATENCY_MAX)] = 120
+    deadline_seconds: Annotated[StrictInt, Field(ge=1, le=DEADLINE_MAX)] | None = None
     quotas: dict[StrictStr, QuotaLayer] | None = None
-    prices: dict[StrictStr, Annotated[StrictFloat | StrictInt, Field(ge=0)]] | None = None
+    prices: dict[StrictStr, Annotated[_Finite | StrictInt, Field(ge=0, le=PRICE_MAX)]] | None = None
     defaults: CityLayer = CityLayer()
     cities: list[object] = Field(min_length=1)
 
@@ -97,7 +114,7 @@ class VpcSettings:
 
 @dataclass(frozen=True)
 class SpotSettings:
-    """Managed spot training for a city; warm pools never apply (SAGEMAKER_FACTS §1)."""
+    """Managed spot training for a city; warm pools never apply (SageMaker keeps no pool of a spot job)."""
 
     max_wait_seconds: int
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
@@ -114,7 +131,7 @@ class InstanceQuota:
 
     @property
     def spot_shares_instances(self) -> bool:
-        """CONTRACT §1: ``spot_instances`` absent means spot jobs share ``instances``."""
+        """``spot_instances`` absent means spot jobs share ``instances``."""
         return self.spot_instances is None
 
 

@@ -69,7 +69,7 @@ def test_history_changes_the_expected_seconds(
 ) -> None:
     report = tmp_path / "report.json"
     report.write_text(
-        json.dumps({"jobs": [{"city": "seoul", "status": "Completed", "training_seconds": 4321}]})
+        json.dumps({"fleet": "small", "jobs": [{"city": "seoul", "status": "Completed", "training_seconds": 4321}]})
     )
     assert main(["plan", small, "--run-key", "20261129", "--history", str(report)]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -115,7 +115,7 @@ def test_quota_too_small_for_a_job_exits_2(
     spec = tmp_path / "tight.yaml"
     spec.write_text(text)
     assert main(["plan", str(spec)]) == 2
-    assert "quotas.ml.m5.2xlarge.instances is 1" in capsys.readouterr().err
+    assert "instance_count 2 is over quotas[ml.m5.2xlarge].instances 1" in capsys.readouterr().err
 
 
 def test_plan_warnings_go_to_stderr(tmp_path: Path, small: str, capsys: pytest.CaptureFixture[str]) -> None:
