@@ -62,11 +62,13 @@ class FleetPoolReleaseOperator(AwsBaseOperator[SageMakerFleetHook]):
         for pool in decision.end:
             self.hook.update_keep_alive(pool.job_name, 0)
         self._log(decision, now, next_run)
+        left = {p.job_name: round(p.idle_seconds_left(now)) for p in decision.end}
         return {
             "ended": [{"job_name": p.job_name, "instance_type": p.instance_type, "instance_count": p.instance_count,
-                       "idle_seconds_left": round(p.idle_seconds_left(now))} for p in decision.end],
+                       "idle_seconds_left": left[p.job_name]} for p in decision.end],
             "kept": [p.job_name for p in decision.keep],
-            "idle_seconds_saved": round(decision.seconds_saved(now)),
+            # in the whole seconds listed per pool, so the total is their sum
+            "idle_seconds_saved": sum(left[p.job_name] * p.instance_count for p in decision.end),
         }
 
     @staticmethod
