@@ -31,7 +31,7 @@ from sagemaker_fleet.cost.pricelist import (
     default_cache_path,
     lookup_price_list,
 )
-from sagemaker_fleet.cost.prices import PriceBook, load_price_table
+from sagemaker_fleet.cost.prices import PriceBook
 from sagemaker_fleet.cost.publish import upload_report_files, write_report_files
 from sagemaker_fleet.cost.report import RunJobIndex, build_cost_report
 from sagemaker_fleet.cost.summary import summary_lines
@@ -150,7 +150,7 @@ def _client(session: boto3.session.Session, service: str, endpoint_url: str | No
 def _price_book(
     spec: FleetSpec, describes: list[dict[str, Any]], args: argparse.Namespace, session: boto3.session.Session
 ) -> PriceBook:
-    book = PriceBook(spec.region, load_price_table(), spec.prices)
+    book = PriceBook.for_spec(spec)
     if not args.price_list:
         return book
     needed = {_instance_type(d) for d in describes} - set(spec.prices) - {""}

@@ -11,9 +11,12 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from sagemaker_fleet.cost.errors import UnknownPriceError
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.spec.model import FleetSpec
 
 PriceSource = Literal["spec", "price-list-api", "table"]
 
@@ -88,6 +91,11 @@ class PriceBook:
     spec_prices: Mapping[str, float] = field(default_factory=dict)
     api_prices: Mapping[str, float] = field(default_factory=dict)
     api_detail: str = "AWS Price List API"
+
+    @classmethod
+    def for_spec(cls, spec: FleetSpec) -> PriceBook:
+        """The book a fleet is priced with: its region, its ``prices:`` overrides, the shipped table."""
+        return cls(spec.region, load_price_table(), spec.prices)
 
     def price(self, instance_type: str) -> Price:
         if instance_type in self.spec_prices:

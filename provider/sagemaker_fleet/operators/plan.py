@@ -10,7 +10,7 @@ from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
 from airflow.providers.common.compat.sdk import AirflowFailException
 
-from sagemaker_fleet.cost import PriceBook, load_price_table
+from sagemaker_fleet.cost import PriceBook
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
@@ -106,7 +106,7 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
                           ", spot" if group.spot else "", group.jobs, book.widths[group.group])
         context["ti"].xcom_push(key=PLAN_XCOM_KEY, value=plan.to_json())
         if self.use_params:
-            prices = PriceBook(region=spec.region, table=load_price_table(), spec_prices=spec.prices)
+            prices = PriceBook.for_spec(spec)
             estimate = estimate_plan_cost(plan.to_json(), spec, prices)
             first = [dry_run_line(plan.summary, estimate), asked] if dry_run else [asked, plan_line(plan.summary)]
             write_run_note(context, [*first, cost_line(estimate)], self.api_conn_id, self.log)

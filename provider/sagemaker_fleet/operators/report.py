@@ -12,7 +12,7 @@ from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
 from airflow.providers.common.compat.sdk import AirflowSkipException
 
-from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, load_price_table, report_json
+from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, report_json
 from sagemaker_fleet.cost.collect import describe_run_jobs
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.cost.publish import split_s3_uri, upload_report_files, write_report_files
@@ -76,7 +76,7 @@ class FleetCostReportOperator(AwsBaseOperator[SageMakerFleetHook]):
             except FleetSpecError as exc:  # the plan task refused these params: nothing was launched
                 raise AirflowSkipException(f"nothing to report: the plan task refused this run's params ({exc})") from exc
         run_key = context_run_key(context)
-        book = PriceBook(region=spec.region, table=load_price_table(), spec_prices=spec.prices)
+        book = PriceBook.for_spec(spec)
         if self.use_params and params.get("dry_run"):
             plan = context["ti"].xcom_pull(task_ids=self.plan_task_id, key="plan")
             estimate = estimate_plan_cost(plan, spec, book)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sagemaker_fleet.cost.errors import UnknownPriceError
-from sagemaker_fleet.cost.prices import PriceBook, load_price_table
+from sagemaker_fleet.cost.prices import PriceBook
 from sagemaker_fleet.plan.capacity import capacity_pools, keeps_pools
 from sagemaker_fleet.plan.errors import PlanError
 from sagemaker_fleet.plan.groups import CityGroup, group_cities
@@ -107,7 +107,7 @@ def keep_alive_notes(spec: FleetSpec, groups: list[CityGroup]) -> list[str]:
                 long_ones.setdefault((task.keep_alive, group.instance_type, group.instance_count), []).append(
                     task.name
                 )
-    book = PriceBook(spec.region, load_price_table(), spec.prices)
+    book = PriceBook.for_spec(spec)
     notes = []
     for (keep_alive, instance_type, count), names in sorted(long_ones.items()):
         extra = keep_alive - needed

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.aws.progress import run_job_names
-from sagemaker_fleet.cost.prices import PriceBook, load_price_table
+from sagemaker_fleet.cost.prices import PriceBook
 from sagemaker_fleet.cost.report import build_cost_report
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker
 from sagemaker_fleet.plan.planner import plan_fleet
@@ -187,7 +187,7 @@ class FleetSimulation:
         names = list(self.operator.owner)
         describes = self.describes(names)
         end = max((self.ended_at[name] for name in names), default=self.started_at)
-        book = PriceBook(self.spec.region, load_price_table(), self.spec.prices)
+        book = PriceBook.for_spec(self.spec)
         report = build_cost_report(
             self.spec,
             self.options.run_key,
