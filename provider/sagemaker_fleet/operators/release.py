@@ -61,14 +61,15 @@ class FleetPoolReleaseOperator(AwsBaseOperator[SageMakerFleetHook]):
         decision = release_decision(pools, now, next_run)
         for pool in decision.end:
             self.hook.update_keep_alive(pool.job_name, 0)
-        self._log(decision, now, next_run)
         left = {p.job_name: round(p.idle_seconds_left(now)) for p in decision.end}
+        # in the whole seconds listed per pool, so the total is their sum
+        saved = sum(left[p.job_name] * p.instance_count for p in decision.end)
+        self._log(decision, saved, next_run)
         return {
             "ended": [{"job_name": p.job_name, "instance_type": p.instance_type, "instance_count": p.instance_count,
                        "idle_seconds_left": left[p.job_name]} for p in decision.end],
             "kept": [p.job_name for p in decision.keep],
-            # in the whole seconds listed per pool, so the total is their sum
-            "idle_seconds_saved": sum(left[p.job_name] * p.instance_count for p in decision.end),
+            "idle_seconds_saved": saved,
         }
 
     @staticmethod
@@ -90,10 +91,10 @@ class FleetPoolReleaseOperator(AwsBaseOperator[SageMakerFleetHook]):
                 pools.append(pool)
         return pools
 
-    def _log(self, decision: PoolRelease, now: dt.datetime, next_run: dt.datetime | None) -> None:
+    def _log(self, decision: PoolRelease, saved: int, next_run: dt.datetime | None) -> None:
         if decision.end:
             self.log.info("ended %d idle warm pool(s) at the run's end, %d instance-seconds of idle time saved: %s",
-                          len(decision.end), round(decision.seconds_saved(now)),
+                          len(decision.end), saved,
                           ", ".join(p.job_name for p in decision.end))
         else:
             self.log.info("no idle warm pool left at the run's end")
