@@ -43,7 +43,7 @@ from sagemaker_fleet.aws.request import (
     compile_training_request,
 )
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
-from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, CapacityUnavailableError
+from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, Attachment, CapacityUnavailableError
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.spec.load import load_fleet_spec
 from sagemaker_fleet.spec.names import context_run_key, run_key_floor, run_name_contains
@@ -299,14 +299,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         poller.floor = run_key_floor(run.run_key)
         tracker = await poller.track(lambda: self._load_tracker(spec, run))
         history = await self._history(poller, tracker, spec, run)
-        tags = await self._ended_job_tags(poller, history)
-        # made by this very try (the trigger restarted after it ended): its outcome stands; made by an earlier
-        # try, it is this try's to retry (or, forced, to retrain)
-        mine = tags is not None and bool(run.try_id) and tags.get(TRY_TAG) == run.try_id
-        # stopped outside Airflow (the console, the CLI): Airflow-made stops (on_kill) carry the stopped-by tag
-        stopped_outside = tags is not None and stopped_by_someone(history[-1]) and STOPPED_BY_TAG not in tags
-        force = self.force_retrain and not mine and not await self._forced_before(poller, history, tags)
-        step = next_step(city, history, force=force, new_try=not mine, stopped_outside=stopped_outside)
+        step = await self._decide(poller, city, run, history)
         while True:
             if step.reason:
                 self.log.info("%s: %s", self.city, step.reason)
@@ -316,12 +309,18 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
                     return Outcome("failed", message=step.reason, links=links)
                 return Outcome("success", result=self._result(spec, run, history), links=links)
             if step.kind == "submit":
-                created = await self._submit(poller, tracker, spec, city, run, step, first=not history)
-                if created is None:
+                attachment = await self._submit(poller, tracker, spec, city, run, step, first=not history)
+                if attachment is None:
                     return Outcome("failed", message=(
                         f"no {city.instance_type} capacity for {self.capacity_timeout_seconds:.0f} s "
                         "(ResourceLimitExceeded)"))
-                history = [*history, created]
+                history = [*history, attachment.description]
+                if not attachment.created and attachment.status in TERMINAL_STATUSES:
+                    # a submission that had ended already: the run's listing did not show it yet when this try
+                    # read the city's history (an earlier try made it). It is history: decide again from it, as
+                    # if the listing had shown it, rather than end this try with that job's outcome.
+                    step = await self._decide(poller, city, run, history)
+                    continue
             latest = history[-1]
             created_at = latest.get("CreationTime")
             after = created_at - dt.timedelta(seconds=1) if isinstance(created_at, dt.datetime) else None
@@ -330,6 +329,20 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
                                                      deadline_seconds=watch_deadline(latest))
             self._watching = None
             step = next_step(city, history, new_try=False)
+
+    async def _decide(
+        self, poller: FleetPoller, city: CitySpec, run: RunInfo, history: list[dict[str, Any]]
+    ) -> NextStep:
+        """This try's next step from the city's submissions so far (the latest one's tags say which try made it,
+        who stopped it and whether it was forced)."""
+        tags = await self._ended_job_tags(poller, history)
+        # made by this very try (the trigger restarted after it ended): its outcome stands; made by an earlier
+        # try, it is this try's to retry (or, forced, to retrain)
+        mine = tags is not None and bool(run.try_id) and tags.get(TRY_TAG) == run.try_id
+        # stopped outside Airflow (the console, the CLI): Airflow-made stops (on_kill) carry the stopped-by tag
+        stopped_outside = tags is not None and stopped_by_someone(history[-1]) and STOPPED_BY_TAG not in tags
+        force = self.force_retrain and not mine and not await self._forced_before(poller, history, tags)
+        return next_step(city, history, force=force, new_try=not mine, stopped_outside=stopped_outside)
 
     async def _history(
         self, poller: FleetPoller, tracker: RunTracker, spec: FleetSpec, run: RunInfo
@@ -403,7 +416,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         run: RunInfo,
         step: NextStep,
         first: bool,
-    ) -> dict[str, Any] | None:
+    ) -> Attachment | None:
         """Wait for the city's turn and room, then create its job (or attach to the one of that name); None when
         the quota stayed in use past the capacity timeout."""
         turn = tracker.book.turns.get(self.city)
@@ -439,7 +452,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
             self.log.info("%s: %s %s (%s, keep-alive %d s)", self.city, verb, attachment.job_name,
                           "spot" if step.spot else "on-demand", keep_alive)
             tracker.observe([attachment.description], listed=False)
-            return attachment.description
+            return attachment
 
     async def _wait_turn(self, poller: FleetPoller, wait: Wait) -> None:
         """Wait for the turn, saying why in the task log (after half a minute, then every few minutes; the run's

@@ -146,6 +146,55 @@ def test_a_failed_job_of_this_try_fails_the_task_and_of_an_earlier_try_is_retrie
     assert {"Key": "sagemaker-fleet:airflow-try", "Value": "manual__1/2"} in tags
 
 
+def test_a_retry_whose_history_missed_an_earlier_trys_failed_job_trains_the_next_attempt(fast, monkeypatch) -> None:
+    """Found by a fresh-clone CI run: try 3 read the city's history from a listing that did not show try 2's
+    failed ``-r2`` yet, submitted attempt 2 again, attached to that failed job and failed without training."""
+    spec = load_fleet_spec(QUICK)
+    hook = SageMakerFleetHook()
+    for attempt, airflow_try in ((1, "manual__1/1"), (2, "manual__1/2")):
+        request = compile_training_request(
+            spec, spec.city("oslo"), Submission("oslo", RUN_KEY, attempt, airflow_try=airflow_try))
+        hook.create_or_attach(request)
+        fast.fail(request["TrainingJobName"], f"AlgorithmError: attempt {attempt} failed on purpose")
+    first = hook.get_conn().describe_training_job(TrainingJobName=f"quick-oslo-{RUN_KEY}")
+    seen: list[int] = []
+
+    async def stale_history(self, poller, tracker, spec, run):  # the listing shows attempt 1 only
+        seen.append(1)
+        return [first]
+
+    monkeypatch.setattr(FleetCityTrigger, "_history", stale_history)
+    (retry,) = run([trigger(QUICK, "oslo", try_id="manual__1/3")])
+    assert seen == [1]
+    assert isinstance(retry, TaskSuccessEvent), retry
+    assert retry.xcoms["return_value"]["submissions"] == [
+        f"quick-oslo-{RUN_KEY}", f"quick-oslo-{RUN_KEY}-r2", f"quick-oslo-{RUN_KEY}-r3"]
+    client = fast.boto3_client("sagemaker")
+    arn = client.describe_training_job(TrainingJobName=f"quick-oslo-{RUN_KEY}-r3")["TrainingJobArn"]
+    assert {"Key": "sagemaker-fleet:airflow-try", "Value": "manual__1/3"} in client.list_tags(ResourceArn=arn)["Tags"]
+    assert sorted(jobs_by_name(fast)) == [f"quick-oslo-{RUN_KEY}", f"quick-oslo-{RUN_KEY}-r2", f"quick-oslo-{RUN_KEY}-r3"]
+
+
+def test_a_restarted_try_that_attaches_to_its_own_ended_job_keeps_its_outcome(fast, monkeypatch) -> None:
+    """The other side of that rule: a job this very try made and that failed stays this try's failure, even
+    when the listing missed it (the trigger restarted after the job ended)."""
+    spec = load_fleet_spec(QUICK)
+    _failed_attempt_of(fast, spec, "oslo", "manual__1/1")
+    hook = SageMakerFleetHook()
+    request = compile_training_request(spec, spec.city("oslo"), Submission("oslo", RUN_KEY, 2, airflow_try="manual__1/2"))
+    hook.create_or_attach(request)
+    fast.fail(request["TrainingJobName"], "AlgorithmError: attempt 2 failed on purpose")
+    first = hook.get_conn().describe_training_job(TrainingJobName=f"quick-oslo-{RUN_KEY}")
+
+    async def stale_history(self, poller, tracker, spec, run):
+        return [first]
+
+    monkeypatch.setattr(FleetCityTrigger, "_history", stale_history)
+    (again,) = run([trigger(QUICK, "oslo", try_id="manual__1/2")])
+    assert isinstance(again, TaskFailedEvent)
+    assert sorted(jobs_by_name(fast)) == [f"quick-oslo-{RUN_KEY}", f"quick-oslo-{RUN_KEY}-r2"]
+
+
 def test_force_retrain_trains_once_per_run_not_again_on_a_retry_or_clear(fast) -> None:
     (first,) = run([trigger(QUICK, "tokyo", try_id="manual__1/1")])
     assert isinstance(first, TaskSuccessEvent)
