@@ -1,4 +1,4 @@
-"""Simulated start-up P90s per input mode, beside the seed table they are calibrated to (SAGEMAKER_FACTS §2).
+"""Simulated start-up P90s per input mode, beside the seed table they are calibrated to (docs/sagemaker-behaviour.md, start-up times).
 
 Run: ``.venv/bin/python benchmarks/bench_sim_startup.py [--jobs N] [--seed S]``
 

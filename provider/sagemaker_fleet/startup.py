@@ -1,4 +1,4 @@
-"""The start-up model (SAGEMAKER_FACTS §2, the seed benchmark): seconds from CreateTrainingJob to Training.
+"""The start-up model (docs/sagemaker-behaviour.md, start-up times: the seed benchmark): seconds from CreateTrainingJob to Training.
 
 One table serves the planner (durations), the simulator (calibration target) and the cost report (seconds saved).
 Pipe mode has no published figure; it streams like Fast File, so it takes Fast File's values (documented doubt).

@@ -1,4 +1,4 @@
-"""The warm-pool matching key (SAGEMAKER_FACTS §1): the one function that decides which jobs may share a pool.
+"""The warm-pool matching key (docs/sagemaker-behaviour.md, matching criteria): the one function that decides which jobs may share a pool.
 
 It reads the CreateTrainingJob request shape, so the planner (through :func:`matching_request_fields`), the
 request compiler and the simulator all use exactly the same criteria. The training image is deliberately absent:
@@ -30,7 +30,7 @@ class WarmPoolKey:
     enable_inter_container_traffic_encryption: bool
 
     def to_json(self) -> dict[str, Any]:
-        """The ``key`` object of the plan JSON (CONTRACT §3), fields in contract order."""
+        """The ``key`` object of the plan JSON (docs/formats.md, plan JSON), fields in their stable order."""
         return {
             "role_arn": self.role_arn,
             "instance_type": self.instance_type,

@@ -2,7 +2,7 @@
 
 ListTrainingJobs with ``NameContains = "{fleet}-"`` is paginated to the end (AWS, like moto, may return an empty
 page with a NextToken because filters apply after the page cut), names are kept only when they are names the run
-creates (every city, attempts 1..N, CONTRACT §2), and each is described — a few at a time, since SageMaker throttles
+creates (every city, attempts 1..N, docs/formats.md, job names), and each is described — a few at a time, since SageMaker throttles
 DescribeTrainingJob when hundreds are asked for at once (configure the client with adaptive retries).
 """
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 def estimate_plan_cost(plan: Mapping[str, Any], spec: FleetSpec, prices: PriceBook) -> dict[str, Any]:
-    """Expected USD for the plan JSON (CONTRACT §3) of ``spec``, priced by ``prices``."""
+    """Expected USD for the plan JSON (docs/formats.md, plan JSON) of ``spec``, priced by ``prices``."""
     cities = {city.name: city for city in spec.cities}
     jobs = list(plan.get("jobs", []))
     lanes: dict[int, list[Mapping[str, Any]]] = {}

@@ -1,4 +1,4 @@
-"""``report.json`` and ``report.csv`` (CONTRACT §3): the contract's fields first, in its order, extras after.
+"""``report.json`` and ``report.csv`` (docs/formats.md, cost report files): the stable fields first, in their order, extras after.
 
 Money is rounded to micro-dollars (6 places) and percentages to 2 places when written; totals are summed before
 rounding. The CSV has one row per job with exactly the JSON job object's columns.
@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import CostReport
     from sagemaker_fleet.cost.totals import CostTotals
 
-#: CONTRACT §3 job fields, in contract order. Never rename or drop one.
-CONTRACT_JOB_FIELDS = (
+#: The stable job fields (docs/formats.md, cost report files), in their order. Never rename or drop one.
+STABLE_JOB_FIELDS = (
     "city",
     "job_name",
     "status",
@@ -55,10 +55,10 @@ EXTRA_JOB_FIELDS = (
     "ended_at",
     "image_pulled",
 )
-JOB_FIELDS = CONTRACT_JOB_FIELDS + EXTRA_JOB_FIELDS
+JOB_FIELDS = STABLE_JOB_FIELDS + EXTRA_JOB_FIELDS
 
-#: CONTRACT §3 totals fields, in contract order.
-CONTRACT_TOTAL_FIELDS = (
+#: The stable totals fields (docs/formats.md, cost report files), in their order.
+STABLE_TOTAL_FIELDS = (
     "jobs",
     "completed",
     "failed",
@@ -154,7 +154,7 @@ def totals_json(totals: CostTotals) -> dict[str, Any]:
         "retained_billable_seconds": totals.retained_billable_seconds,
         "warm_image_pulls": totals.warm_image_pulls,
     }
-    return {name: values[name] for name in CONTRACT_TOTAL_FIELDS + EXTRA_TOTAL_FIELDS}
+    return {name: values[name] for name in STABLE_TOTAL_FIELDS + EXTRA_TOTAL_FIELDS}
 
 
 def lane_of_jobs(report: CostReport) -> dict[str, str]:
@@ -162,7 +162,7 @@ def lane_of_jobs(report: CostReport) -> dict[str, str]:
 
 
 def report_json(report: CostReport) -> dict[str, Any]:
-    """The ``report.json`` document: ``fleet, run_key, jobs, totals`` (contract), then extras."""
+    """The ``report.json`` document: ``fleet, run_key, jobs, totals`` (stable), then extras."""
     lanes = lane_of_jobs(report)
     return {
         "fleet": report.fleet,

@@ -1,10 +1,10 @@
-"""One cost line per submission (CONTRACT §3): what it cost, what on-demand would have cost, how it started.
+"""One cost line per submission (docs/formats.md, cost report files): what it cost, what on-demand would have cost, how it started.
 
     cost_usd           = (billable + retained) × instance_count × price_per_hour / 3600
     on_demand_cost_usd = (training + retained) × instance_count × price_per_hour / 3600
     spot_savings_pct   = (1 − billable / training) × 100 for spot jobs with training time, else 0
 
-For spot jobs BillableTimeInSeconds already expresses the spot discount at the on-demand rate (SAGEMAKER_FACTS §3),
+For spot jobs BillableTimeInSeconds already expresses the spot discount at the on-demand rate (docs/sagemaker-behaviour.md, billing fields),
 so one on-demand price serves both. Retained warm-pool time is billed on-demand and appears in both costs, so
 spot savings are never inflated by idle pools. Every submission gets a line: failed, stopped, re-submitted and
 still-running ones (the last with the billing SageMaker has reported so far).

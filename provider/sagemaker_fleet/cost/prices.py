@@ -1,8 +1,8 @@
 """The one price lookup of the cost report: spec override > AWS Price List API (cached) > shipped table.
 
 Prices are on-demand USD per instance-hour of SageMaker Training. Spot jobs are priced at the on-demand rate too:
-SageMaker reports their discount through ``BillableTimeInSeconds`` (SAGEMAKER_FACTS §3). Retained warm-pool time is
-billed at the on-demand rate (an assumption; AWS does not say otherwise, SAGEMAKER_FACTS §1).
+SageMaker reports their discount through ``BillableTimeInSeconds`` (docs/sagemaker-behaviour.md, billing fields). Retained warm-pool time is
+billed at the on-demand rate (an assumption; AWS does not say otherwise: docs/sagemaker-behaviour.md, billing fields).
 """
 
 from __future__ import annotations

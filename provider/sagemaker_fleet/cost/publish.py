@@ -1,6 +1,6 @@
 """Write ``report.json``, ``report.csv`` and ``report.html`` to a folder and upload them next to the run's models.
 
-Uploading goes to ``{output_s3_uri}/reports/{run_key}/`` (CONTRACT §2) through a client passed in; deciding what to
+Uploading goes to ``{output_s3_uri}/reports/{run_key}/`` (docs/formats.md, S3 layout) through a client passed in; deciding what to
 do when the bucket is missing belongs to the caller (the CLI warns and keeps the local files).
 """
 

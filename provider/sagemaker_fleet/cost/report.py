@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class RunJobIndex:
-    """Every job name the run can have (CONTRACT §2), mapped to its city and attempt."""
+    """Every job name the run can have (docs/formats.md, job names), mapped to its city and attempt."""
 
     run_key: str
     names: Mapping[str, tuple[str, int]]

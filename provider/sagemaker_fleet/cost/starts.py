@@ -10,7 +10,7 @@ The rule, explicit evidence first:
    on that job's retained instances. This is the only direct evidence AWS gives; a job's *own* WarmPoolStatus
    describes the pool it leaves behind (``InUse`` is documented only as "in use for the training job", which a
    cold-started job with keep-alive can show too), so it is not read as evidence about how the job started.
-2. **spot → cold.** Warm pools do not work with managed spot training (SAGEMAKER_FACTS §1).
+2. **spot → cold.** Warm pools do not work with managed spot training (docs/sagemaker-behaviour.md, warm pools).
 3. **never trained → cold.** A job that never reached Training has no start-up to compare; it is counted cold
    unless rule 1 applies.
 4. **timing.** Otherwise (e.g. a pool handed over by the previous run, whose jobs are not in this report) the job
@@ -26,7 +26,7 @@ pulls its image from ECR again. A warm start by rule 1 is flagged ``image_pulled
 flagged, and with the pull it is usually too slow for rule 4, so it counts cold.
 
 Seconds saved are counted for warm starts only: ``max(0, cold P90 − observed start-up)``, with the cold P90 of the
-start-up model (SAGEMAKER_FACTS §2) for the job's input mode.
+start-up model (docs/sagemaker-behaviour.md, start-up times) for the job's input mode.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
 
     The task starts in the triggerer (``start_from_trigger``) and ends there: no worker process runs while the city
     waits for its turn, trains, or hands its warm pool to the next city (:class:`FleetCityTrigger`). The job name
-    is deterministic (CONTRACT §2), so a retry, a restarted triggerer or a cleared task attaches to the job already
+    is deterministic (docs/formats.md, job names), so a retry, a restarted triggerer or a cleared task attaches to the job already
     running instead of launching a duplicate. Re-running a task whose city already completed in this run returns
     the existing result without training again; ``force_retrain=True`` trains anew once per run (the new
     submission is named ``…-r{n}`` and tagged ``sagemaker-fleet:forced``; a retry or a clear of the task attaches

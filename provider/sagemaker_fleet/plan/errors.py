@@ -8,7 +8,7 @@ class PlanError(ValueError):
 
 
 class PlanFormatError(ValueError):
-    """A plan JSON document (CONTRACT §3) is malformed; the message names the field path."""
+    """A plan JSON document (docs/formats.md, plan JSON) is malformed; the message names the field path."""
 
 
 class HistoryError(ValueError):

@@ -1,4 +1,4 @@
-"""The fleet plan: what the DAG layer launches, in which order, on which pools (CONTRACT §3 plan JSON)."""
+"""The fleet plan: what the DAG layer launches, in which order, on which pools (docs/formats.md, plan JSON)."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ class FleetPlan:
     # -- JSON ------------------------------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        """The plan JSON of CONTRACT §3 (contract fields in contract order, plus ``warnings`` and a few extras)."""
+        """The plan JSON of docs/formats.md (stable fields in their order, plus ``warnings`` and a few extras)."""
         return {
             "fleet": self.fleet,
             "run_key": self.run_key,

@@ -1,6 +1,6 @@
 """Cities grouped by warm-pool matching key (the one :func:`city_key`), spot cities in groups of their own.
 
-Only jobs of one group can hand a pool on to each other. Spot cities never keep a pool (SAGEMAKER_FACTS §1),
+Only jobs of one group can hand a pool on to each other. Spot cities never keep a pool (docs/sagemaker-behaviour.md, warm pools),
 so a spot city and an on-demand city with the same key land in different groups. Groups are numbered
 ``g0, g1, …`` in the order their first city appears in the spec, so the numbering is stable across runs.
 Inside a group the cities are sorted longest-expected-first (ties by name): the order lanes take them in.

@@ -1,7 +1,7 @@
 """The keep-alive rule: how long a job's warm pool is kept so that its successor in the lane can reuse it.
 
 A pool only helps if the successor's CreateTrainingJob arrives before the pool expires, and every idle second is
-billed (SAGEMAKER_FACTS §1). The planner therefore asks for the planned gap plus a margin of one orchestration
+billed (docs/sagemaker-behaviour.md, warm pools). The planner therefore asks for the planned gap plus a margin of one orchestration
 latency (at least :data:`MIN_MARGIN_SECONDS`), capped at the 3600 s the developer guide documents.
 """
 

@@ -1,6 +1,6 @@
-"""The plan's value objects (CONTRACT §3 plan JSON): groups of matching jobs, lanes, planned jobs, the summary.
+"""The plan's value objects (docs/formats.md, plan JSON): groups of matching jobs, lanes, planned jobs, the summary.
 
-Each object writes exactly its contract fields (``to_json``) and reads them back (``from_json``) so that the DAG
+Each object writes exactly its stable fields (``to_json``) and reads them back (``from_json``) so that the DAG
 layer can hand a plan through XCom as JSON and rebuild it unchanged.
 """
 
@@ -38,7 +38,7 @@ def key_from_json(obj: JsonObject) -> WarmPoolKey:
 class PoolGroup:
     """Cities whose jobs may hand a warm pool on to each other: one matching key, all spot or all on-demand.
 
-    Spot groups never have a warm pool (SAGEMAKER_FACTS §1). ``warm_pool`` is true when at least one of the
+    Spot groups never have a warm pool (docs/sagemaker-behaviour.md, warm pools). ``warm_pool`` is true when at least one of the
     group's lanes keeps a pool; ``lanes`` counts its lanes.
     """
 

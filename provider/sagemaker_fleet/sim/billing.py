@@ -1,4 +1,4 @@
-"""Billing figures of a finished job (SAGEMAKER_FACTS §3).
+"""Billing figures of a finished job (docs/sagemaker-behaviour.md, billing fields).
 
 On demand: TrainingTimeInSeconds = BillableTimeInSeconds = seconds the cluster ran (Downloading, Training,
 Uploading; the provisioning in Starting is free). Spot: TrainingTimeInSeconds leaves out the intervals lost to an

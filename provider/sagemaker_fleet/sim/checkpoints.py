@@ -1,7 +1,7 @@
 """Where the simulated training container keeps its checkpoints, keyed by ``CheckpointConfig.S3Uri``.
 
 Progress is measured in seconds of training work. Any job given the same prefix resumes from it — a re-submission
-too, as SageMaker copies the prefix back to the container's LocalPath on every (re)start (SAGEMAKER_FACTS §3).
+too, as SageMaker copies the prefix back to the container's LocalPath on every (re)start (docs/sagemaker-behaviour.md, checkpoints).
 The server swaps in a store that also writes real objects to moto's S3.
 """
 

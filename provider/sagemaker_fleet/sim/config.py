@@ -23,7 +23,7 @@ class TimingConfig:
 
     startup: StartupModel = field(default_factory=StartupModel)
     upload_seconds: Bounds = (5.0, 20.0)
-    #: After StopTrainingJob: SIGTERM, then at most 120 s before the kill (SAGEMAKER_FACTS §3).
+    #: After StopTrainingJob: SIGTERM, then at most 120 s before the kill (docs/sagemaker-behaviour.md, managed spot training).
     stop_seconds_launched: Bounds = (5.0, 30.0)
     stop_seconds_unlaunched: Bounds = (1.0, 5.0)
     #: The model's training container writes a checkpoint this often while training.
@@ -32,7 +32,7 @@ class TimingConfig:
 
 @dataclass(frozen=True)
 class SpotMarketConfig:
-    """Managed spot training: capacity waits, interruptions and the discount (SAGEMAKER_FACTS §3)."""
+    """Managed spot training: capacity waits, interruptions and the discount (docs/sagemaker-behaviour.md, managed spot training)."""
 
     #: Mean interruptions per hour of training on spot capacity (Poisson process); 0 disables them.
     interruptions_per_hour: float = 0.1

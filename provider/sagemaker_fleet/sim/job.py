@@ -74,7 +74,7 @@ class TrainingJob:
     progress: float = 0.0  # seconds of work saved in a checkpoint (or done, once training ended)
     startup_seconds: float | None = None  # CreateTrainingJob → first Training
     stop_outcome: str = "Stopped"  # the final SecondaryStatus of a stop: Stopped | MaxWaitTimeExceeded | …
-    # warm pool (SAGEMAKER_FACTS §1)
+    # warm pool (docs/sagemaker-behaviour.md, warm pools)
     warm_start: bool = False
     #: A warm start whose training image differs from the pool's previous job's: the image is pulled again.
     image_pulled: bool = False

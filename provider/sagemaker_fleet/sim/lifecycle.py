@@ -1,4 +1,4 @@
-"""The life of a training job (SAGEMAKER_FACTS §3), as reactions to timed events.
+"""The life of a training job (docs/sagemaker-behaviour.md, spot life cycle), as reactions to timed events.
 
 InProgress: Starting → Downloading → Training → Uploading → Completed. A spot job waits for capacity in
 ``Starting``; when its instances are reclaimed it goes ``Interrupted`` and starts again (Starting → Downloading →

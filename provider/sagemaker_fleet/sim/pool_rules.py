@@ -1,4 +1,4 @@
-"""Warm-pool rules of SAGEMAKER_FACTS §1 applied to jobs: reuse at creation, retention at the end, expiry, updates.
+"""Warm-pool rules (docs/sagemaker-behaviour.md, warm pools) applied to jobs: reuse at creation, retention at the end, expiry, updates.
 
 A pool is kept when a job with keep-alive > 0 completes, is stopped after its cluster launched, or fails with an
 algorithm/client error — and only within the warm-pool quota. The next matching on-demand job takes it over

@@ -1,4 +1,4 @@
-"""Managed warm pools (SAGEMAKER_FACTS §1): which retained clusters exist and which new job may take one.
+"""Managed warm pools (docs/sagemaker-behaviour.md, warm pools): which retained clusters exist and which new job may take one.
 
 A pool matches a job only on an equal :func:`~sagemaker_fleet.aws.keys.warm_pool_key`; it serves one job at a time
 and moves from job to job for at most 28 days. When several pools match, the one expiring soonest is taken (AWS

@@ -1,4 +1,4 @@
-"""Account quotas per instance type (SAGEMAKER_FACTS §1): training instances, warm pools, spot instances.
+"""Account quotas per instance type (docs/sagemaker-behaviour.md, quotas): training instances, warm pools, spot instances.
 
 Instances in warm pools count toward the training-instance limit, as do running on-demand jobs (and spot jobs when
 no separate spot quota is set). The warm-pool quota is counted in instances, the unit Service Quotas uses; for

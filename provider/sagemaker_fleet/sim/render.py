@@ -84,7 +84,7 @@ def describe(job: TrainingJob, now: float) -> dict[str, Any]:
 
 
 def summary(job: TrainingJob, now: float) -> dict[str, Any]:
-    """A TrainingJobSummary: status and WarmPoolStatus, but no billing (SAGEMAKER_FACTS §4)."""
+    """A TrainingJobSummary: status and WarmPoolStatus, but no billing (docs/sagemaker-behaviour.md, APIs the product calls)."""
     out: dict[str, Any] = {
         "TrainingJobName": job.name,
         "TrainingJobArn": job.arn,

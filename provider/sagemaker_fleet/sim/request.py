@@ -22,7 +22,7 @@ from sagemaker_fleet.spec.names import JOB_NAME_MAX
 NAME_PATTERN = "[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
 _NAME_RE = re.compile(NAME_PATTERN)
 _S3_RE = re.compile(r"(https|s3)://([^/]+)/?(.*)")
-#: MaxRuntimeInSeconds when the request leaves it out (SAGEMAKER_FACTS §3).
+#: MaxRuntimeInSeconds when the request leaves it out (docs/sagemaker-behaviour.md, managed spot training).
 DEFAULT_MAX_RUNTIME = 24 * 3600
 
 
@@ -171,7 +171,7 @@ def _check_spot_rules(spot: bool, keep_alive: int, max_runtime: int, max_wait: i
             "Invalid MaxWaitTimeInSeconds. It must be present and be greater than or equal to MaxRuntimeInSeconds"
         )
     if spot and keep_alive > 0:
-        # AWS's exact wording is not published; the rule is (SAGEMAKER_FACTS §1).
+        # AWS's exact wording is not published; the rule is in docs/sagemaker-behaviour.md, warm pools.
         raise validation_error(
             "Invalid KeepAlivePeriodInSeconds. Warm pools are not supported with managed spot training; "
             "remove KeepAlivePeriodInSeconds or set EnableManagedSpotTraining to false"

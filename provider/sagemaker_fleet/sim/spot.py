@@ -1,7 +1,7 @@
 """The spot market as the simulator sees it: capacity waits, interruptions and each job's discount.
 
 Every draw is keyed by seed, job and attempt (:mod:`sagemaker_fleet.sim.seeding`), so a job's spot fate does not
-depend on what else runs. There is no fallback to on-demand: SageMaker retries within MaxWait (SAGEMAKER_FACTS §3).
+depend on what else runs. There is no fallback to on-demand: SageMaker retries within MaxWait (docs/sagemaker-behaviour.md, managed spot training).
 """
 
 from __future__ import annotations

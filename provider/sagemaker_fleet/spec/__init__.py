@@ -1,4 +1,4 @@
-"""Parse and validate fleet specs (CONTRACT §1) into typed, resolved values."""
+"""Parse and validate fleet specs (docs/reference.md, fleet spec) into typed, resolved values."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Job names and S3 paths (CONTRACT §2): deterministic, so the name is the idempotency key of a submission.
+"""Job names and S3 paths (docs/formats.md, job names and S3 layout): deterministic, so the name is the idempotency key of a submission.
 
 SageMaker has no client token for CreateTrainingJob; a name is unique per account and region. The same fleet,
 city, run key and attempt always give the same name, which lets a retried task re-attach instead of launching twice.
@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-#: SageMaker's TrainingJobName pattern and length (SAGEMAKER_FACTS §4).
+#: SageMaker's TrainingJobName pattern and length (docs/sagemaker-behaviour.md, training job names).
 JOB_NAME_RE = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$")
 JOB_NAME_MAX = 63
 #: Run keys are short lowercase alphanumerics (a logical date ``20261129`` or a short hash of a run id).

@@ -1,4 +1,4 @@
-"""The warm-pool matching key (SAGEMAKER_FACTS §1): every AWS criterion counts, nothing else does."""
+"""The warm-pool matching key (docs/sagemaker-behaviour.md, matching criteria): every AWS criterion counts, nothing else does."""
 
 from __future__ import annotations
 

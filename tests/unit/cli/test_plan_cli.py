@@ -1,4 +1,4 @@
-"""``sagemaker-fleet plan`` (CONTRACT §3): plan JSON or a table, exit 2 with the errors on stderr."""
+"""``sagemaker-fleet plan`` (docs/formats.md, plan JSON): plan JSON or a table, exit 2 with the errors on stderr."""
 
 from __future__ import annotations
 

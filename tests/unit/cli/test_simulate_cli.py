@@ -1,4 +1,4 @@
-"""``sagemaker-fleet simulate`` (CONTRACT §3): simulate JSON or a summary, ``--compare``, exit 2 on bad input."""
+"""``sagemaker-fleet simulate`` (docs/formats.md, simulate JSON): simulate JSON or a summary, ``--compare``, exit 2 on bad input."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from contract_fields import SIMULATE_FIELDS
 from sagemaker_fleet.cli.main import main
 
-CONTRACT_FIELDS = list(SIMULATE_FIELDS)
+STABLE_FIELDS = list(SIMULATE_FIELDS)
 
 
 @pytest.fixture
@@ -22,7 +22,7 @@ def test_json_defaults_to_planned_with_seed_7(small: str, capsys: pytest.Capture
     assert main(["simulate", small, "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
 
-    assert list(doc)[: len(CONTRACT_FIELDS)] == CONTRACT_FIELDS
+    assert list(doc)[: len(STABLE_FIELDS)] == STABLE_FIELDS
     assert (doc["strategy"], doc["seed"], doc["run_key"]) == ("planned", 7, "20261129")
     assert set(doc["api_calls"]) == {"CreateTrainingJob", "DescribeTrainingJob", "ListTrainingJobs"}
     assert doc["jobs"] == 12

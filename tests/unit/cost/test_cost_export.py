@@ -1,4 +1,4 @@
-"""report.json and report.csv keep CONTRACT §3's field names, order and formula."""
+"""report.json and report.csv keep the stable field names, order and formula of docs/formats.md."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 import pytest
 
 from sagemaker_fleet.cost import render_csv, render_json
-from sagemaker_fleet.cost.export import CONTRACT_JOB_FIELDS, CONTRACT_TOTAL_FIELDS, JOB_FIELDS
+from sagemaker_fleet.cost.export import STABLE_JOB_FIELDS, STABLE_TOTAL_FIELDS, JOB_FIELDS
 from unit.cost.cost_describes import RUN_KEY, demo_report
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import CostReport
 
-CONTRACT_JOB = [
+STABLE_JOB = [
     "city",
     "job_name",
     "status",
@@ -36,7 +36,7 @@ CONTRACT_JOB = [
     "on_demand_cost_usd",
     "spot_savings_pct",
 ]
-CONTRACT_TOTALS = [
+STABLE_TOTALS = [
     "jobs",
     "completed",
     "failed",
@@ -56,9 +56,9 @@ def report() -> CostReport:
 
 
 def test_contract_field_lists_are_the_contract() -> None:
-    # written out by hand from CONTRACT.md §3, so a rename in code cannot pass unnoticed
-    assert list(CONTRACT_JOB_FIELDS) == CONTRACT_JOB
-    assert list(CONTRACT_TOTAL_FIELDS) == CONTRACT_TOTALS
+    # written out by hand from docs/formats.md, so a rename in code cannot pass unnoticed
+    assert list(STABLE_JOB_FIELDS) == STABLE_JOB
+    assert list(STABLE_TOTAL_FIELDS) == STABLE_TOTALS
 
 
 def test_json_has_contract_fields_first_in_order(report: CostReport) -> None:
@@ -67,10 +67,10 @@ def test_json_has_contract_fields_first_in_order(report: CostReport) -> None:
     assert (doc["fleet"], doc["run_key"]) == ("demo", RUN_KEY)
     assert len(doc["jobs"]) == 7
     for job in doc["jobs"]:
-        assert list(job)[: len(CONTRACT_JOB)] == CONTRACT_JOB
+        assert list(job)[: len(STABLE_JOB)] == STABLE_JOB
         assert job["start"] in ("cold", "warm")
         assert isinstance(job["spot"], bool)
-    assert list(doc["totals"])[: len(CONTRACT_TOTALS)] == CONTRACT_TOTALS
+    assert list(doc["totals"])[: len(STABLE_TOTALS)] == STABLE_TOTALS
 
 
 def test_json_cost_follows_the_contract_formula(report: CostReport) -> None:

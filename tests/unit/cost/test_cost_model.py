@@ -13,7 +13,7 @@ from unit.cost.cost_describes import RUN_KEY, demo_run, demo_spec, describe_job
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import CostReport
 
-M5 = 0.23  # ml.m5.xlarge, us-east-1, SAGEMAKER_FACTS §5
+M5 = 0.23  # ml.m5.xlarge, us-east-1, docs/sagemaker-behaviour.md, prices
 G5 = 1.408  # ml.g5.xlarge
 
 

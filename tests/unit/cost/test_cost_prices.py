@@ -9,7 +9,7 @@ import pytest
 
 from sagemaker_fleet.cost import PriceBook, UnknownPriceError, load_price_table
 
-FACTS_5 = {
+THIRD_PARTY_PRICES = {
     "ml.m5.xlarge": 0.23,
     "ml.c5.xlarge": 0.204,
     "ml.m5.2xlarge": 0.461,
@@ -18,17 +18,17 @@ FACTS_5 = {
 }
 
 
-def test_shipped_table_is_dated_sourced_and_has_the_facts_sheet_prices() -> None:
+def test_shipped_table_is_dated_sourced_and_has_the_third_party_prices() -> None:
     raw = json.loads(resources.files("sagemaker_fleet").joinpath("data/prices.json").read_text())
     assert raw["as_of"]
     assert raw["source"]
     assert raw["currency"] == "USD"
     table = load_price_table()
-    for itype, price in FACTS_5.items():
+    for itype, price in THIRD_PARTY_PRICES.items():
         entry = table.entry("us-east-1", itype)
         assert entry is not None
         assert entry.usd_per_hour == price
-        assert entry.source == "facts-5"
+        assert entry.source == "third-party-tables"
     for region in table.regions.values():
         for entry in region.values():
             assert entry.source in table.sources, f"undocumented source {entry.source}"

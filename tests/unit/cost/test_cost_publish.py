@@ -1,4 +1,4 @@
-"""Writing the three files and putting them under the run's report prefix (CONTRACT §2)."""
+"""Writing the three files and putting them under the run's report prefix (docs/formats.md, S3 layout)."""
 
 from __future__ import annotations
 

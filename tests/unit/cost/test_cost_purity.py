@@ -1,4 +1,4 @@
-"""The cost model imports neither boto3 nor Airflow (STYLE habit 1)."""
+"""The cost model imports neither boto3 nor Airflow (the pure core: no I/O, no framework)."""
 
 from __future__ import annotations
 

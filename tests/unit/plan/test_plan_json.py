@@ -1,4 +1,4 @@
-"""The plan JSON (CONTRACT §3): exact field names and order, the round trip through XCom, and lookups."""
+"""The plan JSON (docs/formats.md, plan JSON): exact field names and order, the round trip through XCom, and lookups."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from sagemaker_fleet.spec import load_fleet_spec
 from sagemaker_fleet.spec.model import InstanceQuota
 from unit.plan.plan_fleets import RUN_KEY, city, fleet, role
 
-CONTRACT_TOP = ["fleet", "run_key", "groups", "jobs", "summary"]
-CONTRACT_GROUP = ["group", "warm_pool", "lanes", "key"]
-CONTRACT_KEY = [
+STABLE_TOP = ["fleet", "run_key", "groups", "jobs", "summary"]
+STABLE_GROUP = ["group", "warm_pool", "lanes", "key"]
+STABLE_KEY = [
     "role_arn",
     "instance_type",
     "instance_count",
@@ -25,7 +25,7 @@ CONTRACT_KEY = [
     "enable_network_isolation",
     "enable_inter_container_traffic_encryption",
 ]
-CONTRACT_JOB = [
+STABLE_JOB = [
     "city",
     "job_name",
     "group",
@@ -39,7 +39,7 @@ CONTRACT_JOB = [
     "planned_start_seconds",
     "planned_end_seconds",
 ]
-CONTRACT_SUMMARY = [
+STABLE_SUMMARY = [
     "jobs",
     "lanes",
     "cold_starts",
@@ -57,20 +57,20 @@ def plan(fleets_dir: Path) -> FleetPlan:
 
 def test_plan_json_has_the_contract_fields_in_contract_order(plan: FleetPlan) -> None:
     data = json.loads(json.dumps(plan.to_json()))
-    assert list(data)[: len(CONTRACT_TOP)] == CONTRACT_TOP
-    assert set(data) - set(CONTRACT_TOP) == {"warnings"}
+    assert list(data)[: len(STABLE_TOP)] == STABLE_TOP
+    assert set(data) - set(STABLE_TOP) == {"warnings"}
     for group in data["groups"]:
-        assert list(group)[: len(CONTRACT_GROUP)] == CONTRACT_GROUP
-        assert list(group["key"]) == CONTRACT_KEY
+        assert list(group)[: len(STABLE_GROUP)] == STABLE_GROUP
+        assert list(group["key"]) == STABLE_KEY
         assert group["group"].startswith("g")
         assert isinstance(group["lanes"], int)
     for job in data["jobs"]:
-        assert list(job)[: len(CONTRACT_JOB)] == CONTRACT_JOB
-        assert list(job)[len(CONTRACT_JOB) :] == ["image_change"]  # extras only ever come after
+        assert list(job)[: len(STABLE_JOB)] == STABLE_JOB
+        assert list(job)[len(STABLE_JOB) :] == ["image_change"]  # extras only ever come after
         assert isinstance(job["image_change"], bool)
         assert job["start"] in ("cold", "warm")
-        assert all(isinstance(job[name], int) for name in CONTRACT_JOB[-4:])
-    assert list(data["summary"])[: len(CONTRACT_SUMMARY)] == CONTRACT_SUMMARY
+        assert all(isinstance(job[name], int) for name in STABLE_JOB[-4:])
+    assert list(data["summary"])[: len(STABLE_SUMMARY)] == STABLE_SUMMARY
 
 
 def test_jobs_are_listed_lane_by_lane_in_position_order(plan: FleetPlan) -> None:

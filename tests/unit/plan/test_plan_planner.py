@@ -13,7 +13,7 @@ from sagemaker_fleet.spec.names import InvalidRunKeyError
 from unit.plan.plan_fleets import RUN_KEY, check_plan, city, fleet, role, spot
 
 M5 = "ml.m5.xlarge"
-COLD, WARM = 143, 21  # FastFile P90 start-up (SAGEMAKER_FACTS §2)
+COLD, WARM = 143, 21  # FastFile P90 start-up (docs/sagemaker-behaviour.md, start-up times)
 
 
 def one_key(jobs: int, seconds: int = 1200) -> list:

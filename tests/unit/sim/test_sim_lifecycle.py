@@ -1,4 +1,4 @@
-"""Statuses, transitions, timestamps and billing of on-demand jobs (SAGEMAKER_FACTS §3/§4), on a VirtualClock."""
+"""Statuses, transitions, timestamps and billing of on-demand jobs (docs/sagemaker-behaviour.md, spot life cycle and billing fields), on a VirtualClock."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Warm pools (SAGEMAKER_FACTS §1) in the engine: matching key, one job per pool, statuses, retention, quotas."""
+"""Warm pools (docs/sagemaker-behaviour.md, warm pools) in the engine: matching key, one job per pool, statuses, retention, quotas."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Managed spot training (SAGEMAKER_FACTS §3): interruptions, MaxWait, capacity waits, checkpoints, billing."""
+"""Managed spot training (docs/sagemaker-behaviour.md, managed spot training): interruptions, MaxWait, capacity waits, checkpoints, billing."""
 
 from __future__ import annotations
 

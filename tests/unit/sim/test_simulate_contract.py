@@ -1,4 +1,4 @@
-"""``simulate`` driver: CONTRACT §3's simulate JSON, determinism, and prices from the one cost model."""
+"""``simulate`` driver: the simulate JSON of docs/formats.md, determinism, and prices from the one cost model."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table
 from sagemaker_fleet.sim.driver import FleetSimulation, Progress, SimulateOptions, simulate_fleet
 from sagemaker_fleet.spec import FleetSpec, load_fleet_spec
 
-CONTRACT_FIELDS = SIMULATE_FIELDS
+STABLE_FIELDS = SIMULATE_FIELDS
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +24,8 @@ def small() -> FleetSpec:
 def test_the_json_has_every_contract_field_with_its_type(small: FleetSpec, strategy: str) -> None:
     doc = simulate_fleet(small, SimulateOptions(strategy=strategy)).to_json()  # type: ignore[arg-type]
 
-    assert list(doc)[: len(CONTRACT_FIELDS)] == list(CONTRACT_FIELDS)  # contract order, extras after
-    for field, kind in CONTRACT_FIELDS.items():
+    assert list(doc)[: len(STABLE_FIELDS)] == list(STABLE_FIELDS)  # stable order, extras after
+    for field, kind in STABLE_FIELDS.items():
         assert type(doc[field]) is kind, field
     assert set(doc["api_calls"]) == {"CreateTrainingJob", "DescribeTrainingJob", "ListTrainingJobs"}
     assert doc["strategy"] == strategy

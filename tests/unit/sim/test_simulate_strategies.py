@@ -1,4 +1,4 @@
-"""``planned`` dispatches as the fleet DAG's triggerer does; ``naive`` is the stock pattern (CONTRACT §3).
+"""``planned`` dispatches as the fleet DAG's triggerer does; ``naive`` is the stock pattern (docs/formats.md, command line).
 
 Both run the 200-city demo fleet once per module with the default seed, with the spec default orchestration
 latency of 120 s (the demo file's 900 s is sized for `make demo`'s sped-up clock, not for AWS).

@@ -1,4 +1,4 @@
-"""Job names and S3 paths (CONTRACT §2): the name is the idempotency key, so it must be valid, short and stable."""
+"""Job names and S3 paths (docs/formats.md, job names): the name is the idempotency key, so it must be valid, short and stable."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from sagemaker_fleet.spec.names import (
     validate_run_key,
 )
 
-#: SageMaker's TrainingJobName rule, written out here rather than imported (SAGEMAKER_FACTS §4).
+#: SageMaker's TrainingJobName rule, written out here rather than imported (docs/sagemaker-behaviour.md, training job names).
 SAGEMAKER_NAME = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$")
 
 fleets = st.from_regex(r"[a-z0-9]{1,20}", fullmatch=True)  # no '-' in a fleet name (see below)

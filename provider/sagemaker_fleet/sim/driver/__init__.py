@@ -1,4 +1,4 @@
-"""The ``simulate`` driver: a whole fleet through the simulator engine in virtual time (CONTRACT §3).
+"""The ``simulate`` driver: a whole fleet through the simulator engine in virtual time (docs/formats.md, simulate JSON).
 
 It composes the pieces production uses — the planner, the request compiler, the operator's re-submission rule and
 the cost model — around the engine, so a simulated run behaves and is priced like a real one. Production code

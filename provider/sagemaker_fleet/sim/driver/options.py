@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 StrategyName = Literal["planned", "naive"]
 STRATEGIES: tuple[StrategyName, ...] = ("planned", "naive")
 
-#: CONTRACT §3: the stock behaviour keeps every on-demand job's pool this long.
+#: docs/formats.md, command line (``naive``): the stock behaviour keeps every on-demand job's pool this long.
 NAIVE_KEEP_ALIVE_SECONDS = 600
 
 

@@ -1,4 +1,4 @@
-"""The outcome of a simulated run: CONTRACT §3's simulate JSON, priced by the one cost model.
+"""The outcome of a simulated run: the simulate JSON of docs/formats.md, priced by the one cost model.
 
 Money, billed seconds and warm/cold starts come from :func:`build_cost_report` over the engine's final
 DescribeTrainingJob responses — the same numbers ``sagemaker-fleet report`` would print for the run (rounded as
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import CostReport
     from sagemaker_fleet.plan.model import PlanSummary
 
-#: The operations CONTRACT §3 reports, in its order.
+#: The operations the simulate JSON counts, in its stable order (docs/formats.md, simulate JSON).
 COUNTED_OPERATIONS = ("CreateTrainingJob", "DescribeTrainingJob", "ListTrainingJobs")
 
 
@@ -47,7 +47,7 @@ class SimulationResult:
         return self.submissions - self.jobs
 
     def to_json(self) -> dict[str, Any]:
-        """CONTRACT §3 simulate JSON: its fields first, in its order, then extras (``fleet``, ``run_key``, …)."""
+        """The simulate JSON (docs/formats.md): its stable fields first, in their order, then extras (``fleet``, ``run_key``, …)."""
         totals = totals_json(self.report.totals)
         out: dict[str, Any] = {
             "strategy": self.strategy,

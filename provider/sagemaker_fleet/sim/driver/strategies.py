@@ -1,4 +1,4 @@
-"""When each city's task starts: following the planner's lanes, or the stock behaviour (CONTRACT §3).
+"""When each city's task starts: following the planner's lanes, or the stock behaviour (docs/formats.md, command line).
 
 - :class:`DispatchStrategy`: what the fleet DAG does — each warm-pool group in the plan's order and width, the next
   city admitted by the run's :class:`~sagemaker_fleet.dispatch.RunTracker` in the poller sweep that sees a job of
