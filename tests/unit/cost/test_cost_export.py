@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from sagemaker_fleet.cost import render_csv, render_json
-from sagemaker_fleet.cost.export import STABLE_JOB_FIELDS, STABLE_TOTAL_FIELDS, JOB_FIELDS
+from sagemaker_fleet.cost.export import JOB_FIELDS, STABLE_JOB_FIELDS, STABLE_TOTAL_FIELDS
 from unit.cost.cost_describes import RUN_KEY, demo_report
 
 if TYPE_CHECKING:
