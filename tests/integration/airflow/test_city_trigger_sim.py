@@ -338,7 +338,6 @@ def test_waiting_cities_say_why_within_one_budget_of_log_lines(fast, planned, mo
     monkeypatch.setattr(city_module, "WAIT_LOG_EVERY", 0.05)
     monkeypatch.setattr(poller_module, "WAIT_LINES_BURST", 3.0)
     monkeypatch.setattr(poller_module, "WAIT_LINES_PER_SECOND", 0.0)  # three lines for the whole run
-    fast.set_speed(50)
     with capture_logs() as logs:
         events = run([trigger(DISPATCH, c, plan_task_id="plan") for c in book.members[group]])
     assert all(isinstance(e, TaskSuccessEvent) for e in events), events
