@@ -4,14 +4,18 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 UV_VERSION := 0.13.8
-CONSTRAINTS := requirements/constraints-py3.11.txt
+# Supported: 3.11 (the default, the one the end-to-end runs use), 3.12 and 3.13, each with its own pinned set.
+PYTHONS := 3.11 3.12 3.13
+OTHER_PYTHONS ?= 3.12 3.13
+PY_VERSION := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+CONSTRAINTS := requirements/constraints-py$(PY_VERSION).txt
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install test lint typecheck unit demo demo-stop constraints clean
+.PHONY: install test test-py lint typecheck unit demo demo-stop constraints clean
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "Python 3.11 is required (found %s); set PYTHON=/path/to/python3.11" % sys.version.split()[0])'
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] in ((3, 11), (3, 12), (3, 13)) else "Python 3.11, 3.12 or 3.13 is required (found %s); set PYTHON=/path/to/python3.11" % sys.version.split()[0])'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check "uv==$(UV_VERSION)"
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -c $(CONSTRAINTS) -e ".[dev]"
@@ -28,10 +32,16 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest tests/unit -q $(PYTEST_ARGS)
 
-# Unit and integration tests on both cores, then the end-to-end runs of real Airflow one at a time.
+# Unit and integration tests on both cores, the same on the other supported Pythons (each in .venv-py<version>),
+# then the end-to-end runs of real Airflow one at a time (on the default Python).
 test: lint typecheck
 	$(BIN)/pytest -q -n 2 -m "not e2e" $(PYTEST_ARGS)
+	@for v in $(OTHER_PYTHONS); do scripts/pythons.sh test $$v $(PYTEST_ARGS) || exit 1; done
 	$(BIN)/pytest -q -m e2e $(PYTEST_ARGS)
+
+# The unit and integration tests on one other Python: make test-py PY=3.13
+test-py:
+	scripts/pythons.sh test $(PY) $(PYTEST_ARGS)
 
 demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
@@ -39,11 +49,14 @@ demo: $(STAMP)
 demo-stop:
 	@$(BIN)/python scripts/demo.py --stop
 
-# Regenerate the pinned install set (Airflow's upstream constraints file cannot be downloaded here).
-constraints:
-	$(BIN)/uv pip compile pyproject.toml --extra dev --python-version 3.11 \
-		--no-emit-package airflow-provider-sagemaker-fleet --custom-compile-command "make constraints" \
-		-o $(CONSTRAINTS)
+# Regenerate the pinned install sets, one per supported Python (Airflow's upstream constraints files cannot be
+# downloaded here). Existing pins are kept unless a dependency change needs another version.
+constraints: $(STAMP)
+	@for v in $(PYTHONS); do \
+		$(BIN)/uv pip compile pyproject.toml --extra dev --python-version $$v --quiet \
+			--no-emit-package airflow-provider-sagemaker-fleet --custom-compile-command "make constraints" \
+			-o requirements/constraints-py$$v.txt || exit 1; \
+	done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-py3.* .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,70 @@
+"""The supported Pythons are one list: pyproject's ``requires-python``, the Makefile's ``PYTHONS``, one pinned set
+per version under ``requirements/``, and the versions ``make test`` runs the tests on besides the default."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def makefile_list(name: str) -> list[str]:
+    match = re.search(rf"^{name} [:?]?= (.+)$", (REPO / "Makefile").read_text(), re.MULTILINE)
+    assert match, f"the Makefile defines no {name}"
+    return match.group(1).split()
+
+
+def pyproject() -> dict:
+    return tomllib.loads((REPO / "pyproject.toml").read_text())
+
+
+def pins(version: str) -> dict[str, str]:
+    lines = (REPO / "requirements" / f"constraints-py{version}.txt").read_text().splitlines()
+    return dict(line.split("==", 1) for line in lines if line and not line.startswith((" ", "#")))
+
+
+def test_requires_python_admits_exactly_the_makefiles_versions() -> None:
+    spec = SpecifierSet(pyproject()["project"]["requires-python"])
+    supported = makefile_list("PYTHONS")
+    assert supported == ["3.11", "3.12", "3.13"]
+    for minor in range(8, 16):
+        assert (f"3.{minor}.0" in spec) == (f"3.{minor}" in supported), f"3.{minor}"
+
+
+def test_make_test_runs_every_supported_version_besides_the_default() -> None:
+    assert ["3.11", *makefile_list("OTHER_PYTHONS")] == makefile_list("PYTHONS")
+
+
+@pytest.mark.parametrize("version", ["3.11", "3.12", "3.13"])
+def test_each_version_has_a_pinned_set_with_one_airflow(version: str) -> None:
+    pinned = pins(version)
+    assert pinned["apache-airflow"] == pins("3.11")["apache-airflow"]  # the same Airflow on every Python
+    for requirement in map(Requirement, pyproject()["project"]["dependencies"]):
+        name = requirement.name.lower()
+        assert name in pinned, f"{name} is not pinned for Python {version}"
+        assert pinned[name] in requirement.specifier, f"{name}=={pinned[name]} is outside {requirement.specifier}"
+
+
+def test_no_pinned_set_carries_the_sagemaker_sdk() -> None:
+    """Nothing imports the SageMaker Python SDK, and on Python 3.12+ it cannot be installed beside Airflow 3.3
+    (sagemaker-core pins importlib-metadata below 7, which Airflow needs there)."""
+    for version in makefile_list("PYTHONS"):
+        assert not {"sagemaker", "sagemaker-core"} & set(pins(version)), version
+
+
+def test_the_finder_refuses_a_version_it_cannot_run() -> None:
+    found = subprocess.run([str(REPO / "scripts" / "pythons.sh"), "find", "3.99"], capture_output=True, text=True)
+    assert found.returncode == 1 and found.stdout == ""
+    here = subprocess.run([str(REPO / "scripts" / "pythons.sh"), "find", "%d.%d" % sys.version_info[:2]],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    version = subprocess.run([here, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+    assert version == str(sys.version_info[:2])
