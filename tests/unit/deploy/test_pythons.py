@@ -62,8 +62,9 @@ def test_no_pinned_set_carries_the_sagemaker_sdk() -> None:
 
 def test_the_finder_refuses_a_version_it_cannot_run() -> None:
     found = subprocess.run([str(REPO / "scripts" / "pythons.sh"), "find", "3.99"], capture_output=True, text=True)
-    assert found.returncode == 1 and found.stdout == ""
-    here = subprocess.run([str(REPO / "scripts" / "pythons.sh"), "find", "%d.%d" % sys.version_info[:2]],
+    assert found.returncode == 1
+    assert found.stdout == ""
+    here = subprocess.run([str(REPO / "scripts" / "pythons.sh"), "find", f"{sys.version_info[0]}.{sys.version_info[1]}"],
                           capture_output=True, text=True, check=True).stdout.strip()
     version = subprocess.run([here, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True,
                              text=True, check=True).stdout.strip()
