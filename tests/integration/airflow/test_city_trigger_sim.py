@@ -394,8 +394,10 @@ def test_a_triggerer_shutting_down_never_stops_training(aws_sim) -> None:
 def test_a_job_stopped_outside_airflow_is_final_unless_forced(fast) -> None:
     spec = load_fleet_spec(QUICK)
     request = compile_training_request(spec, spec.city("oslo"), Submission("oslo", RUN_KEY, airflow_try="manual__1/1"))
+    fast.set_work(3000, city="oslo")  # still running when the console stops it, however loaded the machine
     SageMakerFleetHook().create_or_attach(request)
     fast.boto3_client("sagemaker").stop_training_job(TrainingJobName=request["TrainingJobName"])  # the console
+    fast.set_work(120, city="oslo")
     (retry,) = run([trigger(QUICK, "oslo", try_id="manual__1/2")])
     assert isinstance(retry, TaskFailedEvent)
     assert sorted(jobs_by_name(fast)) == [f"quick-oslo-{RUN_KEY}"]  # not submitted again
