@@ -143,6 +143,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
     :param force_retrain: train again even when the city's job of this run completed (once per run: a
         retry or a clear of the task attaches to the forced job).
     :param end_from_trigger: end the task from here (True when the task started here).
+    :param carry_pools: the run's pools are kept for the next run: its poller ends none early.
     """
 
     def __init__(
@@ -160,6 +161,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         keep_alive_seconds: int | str = 0,
         force_retrain: bool = False,
         end_from_trigger: bool = True,
+        carry_pools: bool = False,
         poll_interval: float = 30.0,
         capacity_retry_seconds: float = 60.0,
         capacity_timeout_seconds: float = 6 * 3600.0,
@@ -181,6 +183,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         self.keep_alive_seconds = keep_alive_seconds
         self.force_retrain = force_retrain
         self.end_from_trigger = end_from_trigger
+        self.carry_pools = carry_pools
         self.poll_interval = float(poll_interval)
         self.capacity_retry_seconds = float(capacity_retry_seconds)
         self.capacity_timeout_seconds = float(capacity_timeout_seconds)
@@ -207,6 +210,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
                 "keep_alive_seconds": self.keep_alive_seconds,
                 "force_retrain": self.force_retrain,
                 "end_from_trigger": self.end_from_trigger,
+                "carry_pools": self.carry_pools,
                 "poll_interval": self.poll_interval,
                 "capacity_retry_seconds": self.capacity_retry_seconds,
                 "capacity_timeout_seconds": self.capacity_timeout_seconds,
@@ -261,7 +265,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
             raise ValueError(f"task {self.plan_task_id} published no plan for run {run.run_id}")
         plan = FleetPlan.from_json(data)
         self.log.info("dispatching run %s by plan %s (%d jobs)", run.run_key, self.plan_task_id, len(plan.jobs))
-        return RunTracker(DispatchBook.from_plan(plan, spec), names)
+        return RunTracker(DispatchBook.from_plan(plan, spec), names, carry_pools=self.carry_pools)
 
     # ------------------------------------------------------------------------------------------ running
 
