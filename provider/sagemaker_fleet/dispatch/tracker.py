@@ -309,6 +309,16 @@ class RunTracker:
                 surplus.append(name)
         return surplus
 
+    def keep_alive_at_create(self, city: str, planned: int) -> int:
+        """The keep-alive ``city``'s job is created with now that its turn has come: ``planned``, or 0 when no other
+        city of its warm-pool group is still to come (each has a job; none waits, none is admitted) — nobody
+        would take its pool, and a job that ends quickly, or a retry, must not leave one idle."""
+        turn = self.book.turns.get(city)
+        if planned <= 0 or turn is None or not turn.warm_pool or self.carry_pools or not self.tail_release:
+            return planned
+        to_come = any(c != city and (c in self.pending or c not in self.latest) for c in self.book.members[turn.group])
+        return planned if to_come else 0
+
     def tail_jobs(self) -> list[str]:
         """Running on-demand jobs of warm-pool groups whose every city has a listed job: no successor is coming,
         so each should end without a pool (keep-alive 0 while it runs: not one second idle after it ends). A

@@ -130,6 +130,15 @@ def _spec(path: str) -> FleetSpec:
     return cached[1]
 
 
+def _keep_alive_at_create(tracker: RunTracker, city: str, request: dict[str, Any], planned: int) -> int:
+    """Keep-alive 0 in ``request`` when the tracker says no city of the group is left to take the pool over
+    (:meth:`RunTracker.keep_alive_at_create`); the keep-alive the job is created with."""
+    keep_alive = tracker.keep_alive_at_create(city, planned)
+    if keep_alive == 0:
+        request["ResourceConfig"].pop("KeepAlivePeriodInSeconds", None)
+    return keep_alive
+
+
 class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
     """Train one city of a fleet run (see the module docstring).
 
@@ -422,6 +431,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         while True:
             await self._wait_turn(poller, Wait(self.city, step.attempt, first=first,
                                                 since=asyncio.get_running_loop().time()))
+            keep_alive = _keep_alive_at_create(tracker, self.city, request, keep_alive)
             try:
                 attachment = await poller.call(f"creating {request['TrainingJobName']}",
                                                poller.hook.acreate_or_attach, request)

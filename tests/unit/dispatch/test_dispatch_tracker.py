@@ -430,3 +430,22 @@ def test_carrying_pools_ends_none_early() -> None:
     plain = tracker_for(spec, book, listing)
     assert plain.tail_jobs() == [job_name(spec.fleet, c, RUN_KEY) for c in ("c1", "c2")]
     assert plain.surplus_pools() == [job_name(spec.fleet, "c0", RUN_KEY)]
+
+
+def test_the_groups_last_city_is_created_without_keep_alive() -> None:
+    spec, book = hand_book("XXXX")
+    tracker = tracker_for(spec, book, [summary(spec, "c0", "Completed", pool="Reused"), summary(spec, "c1")])
+    assert tracker.admit([Wait("c2"), Wait("c3")], now=0) == ["c2"]
+    assert tracker.keep_alive_at_create("c2", 300) == 300  # c3 is still to come
+    tracker.observe([summary(spec, "c2")])
+    assert tracker.admit([Wait("c3")], now=1) == []
+    tracker.observe([summary(spec, "c1", "Completed", pool="Available")])
+    assert tracker.admit([Wait("c3")], now=2) == ["c3"]
+    assert tracker.keep_alive_at_create("c3", 300) == 0  # admitted itself; nobody else is to come
+    assert tracker.keep_alive_at_create("c1", 300) == 300  # c3 admitted, not listed: it may be refused, wait again
+    # a retry after the last city's job is listed, and the same in a run that carries its pools
+    tracker.observe([summary(spec, "c3"), summary(spec, "c1", "Failed")])
+    assert tracker.keep_alive_at_create("c1", 300) == 0
+    carrying = RunTracker(book, run_job_names(spec, RUN_KEY), carry_pools=True)
+    carrying.observe([summary(spec, c) for c in ("c0", "c1", "c2", "c3")], whole=True)
+    assert carrying.keep_alive_at_create("c1", 300) == 300
