@@ -65,18 +65,31 @@ def main() -> None:
     plans = {order: plan_fleet(spec, "20261129", image_order=order).summary for order in (True, False)}
     runs = {column: simulated(args.fleet, seeds, *flags) for column, flags in COLUMNS.items()}
     print(f"{spec.fleet}: {len(spec.cities)} cities, seeds {seeds.start}–{seeds.stop - 1} (simulated sums)")
-    print("  off: no image key, start-order hand-off; old: image key, start-order hand-off; "
-          "new: image key, image-aware hand-off")
+    print(
+        "  off: no image key, start-order hand-off; old: image key, start-order hand-off; "
+        "new: image key, image-aware hand-off"
+    )
     print(f"  {'':26} {'off':>10} {'old':>10} {'new':>10} {'off/new':>8} {'old/new':>8}")
     rows = [
-        ("plan: image changes", plans[False].image_changes, plans[True].image_changes, plans[True].image_changes),
-        ("plan: makespan s", plans[False].planned_makespan_seconds, plans[True].planned_makespan_seconds,
-         plans[True].planned_makespan_seconds),
+        (
+            "plan: image changes",
+            plans[False].image_changes,
+            plans[True].image_changes,
+            plans[True].image_changes,
+        ),
+        (
+            "plan: makespan s",
+            plans[False].planned_makespan_seconds,
+            plans[True].planned_makespan_seconds,
+            plans[True].planned_makespan_seconds,
+        ),
     ]
     rows += [(label, runs["off"][key], runs["old"][key], runs["new"][key]) for label, key in ROWS]
     for label, off, old, new in rows:
-        print(f"  {label:26} {_cell(off):>10} {_cell(old):>10} {_cell(new):>10} {_ratio(off, new):>8} "
-              f"{_ratio(old, new):>8}")
+        print(
+            f"  {label:26} {_cell(off):>10} {_cell(old):>10} {_cell(new):>10} {_ratio(off, new):>8} "
+            f"{_ratio(old, new):>8}"
+        )
 
 
 if __name__ == "__main__":

@@ -25,9 +25,19 @@ DISPATCH = Path(__file__).parent / "fleets" / "dispatch.yaml"
 def run_fleet(**kwargs) -> list:
     """Every city of dispatch.yaml, each through its own trigger, in one event loop (one triggerer)."""
     spec = load_fleet_spec(DISPATCH)
-    triggers = [FleetCityTrigger(spec_path=str(DISPATCH), city=c.name, run_key=RUN_KEY, try_id="manual__1/1",
-                                 poll_interval=0.3, capacity_retry_seconds=0.5, plan_task_id="plan", **kwargs)
-                for c in spec.cities]
+    triggers = [
+        FleetCityTrigger(
+            spec_path=str(DISPATCH),
+            city=c.name,
+            run_key=RUN_KEY,
+            try_id="manual__1/1",
+            poll_interval=0.3,
+            capacity_retry_seconds=0.5,
+            plan_task_id="plan",
+            **kwargs,
+        )
+        for c in spec.cities
+    ]
 
     async def first(t: FleetCityTrigger):
         async for event in t.run():
@@ -79,7 +89,10 @@ def test_no_pool_of_the_run_idles_after_its_last_job_ended(fast, planned) -> Non
     assert idle_after_last_end(jobs) == 0
     # the two jobs running when the sixth city started ended without a pool: keep-alive 0 while they ran
     last_two = sorted(jobs, key=lambda j: j["ended_at"])[-2:]
-    assert [(j["warm_pool_status"], j["retained_seconds"]) for j in last_two] == [("Terminated", 0), ("Terminated", 0)]
+    assert [(j["warm_pool_status"], j["retained_seconds"]) for j in last_two] == [
+        ("Terminated", 0),
+        ("Terminated", 0),
+    ]
     # every later city still took a pool over
     assert [j["start"] for j in sorted(jobs, key=lambda j: j["created_at"])[2:]] == ["warm"] * 4
 
@@ -90,5 +103,7 @@ def test_a_dag_that_carries_its_pools_keeps_them_past_the_last_end(fast, planned
     fast.set_speed(1)
     jobs = fast.state()["jobs"]
     last_two = sorted(jobs, key=lambda j: j["ended_at"])[-2:]
-    assert all(j["warm_pool_status"] == "Available" for j in last_two), last_two  # for release_pools to decide
+    assert all(j["warm_pool_status"] == "Available" for j in last_two), (
+        last_two
+    )  # for release_pools to decide
     assert idle_after_last_end(jobs) > 0

@@ -375,7 +375,7 @@ def test_image_handoff_never_runs_wider_than_the_width_starts_everyone_and_bound
             started.append(name)
             tracker.observe([summary(spec, name)])
             # a listed job took a pool, as SageMaker would: one of its group's Available ones, if any
-            for job, state in tracker.jobs.items():
+            for state in tracker.jobs.values():
                 if state.pool == "Available":
                     tracker.observe([summary(spec, state.city, state.status, pool="Reused")])
                     break
