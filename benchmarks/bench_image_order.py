@@ -1,12 +1,15 @@
-"""The planner's image order: a fleet with two images interleaved in spec order, simulated with the training
-image as secondary ordering key and without it, side by side.
+"""The image order at run time: a fleet with two images interleaved in spec order, simulated three ways in one
+run — without the planner's image key (hand-off in start order), with it (hand-off in start order: the old
+dispatch) and with it and the image-aware hand-off (the dispatch now) — with the ratios side by side.
 
 Run: ``.venv/bin/python benchmarks/bench_image_order.py [--fleet F.yaml] [--seed 7] [--seeds 5]``
 
 Fleet: ``benchmarks/fleets/two_images.yaml`` (40 cities of one warm-pool group, images tf and xgb alternating).
-Both columns use the ``planned`` strategy with the same seeds; "off" plans with ``image_order=False``. The plan
-rows are the planner's own counts; the rest is the simulated run, summed over ``--seeds`` seeds from ``--seed``
+All columns use the ``planned`` strategy with the same seeds. The plan rows are the planner's own counts (the
+hand-off does not change the plan); the rest is the simulated run, summed over ``--seeds`` seeds from ``--seed``
 on (a warm start that re-pulled its image is read from DescribeTrainingJob, as the cost report reads it).
+"old/new" is the start-order hand-off against the image-aware one, "off/new" the plan without the image key and
+the start-order hand-off against both.
 """
 
 from __future__ import annotations
@@ -28,17 +31,24 @@ ROWS = (
     ("billable s", "billable_seconds"),
     ("cost USD", "cost_usd"),
 )
+#: column → (the planner's image key, the image-aware hand-off)
+COLUMNS = {"off": (False, False), "old": (True, False), "new": (True, True)}
 
 
 def _cell(value: Any) -> str:
     return f"{value:,.2f}" if isinstance(value, float) else f"{value:,}"
 
 
-def simulated(path: Path, seeds: range, image_order: bool) -> dict[str, Any]:
+def _ratio(numerator: float, denominator: float) -> str:
+    return f"{numerator / denominator:.2f}" if denominator else "—"
+
+
+def simulated(path: Path, seeds: range, image_order: bool, image_handoff: bool) -> dict[str, Any]:
     spec = load_fleet_spec(path)
     totals: dict[str, Any] = dict.fromkeys((key for _, key in ROWS), 0)
     for seed in seeds:
-        doc = simulate_fleet(spec, SimulateOptions(seed=seed, image_order=image_order)).to_json()
+        options = SimulateOptions(seed=seed, image_order=image_order, image_handoff=image_handoff)
+        doc = simulate_fleet(spec, options).to_json()
         for key in totals:
             totals[key] += doc[key]
     return totals
@@ -53,17 +63,33 @@ def main() -> None:
     spec = load_fleet_spec(args.fleet)
     seeds = range(args.seed, args.seed + args.seeds)
     plans = {order: plan_fleet(spec, "20261129", image_order=order).summary for order in (True, False)}
-    runs = {order: simulated(args.fleet, seeds, order) for order in (True, False)}
+    runs = {column: simulated(args.fleet, seeds, *flags) for column, flags in COLUMNS.items()}
     print(f"{spec.fleet}: {len(spec.cities)} cities, seeds {seeds.start}–{seeds.stop - 1} (simulated sums)")
-    print(f"  {'':26} {'image key on':>12} {'off':>10} {'off/on':>8}")
+    print(
+        "  off: no image key, start-order hand-off; old: image key, start-order hand-off; "
+        "new: image key, image-aware hand-off"
+    )
+    print(f"  {'':26} {'off':>10} {'old':>10} {'new':>10} {'off/new':>8} {'old/new':>8}")
     rows = [
-        ("plan: image changes", plans[True].image_changes, plans[False].image_changes),
-        ("plan: makespan s", plans[True].planned_makespan_seconds, plans[False].planned_makespan_seconds),
+        (
+            "plan: image changes",
+            plans[False].image_changes,
+            plans[True].image_changes,
+            plans[True].image_changes,
+        ),
+        (
+            "plan: makespan s",
+            plans[False].planned_makespan_seconds,
+            plans[True].planned_makespan_seconds,
+            plans[True].planned_makespan_seconds,
+        ),
     ]
-    rows += [(label, runs[True][key], runs[False][key]) for label, key in ROWS]
-    for label, on, off in rows:
-        ratio = f"{off / on:.2f}" if on else "—"
-        print(f"  {label:26} {_cell(on):>12} {_cell(off):>10} {ratio:>8}")
+    rows += [(label, runs["off"][key], runs["old"][key], runs["new"][key]) for label, key in ROWS]
+    for label, off, old, new in rows:
+        print(
+            f"  {label:26} {_cell(off):>10} {_cell(old):>10} {_cell(new):>10} {_ratio(off, new):>8} "
+            f"{_ratio(old, new):>8}"
+        )
 
 
 if __name__ == "__main__":

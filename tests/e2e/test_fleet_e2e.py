@@ -317,13 +317,17 @@ def check_outcome(
     # report, the one rebuilt here and the simulator's billing
     assert [j["name"] for j in jobs if j["warm_pool_status"] == "Available"] == []
     last_end = max(j["ended_at"] for j in jobs if j["ended_at"])
+    after_last_end = round(sum(
+        max(0.0, j["ended_at"] + j["retained_seconds"] - last_end) for j in jobs
+        if j["ended_at"] and j["warm_pool_status"] == "Terminated"), 1)
     (artifacts / "idle-after-last-end.json").write_text(json.dumps({
-        "retained_seconds_after_the_last_job_end": round(sum(
-            max(0.0, j["ended_at"] + j["retained_seconds"] - last_end) for j in jobs
-            if j["ended_at"] and j["warm_pool_status"] == "Terminated"), 1),
+        "retained_seconds_after_the_last_job_end": after_last_end,
         "released": stack.api("GET", f"/api/v2/dags/e2e_fleet/dagRuns/{run_id}/taskInstances/release_pools/"
                                      "xcomEntries/return_value")["value"],
     }, indent=1))
+    # a group's last jobs were created with keep-alive 0 or given it while they ran: no pool idled past the end
+    assert after_last_end == 0, [(j["name"], j["ended_at"], j["retained_seconds"]) for j in jobs
+                                 if j["ended_at"] and j["ended_at"] + j["retained_seconds"] > last_end]
     client = sim.boto3_client("sagemaker")
     index = RunJobIndex.for_run(spec, run_key)
     book = PriceBook(region=spec.region, table=load_price_table(), spec_prices=spec.prices)

@@ -79,7 +79,8 @@ def build_fleet_dag(
         defers at once to the same trigger: a task process per city at the start and at the end, for a triggerer
         that must not receive the serialized DAG once per city (docs/troubleshooting.md).
     :param carry_pools: at the run's end keep the idle warm pools that will still be alive when the next
-        scheduled run starts (its first jobs then start warm); by default every idle pool of the run is ended.
+        scheduled run starts (its first jobs then start warm); by default every pool of the run is ended as soon
+        as no city of its group is left to take it over (the group's last jobs end without a pool).
     :param on_success: Airflow notifiers (``BaseNotifier``: the SMTP or Slack provider's, your own) that a last
         ``notify`` task calls with the run's summary when every city trained; ``on_failure``: when one did not.
         Their templates can use ``{{ fleet_summary.<field> }}`` and ``{{ fleet_message }}``.
@@ -124,6 +125,7 @@ def build_fleet_dag(
                 capacity_retry_seconds=capacity_retry_seconds,
                 aws_conn_id=aws_conn_id,
                 start_from_trigger=start_from_trigger,
+                carry_pools=carry_pools,
                 outlets=[model_asset],
             )
             for city in spec.cities

@@ -5,6 +5,10 @@ k-th city in planned order starts once k − W + 1 of the group's cities have en
 hands its warm pool to the next city — the plan's order, not its fixed lanes, which is what holds up when real
 durations differ from the expected ones. As any job may be the one that ends first, every job of a group with
 successors keeps its pool; those nobody takes over are ended as soon as no city of the group waits.
+
+Each turn also carries the city's training image and its successor on the plan's lane: a pool freed by a job with
+image X goes to a waiting city with image X where one is near its turn (:meth:`RunTracker.admit`), so the plan's
+image order survives durations that differ from the plan's.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ class Turn:
     spot: bool
     warm_pool: bool
     spot_attempts: int = 0  # a spot city's attempts on spot; later ones are its on-demand fallback
+    image: str = ""  # the training image (no matching criterion: a pool's next job with another one pulls it)
+    successor: str | None = None  # the next city on the plan's lane (planned to take this job's pool)
 
     def quota_for(self, attempt: int) -> QuotaPool:
         """The quota the city's ``attempt``-th submission draws on (its on-demand fallback uses ``instances``)."""
@@ -104,6 +110,7 @@ class DispatchBook:
             city = spec.city(job.city)
             rank = members[job.group].index(job.city)
             successors = len(members[job.group]) - widths[job.group]
+            following = plan.successor(job.city)
             if job.city in explicit or group.spot or not group.warm_pool:
                 keep = job.keep_alive_seconds
             else:
@@ -115,6 +122,7 @@ class DispatchBook:
                 instance_type=city.instance_type, instance_count=city.instance_count,
                 quota=quota_pool(spec, city, group.spot), spot=group.spot, warm_pool=group.warm_pool,
                 spot_attempts=city.spot.max_attempts if group.spot and city.spot is not None else 0,
+                image=city.image_uri, successor=following.city if following is not None else None,
             )
         capacity: dict[QuotaPool, int] = {}
         for itype, quota in spec.quotas.items():

@@ -10,6 +10,18 @@ submission and each job's warm-pool status. Its rule, :meth:`RunTracker.admit`, 
   takes over an Available pool of its own group needs no new instances.
 Admitted cities count as running until the listing shows their job, so one sweep never over-admits. Every answer
 depends only on the summaries, so any number of triggerers, or a restarted one, decide alike for their cities.
+
+The hand-off follows images (:meth:`RunTracker.handoffs`): a pool left Available by a job with image X goes to the
+group's earliest unstarted city if that one has image X; otherwise to the city after it on the plan's lane if
+that one has image X, else the group's earliest unstarted city with image X — among the 2 × width − 1 cities
+after the earliest unstarted one, so no city is ever passed over by more than 2 × width − 1 later ones. The chosen
+city may start before its turn by start order (the group still runs at most its width), and its place is held for
+it wherever it waits; with no such city the pool goes by start order, as it always did.
+
+Pools are ended as early as the run allows (:meth:`RunTracker.tail_jobs`, :meth:`RunTracker.surplus_pools`): once
+every city of a group has its job, nobody will take a pool of that group over, so its jobs still running get
+keep-alive 0 (UpdateTrainingJob while InProgress) and end without a pool; idle ones are ended. ``carry_pools``
+turns both off: the run's end (``release_pools``) then decides which pools live on into the next run.
 """
 
 from __future__ import annotations
@@ -74,14 +86,22 @@ class Wait:
 class RunTracker:
     """The run's jobs by name (``names``: every name the run may use → (city, attempt)) and the dispatch rule."""
 
-    def __init__(self, book: DispatchBook, names: Mapping[str, tuple[str, int]], stall_seconds: float = 600.0):
+    def __init__(self, book: DispatchBook, names: Mapping[str, tuple[str, int]], stall_seconds: float = 600.0, *,
+                 image_handoff: bool = True, tail_release: bool = True, carry_pools: bool = False):
         self.book = book
         self.names = names
         self.stall_seconds = stall_seconds
+        #: hand a freed pool to a city with its image (False: the group's start order only, to measure the gain)
+        self.image_handoff = image_handoff
+        #: end the pools of a group's last jobs as they end (False: only once idle, to measure the gain)
+        self.tail_release = tail_release
+        #: keep the run's pools for the next scheduled run: neither :meth:`tail_jobs` nor :meth:`surplus_pools`
+        self.carry_pools = carry_pools
         self.jobs: dict[str, JobState] = {}
         self.latest: dict[str, JobState] = {}  # city → its highest attempt seen
         self.pending: dict[str, int] = {}  # city → attempt admitted (or created) but not yet listed
         self.released: set[str] = set()  # jobs whose idle pool was ended on purpose
+        self.tail_released: set[str] = set()  # running jobs given keep-alive 0 (their group has no city to come)
         self.listed_whole = False
 
     # ------------------------------------------------------------------------------------------ observing
@@ -156,11 +176,15 @@ class RunTracker:
                 self._claim(turn, attempt, used, idle, check=False)
         return used, idle
 
-    def _has_turn(self, turn: Turn, running: Counter[str], ended: Counter[str], waited: float) -> bool:
+    def _has_turn(
+        self, turn: Turn, running: Counter[str], ended: Counter[str], waited: float, held: int = 0
+    ) -> bool:
+        """By start order: fewer than the width run (or are about to: ``held`` places of cities handed a pool)
+        and enough of the group's cities have ended; or the group has stalled."""
         width = self.book.widths[turn.group]
         if running[turn.group] == 0 and waited >= self.stall_seconds:
             return True  # nothing of the group runs, so nothing will end: whoever holds the group never started
-        return running[turn.group] < width and ended[turn.group] >= turn.rank - width + 1
+        return running[turn.group] + held < width and ended[turn.group] >= turn.rank - width + 1
 
     def waiting_reason(self, wait: Wait, now: float) -> str:
         """Why ``wait.city`` has not been admitted, for its task log."""
@@ -193,34 +217,90 @@ class RunTracker:
         return True
 
     def admit(self, waiting: Sequence[Wait], now: float) -> list[str]:
-        """The waiting cities that may start now, in the run's planned order; each counts as running from here
-        until the listing shows its job (or :meth:`release`)."""
+        """The waiting cities that may start now: those a freed pool is handed to (:meth:`handoffs`) first, then
+        the rest in the run's planned order; each counts as running from here until the listing shows its job
+        (or :meth:`release`). A city handed a pool holds a place in its group's width wherever it waits, so a
+        triggerer without it does not give that place to the next city in start order."""
         running, ended = self.group_counts()
         used, idle = self._usage()
+        handoffs = self.handoffs() if self.image_handoff else {}
+        held = Counter(self.book.turns[city].group for city in handoffs if city not in self.pending)
         admitted: list[str] = []
         known = [w for w in waiting if w.city in self.book.turns]
         admitted += [w.city for w in waiting if w.city not in self.book.turns]  # outside the plan: no order to keep
-        for wait in sorted(known, key=lambda w: self.book.turns[w.city].order):
+        last = len(handoffs)
+        for wait in sorted(known, key=lambda w: (handoffs.get(w.city, last), self.book.turns[w.city].order)):
             turn = self.book.turns[wait.city]
-            if wait.first and not self._has_turn(turn, running, ended, now - wait.since):
+            group = turn.group
+            handed = wait.city in handoffs and wait.city not in self.pending
+            if wait.first and not handed and not self._has_turn(turn, running, ended, now - wait.since, held[group]):
+                continue
+            if wait.first and handed and running[group] >= self.book.widths[group]:
                 continue
             if not self._claim(turn, wait.attempt, used, idle):
                 continue
-            running[turn.group] += 1
+            running[group] += 1
+            if handed:
+                held[group] -= 1
             self.pending[wait.city] = wait.attempt
             admitted.append(wait.city)
         return admitted
+
+    def handoffs(self) -> dict[str, int]:
+        """Who takes each idle pool (see the module docstring): city → its place in the order the pools are
+        handed out (the pools' cities in planned order). From the listing and the book alone, so every
+        triggerer of the run hands alike; a city already admitted here keeps the pool it was handed."""
+        pools: dict[str, list[Turn]] = {}
+        for name, state in self.jobs.items():
+            turn = self.book.turns.get(state.city)
+            if (turn is not None and turn.warm_pool and state.status in TERMINAL and state.pool == "Available"
+                    and name not in self.released):
+                pools.setdefault(turn.group, []).append(turn)
+        # a job created here but not listed yet took one of the pools the listing still shows Available
+        taken = Counter(self.book.turns[c].group for c in self.pending if c in self.latest)
+        handed: dict[str, int] = {}
+        for group, freed in sorted(pools.items()):
+            unstarted = [c for c in self.book.members[group] if c not in self.latest]
+            if not unstarted:
+                continue
+            limit = self.book.turns[unstarted[0]].rank + 2 * self.book.widths[group] - 1
+            for turn in sorted(freed, key=lambda t: t.order)[taken[group]:]:
+                chosen = self._successor(turn, unstarted, limit)
+                if chosen is not None:
+                    unstarted.remove(chosen)
+                    handed[chosen] = len(handed)
+                if not unstarted:
+                    break
+        return handed
+
+    def _successor(self, freed: Turn, unstarted: list[str], limit: int) -> str | None:
+        """The unstarted city that takes the pool ``freed``'s job left: the earliest if it has the pool's image,
+        else the plan's lane successor with it, else the earliest with it, within ``limit`` (a rank); None: no
+        city with the image is near its turn (the pool goes by start order)."""
+        turns = self.book.turns
+        if turns[unstarted[0]].image == freed.image:
+            return unstarted[0]
+        near = [c for c in unstarted if turns[c].rank <= limit and turns[c].image == freed.image]
+        if freed.successor in near:
+            return freed.successor
+        return near[0] if near else None
 
     def release(self, city: str) -> None:
         """An admitted city did not create its job after all (capacity refused, an error): free its place."""
         self.pending.pop(city, None)
 
+    def _unstarted_groups(self) -> Counter[str]:
+        """Cities per group still to come: not listed yet, or admitted and not yet seen creating their job."""
+        return Counter(
+            turn.group for city, turn in self.book.turns.items() if city in self.pending or city not in self.latest
+        )
+
     def surplus_pools(self) -> list[str]:
         """Idle pools nobody will take over: every city of their group has a listed job (none is waiting, none
         admitted and about to take one), so no successor is coming. Ending them now stops paying for idle time."""
-        unstarted = Counter(
-            turn.group for city, turn in self.book.turns.items() if city in self.pending or city not in self.latest
-        )
+        if self.carry_pools:
+            return []
+        unstarted = self._unstarted_groups()
         surplus = []
         for name, state in self.jobs.items():
             turn = self.book.turns.get(state.city)
@@ -228,3 +308,29 @@ class RunTracker:
                     and state.status in TERMINAL and unstarted[turn.group] == 0):
                 surplus.append(name)
         return surplus
+
+    def keep_alive_at_create(self, city: str, planned: int) -> int:
+        """The keep-alive ``city``'s job is created with now that its turn has come: ``planned``, or 0 when no other
+        city of its warm-pool group is still to come (each has a job; none waits, none is admitted) — nobody
+        would take its pool, and a job that ends quickly, or a retry, must not leave one idle."""
+        turn = self.book.turns.get(city)
+        if planned <= 0 or turn is None or not turn.warm_pool or self.carry_pools or not self.tail_release:
+            return planned
+        to_come = any(c != city and (c in self.pending or c not in self.latest) for c in self.book.members[turn.group])
+        return planned if to_come else 0
+
+    def tail_jobs(self) -> list[str]:
+        """Running on-demand jobs of warm-pool groups whose every city has a listed job: no successor is coming,
+        so each should end without a pool (keep-alive 0 while it runs: not one second idle after it ends). A
+        retry of one that fails then starts cold, as it would after :meth:`surplus_pools` ended its pool."""
+        if self.carry_pools or not self.tail_release:
+            return []
+        unstarted = self._unstarted_groups()
+        tail = []
+        for name, state in self.jobs.items():
+            turn = self.book.turns.get(state.city)
+            # a warm-pool group is never a spot one; keep-alive 0 at creation needs nothing
+            if (turn is not None and turn.warm_pool and turn.keep_alive_seconds > 0 and state.status in ACTIVE
+                    and name not in self.tail_released and unstarted[turn.group] == 0):
+                tail.append(name)
+        return tail

@@ -1,8 +1,9 @@
 """FleetPoolReleaseOperator: when every city of a run has had its turn, end the run's pools still idle.
 
-The run's poller already ends a pool once no city of its group is still to come. What it cannot know ends here: a
-successor whose task failed or was marked failed before it started, a triggerer that went away before its last
-sweep, a pool of a city the run did not plan. Each such pool would bill idle time until its keep-alive ran out.
+The run's poller already ends a group's pools once no city of it is still to come (its last jobs end without one).
+What it cannot know ends here: a successor whose task failed or was marked failed before it started, a triggerer
+that went away before its last sweep, a pool of a city the run did not plan, and every pool of a DAG that carries
+pools (its poller ends none early). Each such pool would bill idle time until its keep-alive ran out.
 With ``carry_pools`` a pool that will outlive the start of the fleet's next scheduled run is kept for it.
 """
 

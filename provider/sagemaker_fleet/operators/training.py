@@ -48,6 +48,8 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         starts at its turn in its warm-pool group, with the plan's keep-alive.
     :param force_retrain: submit a new job even when the city's job of this run already completed (once per
         run).
+    :param carry_pools: the DAG keeps its pools for the next scheduled run (``build_fleet_dag(carry_pools=True)``):
+        the run's poller then ends none of them early; ``release_pools`` decides at the run's end.
     :param start_from_trigger: start the task in the triggerer (default). Off, it starts on a worker and defers at
         once to the same trigger, which costs a task process at the start and one at the end.
     :param deferrable: with ``start_from_trigger`` off, wait in the triggerer (default) instead of holding a worker
@@ -77,6 +79,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         keep_alive_seconds: int | str = 0,
         plan_task_id: str | None = None,
         force_retrain: bool = False,
+        carry_pools: bool = False,
         start_from_trigger: bool = True,
         deferrable: bool = True,
         poll_interval: float = 30.0,
@@ -92,6 +95,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         self.keep_alive_seconds = keep_alive_seconds
         self.plan_task_id = plan_task_id
         self.force_retrain = force_retrain
+        self.carry_pools = carry_pools
         self.deferrable = deferrable
         self.poll_interval = poll_interval
         self.capacity_retry_seconds = capacity_retry_seconds
@@ -118,6 +122,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
             "plan_task_id": self.plan_task_id,
             "keep_alive_seconds": self.keep_alive_seconds,
             "force_retrain": self.force_retrain,
+            "carry_pools": self.carry_pools,
             "poll_interval": self.poll_interval,
             "capacity_retry_seconds": self.capacity_retry_seconds,
             "capacity_timeout_seconds": self.capacity_timeout_seconds,

@@ -130,6 +130,15 @@ def _spec(path: str) -> FleetSpec:
     return cached[1]
 
 
+def _keep_alive_at_create(tracker: RunTracker, city: str, request: dict[str, Any], planned: int) -> int:
+    """Keep-alive 0 in ``request`` when the tracker says no city of the group is left to take the pool over
+    (:meth:`RunTracker.keep_alive_at_create`); the keep-alive the job is created with."""
+    keep_alive = tracker.keep_alive_at_create(city, planned)
+    if keep_alive == 0:
+        request["ResourceConfig"].pop("KeepAlivePeriodInSeconds", None)
+    return keep_alive
+
+
 class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
     """Train one city of a fleet run (see the module docstring).
 
@@ -143,6 +152,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
     :param force_retrain: train again even when the city's job of this run completed (once per run: a
         retry or a clear of the task attaches to the forced job).
     :param end_from_trigger: end the task from here (True when the task started here).
+    :param carry_pools: the run's pools are kept for the next run: its poller ends none early.
     """
 
     def __init__(
@@ -160,6 +170,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         keep_alive_seconds: int | str = 0,
         force_retrain: bool = False,
         end_from_trigger: bool = True,
+        carry_pools: bool = False,
         poll_interval: float = 30.0,
         capacity_retry_seconds: float = 60.0,
         capacity_timeout_seconds: float = 6 * 3600.0,
@@ -181,6 +192,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         self.keep_alive_seconds = keep_alive_seconds
         self.force_retrain = force_retrain
         self.end_from_trigger = end_from_trigger
+        self.carry_pools = carry_pools
         self.poll_interval = float(poll_interval)
         self.capacity_retry_seconds = float(capacity_retry_seconds)
         self.capacity_timeout_seconds = float(capacity_timeout_seconds)
@@ -207,6 +219,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
                 "keep_alive_seconds": self.keep_alive_seconds,
                 "force_retrain": self.force_retrain,
                 "end_from_trigger": self.end_from_trigger,
+                "carry_pools": self.carry_pools,
                 "poll_interval": self.poll_interval,
                 "capacity_retry_seconds": self.capacity_retry_seconds,
                 "capacity_timeout_seconds": self.capacity_timeout_seconds,
@@ -261,7 +274,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
             raise ValueError(f"task {self.plan_task_id} published no plan for run {run.run_id}")
         plan = FleetPlan.from_json(data)
         self.log.info("dispatching run %s by plan %s (%d jobs)", run.run_key, self.plan_task_id, len(plan.jobs))
-        return RunTracker(DispatchBook.from_plan(plan, spec), names)
+        return RunTracker(DispatchBook.from_plan(plan, spec), names, carry_pools=self.carry_pools)
 
     # ------------------------------------------------------------------------------------------ running
 
@@ -431,6 +444,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         while True:
             await self._wait_turn(poller, Wait(self.city, step.attempt, first=first,
                                                 since=asyncio.get_running_loop().time()))
+            keep_alive = _keep_alive_at_create(tracker, self.city, request, keep_alive)
             try:
                 attachment = await poller.call(f"creating {request['TrainingJobName']}",
                                                poller.hook.acreate_or_attach, request)

@@ -6,7 +6,8 @@ poller lists the run's jobs with ListTrainingJobs (NameContains, paginated, ≤ 
   a row — is described with the poller's client, a few at a time, and the description goes to its watcher;
 - feeds the run's :class:`~sagemaker_fleet.dispatch.RunTracker` and wakes the cities whose turn has come, in the
   same sweep that saw their predecessor end (the hand-off): no task process, no scheduler loop in between;
-- ends idle warm pools that no city of their group will take over (keep-alive 0).
+- ends the warm pools that no city of their group will take over (keep-alive 0): on the group's last jobs while
+  they run, so they end without a pool, and on any pool already idle.
 The listing starts 5 minutes before the creation of the oldest job that can still change, so late in a run it holds
 the jobs of the last stretch, not every job the run made (StatusEquals would not help: SageMaker applies it after
 cutting the page). State lives in AWS only, so a restarted triggerer rebuilds it with its first, whole listing.
@@ -426,9 +427,18 @@ class FleetPoller:
                 raise result
 
     async def _end_surplus_pools(self, client: Any) -> None:
-        """Set keep-alive 0 on idle pools no city of their group will take over: they would bill until expiry."""
+        """Set keep-alive 0 on the running jobs of a group with no city left to start (they end without a pool, so
+        not one idle second after the run's last job) and on idle pools no city of their group will take over:
+        either would bill until expiry."""
         if self.tracker is None:
             return
+        for name in self.tracker.tail_jobs():
+            self.tracker.tail_released.add(name)
+            try:
+                await self.hook.aupdate_keep_alive(client, name, 0)
+                log.info("%s: keep-alive set to 0 (no city of its group is left to take its pool over)", name)
+            except ClientError as exc:  # it ended meanwhile: surplus_pools ends its pool, if it kept one
+                log.info("%s: keep-alive not updated: %s", name, exc)
         for name in self.tracker.surplus_pools():
             self.tracker.released.add(name)
             try:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from types import MappingProxyType
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sagemaker_fleet.aws.progress import run_job_names
-from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait, peak_lanes
+from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Turn, Wait, peak_lanes
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN
 from sagemaker_fleet.plan import plan_fleet
 from sagemaker_fleet.spec.model import InstanceQuota
@@ -250,3 +251,201 @@ def test_peak_lanes_counts_lanes_running_at_once_not_lanes() -> None:
     assert peak_lanes(plan, "g0") == 2
     assert peak_lanes(plan, "g1") == 3
     assert peak_lanes(plan, "g9") == 1  # a group without lanes still has width 1
+
+
+# ------------------------------------------------------------------------------------------ image-aware hand-off
+
+X_IMAGE = "111122223333.dkr.ecr.us-east-1.amazonaws.com/x:1"
+Y_IMAGE = "111122223333.dkr.ecr.us-east-1.amazonaws.com/y:1"
+
+
+def hand_book(images: str, width: int = 2, successors: dict[int, int] | None = None, keep_alive: int = 300):
+    """A book drawn by hand (not read from a plan): one warm-pool group, city ``c{i}`` of rank i with image
+    ``images[i]`` ("X" or "Y"), ``successors``: rank → the rank after it on its lane."""
+    spec = fleet([city(f"c{i}", image_uri=X_IMAGE if image == "X" else Y_IMAGE) for i, image in enumerate(images)],
+                 quotas={"ml.m5.xlarge": InstanceQuota(instances=10, warm_pools=10)})
+    successors = successors or {}
+    quota = ("ml.m5.xlarge", "instances")
+    turns = {
+        f"c{i}": Turn(city=f"c{i}", group="g0", rank=i, order=i, keep_alive_seconds=keep_alive,
+                      instance_type="ml.m5.xlarge", instance_count=1, quota=quota, spot=False, warm_pool=True,
+                      image=X_IMAGE if image == "X" else Y_IMAGE,
+                      successor=f"c{successors[i]}" if i in successors else None)
+        for i, image in enumerate(images)
+    }
+    book = DispatchBook(turns=MappingProxyType(turns), widths=MappingProxyType({"g0": width}),
+                        members=MappingProxyType({"g0": tuple(turns)}), capacity=MappingProxyType({quota: 10}))
+    return spec, book
+
+
+def freed(spec, ended: str, running: list[str], started_before: list[str] = ()) -> list[dict]:
+    """c-names: ``ended``'s job completed with its pool Available, ``running`` run, ``started_before`` ended
+    long ago (their pools taken over)."""
+    return [summary(spec, ended, "Completed", pool="Available"), *(summary(spec, c) for c in running),
+            *(summary(spec, c, "Completed", pool="Reused") for c in started_before)]
+
+
+def test_a_pool_goes_to_the_earliest_waiting_city_with_its_image_not_the_next_in_start_order() -> None:
+    spec, book = hand_book("XYYXXYYY")
+    waiting = [Wait(f"c{i}") for i in range(2, 8)]
+    tracker = tracker_for(spec, book, freed(spec, "c0", ["c1"]))
+    assert tracker.handoffs() == {"c3": 0}
+    assert tracker.admit(waiting, now=0) == ["c3"]  # c2 (Y) is next in start order; c3 has c0's image X
+    old = RunTracker(book, run_job_names(spec, RUN_KEY), image_handoff=False)
+    old.observe(freed(spec, "c0", ["c1"]), whole=True)
+    assert old.admit(waiting, now=0) == ["c2"]
+
+
+def test_the_plans_lane_successor_is_preferred_among_the_cities_with_the_image() -> None:
+    spec, book = hand_book("XYYXXYYY", successors={0: 4})
+    tracker = tracker_for(spec, book, freed(spec, "c0", ["c1"]))
+    assert tracker.admit([Wait(f"c{i}") for i in range(2, 8)], now=0) == ["c4"]
+
+
+def test_the_earliest_city_keeps_its_turn_when_it_has_the_pools_image() -> None:
+    spec, book = hand_book("XYXXXYYY", successors={0: 4})
+    tracker = tracker_for(spec, book, freed(spec, "c0", ["c1"]))
+    assert tracker.admit([Wait(f"c{i}") for i in range(2, 8)], now=0) == ["c2"]
+
+
+def test_no_city_is_passed_over_by_more_than_twice_the_width_less_one() -> None:
+    """Width 2: the earliest unstarted city is c2, so the look-ahead ends at rank 2 + 3 = 5. An X city at rank 6
+    is too far: the pool goes by start order."""
+    spec, book = hand_book("XYYYYYXX")
+    tracker = tracker_for(spec, book, freed(spec, "c0", ["c1"]))
+    assert tracker.handoffs() == {}
+    assert tracker.admit([Wait(f"c{i}") for i in range(2, 8)], now=0) == ["c2"]
+    spec, book = hand_book("XYYYYXXX")
+    tracker = tracker_for(spec, book, freed(spec, "c0", ["c1"]))
+    assert tracker.admit([Wait(f"c{i}") for i in range(2, 8)], now=0) == ["c5"]
+
+
+def test_the_handed_citys_place_is_held_in_a_triggerer_without_it() -> None:
+    """Two triggerers: c2 (next in start order) waits here, c3 (handed c0's pool) in the other. Here c2 must not
+    take the one free place, or the group would run three jobs."""
+    spec, book = hand_book("XYYXXYYY")
+    here = tracker_for(spec, book, freed(spec, "c0", ["c1"]))
+    assert here.admit([Wait("c2")], now=0) == []
+    there = tracker_for(spec, book, freed(spec, "c0", ["c1"]))
+    assert there.admit([Wait("c3")], now=0) == ["c3"]
+    # once c3's job is listed and c0's pool shows Reused, the next end lets c2 in here
+    here.observe([summary(spec, "c3"), summary(spec, "c0", "Completed", pool="Reused"),
+                  summary(spec, "c1", "Completed", pool="Available")])
+    assert here.admit([Wait("c2")], now=1) == ["c2"]
+
+
+def test_an_admitted_city_keeps_the_pool_it_was_handed_and_none_goes_twice() -> None:
+    spec, book = hand_book("XXYXXYYY", width=3)
+    tracker = tracker_for(spec, book, [*freed(spec, "c0", ["c2"]), summary(spec, "c1", "Completed", pool="Available")])
+    # two X pools, the earliest unstarted (c3, X) and then c4 (X): each pool once
+    assert tracker.handoffs() == {"c3": 0, "c4": 1}
+    assert tracker.admit([Wait("c3")], now=0) == ["c3"]
+    assert tracker.handoffs() == {"c3": 0, "c4": 1}  # c3 admitted, not listed yet: it keeps c0's pool
+    assert tracker.admit([Wait(f"c{i}") for i in range(4, 8)], now=1) == ["c4"]  # width 3: c2, c3, c4
+
+
+def test_a_pool_the_listing_still_shows_available_after_this_triggerers_create_is_not_handed_again() -> None:
+    spec, book = hand_book("XYYXXYYY", width=3)
+    tracker = tracker_for(spec, book, freed(spec, "c0", ["c1"]))
+    assert tracker.admit([Wait("c3")], now=0) == ["c3"]
+    tracker.observe([summary(spec, "c3")], listed=False)  # the trigger's own CreateTrainingJob answer
+    assert tracker.handoffs() == {}  # c3 took c0's pool; the next listing shows it Reused
+    assert tracker.admit([Wait(f"c{i}") for i in (2, 4, 5)], now=1) == ["c2"]  # by start order
+
+
+@settings(max_examples=80, deadline=None)
+@given(images=st.text("XY", min_size=1, max_size=24), width=st.integers(1, 5), seed=st.integers(0, 10_000))
+def test_image_handoff_never_runs_wider_than_the_width_starts_everyone_and_bounds_the_overtaking(
+    images: str, width: int, seed: int
+) -> None:
+    """Random images and end order: never more than the width at once, no deadlock, every city starts, and no city
+    starts after more than 2 × width − 1 cities ranked after it."""
+    spec, book = hand_book(images, width=width)
+    tracker = tracker_for(spec, book)
+    rng = random.Random(seed)
+    waiting = list(book.members["g0"])
+    running: list[str] = []
+    started: list[str] = []
+    clock = 0
+    while waiting or running:
+        clock += 1
+        for name in tracker.admit([Wait(c, since=0) for c in waiting], now=clock):
+            waiting.remove(name)
+            running.append(name)
+            started.append(name)
+            tracker.observe([summary(spec, name)])
+            # a listed job took a pool, as SageMaker would: one of its group's Available ones, if any
+            for state in tracker.jobs.values():
+                if state.pool == "Available":
+                    tracker.observe([summary(spec, state.city, state.status, pool="Reused")])
+                    break
+        assert len(running) <= width
+        assert running, "nothing runs while cities wait: a deadlock"
+        done = running.pop(rng.randrange(len(running)))
+        tracker.observe([summary(spec, done, "Completed", pool="Available" if waiting else None)])
+    assert sorted(started) == sorted(book.members["g0"])
+    rank = {c: book.turns[c].rank for c in started}
+    for position, name in enumerate(started):
+        overtaken_by = sum(1 for earlier in started[:position] if rank[earlier] > rank[name])
+        assert overtaken_by <= 2 * width - 1, (name, started)
+
+
+# ------------------------------------------------------------------------------------------ ending pools early
+
+
+def test_a_groups_last_jobs_get_keep_alive_zero_once_every_city_has_its_job() -> None:
+    spec, book = hand_book("XXXX")
+    tracker = tracker_for(spec, book, [summary(spec, "c0", "Completed", pool="Reused"), summary(spec, "c1"),
+                                       summary(spec, "c2")])
+    assert tracker.tail_jobs() == []  # c3 has not started: it will take a pool
+    tracker.admit([Wait("c3")], now=0)
+    assert tracker.tail_jobs() == []  # admitted, not listed: it may still be refused and wait again
+    tracker.observe([summary(spec, "c3")])
+    assert tracker.tail_jobs() == [job_name(spec.fleet, c, RUN_KEY) for c in ("c1", "c2", "c3")]
+    tracker.tail_released.update(tracker.tail_jobs())
+    assert tracker.tail_jobs() == []  # once each
+
+
+def test_a_retry_after_the_groups_last_start_gets_keep_alive_zero_too() -> None:
+    spec, book = hand_book("XXX")
+    tracker = tracker_for(spec, book, [summary(spec, "c0", "Failed"), summary(spec, "c1", "Completed"),
+                                       summary(spec, "c2", "Completed")])
+    tracker.observe([summary(spec, "c0", attempt=2)])
+    assert tracker.tail_jobs() == [job_name(spec.fleet, "c0", RUN_KEY, 2)]
+
+
+def test_jobs_created_without_keep_alive_need_no_update() -> None:
+    spec, book = hand_book("XX", keep_alive=0)
+    tracker = tracker_for(spec, book, [summary(spec, "c0"), summary(spec, "c1")])
+    assert tracker.tail_jobs() == []
+
+
+def test_carrying_pools_ends_none_early() -> None:
+    spec, book = hand_book("XXX")
+    listing = [summary(spec, "c0", "Completed", pool="Available"), summary(spec, "c1"), summary(spec, "c2")]
+    tracker = RunTracker(book, run_job_names(spec, RUN_KEY), carry_pools=True)
+    tracker.observe(listing, whole=True)
+    assert tracker.tail_jobs() == []
+    assert tracker.surplus_pools() == []
+    plain = tracker_for(spec, book, listing)
+    assert plain.tail_jobs() == [job_name(spec.fleet, c, RUN_KEY) for c in ("c1", "c2")]
+    assert plain.surplus_pools() == [job_name(spec.fleet, "c0", RUN_KEY)]
+
+
+def test_the_groups_last_city_is_created_without_keep_alive() -> None:
+    spec, book = hand_book("XXXX")
+    tracker = tracker_for(spec, book, [summary(spec, "c0", "Completed", pool="Reused"), summary(spec, "c1")])
+    assert tracker.admit([Wait("c2"), Wait("c3")], now=0) == ["c2"]
+    assert tracker.keep_alive_at_create("c2", 300) == 300  # c3 is still to come
+    tracker.observe([summary(spec, "c2")])
+    assert tracker.admit([Wait("c3")], now=1) == []
+    tracker.observe([summary(spec, "c1", "Completed", pool="Available")])
+    assert tracker.admit([Wait("c3")], now=2) == ["c3"]
+    assert tracker.keep_alive_at_create("c3", 300) == 0  # admitted itself; nobody else is to come
+    assert tracker.keep_alive_at_create("c1", 300) == 300  # c3 admitted, not listed: it may be refused, wait again
+    # a retry after the last city's job is listed, and the same in a run that carries its pools
+    tracker.observe([summary(spec, "c3"), summary(spec, "c1", "Failed")])
+    assert tracker.keep_alive_at_create("c1", 300) == 0
+    carrying = RunTracker(book, run_job_names(spec, RUN_KEY), carry_pools=True)
+    carrying.observe([summary(spec, c) for c in ("c0", "c1", "c2", "c3")], whole=True)
+    assert carrying.keep_alive_at_create("c1", 300) == 300

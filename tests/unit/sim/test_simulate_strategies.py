@@ -101,6 +101,26 @@ def test_planned_ends_idle_pools_no_city_will_take_over(planned: FleetSimulation
     assert doc["retained_billable_seconds"] < 0.01 * doc["billable_seconds"]
 
 
+def _idle_after_last_end(sim: FleetSimulation) -> float:
+    describes = sim.describes()
+    last = max(float(d["TrainingEndTime"]) for d in describes if d.get("TrainingEndTime"))
+    return sum(
+        max(0.0, float(d["TrainingEndTime"])
+            + float((d.get("WarmPoolStatus") or {}).get("ResourceRetainedBillableTimeInSeconds", 0)) - last)
+        for d in describes if d.get("TrainingEndTime")
+    )
+
+
+def test_planned_leaves_no_pool_idle_after_the_runs_last_job_end(planned: FleetSimulation, demo: FleetSpec) -> None:
+    """A group's last jobs get keep-alive 0 while they run: not one retained second after the run's last end.
+    Ending their pools only once idle (the sweep after) leaves some."""
+    assert _idle_after_last_end(planned) == 0
+    later = FleetSimulation(demo, SimulateOptions(strategy="planned", tail_release=False))
+    later.run()
+    assert _idle_after_last_end(later) > 0
+    assert planned.result().to_json()["retained_billable_seconds"] < later.result().to_json()["retained_billable_seconds"]
+
+
 def test_naive_keeps_every_on_demand_pool_600_seconds(naive: FleetSimulation) -> None:
     for described in naive.describes():
         keep_alive = described["ResourceConfig"].get("KeepAlivePeriodInSeconds", 0)

@@ -60,6 +60,11 @@ class SimulateOptions:
     #: planned: plan with the training image as secondary ordering key (False only to measure what it does:
     #: ``benchmarks/bench_image_order.py``).
     image_order: bool = True
+    #: planned: hand a freed pool to a waiting city with its image (False: start order only, to measure it).
+    image_handoff: bool = True
+    #: planned: keep-alive 0 on a group's running jobs once none of its cities is left to start (False: their
+    #: pools are ended only once idle, a sweep later, to measure it: ``benchmarks/idle_after_last_end.py``).
+    tail_release: bool = True
     #: Stop with :class:`SimulationError` when the simulated run goes on longer than this.
     max_simulated_seconds: float = 60 * 24 * 3600.0
 

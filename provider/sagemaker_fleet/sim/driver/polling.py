@@ -50,7 +50,8 @@ def _api(call: Callable[[Any], dict[str, Any]], argument: Any) -> dict[str, Any]
 class BatchedPoller:
     """The triggerer's shared poller in virtual time. With a ``tracker`` (the planned strategy) every listing
     also feeds the run's :class:`RunTracker`, ``on_listing`` dispatches from it (the hand-off happens in the sweep
-    that saw a job end) and idle pools no city will take over are ended, as ``FleetPoller`` does."""
+    that saw a job end), the running jobs of a group with no city left to start get keep-alive 0 and idle pools no
+city will take over are ended, as ``FleetPoller`` does."""
 
     def __init__(
         self,
@@ -144,6 +145,12 @@ class BatchedPoller:
     def _end_surplus_pools(self) -> None:
         if self.tracker is None:
             return
+        for name in self.tracker.tail_jobs():
+            self.tracker.tail_released.add(name)
+            try:
+                self.engine.update_training_job({"TrainingJobName": name, "ResourceConfig": {"KeepAlivePeriodInSeconds": 0}})
+            except SimApiError:
+                continue  # it ended meanwhile: surplus_pools ends its pool, if it kept one
         for name in self.tracker.surplus_pools():
             self.tracker.released.add(name)
             try:

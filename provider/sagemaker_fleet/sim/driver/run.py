@@ -76,7 +76,9 @@ class FleetSimulation:
                 spec, self.options.run_key, self.options.history, image_order=self.options.image_order
             )
             book = DispatchBook.from_plan(self.plan, spec)
-            self.tracker = RunTracker(book, run_job_names(spec, self.options.run_key))
+            self.tracker = RunTracker(book, run_job_names(spec, self.options.run_key),
+                                      image_handoff=self.options.image_handoff,
+                                      tail_release=self.options.tail_release)
         self.tasks = {city.name: CityTask(city, self._keep_alive(city.name)) for city in spec.cities}
         self.operator = SimulatedOperator(
             spec, self.options, self.engine, self.timeline, self.ended_at, self._finished

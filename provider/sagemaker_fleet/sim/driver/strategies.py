@@ -75,6 +75,10 @@ class DispatchStrategy:
         self.tracker.observe([{"TrainingJobName": name, "TrainingJobStatus": "InProgress", "CreationTime": at}],
                              listed=False)
 
+    def keep_alive_at_create(self, task: CityTask, planned: int) -> int:
+        """The trigger's rule: 0 when no other city of the group is left to start."""
+        return self.tracker.keep_alive_at_create(task.city.name, planned)
+
     def admit(self, now: float) -> bool:
         if not self.tracker.listed_whole:
             return bool(self.waits)

@@ -61,6 +61,8 @@ class Gate(Protocol):
 
     def created(self, name: str, at: float) -> None: ...
 
+    def keep_alive_at_create(self, task: CityTask, planned: int) -> int: ...
+
 
 class SimulatedOperator:
     """Runs :class:`CityTask` s against the engine; ``on_finished(task, at)`` says when a task's slot is free."""
@@ -103,6 +105,8 @@ class SimulatedOperator:
         self, task: CityTask, step: NextStep, since: float, retries: int = 0, throttled: int = 0
     ) -> None:
         keep_alive = 0 if step.spot else task.keep_alive_seconds
+        if self.gate is not None:  # as the trigger does once its turn has come
+            keep_alive = self.gate.keep_alive_at_create(task, keep_alive)
         submission = Submission(
             task.city.name,
             self.options.run_key,
