@@ -100,9 +100,24 @@ def _round(value: float) -> float:
     return round(value + 0.0, 2)
 
 
+def observed_now(describes: Iterable[Mapping[str, Any]], now: datetime) -> datetime:
+    """``now``, or the latest time SageMaker has reported if that is later: an endpoint whose clock runs ahead
+    (the simulator at speed, a skewed host) must not make running jobs look as if they started in the future."""
+    seen = [now]
+    for job in describes:
+        seen += [
+            job[k]
+            for k in ("CreationTime", "LastModifiedTime", "TrainingEndTime")
+            if isinstance(job.get(k), datetime)
+        ]
+        for step in job.get("SecondaryStatusTransitions") or ():
+            seen += [step[k] for k in ("StartTime", "EndTime") if isinstance(step.get(k), datetime)]
+    return max(seen)
+
+
 def build_fleet_view(run: RunContext, inputs: ViewInputs) -> dict[str, Any]:
     """The JSON the Fleet tab draws (see docs/fleet-view.md for each field)."""
-    spec, now = inputs.spec, inputs.now
+    spec, now = inputs.spec, observed_now(inputs.describes, inputs.now)
     index = RunJobIndex.for_run(spec, run.run_key)
     report = build_cost_report(
         spec, run.run_key, inputs.describes, inputs.prices, generated_at=now, index=index

@@ -7,6 +7,7 @@ built only when the api-server asks for it, so schedulers and workers that load 
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
 from airflow.plugins_manager import AirflowPlugin
@@ -19,7 +20,7 @@ class SageMakerFleetPlugin(AirflowPlugin):
 
     name = "sagemaker_fleet"
 
-    @property
+    @cached_property
     def fastapi_apps(self) -> list[dict[str, Any]]:  # type: ignore[override]
         if not fleet_view_enabled():
             return []

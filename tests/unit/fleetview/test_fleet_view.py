@@ -195,3 +195,18 @@ def test_the_cache_serves_every_viewer_for_its_ttl_and_keeps_the_readers_state()
     clock[0] += 0.2
     assert cache.get(("d", "r"), compute) == {"n": 3}
     assert calls == [None, None, 1]  # the refresh got the state its run's previous refresh left
+
+
+def test_an_endpoint_clock_ahead_of_ours_never_makes_running_jobs_start_in_the_future() -> None:
+    from sagemaker_fleet.fleetview.model import observed_now
+
+    running = describe_job(
+        "demo-tokyo-20261129",
+        status="InProgress",
+        secondary="Training",
+        training=0,
+        created=100.0,
+        phases=[("Starting", 100.0), ("Training", 300.0)],
+    )
+    assert observed_now([running], T0) == T0 + timedelta(seconds=500)  # the last transition's end
+    assert observed_now([running], T0 + timedelta(hours=1)) == T0 + timedelta(hours=1)
