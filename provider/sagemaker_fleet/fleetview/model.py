@@ -8,6 +8,7 @@ Airflow plugin, the tests and any other shell. Costs come from the cost report's
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from sagemaker_fleet.plan.fleet_plan import FleetPlan
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.model import CostLine
     from sagemaker_fleet.cost.prices import PriceBook
+    from sagemaker_fleet.cost.report import GroupInfo
     from sagemaker_fleet.spec.model import FleetSpec
 
 #: Airflow DAG-run states after which nothing more will start.
@@ -152,7 +154,7 @@ def build_fleet_view(run: RunContext, inputs: ViewInputs) -> dict[str, Any]:
         "region": spec.region,
         "state": run.state,
         "dry_run": run.dry_run,
-        "generated_at": now.isoformat(),
+        "generated_at": inputs.now.isoformat(),
         "has_plan": inputs.plan is not None,
         "counts": {
             "cities": len(planned) if inputs.plan is not None else len(spec.cities),
@@ -177,7 +179,9 @@ def build_fleet_view(run: RunContext, inputs: ViewInputs) -> dict[str, Any]:
             "spot_savings_usd": _round(report.totals.spot_savings_usd),
         },
         "gantt": {
-            "plan_svg": render_plan_gantt(inputs.plan, scale, labels_of_plan(inputs.plan))
+            "plan_svg": render_plan_gantt(
+                inputs.plan, scale, labels_of_plan(inputs.plan), _plan_group_names(inputs.plan, report.groups)
+            )
             if inputs.plan
             else "",
             "actual_svg": render_gantt(
@@ -215,6 +219,20 @@ def labels_of_plan(plan: Mapping[str, Any] | None) -> dict[str, str]:
         label = f"{key.get('instance_type', '?')} ×{key.get('instance_count', 1)}"
         out[str(group["group"])] = label + (" · spot" if group.get("spot") else "")
     return out
+
+
+def _plan_group_names(plan: Mapping[str, Any] | None, groups: Sequence[GroupInfo]) -> dict[str, str]:
+    """Plan group id → the id the actual lanes use for the same matching key and spot (the report numbers groups
+    by what ran), or the group's instance label while none of its jobs has run."""
+    actual = {
+        (json.dumps(g.key.to_json(), sort_keys=True), g.spot): g.id for g in groups if g.key is not None
+    }
+    labels = labels_of_plan(plan)
+    names: dict[str, str] = {}
+    for group in (plan or {}).get("groups") or ():
+        found = actual.get((json.dumps(group.get("key"), sort_keys=True), bool(group.get("spot"))))
+        names[str(group["group"])] = found or labels[str(group["group"])]
+    return names
 
 
 def _planned_cities(plan: Mapping[str, Any] | None) -> list[str]:

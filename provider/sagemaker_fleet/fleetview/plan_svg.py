@@ -67,8 +67,14 @@ def _planned_job(
     return "".join(parts)
 
 
-def render_plan_gantt(plan: Mapping[str, Any], scale: TimeScale, group_labels: Mapping[str, str]) -> str:
-    """The planned lanes SVG (one row per planned lane), or an empty-state paragraph."""
+def render_plan_gantt(
+    plan: Mapping[str, Any],
+    scale: TimeScale,
+    group_labels: Mapping[str, str],
+    group_names: Mapping[str, str] | None = None,
+) -> str:
+    """The planned lanes SVG (one row per planned lane, numbered within its group), or an empty-state paragraph.
+    ``group_names``: what to call each plan group on its rows (the actual lanes' id for the same group)."""
     lanes = _lanes(plan)
     if not lanes:
         return '<p class="empty">The plan has no jobs.</p>'
@@ -82,11 +88,14 @@ def render_plan_gantt(plan: Mapping[str, Any], scale: TimeScale, group_labels: M
         f'<rect width="3" height="6" fill="{COLORS["retained"]}"/></pattern></defs>',
         axis(scale, height),
     ]
-    for row, ((group, lane), jobs) in enumerate(lanes):
+    names = group_names or {}
+    numbers: dict[str, int] = {}
+    for row, ((group, _), jobs) in enumerate(lanes):
         y = AXIS + row * ROW
+        numbers[group] = numbers.get(group, 0) + 1
         if row % 2:
             parts.append(rect(0, y - 3, width, ROW, "#f6f7f9"))
-        label = text(6, y + BAR - 3, f"{group} · lane {lane + 1}", 'class="lane"')
+        label = text(6, y + BAR - 3, f"{names.get(group, group)} · lane {numbers[group]}", 'class="lane"')
         parts.append(f"<g>{title(group_labels.get(group, group))}{label}</g>")
         for job, successor in zip(jobs, [*jobs[1:], None], strict=True):
             parts.append(_planned_job(job, successor, scale, y))

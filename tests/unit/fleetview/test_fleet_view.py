@@ -112,6 +112,12 @@ def test_timelines_draw_every_planned_and_every_actual_job_on_one_axis() -> None
     view, plan, _ = _view()
     assert view["gantt"]["plan_svg"].count('class="job planned"') == len(plan["jobs"])
     assert view["gantt"]["actual_svg"].count('class="job"') == 4
+    # plan rows are named like the actual lanes of the same group (the report's g0: every job so far is on
+    # ml.m5.xlarge on demand), and by their instances while none of the group's jobs has run
+    plan_svg = view["gantt"]["plan_svg"]
+    assert ">g0 · lane 1<" in plan_svg
+    assert ">ml.g5.xlarge ×4 · lane 1<" in plan_svg
+    assert ">ml.m5.xlarge ×1 · spot · lane 1<" in plan_svg
     makespan = max(j["planned_end_seconds"] for j in plan["jobs"])
     assert view["gantt"]["span_seconds"] == max(makespan, 2600.0)
 
