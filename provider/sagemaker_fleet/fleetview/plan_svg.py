@@ -75,7 +75,8 @@ def render_plan_gantt(
 ) -> str:
     """The planned lanes SVG (one row per planned lane, numbered within its group), or an empty-state paragraph.
     ``group_names``: what to call each plan group on its rows (the actual lanes' id for the same group)."""
-    lanes = _lanes(plan)
+    names = group_names or {}
+    lanes = sorted(_lanes(plan), key=lambda item: (names.get(item[0][0], item[0][0]), item[0][1]))
     if not lanes:
         return '<p class="empty">The plan has no jobs.</p>'
     height = AXIS + ROW * len(lanes) + 6
@@ -88,7 +89,6 @@ def render_plan_gantt(
         f'<rect width="3" height="6" fill="{COLORS["retained"]}"/></pattern></defs>',
         axis(scale, height),
     ]
-    names = group_names or {}
     numbers: dict[str, int] = {}
     for row, ((group, _), jobs) in enumerate(lanes):
         y = AXIS + row * ROW

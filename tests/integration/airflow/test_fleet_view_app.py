@@ -80,7 +80,7 @@ def client(db_state: dict[str, Any], aws_sim: Any, monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setenv("AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS", "False")
     monkeypatch.setenv("AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS", "viewer:viewer,nobody:")
-    monkeypatch.setenv("AIRFLOW__API_AUTH__JWT_SECRET", "fleet-view-tests")
+    monkeypatch.setenv("AIRFLOW__API_AUTH__JWT_SECRET", "fleet-view-tests-" + "x" * 64)
     monkeypatch.setattr(plugin_app, "CACHE", ViewCache(ttl=60.0))
     purge_cached_app()
     parent = FastAPI()
