@@ -277,10 +277,15 @@ def test_the_fleet_tab_of_a_running_and_then_of_the_finished_run(stack, sim, spe
     assert served.headers["content-type"].startswith("text/html")
     assert Path(report["local_html"]).read_bytes() == served.body()
     assert console.errors == []
-    # the nav entry: the fleet runs, each linked to its tab
-    page.goto(f"{stack.url}{FLEET_PREFIX}/runs")
-    page.locator("#fleet-runs").wait_for()
-    assert run_id in page.locator("#fleet-runs").inner_text()
+    # the nav entry, under Browse: the fleet runs, each linked to its tab
+    page.goto(f"{stack.url}/")
+    page.get_by_role("button", name="Browse").click()
+    page.get_by_role("menuitem", name="SageMaker fleets").click()
+    runs = page.frame_locator("iframe").first.locator("#fleet-runs")
+    runs.wait_for()
+    assert run_id in runs.inner_text()
+    page.screenshot(path=str(ARTIFACTS / "fleet-runs.png"))
+    assert console.errors == []
 
 
 def test_the_plugin_refuses_anonymous_and_unauthorised_requests(stack) -> None:

@@ -8,6 +8,7 @@ A fleet DAG is one built by :func:`sagemaker_fleet.dags.build_fleet_dag`: tagged
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
@@ -80,15 +81,22 @@ def _params_of(dag: Any) -> dict[str, Any]:
     return {key: params.get(key) for key in params}
 
 
+@cache
+def _dag_bag() -> Any:
+    """One DB DAG bag for the api-server's life: it keeps each DAG version it deserialized."""
+    from airflow.models.dagbag import DBDagBag
+
+    return DBDagBag()
+
+
 def load_fleet_run(session: Session, dag_id: str, run_id: str) -> FleetRunRecord:
     """The fleet run ``(dag_id, run_id)``; :class:`NotAFleetRunError` when there is none."""
-    from airflow.models.dagbag import DBDagBag
     from airflow.models.dagrun import DagRun
 
     dag_run = session.scalar(select(DagRun).where(DagRun.dag_id == dag_id, DagRun.run_id == run_id))
     if dag_run is None:
         raise NotAFleetRunError(f"no run {run_id!r} of DAG {dag_id!r}", missing=True)
-    dag = DBDagBag().get_dag_for_run(dag_run, session=session)
+    dag = _dag_bag().get_dag_for_run(dag_run, session=session)
     task: Any = dag.task_dict.get(PLAN_TASK_ID) if dag is not None else None
     if dag is None or FLEET_TAG not in set(dag.tags or ()) or not getattr(task, "spec_path", None):
         raise NotAFleetRunError(
