@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.parse
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -140,6 +141,8 @@ def main() -> int:
         time.sleep(1)
     if run_id is None:
         raise SystemExit("the scheduler created no run")
+    fleet_tab = f"{stack.url}/dags/{DAG_ID}/runs/{urllib.parse.quote(run_id, safe='')}/plugin/sagemaker-fleet"
+    print(f"watch it live in the Fleet tab: {fleet_tab}")
     state = "running"
     while time.monotonic() < deadline:
         try:
@@ -162,6 +165,7 @@ def main() -> int:
         print(f"starts: {totals['warm_starts']} warm / {totals['cold_starts']} cold · "
               f"start-up saved {totals['startup_seconds_saved'] / 3600:.1f} h")
         print(f"report: {value.get('local_html')}")
+    print(f"Fleet tab (lanes, starts, cost, the report): {fleet_tab}")
     print(f"the UI stays up at {stack.url}; stop everything with `make demo-stop`")
     return 0 if state == "success" else 1
 

@@ -1,13 +1,19 @@
 """The manual DAG's trigger form in a real browser (Playwright driving Debian's Chromium) against a real Airflow.
 
-One Airflow (api-server, scheduler, dag-processor, triggerer; SQLite, LocalExecutor) set up only as the README's
-``make demo`` does it — no Airflow pool, no connection but ``aws_default`` — with the simulator in-process at high
-speed and the 12-city small fleet behind the shipped manual DAG's form. Scenarios share it:
+One Airflow (api-server, scheduler, dag-processor, triggerer; SQLite, LocalExecutor) set up as the README's
+``make demo`` does it — no Airflow pool, no connection but ``aws_default`` and the api-server's own (for the run's
+note) — but with the simple auth manager's users instead of all-admins, so every page is reached by logging in;
+the simulator runs in-process at high speed and the 12-city small fleet is behind the shipped manual DAG's form.
+The provider's Fleet view plugin is loaded (through ``browser_plugins/`` when the installed metadata has no entry
+point for it). Scenarios share it:
 
 - a person picks three cities in the form's picker and triggers: exactly those three train, and the run's note
   says what was asked; the form logs no console error;
 - a dry run shows its expected cost in the run's note on the run page and creates no training job;
-- an unknown city sent through the REST API is refused in one line in the note, without retries.
+- an unknown city sent through the REST API is refused in one line in the note, without retries;
+- the Fleet tab of a running and then of the finished run draws the lanes and the costs, refreshing by itself,
+  with no console error, and links the run's report, which the plugin serves;
+- the plugin's routes refuse an anonymous request and a user who may not read the DAG.
 
 Screenshots land in ``build/e2e-browser/`` (gitignored).
 """
@@ -24,6 +30,8 @@ from typing import Any
 
 import pytest
 
+from sagemaker_fleet.cost import PriceBook
+from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.cost.svg import usd
 from sagemaker_fleet.sim import SimConfig
 from sagemaker_fleet.sim.client import SimClient
@@ -42,6 +50,9 @@ PICKED = ["lagos", "lima", "oslo"]  # on demand, short: 450–900 simulated seco
 SPEED = 200.0
 RUN_TIMEOUT = 300.0
 CHROMIUM = "/usr/bin/chromium"
+#: name → (role, password); "nobody" is logged in but may read no DAG
+USERS = MappingProxyType({"admin": ("admin", "admin-pw"), "viewer": ("viewer", "viewer-pw"), "nobody": ("", "nobody-pw")})
+FLEET_PREFIX = "/sagemaker-fleet"
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +72,8 @@ def sim(spec: FleetSpec) -> Iterator[SimClient]:
 @pytest.fixture(scope="module")
 def stack(sim: SimClient, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalAirflowStack]:
     settings = StackSettings(home=tmp_path_factory.mktemp("airflow"), dags_folder=E2E_DIR / "browser_dags",
-                             endpoint_url=sim.url)
+                             endpoint_url=sim.url, users=USERS,
+                             extra_env={"AIRFLOW__CORE__PLUGINS_FOLDER": str(E2E_DIR / "browser_plugins")})
     with LocalAirflowStack(settings) as airflow:
         # a fresh Airflow has only default_pool, and a first run must not wait for another
         assert [p["name"] for p in airflow.api("GET", "/api/v2/pools")["pools"]] == ["default_pool"]
@@ -88,11 +100,22 @@ class Console:
         page.on("pageerror", lambda error: self.errors.append(f"uncaught: {error}"))
 
 
+def login(page: Any, stack: LocalAirflowStack, user: str = "admin") -> None:
+    """Sign in on the simple auth manager's page, as a person does."""
+    page.goto(f"{stack.url}/")
+    page.locator('input[name="username"]').fill(user)
+    page.locator('input[name="password"]').fill(USERS[user][1])
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(re.compile(r"^(?!.*/auth/).*$"))
+
+
 @pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
+def page(browser: Any, stack: LocalAirflowStack) -> Iterator[Any]:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    yield context.new_page()
+    tab = context.new_page()
+    login(tab, stack)
+    yield tab
     context.close()
 
 
@@ -194,3 +217,96 @@ def test_an_unknown_city_from_the_rest_api_is_refused_in_one_line(stack, sim) ->
     assert tis["plan"] == ("failed", 1)  # no retries: a new run with other cities is the fix
     assert tis["cost_report"] == ("skipped", 1)  # nothing to report, and no retries of it either
     assert len(sim.state()["jobs"]) == before
+
+
+def fleet_tab(page: Any, stack: LocalAirflowStack, run_id: str) -> Any:
+    """Open the run's Fleet tab in the UI; the plugin's page is the tab's frame."""
+    page.goto(f"{stack.url}/dags/{DAG_ID}/runs/{urllib.parse.quote(run_id, safe='')}/plugin/sagemaker-fleet")
+    frame = page.frame_locator("iframe").first
+    frame.locator("#run-meta").wait_for(timeout=60_000)
+    return frame
+
+
+def view_json(stack: LocalAirflowStack, run_id: str) -> dict[str, Any]:
+    result: dict[str, Any] = stack.api("GET", f"{FLEET_PREFIX}/api/runs/{DAG_ID}/{urllib.parse.quote(run_id, safe='')}")
+    return result
+
+
+def refreshes(frame: Any) -> int:
+    return int(frame.locator("html").get_attribute("data-refreshes") or "0")
+
+
+def test_the_fleet_tab_of_a_running_and_then_of_the_finished_run(stack, sim, spec, page) -> None:
+    console = Console(page)
+    run_id = stack.trigger(DAG_ID)  # the whole fleet: long enough to be seen running
+    frame = fleet_tab(page, stack, run_id)
+    # running: lanes of the plan and of the jobs started so far, costs so far, waiting cities with reasons
+    frame.locator("#actual-gantt .job").first.wait_for(timeout=120_000)
+    first = refreshes(frame)
+    assert stack.run_state(DAG_ID, run_id) == "running"
+    assert frame.locator("#plan-gantt .job.planned").count() == len(spec.cities)
+    expected = usd(estimate_plan_cost(xcom(stack, run_id, "plan", "plan"), spec, PriceBook.for_spec(spec))["expected_usd"])
+    assert frame.locator("#cost-expected").inner_text() == expected
+    assert frame.locator("#cost-so-far").inner_text().startswith("$")
+    page.screenshot(path=str(ARTIFACTS / "fleet-tab-running.png"), full_page=True)
+    page.wait_for_function(
+        "n => Number(document.querySelector('iframe').contentDocument.documentElement"
+        ".getAttribute('data-refreshes')) > n", arg=first, timeout=30_000)  # it refreshed itself, no reload
+    assert stack.wait_for_run(DAG_ID, run_id, timeout=RUN_TIMEOUT) == "success"
+    # finished: every city's job in the lanes, what was billed (the report task's own total) and the report
+    frame = fleet_tab(page, stack, run_id)
+    frame.locator("#report-link").wait_for()
+    frame.get_by_text("run success").wait_for(timeout=30_000)  # once the shared answer of the running run expired
+    view = view_json(stack, run_id)
+    report = xcom(stack, run_id, "cost_report", "return_value")
+    assert view["counts"]["completed"] == len(spec.cities)
+    assert view["counts"]["waiting"] == 0
+    assert frame.locator("#actual-gantt .job").count() == view["counts"]["submissions"]
+    assert view["cost"]["billed_usd"] == round(report["totals"]["cost_usd"], 2)
+    assert view["cost"]["projected_usd"] == view["cost"]["so_far_usd"] == view["cost"]["billed_usd"]
+    assert frame.locator("#cost-so-far").inner_text() == usd(view["cost"]["billed_usd"])
+    assert frame.locator("#count-trained").inner_text() == f"{len(spec.cities)} / {len(spec.cities)}"
+    jobs_table = frame.locator("#jobs")
+    assert jobs_table.locator("a", has_text="console").count() == view["counts"]["submissions"]
+    page.screenshot(path=str(ARTIFACTS / "fleet-tab-finished.png"), full_page=True)
+    page.goto(stack.url + view["report_url"].rsplit("/", 1)[0])  # the tab's page on its own: all of it at once
+    page.locator("#actual-gantt").wait_for()
+    page.screenshot(path=str(ARTIFACTS / "fleet-page-finished.png"), full_page=True)
+    served = page.request.get(stack.url + view["report_url"])  # with the browser's session, as the link is
+    assert served.status == 200
+    assert served.headers["content-type"].startswith("text/html")
+    assert Path(report["local_html"]).read_bytes() == served.body()
+    assert console.errors == []
+    # the nav entry, under Browse: the fleet runs, each linked to its tab
+    page.goto(f"{stack.url}/")
+    page.get_by_role("button", name="Browse").click()
+    page.get_by_role("menuitem", name="SageMaker fleets").click()
+    runs = page.frame_locator("iframe").first.locator("#fleet-runs")
+    runs.wait_for()
+    assert run_id in runs.inner_text()
+    page.screenshot(path=str(ARTIFACTS / "fleet-runs.png"))
+    assert console.errors == []
+
+
+def test_the_plugin_refuses_anonymous_and_unauthorised_requests(stack) -> None:
+    import urllib.error
+    import urllib.request
+
+    run_id = stack.runs(DAG_ID)[0]["dag_run_id"]
+    quoted = urllib.parse.quote(run_id, safe="")
+    routes = [f"{FLEET_PREFIX}/runs", f"{FLEET_PREFIX}/api/runs", f"{FLEET_PREFIX}/runs/{DAG_ID}/{quoted}",
+              f"{FLEET_PREFIX}/api/runs/{DAG_ID}/{quoted}", f"{FLEET_PREFIX}/runs/{DAG_ID}/{quoted}/report.html"]
+
+    def status(route: str, token: str | None = None) -> int:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        try:
+            with urllib.request.urlopen(urllib.request.Request(stack.url + route, headers=headers), timeout=30) as r:
+                return int(r.status)
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    assert {route: status(route) for route in routes} == dict.fromkeys(routes, 401)
+    nobody = stack.token("nobody")
+    assert {route: status(route, nobody) for route in routes[2:]} == dict.fromkeys(routes[2:], 403)
+    viewer = stack.token("viewer")
+    assert status(routes[3], viewer) == 200

@@ -120,7 +120,8 @@ def _outline(line: CostLine, x: float, y: float, w: float) -> str:
     return f'<rect x="{num(x)}" y="{num(y)}" width="{num(max(w, 0.75))}" height="{BAR}" {style}/>'
 
 
-def _axis(scale: TimeScale, height: float) -> str:
+def axis(scale: TimeScale, height: float) -> str:
+    """Vertical grid lines and elapsed-time ticks over the plot."""
     step = next((s for s in TICK_STEPS if scale.span_seconds / s <= 12), TICK_STEPS[-1])
     parts = []
     tick = 0.0
@@ -132,21 +133,28 @@ def _axis(scale: TimeScale, height: float) -> str:
     return "".join(parts)
 
 
-def render_gantt(lines: Sequence[CostLine], lanes: Sequence[Lane], group_labels: dict[str, str]) -> str:
-    """The timeline SVG (empty-state text when no job has times)."""
-    scale = time_scale(lines)
+def render_gantt(
+    lines: Sequence[CostLine],
+    lanes: Sequence[Lane],
+    group_labels: dict[str, str],
+    scale: TimeScale | None = None,
+    svg_id: str = "gantt",
+) -> str:
+    """The timeline SVG (empty-state text when no job has times). ``scale``: another chart's time axis, so that
+    two timelines drawn one above the other (the Fleet view's plan and actual lanes) line up."""
+    scale = scale or time_scale(lines)
     if scale is None or not lanes:
         return '<p class="empty">No job has timing information yet.</p>'
     by_name = {line.job_name: line for line in lines}
     height = AXIS + ROW * len(lanes) + 6
     width = LABEL_WIDTH + PLOT_WIDTH + 20
     parts = [
-        f'<svg id="gantt" class="chart" role="img" aria-label="lane timeline" width="{width}" '
+        f'<svg id="{esc(svg_id)}" class="chart" role="img" aria-label="lane timeline" width="{width}" '
         f'height="{num(height)}" viewBox="0 0 {width} {num(height)}">',
         '<defs><pattern id="idle" width="6" height="6" patternUnits="userSpaceOnUse" '
         'patternTransform="rotate(45)"><rect width="6" height="6" fill="#e4e4e4"/>'
         f'<rect width="3" height="6" fill="{COLORS["retained"]}"/></pattern></defs>',
-        _axis(scale, height),
+        axis(scale, height),
     ]
     for row, lane in enumerate(lanes):
         y = AXIS + row * ROW

@@ -232,7 +232,8 @@ def _city_table(by_city: Mapping[str, CostTotals]) -> str:
     return _totals_table("cities", [("city", False)], [((city,), t) for city, t in by_city.items()])
 
 
-def _legend() -> str:
+def legend() -> str:
+    """The colour key of the lane timeline (shared with the Fleet view)."""
     keys = [
         ("cold start-up", COLORS["cold"]),
         ("warm start-up", COLORS["warm"]),
@@ -279,7 +280,7 @@ def render_html(report: CostReport) -> str:
 {_cards(t)}
 <h2>Spend and spot savings</h2>{spend_chart(t)}
 <h2>Warm and cold starts</h2>{starts_chart(t)}
-<h2>Lane timeline</h2>{_legend()}<div class="scroll">{render_gantt(report.lines, report.lanes, group_labels)}</div>
+<h2>Lane timeline</h2>{legend()}<div class="scroll">{render_gantt(report.lines, report.lanes, group_labels)}</div>
 {_group_key(report)}
 <h2>Cost per city</h2>{city_chart(report.by_city)}{missing_note}
 <details><summary>Every city</summary>{_city_table(report.by_city)}</details>

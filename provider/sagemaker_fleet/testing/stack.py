@@ -2,8 +2,9 @@
 end-to-end tests, with the ``aws_default`` connection pointed at an endpoint such as the simulator.
 
 Every component is a separate ``airflow`` process, exactly as deployed; only the addresses are local. The stack
-talks to Airflow through its public REST API (SimpleAuthManager in all-admins mode: fine on loopback, never
-for a shared deployment).
+talks to Airflow through its public REST API: by default with SimpleAuthManager in all-admins mode (fine on
+loopback, never for a shared deployment); with ``users`` set, as a user of its own (the first admin) with a JWT
+from ``/auth/token``, and every other request must log in as Airflow's users do.
 """
 
 from __future__ import annotations
@@ -93,6 +94,9 @@ class StackSettings:
     api_port: int = 0  # 0: a free port
     parallelism: int = 32
     extra_env: Mapping[str, str] = field(default_factory=dict)
+    #: SimpleAuthManager users, ``{name: (role, password)}`` (role ``""``: a user who may read nothing); empty:
+    #: all-admins mode, no login.
+    users: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
 
 class LocalAirflowStack:
@@ -105,6 +109,7 @@ class LocalAirflowStack:
         settings.home.mkdir(parents=True, exist_ok=True)
         self.log_dir = settings.home / "component-logs"
         self.log_dir.mkdir(exist_ok=True)
+        self._token: str | None = None
 
     @property
     def url(self) -> str:
@@ -133,7 +138,7 @@ class LocalAirflowStack:
                 "AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL": "5",
                 "AIRFLOW__SCHEDULER__SCHEDULER_HEARTBEAT_SEC": "2",
                 **FAILOVER_SETTINGS,
-                "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "True",
+                "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "False" if s.users else "True",
                 "AIRFLOW__API_AUTH__JWT_SECRET": "sagemaker-fleet-local-stack",
                 "AIRFLOW_CONN_AWS_DEFAULT": aws_connection_json(s.endpoint_url),
                 "AWS_ACCESS_KEY_ID": "testing",
@@ -141,6 +146,14 @@ class LocalAirflowStack:
                 "AWS_DEFAULT_REGION": "us-east-1",
             }
         )
+        if s.users:
+            env["AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS"] = ",".join(f"{n}:{r}" for n, (r, _) in s.users.items())
+            env["AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_PASSWORDS_FILE"] = str(self.passwords_file)
+            # the plan task writes the run's note through the api-server: as the first admin user
+            admin = next(n for n, (role, _) in s.users.items() if role.lower() == "admin")
+            env["AIRFLOW_CONN_AIRFLOW_API"] = json.dumps(
+                {"conn_type": "http", "host": self.url, "login": admin, "password": s.users[admin][1]}
+            )
         if s.celery_broker_url:
             env["AIRFLOW__CELERY__BROKER_URL"] = s.celery_broker_url
             env["AIRFLOW__CELERY__RESULT_BACKEND"] = "db+" + (s.sql_alchemy_conn or "").replace(
@@ -149,6 +162,20 @@ class LocalAirflowStack:
             env["AIRFLOW__CELERY__WORKER_CONCURRENCY"] = str(s.parallelism)
         env.update(s.extra_env)
         return env
+
+    @property
+    def passwords_file(self) -> Path:
+        return self.settings.home / "simple_auth_manager_passwords.json"
+
+    def token(self, username: str | None = None) -> str:
+        """A JWT for ``username`` (default: the first admin user) from the api-server's ``/auth/token``."""
+        users = self.settings.users
+        name = username or next(n for n, (role, _) in users.items() if role.lower() == "admin")
+        body = json.dumps({"username": name, "password": users[name][1]}).encode()
+        request = urllib.request.Request(self.url + "/auth/token", data=body, method="POST",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return str(json.loads(response.read())["access_token"])
 
     def airflow(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         """Run an ``airflow`` CLI command in the stack's environment."""
@@ -161,6 +188,9 @@ class LocalAirflowStack:
     # ------------------------------------------------------------------------------------------ lifecycle
 
     def start(self, timeout: float = 120.0) -> LocalAirflowStack:
+        if self.settings.users:
+            passwords = {name: password for name, (_, password) in self.settings.users.items()}
+            self.passwords_file.write_text(json.dumps(passwords))
         self.airflow("db", "migrate")
         components = [*COMPONENTS, *(["celery-worker"] if self.settings.celery_broker_url else [])]
         for component in components:
@@ -280,9 +310,11 @@ class LocalAirflowStack:
 
     def api(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> Any:
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(
-            self.url + path, data=data, method=method, headers={"Content-Type": "application/json"}
-        )
+        headers = {"Content-Type": "application/json"}
+        if self.settings.users and not path.startswith("/api/v2/version"):
+            self._token = self._token or self.token()
+            headers["Authorization"] = f"Bearer {self._token}"
+        request = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 text = response.read().decode()

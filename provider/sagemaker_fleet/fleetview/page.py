@@ -1,0 +1,229 @@
+"""The Fleet tab's page and the fleet runs list: self-contained HTML (inline CSS and JS, nothing from a CDN).
+
+The tab page fetches the run's JSON every few seconds and redraws itself (no page reload); the timelines arrive
+as SVG already rendered by the server with report.html's own drawing code, every text in them escaped. All other
+text is set through ``textContent``.
+"""
+
+from __future__ import annotations
+
+from sagemaker_fleet.cost.page import STYLE, legend
+from sagemaker_fleet.cost.svg import esc
+
+CSP = (
+    "default-src 'none'; connect-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+    "img-src data:"
+)
+
+EXTRA_STYLE = """
+body{margin:12px 16px}.muted{color:#5b6475}.bad{color:#b71c1c}
+.banner{border:1px solid #e3e6eb;border-radius:8px;padding:10px 14px;background:#f6f7f9}
+a{color:#1f5fbf}td a{margin-right:8px}
+"""
+
+TAB_SCRIPT = """
+(function () {
+  var root = document.getElementById('fleet');
+  var url = root.getAttribute('data-api');
+  var every = parseInt(root.getAttribute('data-refresh'), 10) * 1000;
+  function el(tag, text, cls) {
+    var node = document.createElement(tag);
+    if (text !== undefined && text !== null) { node.textContent = String(text); }
+    if (cls) { node.className = cls; }
+    return node;
+  }
+  function usd(value) {
+    if (value === null || value === undefined) { return '—'; }
+    return (value < 0 ? '-$' : '$') + Math.abs(value).toLocaleString('en-US',
+      {minimumFractionDigits: 2, maximumFractionDigits: 2});
+  }
+  function card(value, label, id) {
+    var box = el('div', null, 'card');
+    var v = el('div', value, 'v');
+    if (id) { v.id = id; }
+    box.appendChild(v); box.appendChild(el('div', label, 'k'));
+    return box;
+  }
+  function link(href, text) {
+    var a = el('a', text); a.href = href; a.target = '_blank'; a.rel = 'noopener'; return a;
+  }
+  function table(id, headers, rows) {
+    var t = el('table'); t.id = id;
+    var head = t.createTHead().insertRow();
+    headers.forEach(function (h) { head.appendChild(el('th', h)); });
+    var body = t.createTBody();
+    rows.forEach(function (cells) {
+      var tr = body.insertRow();
+      cells.forEach(function (c) {
+        var td = tr.insertCell();
+        if (c instanceof Node) { td.appendChild(c); } else { td.textContent = c === null ? '' : String(c); }
+      });
+    });
+    return t;
+  }
+  function section(title, content) {
+    var s = el('section'); s.appendChild(el('h2', title)); s.appendChild(content); return s;
+  }
+  function render(v) {
+    var out = document.createDocumentFragment();
+    if (!v.fleet_dag) {
+      out.appendChild(el('p', v.message || 'This run is not a fleet run.', 'banner'));
+      return out;
+    }
+    if (v.refused) { out.appendChild(el('p', v.message, 'banner bad')); return out; }
+    var c = v.counts, m = v.cost;
+    var head = el('p', 'fleet ' + v.fleet + ' · run key ' + v.run_key + ' · ' + v.region + ' · run ' + v.state +
+      (v.dry_run ? ' · dry run: nothing launched' : '') + ' · updated ' + v.generated_at.substring(11, 19) + ' UTC',
+      'meta');
+    head.id = 'run-meta';
+    out.appendChild(head);
+    var cards = el('div', null, 'cards');
+    cards.appendChild(card(usd(m.so_far_usd), 'cost so far (billed ' + usd(m.billed_usd) + ' + running ' +
+      usd(m.running_unbilled_usd) + ')', 'cost-so-far'));
+    cards.appendChild(card(usd(m.projected_usd), 'projected total', 'cost-projected'));
+    cards.appendChild(card(usd(m.expected_usd), "plan's expected cost", 'cost-expected'));
+    cards.appendChild(card(c.completed + ' / ' + c.cities, 'cities trained (' + c.running + ' running, ' +
+      c.waiting + ' waiting, ' + c.failed + ' failed)', 'count-trained'));
+    cards.appendChild(card(c.warm_starts + ' / ' + c.cold_starts, 'warm / cold starts (planned ' +
+      (c.planned_warm_starts === null ? '—' : c.planned_warm_starts) + ' / ' +
+      (c.planned_cold_starts === null ? '—' : c.planned_cold_starts) + ')', 'count-starts'));
+    cards.appendChild(card(String(c.resubmissions), 're-submissions', 'count-resubmissions'));
+    cards.appendChild(card(usd(m.retained_usd), 'retained warm-pool idle', 'cost-retained'));
+    out.appendChild(cards);
+    if (v.report_url) {
+      var p = el('p'); p.appendChild(link(v.report_url, 'Cost report (report.html)')); p.id = 'report-link';
+      p.appendChild(document.createTextNode(' · '));
+      p.appendChild(link(v.report_url.replace(/report\\.html$/, 'report.json'), 'report.json'));
+      out.appendChild(p);
+    }
+    var lanes = el('div');
+    var key = document.getElementById('legend').cloneNode(true); key.removeAttribute('id');
+    lanes.appendChild(key);
+    lanes.appendChild(el('h3', 'Planned lanes'));
+    var plan = el('div', null, 'scroll'); plan.innerHTML = v.gantt.plan_svg ||
+      '<p class="empty">No plan yet.</p>';
+    lanes.appendChild(plan);
+    lanes.appendChild(el('h3', 'What happened'));
+    var actual = el('div', null, 'scroll'); actual.innerHTML = v.gantt.actual_svg;
+    lanes.appendChild(actual);
+    out.appendChild(section('Lanes: plan and reality', lanes));
+    out.appendChild(section('Cities waiting (' + v.waiting.length + ')', v.waiting.length ?
+      table('waiting', ['city', 'why'], v.waiting.map(function (w) { return [w.city, w.reason]; })) :
+      el('p', 'None.', 'empty')));
+    if (v.failures.length) {
+      out.appendChild(section('Failures', table('failures', ['city', 'job', 'status', 'reason'],
+        v.failures.map(function (f) { return [f.city, f.job_name, f.status, f.reason]; }))));
+    }
+    if (v.resubmissions.length) {
+      var rows = [];
+      v.resubmissions.forEach(function (r) {
+        r.attempts.forEach(function (a) { rows.push([r.city, a.attempt, a.job_name, a.status, a.reason]); });
+      });
+      out.appendChild(section('Re-submissions', table('resubmissions',
+        ['city', 'attempt', 'job', 'status', 'reason'], rows)));
+    }
+    var jobs = v.jobs.map(function (j) {
+      var links = el('span');
+      links.appendChild(link(j.console_url, 'console')); links.appendChild(link(j.logs_url, 'logs'));
+      return [j.city, j.attempt, j.job_name, j.status + ' / ' + j.secondary_status, j.instance_type +
+        (j.spot ? ' · spot' : ''), j.start, j.billable_seconds, usd(j.cost_usd + j.running_usd),
+        j.failure_reason || '', links];
+    });
+    out.appendChild(section('Jobs (' + v.jobs.length + ')', v.jobs.length ? table('jobs',
+      ['city', 'attempt', 'job', 'status', 'instances', 'start', 'billable s', 'cost', 'failure reason', 'links'],
+      jobs) : el('p', 'No training job yet.', 'empty')));
+    var calls = el('p', 'This refresh: ' + v.listing.list_calls + ' listing(s), ' + v.listing.describe_calls +
+      ' describe(s) of jobs still changing, ' + v.listing.cached_describes + ' from cache.', 'note');
+    out.appendChild(calls);
+    return out;
+  }
+  function refresh() {
+    fetch(url, {credentials: 'same-origin', headers: {'Accept': 'application/json'}})
+      .then(function (r) {
+        return r.json().then(function (body) { return {ok: r.ok, status: r.status, body: body}; });
+      })
+      .then(function (answer) {
+        var view = document.getElementById('view');
+        if (!answer.ok && !answer.body.fleet_dag) {
+          view.replaceChildren(el('p', answer.body.message || answer.body.detail || ('HTTP ' + answer.status),
+            'banner bad'));
+        } else {
+          view.replaceChildren(render(answer.body));
+        }
+        document.documentElement.setAttribute('data-refreshes',
+          String(1 + parseInt(document.documentElement.getAttribute('data-refreshes') || '0', 10)));
+        var done = answer.body.state === 'success' || answer.body.state === 'failed' || !answer.body.fleet_dag;
+        if (!done) { setTimeout(refresh, every); }
+      })
+      .catch(function (err) {
+        document.getElementById('status').textContent = 'refresh failed: ' + err + ' (retrying)';
+        setTimeout(refresh, every);
+      });
+  }
+  refresh();
+})();
+"""
+
+RUNS_SCRIPT = """
+(function () {
+  var root = document.getElementById('runs');
+  fetch(root.getAttribute('data-api'), {credentials: 'same-origin'}).then(function (r) { return r.json(); })
+    .then(function (body) {
+      if (!body.runs || !body.runs.length) {
+        root.textContent = 'No run of a fleet DAG you may read.'; return;
+      }
+      var t = document.createElement('table'); t.id = 'fleet-runs';
+      var head = t.createTHead().insertRow();
+      ['DAG', 'run', 'state', 'run after', 'run key', 'Fleet tab'].forEach(function (h) {
+        var th = document.createElement('th'); th.textContent = h; head.appendChild(th);
+      });
+      var tbody = t.createTBody();
+      body.runs.forEach(function (run) {
+        var tr = tbody.insertRow();
+        [run.dag_id, run.run_id, run.state, run.run_after || '', run.run_key].forEach(function (v) {
+          tr.insertCell().textContent = v;
+        });
+        var a = document.createElement('a');
+        a.textContent = 'Fleet';
+        a.href = '/dags/' + encodeURIComponent(run.dag_id) + '/runs/' + encodeURIComponent(run.run_id) +
+          '/plugin/sagemaker-fleet';
+        a.target = '_top';
+        tr.insertCell().appendChild(a);
+      });
+      root.replaceChildren(t);
+    });
+})();
+"""
+
+
+def _document(title: str, body: str, script: str) -> str:
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}"><title>{esc(title)}</title>'
+        f"<style>{STYLE}{EXTRA_STYLE}</style></head><body>{body}<script>{script}</script></body></html>"
+    )
+
+
+def fleet_page(prefix: str, dag_id: str, run_id: str, refresh_seconds: int) -> str:
+    """The Fleet tab of one run: a shell that draws the run's JSON and refreshes it until the run ends."""
+    from urllib.parse import quote
+
+    key = legend().replace("<p ", '<p id="legend" ', 1)
+    api = f"{prefix}/api/runs/{quote(dag_id, safe='')}/{quote(run_id, safe='')}"
+    body = (
+        f'<main id="fleet" data-api="{esc(api)}" data-refresh="{int(refresh_seconds)}">'
+        f'<h1>Fleet · {esc(dag_id)}</h1><p id="status" class="muted"></p>'
+        f'<div id="view"><p class="muted">Loading…</p></div>'
+        f"<div hidden>{key}</div>"
+        "</main>"
+    )
+    return _document(f"Fleet · {dag_id} · {run_id}", body, TAB_SCRIPT)
+
+
+def runs_page(prefix: str) -> str:
+    """The nav entry's page: the newest runs of the fleet DAGs the user may read, each linked to its Fleet tab."""
+    body = (
+        f'<h1>SageMaker fleet runs</h1><div id="runs" data-api="{esc(prefix)}/api/runs">'
+        '<p class="muted">Loading…</p></div>'
+    )
+    return _document("SageMaker fleet runs", body, RUNS_SCRIPT)

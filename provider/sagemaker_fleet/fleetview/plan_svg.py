@@ -1,0 +1,103 @@
+"""The plan's lanes as a timeline in report.html's language: start-up by how the job is planned to start (cold or
+warm), training on-demand or spot, and the keep-alive a pool is planned to idle for its successor (hatched).
+
+Drawn on the same :class:`~sagemaker_fleet.cost.gantt.TimeScale` as the actual lanes, so plan and reality line up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from sagemaker_fleet.cost.gantt import AXIS, BAR, LABEL_WIDTH, PLOT_WIDTH, ROW, TimeScale, axis
+from sagemaker_fleet.cost.svg import COLORS, duration, esc, num, rect, text, title
+
+
+def plan_makespan(plan: Mapping[str, Any] | None) -> int:
+    """The latest planned end, in seconds from the run's start (0 without a plan)."""
+    return max((int(job["planned_end_seconds"]) for job in (plan or {}).get("jobs") or ()), default=0)
+
+
+def _lanes(plan: Mapping[str, Any]) -> list[tuple[tuple[str, int], list[Mapping[str, Any]]]]:
+    lanes: dict[tuple[str, int], list[Mapping[str, Any]]] = {}
+    for job in plan.get("jobs") or ():
+        lanes.setdefault((str(job["group"]), int(job["lane"])), []).append(job)
+    for jobs in lanes.values():
+        jobs.sort(key=lambda job: int(job["position"]))
+    return sorted(lanes.items(), key=lambda item: (item[0][0], item[0][1]))
+
+
+def _planned_job(
+    job: Mapping[str, Any], successor: Mapping[str, Any] | None, scale: TimeScale, y: float
+) -> str:
+    start, end = int(job["planned_start_seconds"]), int(job["planned_end_seconds"])
+    startup = max(0, end - start - int(job["expected_seconds"]))
+
+    def at(seconds: int) -> float:
+        return scale.x(scale.origin + timedelta(seconds=seconds))
+
+    kind = "warm" if job.get("start") == "warm" else "cold"
+    tip = (
+        f"{job['city']} · {job['job_name']} (planned)\n{kind} start, start-up {duration(startup)}, training "
+        f"{duration(int(job['expected_seconds']))}" + (" · spot" if job.get("spot") else "")
+    )
+    parts = [
+        f'<g class="job planned" data-city="{esc(job["city"])}">',
+        title(tip),
+        rect(at(start), y, max(at(start + startup) - at(start), 0.75), BAR, COLORS[kind]),
+        rect(
+            at(start + startup),
+            y,
+            max(at(end) - at(start + startup), 0.75),
+            BAR,
+            COLORS["spot" if job.get("spot") else "training"],
+        ),
+    ]
+    if successor is not None and int(job["keep_alive_seconds"]) > 0:
+        idle = min(int(successor["planned_start_seconds"]) - end, int(job["keep_alive_seconds"]))
+        if idle > 0:
+            parts.append(
+                rect(at(end), y + 3, at(end + idle) - at(end), BAR - 6, "url(#idle)", 'class="idle"')
+            )
+    parts.append(
+        f'<circle cx="{num(at(start))}" cy="{num(y + BAR / 2)}" r="3.2" fill="{COLORS[kind]}" '
+        f'stroke="#fff" stroke-width="1" class="start-{kind}"/></g>'
+    )
+    return "".join(parts)
+
+
+def render_plan_gantt(
+    plan: Mapping[str, Any],
+    scale: TimeScale,
+    group_labels: Mapping[str, str],
+    group_names: Mapping[str, str] | None = None,
+) -> str:
+    """The planned lanes SVG (one row per planned lane, numbered within its group), or an empty-state paragraph.
+    ``group_names``: what to call each plan group on its rows (the actual lanes' id for the same group)."""
+    names = group_names or {}
+    lanes = sorted(_lanes(plan), key=lambda item: (names.get(item[0][0], item[0][0]), item[0][1]))
+    if not lanes:
+        return '<p class="empty">The plan has no jobs.</p>'
+    height = AXIS + ROW * len(lanes) + 6
+    width = LABEL_WIDTH + PLOT_WIDTH + 20
+    parts = [
+        f'<svg id="plan-gantt" class="chart" role="img" aria-label="planned lanes" width="{width}" '
+        f'height="{num(height)}" viewBox="0 0 {width} {num(height)}">',
+        '<defs><pattern id="idle" width="6" height="6" patternUnits="userSpaceOnUse" '
+        'patternTransform="rotate(45)"><rect width="6" height="6" fill="#e4e4e4"/>'
+        f'<rect width="3" height="6" fill="{COLORS["retained"]}"/></pattern></defs>',
+        axis(scale, height),
+    ]
+    numbers: dict[str, int] = {}
+    for row, ((group, _), jobs) in enumerate(lanes):
+        y = AXIS + row * ROW
+        numbers[group] = numbers.get(group, 0) + 1
+        if row % 2:
+            parts.append(rect(0, y - 3, width, ROW, "#f6f7f9"))
+        label = text(6, y + BAR - 3, f"{names.get(group, group)} · lane {numbers[group]}", 'class="lane"')
+        parts.append(f"<g>{title(group_labels.get(group, group))}{label}</g>")
+        for job, successor in zip(jobs, [*jobs[1:], None], strict=True):
+            parts.append(_planned_job(job, successor, scale, y))
+    parts.append("</svg>")
+    return "".join(parts)

@@ -1,0 +1,49 @@
+"""The Fleet view in Airflow's UI: a **Fleet** tab on every DAG run's page and a nav entry listing fleet runs.
+
+Registered through the ``airflow.plugins`` entry point. Turn it off with ``[sagemaker_fleet] fleet_view = False``
+(``AIRFLOW__SAGEMAKER_FLEET__FLEET_VIEW=False``): the plugin then adds no route and no tab. The FastAPI app is
+built only when the api-server asks for it, so schedulers and workers that load plugins import none of it.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+from airflow.plugins_manager import AirflowPlugin
+
+from sagemaker_fleet.plugin.settings import URL_PREFIX, URL_ROUTE, fleet_view_enabled
+
+
+class SageMakerFleetPlugin(AirflowPlugin):
+    """The Fleet tab (``destination: dag_run``) and the fleet runs list (``nav``), served by one FastAPI app."""
+
+    name = "sagemaker_fleet"
+
+    @cached_property
+    def fastapi_apps(self) -> list[dict[str, Any]]:  # type: ignore[override]
+        if not fleet_view_enabled():
+            return []
+        from sagemaker_fleet.plugin.app import create_app
+
+        return [{"app": create_app(), "url_prefix": URL_PREFIX, "name": "SageMaker Fleet view"}]
+
+    @property
+    def external_views(self) -> list[dict[str, Any]]:  # type: ignore[override]
+        if not fleet_view_enabled():
+            return []
+        return [
+            {
+                "name": "Fleet",
+                "href": f"{URL_PREFIX}/runs/{{DAG_ID}}/{{RUN_ID}}",
+                "destination": "dag_run",
+                "url_route": URL_ROUTE,
+            },
+            {
+                "name": "SageMaker fleets",
+                "href": f"{URL_PREFIX}/runs",
+                "destination": "nav",
+                "category": "browse",
+                "url_route": f"{URL_ROUTE}-runs",
+            },
+        ]

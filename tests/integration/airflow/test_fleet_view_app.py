@@ -1,0 +1,218 @@
+"""The Fleet view's FastAPI app over HTTP, with Airflow's simple auth manager (users, not all-admins), a real
+metadata DB (the fleet DAG serialized, runs and the plan XCom as the tasks leave them) and the simulator behind
+the provider's hook (boto3 over HTTP)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sagemaker_fleet.aws.request import Submission, compile_training_request
+from sagemaker_fleet.cost import PriceBook
+from sagemaker_fleet.plan import plan_fleet
+from sagemaker_fleet.spec import load_fleet_spec
+from sagemaker_fleet.spec.names import job_name, run_key_for
+
+pytestmark = pytest.mark.integration
+
+DAGS = Path(__file__).resolve().parent / "dags"
+QUICK = Path(__file__).resolve().parent / "fleets" / "quick.yaml"
+FLEET_DAG = "fleetview_quick"
+RUN_ID = "manual__fleetview-1"
+OTHER_RUN = "manual__not-a-fleet"
+PREFIX = "/sagemaker-fleet"
+
+
+@pytest.fixture(scope="module")
+def db_state(airflow_db: Path) -> dict[str, Any]:
+    """The DAG folder synced to the DB, a fleet run with its plan XCom and a run of a non-fleet DAG."""
+    from airflow.dag_processing.bundles.manager import DagBundlesManager
+    from airflow.dag_processing.dagbag import BundleDagBag, sync_bag_to_db
+    from airflow.models.dagrun import DagRun
+    from airflow.models.xcom import XComModel
+    from airflow.utils.session import create_session
+    from airflow.utils.state import DagRunState
+    from airflow.utils.types import DagRunType
+
+    DagBundlesManager().sync_bundles_to_db()
+    bag = BundleDagBag(dag_folder=str(DAGS), bundle_path=DAGS, bundle_name="dags-folder")
+    assert not bag.import_errors, bag.import_errors
+    sync_bag_to_db(bag, "dags-folder", None)
+    spec = load_fleet_spec(QUICK)
+    run_key = run_key_for(None, RUN_ID, "manual")
+    plan = plan_fleet(spec, run_key, None).to_json()
+    import datetime as dt
+
+    from airflow.models.dagbag import DBDagBag
+    from airflow.utils.types import DagRunTriggeredByType
+
+    with create_session() as session:
+        for dag_id, run_id in ((FLEET_DAG, RUN_ID), ("op_train", OTHER_RUN)):
+            session.query(DagRun).filter(DagRun.dag_id == dag_id, DagRun.run_id == run_id).delete()
+            session.commit()
+            dag = DBDagBag().get_latest_version_of_dag(dag_id, session=session)
+            dag.create_dagrun(
+                run_id=run_id,
+                run_after=dt.datetime.now(dt.UTC),
+                conf={},
+                run_type=DagRunType.MANUAL,
+                triggered_by=DagRunTriggeredByType.TEST,
+                state=DagRunState.RUNNING,
+                session=session,
+            )
+        session.commit()
+    XComModel.set(key="plan", value=plan, dag_id=FLEET_DAG, task_id="plan", run_id=RUN_ID)
+    return {"spec": spec, "run_key": run_key, "plan": plan}
+
+
+@pytest.fixture
+def client(db_state: dict[str, Any], aws_sim: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    from airflow.api_fastapi.app import init_auth_manager, purge_cached_app
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from sagemaker_fleet.fleetview.source import ViewCache
+    from sagemaker_fleet.plugin import app as plugin_app
+    from sagemaker_fleet.plugin.app import create_app
+
+    monkeypatch.setenv("AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS", "False")
+    monkeypatch.setenv("AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS", "viewer:viewer,nobody:")
+    monkeypatch.setenv("AIRFLOW__API_AUTH__JWT_SECRET", "fleet-view-tests-" + "x" * 64)
+    monkeypatch.setattr(plugin_app, "CACHE", ViewCache(ttl=60.0))
+    purge_cached_app()
+    parent = FastAPI()
+    init_auth_manager(parent)
+    parent.mount(PREFIX, create_app())
+    return TestClient(parent)
+
+
+def token(role: str | None, name: str) -> dict[str, str]:
+    from airflow.api_fastapi.app import get_auth_manager
+    from airflow.api_fastapi.auth.managers.simple.user import SimpleAuthManagerUser
+
+    jwt = get_auth_manager().generate_jwt(SimpleAuthManagerUser(username=name, role=role))
+    return {"Authorization": f"Bearer {jwt}"}
+
+
+def routes(run_id: str = RUN_ID, dag_id: str = FLEET_DAG) -> list[str]:
+    return [
+        f"{PREFIX}/runs",
+        f"{PREFIX}/api/runs",
+        f"{PREFIX}/runs/{dag_id}/{run_id}",
+        f"{PREFIX}/api/runs/{dag_id}/{run_id}",
+        f"{PREFIX}/runs/{dag_id}/{run_id}/report.html",
+    ]
+
+
+def test_anonymous_requests_are_refused_on_every_route(client: Any) -> None:
+    for route in routes():
+        assert client.get(route).status_code == 401, route
+    assert client.get(routes()[3], headers={"Authorization": "Bearer not-a-jwt"}).status_code == 403
+
+
+def test_a_user_who_may_not_read_the_dag_is_refused(client: Any) -> None:
+    nobody = token(None, "nobody")  # authenticated, but no role: may read no DAG
+    for route in routes()[2:]:
+        assert client.get(route, headers=nobody).status_code == 403, route
+    assert client.get(f"{PREFIX}/api/runs", headers=nobody).json() == {"runs": []}
+
+
+def test_the_view_of_a_running_fleet_from_one_listing_through_the_hook(
+    client: Any, db_state: dict[str, Any], aws_sim: Any
+) -> None:
+    spec, run_key = db_state["spec"], db_state["run_key"]
+    sagemaker = aws_sim.boto3_client("sagemaker")
+    aws_sim.set_work(60, city="seoul", fleet="quick")
+    aws_sim.set_work(500, city="tokyo", fleet="quick")
+    for city in ("seoul", "tokyo"):
+        sagemaker.create_training_job(
+            **compile_training_request(spec, spec.city(city), Submission(city, run_key))
+        )
+    seoul = job_name("quick", "seoul", run_key)
+    aws_sim.advance(400)  # seoul starts up, trains its 60 s and ends; tokyo is still training
+    described = sagemaker.describe_training_job(TrainingJobName=seoul)
+    before = aws_sim.calls()["calls"]
+    viewer = token("viewer", "viewer")
+    answer = client.get(f"{PREFIX}/api/runs/{FLEET_DAG}/{RUN_ID}", headers=viewer)
+    assert answer.status_code == 200, answer.text
+    view = answer.json()
+    after = aws_sim.calls()["calls"]
+    delta = {
+        op: after.get(op, 0) - before.get(op, 0) for op in after if after.get(op, 0) != before.get(op, 0)
+    }
+    assert delta == {"ListTrainingJobs": 1, "DescribeTrainingJob": 2}  # one listing, one describe per job
+    assert view["fleet_dag"] is True
+    assert view["run_key"] == run_key
+    assert {j["city"]: j["status"] for j in view["jobs"]}["seoul"] == "Completed"
+    waiting = sorted(w["city"] for w in view["waiting"])
+    assert waiting == sorted({c.name for c in spec.cities} - {"seoul", "tokyo"})
+    price = PriceBook.for_spec(spec).price("ml.m5.xlarge").usd_per_hour
+    retained = (described.get("WarmPoolStatus") or {}).get("ResourceRetainedBillableTimeInSeconds", 0)
+    assert {j["city"]: j["status"] for j in view["jobs"]}["tokyo"] == "InProgress"
+    assert view["cost"]["billed_usd"] == round(
+        (described["BillableTimeInSeconds"] + retained) * price / 3600, 2
+    )
+    assert view["cost"]["expected_usd"] is not None
+    assert 'class="job planned"' in view["gantt"]["plan_svg"]
+    assert view["gantt"]["actual_svg"].count('class="job"') == 2
+    # a second viewer within the cache's lifetime costs SageMaker nothing
+    again = client.get(f"{PREFIX}/api/runs/{FLEET_DAG}/{RUN_ID}", headers=viewer).json()
+    assert again["generated_at"] == view["generated_at"]
+    assert aws_sim.calls()["calls"] == after
+    page = client.get(f"{PREFIX}/runs/{FLEET_DAG}/{RUN_ID}", headers=viewer)
+    assert page.status_code == 200
+    assert f'data-api="{PREFIX}/api/runs/{FLEET_DAG}/manual__fleetview-1"' in page.text
+    runs = client.get(f"{PREFIX}/api/runs", headers=viewer).json()["runs"]
+    assert [(r["dag_id"], r["run_id"]) for r in runs] == [(FLEET_DAG, RUN_ID)]  # not op_train's run
+
+
+def test_a_run_of_another_dag_says_it_is_not_a_fleet(client: Any) -> None:
+    view = client.get(f"{PREFIX}/api/runs/op_train/{OTHER_RUN}", headers=token("viewer", "viewer")).json()
+    assert view["fleet_dag"] is False
+    assert "is not a SageMaker fleet DAG" in view["message"]
+    missing = client.get(f"{PREFIX}/api/runs/op_train/nope", headers=token("viewer", "viewer"))
+    assert missing.status_code == 404
+
+
+def test_the_report_is_served_from_the_local_folder_or_else_from_s3(
+    client: Any, db_state: dict[str, Any], aws_sim: Any, tmp_path: Path
+) -> None:
+    from airflow.models.xcom import XComModel
+
+    viewer = token("viewer", "viewer")
+    url = f"{PREFIX}/runs/{FLEET_DAG}/{RUN_ID}/report.html"
+    XComModel.clear(dag_id=FLEET_DAG, task_id="cost_report", run_id=RUN_ID)
+    assert client.get(url, headers=viewer).status_code == 404  # no report yet
+    (tmp_path / "report.html").write_text("<html>local report</html>")
+    (tmp_path / "report.json").write_text(json.dumps({"run_key": db_state["run_key"]}))
+    XComModel.set(
+        key="return_value",
+        value={"local_html": str(tmp_path / "report.html")},
+        dag_id=FLEET_DAG,
+        task_id="cost_report",
+        run_id=RUN_ID,
+    )
+    local = client.get(url, headers=viewer)
+    assert (local.status_code, local.text) == (200, "<html>local report</html>")
+    assert local.headers["content-type"].startswith("text/html")
+    assert client.get(url.replace(".html", ".json"), headers=viewer).json() == {
+        "run_key": db_state["run_key"]
+    }
+    assert client.get(url.replace("report.html", "secrets.txt"), headers=viewer).status_code == 404
+    # the worker's folder is not on this machine: the copy the report task uploaded
+    s3 = aws_sim.boto3_client("s3")
+    s3.create_bucket(Bucket="acme-ml")
+    key = f"fleets/quick/reports/{db_state['run_key']}/report.html"
+    s3.put_object(Bucket="acme-ml", Key=key, Body=b"<html>from s3</html>", ContentType="text/html")
+    XComModel.clear(dag_id=FLEET_DAG, task_id="cost_report", run_id=RUN_ID)
+    XComModel.set(
+        key="return_value",
+        value={"local_html": "/nowhere/report.html"},
+        dag_id=FLEET_DAG,
+        task_id="cost_report",
+        run_id=RUN_ID,
+    )
+    assert client.get(url, headers=viewer).text == "<html>from s3</html>"

@@ -1,0 +1,218 @@
+"""The Fleet view's model, its SageMaker reads and its cache, against figures worked out here independently."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from sagemaker_fleet.cost import PriceBook, load_price_table
+from sagemaker_fleet.fleetview.model import RunContext, ViewInputs, build_fleet_view, job_links
+from sagemaker_fleet.fleetview.source import RunJobsReader, ViewCache, is_final
+from sagemaker_fleet.plan import plan_fleet
+from sagemaker_fleet.spec.names import job_name
+from unit.cost.cost_describes import RUN_KEY, T0, demo_spec, describe_job
+
+#: $3.60 an hour for every type: a tenth of a cent per instance-second.
+RATE = 0.001
+
+
+def _book(spec: Any) -> PriceBook:
+    return PriceBook(
+        region=spec.region, table=load_price_table(), spec_prices={"ml.m5.xlarge": 3.6, "ml.g5.xlarge": 3.6}
+    )
+
+
+def _planned_usd(plan: dict[str, Any], spec: Any, city: str) -> float:
+    """A city's planned span plus its planned idle keep-alive before its lane successor, at RATE."""
+    count = {c.name: c.instance_count for c in spec.cities}
+    jobs = sorted(plan["jobs"], key=lambda j: (j["lane"], j["position"]))
+    for job, nxt in zip(jobs, [*jobs[1:], None], strict=True):
+        if job["city"] != city:
+            continue
+        seconds = job["planned_end_seconds"] - job["planned_start_seconds"]
+        if nxt is not None and nxt["lane"] == job["lane"] and job["keep_alive_seconds"] > 0:
+            seconds += max(
+                0, min(nxt["planned_start_seconds"] - job["planned_end_seconds"], job["keep_alive_seconds"])
+            )
+        return seconds * RATE * count[city]
+    raise AssertionError(city)
+
+
+def _view(state: str = "running", now_after: float = 2600.0) -> tuple[dict[str, Any], dict[str, Any], Any]:
+    spec = demo_spec()
+    plan = plan_fleet(spec, RUN_KEY, None).to_json()
+    seoul = describe_job(
+        job_name("demo", "seoul", RUN_KEY),
+        training=1800,
+        keep_alive=600,
+        retained=120,
+        pool_status="Terminated",
+    )
+    tokyo = describe_job(
+        job_name("demo", "tokyo", RUN_KEY),
+        status="InProgress",
+        secondary="Training",
+        created=2100.0,
+        training=0,
+        phases=[("Starting", 100.0), ("Training", 400.0)],
+    )
+    lima1 = describe_job(
+        job_name("demo", "lima", RUN_KEY),
+        status="Failed",
+        created=30,
+        training=120,
+        failure_reason="AlgorithmError: exit 1",
+    )
+    lima2 = describe_job(job_name("demo", "lima", RUN_KEY, 2), created=400, training=300)
+    now = T0 + timedelta(seconds=now_after)
+    run = RunContext("fleet_demo", "manual__1", RUN_KEY, state)
+    view = build_fleet_view(run, ViewInputs(spec, plan, [seoul, tokyo, lima1, lima2], _book(spec), now))
+    return view, plan, spec
+
+
+def test_costs_so_far_and_projected_from_billed_time_running_time_and_the_plan() -> None:
+    view, plan, spec = _view()
+    seoul = (1800 + 120) * RATE  # billable + retained idle
+    lima = (120 + 300) * RATE  # both submissions are billed
+    tokyo_running = (2600 - 2100) * RATE  # created 500 s ago, nothing billed yet
+    assert view["cost"]["billed_usd"] == round(seoul + lima, 2) == 2.34
+    assert view["cost"]["running_unbilled_usd"] == 0.5
+    assert view["cost"]["so_far_usd"] == 2.84
+    unfinished = [j["city"] for j in plan["jobs"] if j["city"] not in ("seoul", "lima")]
+    rest = sum(
+        max(0.0, _planned_usd(plan, spec, city) - (tokyo_running if city == "tokyo" else 0.0))
+        for city in unfinished
+    )
+    assert view["cost"]["projected_usd"] == round(seoul + lima + tokyo_running + rest, 2)
+    total = sum(_planned_usd(plan, spec, j["city"]) for j in plan["jobs"])
+    assert view["cost"]["expected_usd"] == round(total, 2)
+
+
+def test_counts_waiting_cities_with_reasons_and_resubmissions() -> None:
+    view, plan, _ = _view()
+    planned = sorted(j["city"] for j in plan["jobs"])
+    assert view["counts"]["cities"] == len(planned) == 7
+    assert view["counts"]["completed"] == 2  # seoul, lima's second submission
+    assert view["counts"]["running"] == 1
+    assert view["counts"]["submissions"] == 4
+    assert view["counts"]["resubmissions"] == 1
+    assert view["counts"]["planned_cold_starts"] == plan["summary"]["cold_starts"]
+    waiting = {w["city"]: w["reason"] for w in view["waiting"]}
+    assert sorted(waiting) == sorted(set(planned) - {"seoul", "tokyo", "lima"})
+    assert all(reason.startswith("waits for ") for reason in waiting.values()), waiting
+    [lima] = view["resubmissions"]
+    assert [(a["attempt"], a["status"], a["reason"]) for a in lima["attempts"]] == [
+        (1, "Failed", "AlgorithmError: exit 1"),
+        (2, "Completed", "Completed"),
+    ]
+    assert view["failures"] == []  # lima's latest submission trained
+
+
+def test_timelines_draw_every_planned_and_every_actual_job_on_one_axis() -> None:
+    view, plan, _ = _view()
+    assert view["gantt"]["plan_svg"].count('class="job planned"') == len(plan["jobs"])
+    assert view["gantt"]["actual_svg"].count('class="job"') == 4
+    # plan rows are named like the actual lanes of the same group (the report's g0: every job so far is on
+    # ml.m5.xlarge on demand), and by their instances while none of the group's jobs has run
+    plan_svg = view["gantt"]["plan_svg"]
+    assert ">g0 · lane 1<" in plan_svg
+    assert ">ml.g5.xlarge ×4 · lane 1<" in plan_svg
+    assert ">ml.m5.xlarge ×1 · spot · lane 1<" in plan_svg
+    makespan = max(j["planned_end_seconds"] for j in plan["jobs"])
+    assert view["gantt"]["span_seconds"] == max(makespan, 2600.0)
+
+
+def test_a_finished_run_projects_what_was_billed_and_nobody_waits_any_more() -> None:
+    view, _, _ = _view(state="failed")
+    assert view["cost"]["projected_usd"] == view["cost"]["so_far_usd"]
+    assert {w["reason"] for w in view["waiting"]} == {"never started: the run ended first"}
+
+
+def test_job_links_are_the_training_tasks_console_and_logs_links() -> None:
+    links = job_links("eu-west-1", "demo-oslo-20261129")
+    assert links["console_url"] == (
+        "https://console.aws.amazon.com/sagemaker/home?region=eu-west-1#/jobs/demo-oslo-20261129"
+    )
+    assert "logStreamNameFilter$3Ddemo-oslo-20261129" in links["logs_url"]
+    assert job_links("cn-north-1", "x")["console_url"].startswith("https://console.amazonaws.cn/")
+
+
+class FakeReader:
+    def __init__(self, jobs: dict[str, dict[str, Any]]) -> None:
+        self.jobs = jobs
+        self.listings: list[tuple[str, Any]] = []
+        self.described: list[str] = []
+
+    def list_jobs(self, name_contains: str, *, creation_time_after: Any = None) -> Any:
+        self.listings.append((name_contains, creation_time_after))
+        for job in self.jobs.values():
+            yield {
+                k: job[k]
+                for k in ("TrainingJobName", "TrainingJobStatus", "SecondaryStatus", "LastModifiedTime")
+                if k in job
+            } | ({"WarmPoolStatus": job["WarmPoolStatus"]} if "WarmPoolStatus" in job else {})
+
+    def describe(self, name: str) -> dict[str, Any] | None:
+        self.described.append(name)
+        return self.jobs[name]
+
+
+def test_one_listing_per_refresh_and_describes_only_for_jobs_that_can_still_change() -> None:
+    done = describe_job("demo-seoul-20261129", pool_status="Terminated", retained=10)
+    pooled = describe_job("demo-tokyo-20261129", pool_status="Available", keep_alive=600)
+    running = describe_job(
+        "demo-lima-20261129",
+        status="InProgress",
+        secondary="Training",
+        training=0,
+        phases=[("Starting", 10.0), ("Training", 50.0)],
+    )
+    other_run = describe_job("demo-lima-20261130")
+    fake = FakeReader({j["TrainingJobName"]: j for j in (done, pooled, running, other_run)})
+    names = {j["TrainingJobName"]: (j["TrainingJobName"].split("-")[1], 1) for j in (done, pooled, running)}
+    reader = RunJobsReader(RUN_KEY, names)
+    first, stats = reader.read(fake)
+    assert [d["TrainingJobName"] for d in first] == sorted(names)
+    assert (stats.list_calls, stats.describe_calls, stats.cached_describes) == (1, 3, 0)
+    assert fake.listings == [("-20261129", T0.replace(hour=0) - timedelta(days=1))]
+    assert is_final(done)
+    assert not is_final(pooled)
+    assert not is_final(running)
+    fake.described.clear()
+    second, stats = reader.read(fake)
+    assert sorted(fake.described) == ["demo-lima-20261129", "demo-tokyo-20261129"]  # not the final one
+    assert (stats.describe_calls, stats.cached_describes) == (2, 1)
+    assert len(second) == 3
+
+
+def test_the_cache_serves_every_viewer_for_its_ttl_and_keeps_the_readers_state() -> None:
+    clock = [100.0]
+    cache = ViewCache(ttl=5.0, clock=lambda: clock[0])
+    calls: list[Any] = []
+
+    def compute(state: Any) -> tuple[Any, Any]:
+        calls.append(state)
+        return {"n": len(calls)}, len(calls)
+
+    assert cache.get(("d", "r"), compute) == {"n": 1}
+    clock[0] += 4.9
+    assert cache.get(("d", "r"), compute) == {"n": 1}  # another viewer, same answer, no call
+    assert cache.get(("d", "other"), compute) == {"n": 2}  # another run has its own entry
+    clock[0] += 0.2
+    assert cache.get(("d", "r"), compute) == {"n": 3}
+    assert calls == [None, None, 1]  # the refresh got the state its run's previous refresh left
+
+
+def test_an_endpoint_clock_ahead_of_ours_never_makes_running_jobs_start_in_the_future() -> None:
+    from sagemaker_fleet.fleetview.model import observed_now
+
+    running = describe_job(
+        "demo-tokyo-20261129",
+        status="InProgress",
+        secondary="Training",
+        training=0,
+        created=100.0,
+        phases=[("Starting", 100.0), ("Training", 300.0)],
+    )
+    assert observed_now([running], T0) == T0 + timedelta(seconds=500)  # the last transition's end
+    assert observed_now([running], T0 + timedelta(hours=1)) == T0 + timedelta(hours=1)
