@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sagemaker_fleet import __version__
+from sagemaker_fleet.settings import provider_config
 
 
 def get_provider_info() -> dict[str, Any]:
@@ -55,4 +56,5 @@ def get_provider_info() -> dict[str, Any]:
             "sagemaker_fleet.links.fleet.TrainingJobLogsLink",
             "sagemaker_fleet.links.fleet.FleetCostReportLink",
         ],
+        "config": provider_config(),
     }
