@@ -118,8 +118,8 @@ def main() -> int:
     subprocess.run(["rm", "-rf", str(home)], check=True)
     stack = LocalAirflowStack(StackSettings(
         home=home, dags_folder=REPO / "dags", endpoint_url=sim_url, api_port=args.ui_port, parallelism=24,
-        extra_env={"SAGEMAKER_FLEET_POLL_INTERVAL": "2", "SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS": "3",
-                   "SAGEMAKER_FLEET_REPORT_DIR": str(STATE / "reports")},
+        extra_env={"AIRFLOW__SAGEMAKER_FLEET__POLL_INTERVAL": "2", "AIRFLOW__SAGEMAKER_FLEET__CAPACITY_RETRY_SECONDS": "3",
+                   "AIRFLOW__SAGEMAKER_FLEET__REPORT_DIR": str(STATE / "reports")},
     ))
     print("starting Airflow (api-server, scheduler, dag-processor, triggerer) …")
     try:

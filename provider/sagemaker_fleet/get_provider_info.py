@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sagemaker_fleet import __version__
+from sagemaker_fleet.settings import provider_config
 
 
 def get_provider_info() -> dict[str, Any]:
@@ -55,19 +56,5 @@ def get_provider_info() -> dict[str, Any]:
             "sagemaker_fleet.links.fleet.TrainingJobLogsLink",
             "sagemaker_fleet.links.fleet.FleetCostReportLink",
         ],
-        "config": {
-            "sagemaker_fleet": {
-                "description": "The SageMaker Fleet provider.",
-                "options": {
-                    "fleet_view": {
-                        "description": "Serve the Fleet tab on DAG-run pages and the fleet runs list in the "
-                        "api-server (the sagemaker_fleet plugin); False adds neither route nor tab.",
-                        "version_added": "0.1.0",
-                        "type": "boolean",
-                        "example": "False",
-                        "default": "True",
-                    },
-                },
-            },
-        },
+        "config": provider_config(),
     }

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from sagemaker_fleet.errors import SageMakerFleetError
+
 __all__ = ["MAX_LIST_PAGES", "ListingError", "PageGuard"]
 
 #: Pages one listing may take (100 summaries each): a listing past it, or one whose NextToken repeats, is an
@@ -12,7 +14,7 @@ __all__ = ["MAX_LIST_PAGES", "ListingError", "PageGuard"]
 MAX_LIST_PAGES = 2000
 
 
-class ListingError(RuntimeError):
+class ListingError(SageMakerFleetError, RuntimeError):
     """A paged listing did not end: its NextToken repeated, or it went past :data:`MAX_LIST_PAGES` pages."""
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from sagemaker_fleet.errors import SageMakerFleetError
 
-class CostReportError(Exception):
+
+class CostReportError(SageMakerFleetError):
     """Base of every error the cost report raises on purpose."""
 
 

@@ -11,7 +11,6 @@ the run's shared poller starts the next city of a group in the sweep that sees o
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 
 from airflow.sdk import DAG, Asset
 
+from sagemaker_fleet import settings
 from sagemaker_fleet.dags.form import manual_params
 from sagemaker_fleet.operators.notify import FleetNotifyOperator
 from sagemaker_fleet.operators.outcome import FleetOutcomeOperator
@@ -67,12 +67,12 @@ def build_fleet_dag(
     :param manual: add the trigger form (cities, spot, instance type, dry run); the run-time plan of the chosen
         variant decides the order and widths.
     :param poll_interval: seconds between status sweeps of the run's jobs (default 30, or
-        ``SAGEMAKER_FLEET_POLL_INTERVAL``; at most 10 s while a city waits for its turn); with a sped-up
+        ``AIRFLOW__SAGEMAKER_FLEET__POLL_INTERVAL``; at most 10 s while a city waits for its turn); with a sped-up
         simulator use a few seconds.
     :param capacity_retry_seconds: base back-off on ResourceLimitExceeded (default 60, or
-        ``SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS``).
+        ``AIRFLOW__SAGEMAKER_FLEET__CAPACITY_RETRY_SECONDS``).
     :param report_dir: where the cost report task writes its files (default: a temporary folder, or
-        ``SAGEMAKER_FLEET_REPORT_DIR``); they are uploaded to S3 either way.
+        ``AIRFLOW__SAGEMAKER_FLEET__REPORT_DIR``); they are uploaded to S3 either way.
     :param api_conn_id: with ``manual``, the connection to Airflow's api-server that the plan task writes the
         run's note through (default ``airflow_api``; without it, Airflow's own address and no credentials).
     :param start_from_trigger: start each city's task in the triggerer (default). Off, each starts on a worker and
@@ -89,11 +89,9 @@ def build_fleet_dag(
     """
     spec_path = str(spec_path)
     spec = load_fleet_spec(spec_path)
-    poll_interval = poll_interval or float(os.environ.get("SAGEMAKER_FLEET_POLL_INTERVAL", "30"))
-    capacity_retry_seconds = capacity_retry_seconds or float(
-        os.environ.get("SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS", "60")
-    )
-    report_dir = report_dir or os.environ.get("SAGEMAKER_FLEET_REPORT_DIR")
+    poll_interval = poll_interval or settings.get_float("poll_interval")
+    capacity_retry_seconds = capacity_retry_seconds or settings.get_float("capacity_retry_seconds")
+    report_dir = report_dir or settings.get("report_dir")
     report_asset = Asset(name=f"{spec.fleet}-reports", uri=f"{spec.output_s3_uri}/reports/")
     model_asset = Asset(name=f"{spec.fleet}-models", uri=f"{spec.output_s3_uri}/models/")
     if "max_active_tasks" not in dag_kwargs:

@@ -18,6 +18,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from sagemaker_fleet.aws.paging import PageGuard
+from sagemaker_fleet.errors import SageMakerFleetError
 
 if TYPE_CHECKING:
     from mypy_boto3_sagemaker import SageMakerClient
@@ -28,11 +29,11 @@ THROTTLING_CODES = frozenset({"ThrottlingException", "Throttling", "TooManyReque
 TERMINAL_STATUSES = frozenset({"Completed", "Failed", "Stopped"})
 
 
-class CapacityUnavailableError(RuntimeError):
+class CapacityUnavailableError(SageMakerFleetError, RuntimeError):
     """CreateTrainingJob was refused with ResourceLimitExceeded: the instance or spot quota is in use now."""
 
 
-class ForeignJobError(RuntimeError):
+class ForeignJobError(SageMakerFleetError, RuntimeError):
     """A training job of the requested name exists but its ownership tags say it is not this fleet's city and run
     (another fleet, or a job made by hand): it is never attached to."""
 

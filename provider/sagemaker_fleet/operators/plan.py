@@ -13,6 +13,7 @@ from airflow.providers.common.compat.sdk import AirflowFailException
 from sagemaker_fleet.cost import PriceBook
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.dispatch import DispatchBook
+from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID, write_run_note
 from sagemaker_fleet.plan import DurationHistory, plan_fleet
@@ -28,12 +29,12 @@ from sagemaker_fleet.triggers.city import PLAN_XCOM_KEY
 HISTORY_CANDIDATES = 10
 
 
-class PlanMismatchError(AirflowFailException):
+class PlanMismatchError(SageMakerFleetError, AirflowFailException):
     """The fleet file and the parsed DAG disagree; retrying cannot help (the task fails without retries),
     re-parsing does."""
 
 
-class RefusedParamsError(AirflowFailException):
+class RefusedParamsError(SageMakerFleetError, AirflowFailException):
     """The trigger form asked for what the fleet cannot do (an unknown city, a type without quota); retrying
     cannot help, a new run with other choices does."""
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from sagemaker_fleet.errors import SageMakerFleetError
 
-class PlanError(ValueError):
+
+class PlanError(SageMakerFleetError, ValueError):
     """The fleet cannot be planned within its quotas (e.g. a city needs more instances than the quota allows)."""
 
 
-class PlanFormatError(ValueError):
+class PlanFormatError(SageMakerFleetError, ValueError):
     """A plan JSON document (docs/formats.md, plan JSON) is malformed; the message names the field path."""
 
 
-class HistoryError(ValueError):
+class HistoryError(SageMakerFleetError, ValueError):
     """A previous run's report.json cannot be used as duration history; the message names the field path."""

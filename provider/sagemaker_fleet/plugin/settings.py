@@ -8,6 +8,6 @@ URL_ROUTE = "sagemaker-fleet"
 
 
 def fleet_view_enabled() -> bool:
-    from airflow.configuration import conf
+    from sagemaker_fleet import settings
 
-    return bool(conf.getboolean("sagemaker_fleet", "fleet_view", fallback=True))
+    return settings.get_bool("fleet_view")

@@ -15,8 +15,10 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
+from sagemaker_fleet.errors import SageMakerFleetError
 
-class RunNoteError(RuntimeError):
+
+class RunNoteError(SageMakerFleetError, RuntimeError):
     """The api-server could not be reached or refused the request (the message says which and why)."""
 
 

@@ -11,6 +11,8 @@ import urllib.request
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
+from sagemaker_fleet.errors import SageMakerFleetError
+
 #: Credentials and region the simulator accepts (anything does; these are explicit so nothing reads ~/.aws).
 FAKE_CREDENTIALS = {
     "region_name": "us-east-1",
@@ -37,7 +39,7 @@ def billed_cost(jobs: Iterable[Mapping[str, Any]], usd_per_hour: Callable[[str],
     return BilledCost(total, retained)
 
 
-class SimAdminError(RuntimeError):
+class SimAdminError(SageMakerFleetError, RuntimeError):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(f"HTTP {status}: {message}")
         self.status = status

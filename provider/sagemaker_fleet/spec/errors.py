@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.spec.render import render_issues
 
 
@@ -20,7 +21,7 @@ class SpecIssue:
         return f"{self.path or '<root>'}{where}: {self.message}"
 
 
-class FleetSpecError(ValueError):
+class FleetSpecError(SageMakerFleetError, ValueError):
     """The spec has one or more errors; nothing may be launched while any stands."""
 
     def __init__(self, issues: list[SpecIssue], source: str = "") -> None:

@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from sagemaker_fleet.errors import SageMakerFleetError
+
 #: SageMaker's TrainingJobName pattern and length (docs/sagemaker-behaviour.md, training job names).
 JOB_NAME_RE = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$")
 JOB_NAME_MAX = 63
@@ -27,7 +29,7 @@ _HASH_CHARS = 8
 MAX_SUBMISSIONS = 32
 
 
-class InvalidRunKeyError(ValueError):
+class InvalidRunKeyError(SageMakerFleetError, ValueError):
     """A run key that cannot be part of a job name."""
 
 

@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.spec.errors import FleetSpecError
 from sagemaker_fleet.spec.load import load_fleet_spec
 
 
-class ParseTimeAccessError(RuntimeError):
+class ParseTimeAccessError(SageMakerFleetError, RuntimeError):
     """A DAG file touched the network, the metadata DB or a connection while being parsed."""
 
 

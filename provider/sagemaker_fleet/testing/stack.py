@@ -24,6 +24,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from sagemaker_fleet.errors import SageMakerFleetError
+
 COMPONENTS = ("api-server", "scheduler", "dag-processor", "triggerer")
 
 
@@ -55,7 +57,7 @@ def _proc_times(pid: int) -> tuple[int, int, int, int] | None:
     return int(fields[11]), int(fields[12]), int(fields[13]), int(fields[14])
 
 
-class StackError(RuntimeError):
+class StackError(SageMakerFleetError, RuntimeError):
     """A component did not start, or Airflow answered with an error."""
 
 

@@ -28,6 +28,7 @@ from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL, RunTracker, Wait
+from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, THROTTLING_CODES, SageMakerFleetHook, error_code
 
 log = logging.getLogger(__name__)
@@ -460,7 +461,7 @@ def _learn_creation(watch: _Watch, job: dict[str, Any]) -> None:
         watch.created = created
 
 
-class JobWatchError(RuntimeError):
+class JobWatchError(SageMakerFleetError, RuntimeError):
     """The poller gave up on a watched job (it vanished, or polling failed again and again)."""
 
 

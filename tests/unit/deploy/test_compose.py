@@ -133,14 +133,17 @@ def init_script() -> str:
 
 
 def known_airflow_options() -> set[tuple[str, str]]:
-    """(section, key) of every option the installed Airflow and its Celery provider define."""
+    """(section, key) of every option the installed Airflow, its Celery provider and this provider define."""
     from airflow.providers.celery.get_provider_info import get_provider_info
+
+    from sagemaker_fleet.get_provider_info import get_provider_info as fleet_provider_info
 
     locations = find_spec("airflow")
     assert locations is not None
     assert locations.submodule_search_locations
     core = Path(next(iter(locations.submodule_search_locations))) / "config_templates" / "config.yml"
-    sections = {**yaml.safe_load(core.read_text(encoding="utf-8")), **get_provider_info()["config"]}
+    sections = {**yaml.safe_load(core.read_text(encoding="utf-8")), **get_provider_info()["config"],
+                **fleet_provider_info()["config"]}
     return {(section, key) for section, body in sections.items() for key in body["options"]}
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sagemaker_fleet.errors import SageMakerFleetError
 
-class SimulationError(RuntimeError):
+
+class SimulationError(SageMakerFleetError, RuntimeError):
     """The fleet cannot be simulated as asked; the message says why and what to change."""

@@ -1,0 +1,104 @@
+"""The provider's settings: the ``[sagemaker_fleet]`` section of Airflow's configuration.
+
+Declared in the provider info (``airflow config list`` shows them) and read through Airflow's ``conf``, so they
+can be set in ``airflow.cfg`` or as ``AIRFLOW__SAGEMAKER_FLEET__<OPTION>``. The variables of earlier releases
+(``SAGEMAKER_FLEET_POLL_INTERVAL``, …) are still read, with a deprecation warning, when the new variable is not
+set. ``build_fleet_dag`` reads them when the DAG file is parsed; an argument passed to it wins.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+SECTION = "sagemaker_fleet"
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str
+    type: str  # "float", "boolean" or "string", as the provider-info schema spells it
+    default: str | None
+    legacy_env: str | None
+    description: str
+    example: str | None = None
+
+    @property
+    def env(self) -> str:
+        return f"AIRFLOW__{SECTION.upper()}__{self.name.upper()}"
+
+
+OPTIONS: dict[str, Option] = {
+    option.name: option
+    for option in (
+        Option("poll_interval", "float", "30", "SAGEMAKER_FLEET_POLL_INTERVAL",
+               "Real seconds between the run poller's sweeps of SageMaker (the training tasks' poll_interval; at "
+               "most 10 while a city waits for its turn). A few seconds suits the sped-up simulator, not AWS."),
+        Option("capacity_retry_seconds", "float", "60", "SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS",
+               "Base back-off of a training task whose CreateTrainingJob was refused with ResourceLimitExceeded "
+               "(doubling up to 900 s)."),
+        Option("report_dir", "string", None, "SAGEMAKER_FLEET_REPORT_DIR",
+               "Local folder where cost_report writes its files ({report_dir}/{run_key}/); a temporary folder "
+               "when unset. The files are uploaded to S3 either way."),
+        Option("fleet_view", "boolean", "True", None,
+               "Serve the Fleet tab on DAG-run pages and the fleet runs list in the api-server (the "
+               "sagemaker_fleet plugin); False adds neither route nor tab.", example="False"),
+    )
+}
+
+
+def get(name: str) -> str | None:
+    """The option's value: the new variable or airflow.cfg, else the deprecated variable, else the default."""
+    option = OPTIONS[name]
+    legacy = os.environ.get(option.legacy_env) if option.legacy_env else None
+    if legacy is not None and option.env not in os.environ:
+        warnings.warn(
+            f"{option.legacy_env} is deprecated: set [{SECTION}] {name} in airflow.cfg or {option.env} instead",
+            DeprecationWarning, stacklevel=2)
+        return legacy
+    from airflow.configuration import conf
+
+    value = conf.get(SECTION, name, fallback=option.default)
+    return value if value not in ("", None) else option.default
+
+
+def get_bool(name: str) -> bool:
+    value = (get(name) or "").strip().lower()
+    if value in ("true", "t", "1", "yes", "on"):
+        return True
+    if value in ("false", "f", "0", "no", "off"):
+        return False
+    raise ValueError(f"[{SECTION}] {name} must be True or False, not {value!r} (set {OPTIONS[name].env})")
+
+
+def get_float(name: str) -> float:
+    value = get(name)
+    if value is None:
+        raise ValueError(f"[{SECTION}] {name} has no value")
+    try:
+        return float(value)
+    except ValueError:
+        source = OPTIONS[name].env
+        raise ValueError(f"[{SECTION}] {name} must be a number of seconds, not {value!r} (set {source})") from None
+
+
+def provider_config() -> dict[str, Any]:
+    """The ``config`` entry of the provider info."""
+    return {
+        SECTION: {
+            "description": "sagemaker-fleet: how the fleet DAGs poll SageMaker, back off and write reports, and "
+            "whether the api-server shows the Fleet view.",
+            "options": {
+                option.name: {
+                    "description": option.description,
+                    "version_added": "0.1.0",
+                    "type": option.type,
+                    "example": option.example,
+                    "default": option.default,
+                }
+                for option in OPTIONS.values()
+            },
+        }
+    }
