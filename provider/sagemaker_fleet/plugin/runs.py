@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
+from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.spec.names import run_key_for
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ REPORT_TASK_ID = "cost_report"
 PLAN_XCOM_KEY = "plan"
 
 
-class NotAFleetRunError(LookupError):
+class NotAFleetRunError(SageMakerFleetError, LookupError):
     """The run exists but its DAG is not a fleet DAG (or the run does not exist: ``missing``)."""
 
     def __init__(self, message: str, missing: bool = False) -> None:
