@@ -16,12 +16,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from sagemaker_fleet.aws.statuses import ACTIVE_STATUSES as ACTIVE
 from sagemaker_fleet.spec.names import MAX_SUBMISSIONS
 
 if TYPE_CHECKING:
     from sagemaker_fleet.spec.model import CitySpec
 
-ACTIVE = frozenset({"InProgress", "Stopping"})
 #: The capacity back-off (ResourceLimitExceeded) doubles from its base up to this.
 CAPACITY_RETRY_MAX_SECONDS = 900.0
 

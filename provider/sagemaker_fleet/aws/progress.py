@@ -6,12 +6,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.spec.names import MAX_SUBMISSIONS, job_name
 
 if TYPE_CHECKING:
     from sagemaker_fleet.spec.model import FleetSpec
 
-TERMINAL = frozenset({"Completed", "Failed", "Stopped"})
 
 
 def run_job_names(spec: FleetSpec, run_key: str, attempts: int = MAX_SUBMISSIONS) -> dict[str, tuple[str, int]]:

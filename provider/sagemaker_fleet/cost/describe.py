@@ -12,9 +12,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sagemaker_fleet.aws.keys import WarmPoolKey, warm_pool_key
+from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES
 from sagemaker_fleet.cost.errors import UnsupportedTrainingJobError
-
-TERMINAL_STATUSES = frozenset({"Completed", "Failed", "Stopped"})
 
 
 @dataclass(frozen=True)

@@ -32,11 +32,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.aws.statuses import ACTIVE_STATUSES as ACTIVE
+from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES as TERMINAL
+
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.book import DispatchBook, QuotaPool, Turn
 
-ACTIVE = frozenset({"InProgress", "Stopping"})
-TERMINAL = frozenset({"Completed", "Failed", "Stopped"})
 #: Warm-pool statuses after which a job holds nothing any more.
 POOL_SETTLED = frozenset({"Terminated", "Reused"})
 #: The listing starts this long before the oldest unsettled job's creation (clock skew, listing lag).

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.cost.estimate import estimate_plan_cost, expected_cost_by_city
 from sagemaker_fleet.cost.gantt import TimeScale, render_gantt, time_scale
 from sagemaker_fleet.cost.report import RunJobIndex, build_cost_report
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
 #: Airflow DAG-run states after which nothing more will start.
 RUN_ENDED = frozenset({"success", "failed"})
-TERMINAL = frozenset({"Completed", "Failed", "Stopped"})
 AWS_DOMAINS = {"aws": "aws.amazon.com", "aws-cn": "amazonaws.cn", "aws-us-gov": "amazonaws-us-gov.com"}
 
 

@@ -16,10 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.fleetview.model import ListingStats
 from sagemaker_fleet.spec.names import run_key_floor, run_name_contains
 
-TERMINAL = frozenset({"Completed", "Failed", "Stopped"})
 POOL_SETTLED = frozenset({"Terminated", "Reused"})
 DESCRIBE_WORKERS = 4
 #: Seconds one answer serves every viewer of a run (the page refreshes every few seconds; SageMaker changes slower).

@@ -25,8 +25,6 @@ if TYPE_CHECKING:
 
 #: botocore's adaptive mode: token-bucket rate limiting plus exponential back-off with jitter on throttles.
 DEFAULT_RETRIES: dict[str, Any] = {"mode": "adaptive", "max_attempts": 10}
-THROTTLING_CODES = frozenset({"ThrottlingException", "Throttling", "TooManyRequestsException", "RequestLimitExceeded"})
-TERMINAL_STATUSES = frozenset({"Completed", "Failed", "Stopped"})
 
 
 class CapacityUnavailableError(SageMakerFleetError, RuntimeError):

@@ -33,6 +33,7 @@ from sagemaker_fleet.sim.render import describe
 from sagemaker_fleet.sim.request import check_job_name, parse_training_request
 from sagemaker_fleet.sim.snapshot import JobFacts, job_facts, state_json
 from sagemaker_fleet.sim.state import JobListener, SimState
+from sagemaker_fleet.spec.model import KEEP_ALIVE_API_MAX
 
 if TYPE_CHECKING:
     from sagemaker_fleet.sim.checkpoints import CheckpointStore
@@ -229,10 +230,10 @@ class SimEngine:
         if not isinstance(resources, Mapping) or "KeepAlivePeriodInSeconds" not in resources:
             raise validation_error("ResourceConfig must set KeepAlivePeriodInSeconds.")
         seconds = resources["KeepAlivePeriodInSeconds"]
-        if isinstance(seconds, bool) or not isinstance(seconds, int) or not 0 <= seconds <= 21600:
+        if isinstance(seconds, bool) or not isinstance(seconds, int) or not 0 <= seconds <= KEEP_ALIVE_API_MAX:
             raise validation_error(
                 f"Value '{seconds}' at 'resourceConfig.keepAlivePeriodInSeconds' failed to satisfy constraint: "
-                "Member must have value between 0 and 21600"
+                f"Member must have value between 0 and {KEEP_ALIVE_API_MAX}"
             )
         update_keep_alive(self._state, job, seconds, now)
         return {"TrainingJobArn": job.arn}

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES as TERMINAL
+
 if TYPE_CHECKING:
     from sagemaker_fleet.sim.billing import Billing
     from sagemaker_fleet.sim.request import TrainingRequest
@@ -16,7 +18,6 @@ if TYPE_CHECKING:
 
 JobStatus = Literal["InProgress", "Completed", "Failed", "Stopping", "Stopped"]
 PoolStatus = Literal["Available", "InUse", "Reused", "Terminated"]
-TERMINAL: frozenset[str] = frozenset({"Completed", "Failed", "Stopped"})
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,7 @@ _FIXES: dict[str, str] = {
     "output_s3_uri": "use an S3 URI such as s3://bucket/prefix",
     "train_s3_uri": "use an S3 URI such as s3://bucket/data/city/",
     "instance_type": "use a SageMaker instance type such as ml.m5.xlarge",
-    "keep_alive": "use `auto` or whole seconds from 0 to 21600",
+    "keep_alive": f"use `auto` or whole seconds from 0 to {KEEP_ALIVE_API_MAX}",
     "image_uri": "use a container image URI such as 111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4",
     "input_mode": "use File, FastFile or Pipe",
     "fallback": "use on_demand or fail",
@@ -517,7 +517,7 @@ class _SpecBuilder:
                 self.error(
                     path,
                     f"{keep_alive} s is over the API maximum of {KEEP_ALIVE_API_MAX} s; "
-                    "use `auto` or at most 21600",
+                    f"use `auto` or at most {KEEP_ALIVE_API_MAX}",
                 )
             elif keep_alive > KEEP_ALIVE_GUIDE_MAX:
                 warning = (

@@ -42,8 +42,9 @@ from sagemaker_fleet.aws.request import (
     Submission,
     compile_training_request,
 )
+from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
-from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, Attachment, CapacityUnavailableError
+from sagemaker_fleet.hooks.fleet import Attachment, CapacityUnavailableError
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.spec.load import load_fleet_spec
 from sagemaker_fleet.spec.names import context_run_key, run_key_floor, run_name_contains

@@ -12,7 +12,8 @@ from botocore.exceptions import ClientError
 
 from sagemaker_fleet.aws.pools import matching_pool
 from sagemaker_fleet.aws.progress import run_progress
-from sagemaker_fleet.hooks.fleet import THROTTLING_CODES, SageMakerFleetHook, error_code
+from sagemaker_fleet.aws.statuses import THROTTLING_CODES
+from sagemaker_fleet.hooks.fleet import SageMakerFleetHook, error_code
 from sagemaker_fleet.plan.jsonread import JsonObject
 from sagemaker_fleet.plan.model import key_from_json
 from sagemaker_fleet.spec.load import load_fleet_spec

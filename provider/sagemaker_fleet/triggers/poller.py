@@ -27,9 +27,10 @@ from typing import Any, TypeVar
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
+from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES, THROTTLING_CODES
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL, RunTracker, Wait
 from sagemaker_fleet.errors import SageMakerFleetError
-from sagemaker_fleet.hooks.fleet import TERMINAL_STATUSES, THROTTLING_CODES, SageMakerFleetHook, error_code
+from sagemaker_fleet.hooks.fleet import SageMakerFleetHook, error_code
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL, TERMINAL
+from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES as TERMINAL
+from sagemaker_fleet.aws.statuses import THROTTLING_CODES as THROTTLED
+from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL
 from sagemaker_fleet.sim.driver.errors import SimulationError
 from sagemaker_fleet.sim.errors import SimApiError
 
@@ -24,7 +26,6 @@ if TYPE_CHECKING:
     from sagemaker_fleet.sim.driver.timeline import Timeline
     from sagemaker_fleet.sim.engine import SimEngine
 
-THROTTLED = frozenset({"ThrottlingException", "Throttling", "TooManyRequestsException"})
 PAGE_SIZE = 100
 CREATION_MARGIN_SECONDS = CREATION_MARGIN.total_seconds()
 MAX_BACKOFF_FACTOR = 8

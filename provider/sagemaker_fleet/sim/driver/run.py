@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.aws.progress import run_job_names
+from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.cost.prices import PriceBook
 from sagemaker_fleet.cost.report import build_cost_report
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker
@@ -28,7 +29,6 @@ from sagemaker_fleet.sim.driver.strategies import DispatchStrategy, NaiveStrateg
 from sagemaker_fleet.sim.driver.tasks import CityTask, SimulatedOperator
 from sagemaker_fleet.sim.driver.timeline import Timeline
 from sagemaker_fleet.sim.engine import SimEngine
-from sagemaker_fleet.sim.job import TERMINAL
 
 if TYPE_CHECKING:
     from sagemaker_fleet.plan.fleet_plan import FleetPlan

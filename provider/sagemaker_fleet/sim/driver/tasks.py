@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from sagemaker_fleet.aws.attempts import NextStep, capacity_delay, next_step
 from sagemaker_fleet.aws.request import Submission, compile_training_request
+from sagemaker_fleet.aws.statuses import THROTTLING_CODES
 from sagemaker_fleet.sim.driver.errors import SimulationError
 from sagemaker_fleet.sim.errors import SimApiError
 from sagemaker_fleet.sim.seeding import stream
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from sagemaker_fleet.sim.engine import SimEngine
     from sagemaker_fleet.spec.model import CitySpec, FleetSpec
 
-THROTTLING_CODES = frozenset({"ThrottlingException", "Throttling", "TooManyRequestsException"})
 TaskState = Literal["waiting", "running", "done", "failed"]
 
 

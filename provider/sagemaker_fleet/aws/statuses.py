@@ -1,0 +1,17 @@
+"""SageMaker's training-job statuses and the error codes the package acts on, defined once.
+
+Imported by the hook, the dispatch, the cost report, the Fleet view and the simulator alike, so that they cannot
+drift apart (three copies of the throttling codes once did: one had ``RequestLimitExceeded``, two did not). The
+statuses are DescribeTrainingJob's ``TrainingJobStatus`` values (docs/sagemaker-behaviour.md).
+"""
+
+from __future__ import annotations
+
+#: A job in one of these will not change status again (its warm pool still may).
+TERMINAL_STATUSES: frozenset[str] = frozenset({"Completed", "Failed", "Stopped"})
+#: A job in one of these is still running (or stopping) and will reach a terminal status.
+ACTIVE_STATUSES: frozenset[str] = frozenset({"InProgress", "Stopping"})
+#: Error codes of a call refused for its rate: retried after a back-off, never a failure of the job.
+THROTTLING_CODES: frozenset[str] = frozenset(
+    {"ThrottlingException", "Throttling", "TooManyRequestsException", "RequestLimitExceeded"}
+)
