@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from sagemaker_fleet.cost.export import render_csv, render_json
 from sagemaker_fleet.cost.page import render_html
+from sagemaker_fleet.spec.names import split_s3_uri
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import CostReport
@@ -46,14 +47,6 @@ def write_report_files(report: CostReport, out_dir: Path) -> ReportFiles:
     files.csv.write_text(render_csv(report), encoding="utf-8", newline="")
     files.html.write_text(render_html(report), encoding="utf-8")
     return files
-
-
-def split_s3_uri(uri: str) -> tuple[str, str]:
-    """``s3://bucket/a/b/`` → (``bucket``, ``a/b/``)."""
-    if not uri.startswith("s3://"):
-        raise ValueError(f"not an S3 URI: {uri!r}")
-    bucket, _, key = uri[len("s3://") :].partition("/")
-    return bucket, key
 
 
 def upload_report_files(client: ObjectWriter, files: ReportFiles, prefix_uri: str) -> list[str]:

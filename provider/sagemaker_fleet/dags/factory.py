@@ -28,6 +28,7 @@ from sagemaker_fleet.operators.report import FleetCostReportOperator
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID
 from sagemaker_fleet.operators.training import FleetTrainingOperator
 from sagemaker_fleet.spec.load import load_fleet_spec
+from sagemaker_fleet.spec.names import models_s3_prefix, reports_s3_prefix
 
 DEFAULT_ARGS: dict[str, Any] = {"owner": "ml-platform", "retries": 2, "retry_delay": dt.timedelta(minutes=1)}
 PLAN_TASK_ID = "plan"
@@ -92,8 +93,8 @@ def build_fleet_dag(
     poll_interval = poll_interval or settings.get_float("poll_interval")
     capacity_retry_seconds = capacity_retry_seconds or settings.get_float("capacity_retry_seconds")
     report_dir = report_dir or settings.get("report_dir")
-    report_asset = Asset(name=f"{spec.fleet}-reports", uri=f"{spec.output_s3_uri}/reports/")
-    model_asset = Asset(name=f"{spec.fleet}-models", uri=f"{spec.output_s3_uri}/models/")
+    report_asset = Asset(name=f"{spec.fleet}-reports", uri=reports_s3_prefix(spec.output_s3_uri))
+    model_asset = Asset(name=f"{spec.fleet}-models", uri=models_s3_prefix(spec.output_s3_uri))
     if "max_active_tasks" not in dag_kwargs:
         # tasks that start in the triggerer skip the scheduler's concurrency checks; this only keeps a run whose
         # training tasks start on workers (start_from_trigger off) from being throttled by the default of 16

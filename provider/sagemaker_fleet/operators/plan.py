@@ -21,7 +21,7 @@ from sagemaker_fleet.plan.errors import PlanError
 from sagemaker_fleet.runnote import asked_line, cost_line, dry_run_line, plan_line, refused_line
 from sagemaker_fleet.spec.errors import FleetSpecError
 from sagemaker_fleet.spec.load import load_fleet_spec
-from sagemaker_fleet.spec.names import context_run_key
+from sagemaker_fleet.spec.names import context_run_key, reports_s3_prefix, split_s3_uri
 from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
 from sagemaker_fleet.triggers.city import PLAN_XCOM_KEY
 
@@ -124,8 +124,8 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
         an error, and neither is a report that does not read (corrupt, another fleet's, another format): it is
         skipped with a warning and the next newest is tried, so one bad file never blocks later runs. The newest is
         known from the listing's LastModified (no HEAD per past run)."""
-        bucket, _, prefix = spec.output_s3_uri.removeprefix("s3://").partition("/")
-        reports = f"{prefix.rstrip('/')}/reports/".lstrip("/")
+        bucket, reports = split_s3_uri(reports_s3_prefix(spec.output_s3_uri))
+        reports = reports.lstrip("/")
         from airflow.providers.amazon.aws.hooks.s3 import S3Hook  # boto3's transfer stack: only when used
 
         s3 = S3Hook(aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify)

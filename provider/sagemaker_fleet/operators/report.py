@@ -15,7 +15,7 @@ from airflow.providers.common.compat.sdk import AirflowSkipException
 from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, report_json
 from sagemaker_fleet.cost.collect import describe_run_jobs
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
-from sagemaker_fleet.cost.publish import split_s3_uri, upload_report_files, write_report_files
+from sagemaker_fleet.cost.publish import upload_report_files, write_report_files
 from sagemaker_fleet.cost.report import released_pools
 from sagemaker_fleet.cost.summary import summary_lines
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
@@ -23,7 +23,7 @@ from sagemaker_fleet.links.fleet import FleetCostReportLink
 from sagemaker_fleet.operators.training import context_run_key
 from sagemaker_fleet.spec.errors import FleetSpecError
 from sagemaker_fleet.spec.load import load_fleet_spec
-from sagemaker_fleet.spec.names import report_s3_uri
+from sagemaker_fleet.spec.names import report_s3_uri, split_s3_uri
 from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
 
 if TYPE_CHECKING:

@@ -15,7 +15,6 @@ from typing import Any
 from sagemaker_fleet.errors import SageMakerFleetError
 
 #: SageMaker's TrainingJobName pattern and length (docs/sagemaker-behaviour.md, training job names).
-JOB_NAME_RE = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$")
 JOB_NAME_MAX = 63
 #: Run keys are short lowercase alphanumerics (a logical date ``20261129`` or a short hash of a run id).
 #: ``r<digits>`` is reserved: it is the re-submission suffix, so a run key of that shape would be ambiguous.
@@ -123,9 +122,27 @@ def checkpoint_s3_uri(output_s3_uri: str, city: str, run_key: str) -> str:
     return f"{output_s3_uri.rstrip('/')}/checkpoints/{city}/{run_key}/"
 
 
+def models_s3_prefix(output_s3_uri: str) -> str:
+    """Where every run's models go (``{output_s3_uri}/models/``): the DAG's model asset."""
+    return f"{output_s3_uri.rstrip('/')}/models/"
+
+
+def reports_s3_prefix(output_s3_uri: str) -> str:
+    """Where every run's cost report goes (``{output_s3_uri}/reports/``): the history the planner reads."""
+    return f"{output_s3_uri.rstrip('/')}/reports/"
+
+
 def model_s3_uri(output_s3_uri: str, city: str, run_key: str) -> str:
-    return f"{output_s3_uri.rstrip('/')}/models/{city}/{run_key}/"
+    return f"{models_s3_prefix(output_s3_uri)}{city}/{run_key}/"
 
 
 def report_s3_uri(output_s3_uri: str, run_key: str) -> str:
-    return f"{output_s3_uri.rstrip('/')}/reports/{run_key}/"
+    return f"{reports_s3_prefix(output_s3_uri)}{run_key}/"
+
+
+def split_s3_uri(uri: str) -> tuple[str, str]:
+    """``s3://bucket/a/b/`` → (``bucket``, ``a/b/``)."""
+    if not uri.startswith("s3://"):
+        raise ValueError(f"not an S3 URI: {uri!r}")
+    bucket, _, key = uri[len("s3://") :].partition("/")
+    return bucket, key
