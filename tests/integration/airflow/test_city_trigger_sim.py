@@ -22,6 +22,7 @@ from sagemaker_fleet.plan import plan_fleet
 from sagemaker_fleet.spec import load_fleet_spec
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 from sagemaker_fleet.triggers.poller import FleetPoller
+from trigger_runs import run_triggers
 
 pytestmark = pytest.mark.integration
 RUN_KEY = "20261129"
@@ -35,20 +36,7 @@ def trigger(spec_path: Path, city: str, **kwargs) -> FleetCityTrigger:
 
 
 def run(triggers: list[FleetCityTrigger], timeout: float = 180.0) -> list:
-    async def first(t: FleetCityTrigger):
-        async for event in t.run():
-            return event
-        raise AssertionError("the trigger ended without an event")
-
-    async def all_of():
-        events = await asyncio.wait_for(asyncio.gather(*(first(t) for t in triggers)), timeout)
-        # a triggerer's loop goes on after the last event: let the pollers finish their sweep (and stop)
-        loop = asyncio.get_running_loop()
-        pending = [p._task for p in FleetPoller._registry.values() if p._task is not None and p._loop is loop]
-        await asyncio.wait_for(asyncio.gather(*pending), timeout)
-        return events
-
-    return asyncio.run(all_of())
+    return run_triggers(triggers, timeout)
 
 
 @pytest.fixture

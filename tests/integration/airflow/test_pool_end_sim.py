@@ -6,7 +6,6 @@ keeps them (``release_pools`` decides at the run's end).
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from airflow.triggers.base import TaskSuccessEvent
 from sagemaker_fleet.plan import plan_fleet
 from sagemaker_fleet.spec import load_fleet_spec
 from sagemaker_fleet.triggers.city import FleetCityTrigger
-from sagemaker_fleet.triggers.poller import FleetPoller
+from trigger_runs import run_triggers
 
 pytestmark = pytest.mark.integration
 RUN_KEY = "20261129"
@@ -39,19 +38,7 @@ def run_fleet(**kwargs) -> list:
         for c in spec.cities
     ]
 
-    async def first(t: FleetCityTrigger):
-        async for event in t.run():
-            return event
-        raise AssertionError("the trigger ended without an event")
-
-    async def all_of():
-        events = await asyncio.wait_for(asyncio.gather(*(first(t) for t in triggers)), 180)
-        loop = asyncio.get_running_loop()
-        pending = [p._task for p in FleetPoller._registry.values() if p._task is not None and p._loop is loop]
-        await asyncio.wait_for(asyncio.gather(*pending), 180)
-        return events
-
-    return asyncio.run(all_of())
+    return run_triggers(triggers)
 
 
 @pytest.fixture

@@ -1,0 +1,27 @@
+"""Running city triggers the way one triggerer does, for the tests that drive them against the simulator."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from sagemaker_fleet.triggers.poller import FleetPoller
+
+
+def run_triggers(triggers: list[Any], timeout: float = 180.0) -> list:
+    """Each trigger's first event, all in one event loop (one triggerer), then the run pollers' last sweeps: a
+    triggerer's loop goes on after the last event, so the pollers finish their sweep and stop."""
+
+    async def first(t: Any) -> Any:
+        async for event in t.run():
+            return event
+        raise AssertionError("the trigger ended without an event")
+
+    async def all_of() -> list:
+        events = await asyncio.wait_for(asyncio.gather(*(first(t) for t in triggers)), timeout)
+        loop = asyncio.get_running_loop()
+        pending = [p._task for p in FleetPoller._registry.values() if p._task is not None and p._loop is loop]
+        await asyncio.wait_for(asyncio.gather(*pending), timeout)
+        return events
+
+    return asyncio.run(all_of())
