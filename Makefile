@@ -39,12 +39,12 @@ unit: $(STAMP)
 # then the end-to-end runs of real Airflow one at a time (on the default Python).
 test: lint typecheck
 	$(BIN)/pytest -q -n $(WORKERS) -m "not e2e" $(PYTEST_ARGS)
-	@for v in $(OTHER_PYTHONS); do scripts/pythons.sh test $$v -n $(WORKERS) $(PYTEST_ARGS) || exit 1; done
+	@for v in $(OTHER_PYTHONS); do WORKERS=$(WORKERS) scripts/pythons.sh test $$v $(PYTEST_ARGS) || exit 1; done
 	$(BIN)/pytest -q -m e2e $(PYTEST_ARGS)
 
 # The unit and integration tests on one other Python: make test-py PY=3.13
 test-py:
-	scripts/pythons.sh test $(PY) -n $(WORKERS) $(PYTEST_ARGS)
+	WORKERS=$(WORKERS) scripts/pythons.sh test $(PY) $(PYTEST_ARGS)
 
 demo: $(STAMP)
 	$(BIN)/python scripts/demo.py

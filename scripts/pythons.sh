@@ -5,6 +5,7 @@
 #
 #   scripts/pythons.sh find 3.12      print a working python3.12 (exit 1 when there is none)
 #   scripts/pythons.sh test 3.12 ...  build .venv-py3.12 if needed and run pytest -m "not e2e" there
+#                                     (in $WORKERS xdist workers, 3 by default)
 #
 # No such interpreter on a laptop: a skip, said on stderr. With SAGEMAKER_FLEET_REQUIRE_SERVICES=1 (CI): a failure.
 set -euo pipefail
@@ -48,7 +49,7 @@ case "${1:-}" in
       touch "$stamp"
     fi
     echo "== unit and integration tests on Python $version ($("$venv/bin/python" -V 2>&1))"
-    "$venv/bin/pytest" -q -n 2 -m "not e2e" "$@"
+    "$venv/bin/pytest" -q -n "${WORKERS:-3}" -m "not e2e" "$@"
     ;;
   *)
     echo "usage: scripts/pythons.sh find VERSION | test VERSION [pytest args]" >&2
