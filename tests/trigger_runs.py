@@ -25,3 +25,13 @@ def run_triggers(triggers: list[Any], timeout: float = 180.0) -> list:
         return events
 
     return asyncio.run(all_of())
+
+
+def publish_plan(monkeypatch: Any, plan: Any) -> None:
+    """Hand ``plan`` to every city trigger in place of the plan task's XCom read."""
+    from sagemaker_fleet.triggers.city import FleetCityTrigger
+
+    async def plan_json(self: Any, run: Any) -> Any:
+        return plan.to_json()
+
+    monkeypatch.setattr(FleetCityTrigger, "_plan_json", plan_json)

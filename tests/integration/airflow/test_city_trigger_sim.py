@@ -22,7 +22,7 @@ from sagemaker_fleet.plan import plan_fleet
 from sagemaker_fleet.spec import load_fleet_spec
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 from sagemaker_fleet.triggers.poller import FleetPoller
-from trigger_runs import run_triggers
+from trigger_runs import publish_plan, run_triggers
 
 pytestmark = pytest.mark.integration
 RUN_KEY = "20261129"
@@ -44,11 +44,7 @@ def planned(monkeypatch):
     """The plan the plan task would publish, handed to the triggers in place of the XCom read."""
     spec = load_fleet_spec(DISPATCH)
     plan = plan_fleet(spec, RUN_KEY)
-
-    async def plan_json(self, run):
-        return plan.to_json()
-
-    monkeypatch.setattr(FleetCityTrigger, "_plan_json", plan_json)
+    publish_plan(monkeypatch, plan)
     return spec, plan, DispatchBook.from_plan(plan, spec)
 
 

@@ -14,7 +14,7 @@ from airflow.triggers.base import TaskSuccessEvent
 from sagemaker_fleet.plan import plan_fleet
 from sagemaker_fleet.spec import load_fleet_spec
 from sagemaker_fleet.triggers.city import FleetCityTrigger
-from trigger_runs import run_triggers
+from trigger_runs import publish_plan, run_triggers
 
 pytestmark = pytest.mark.integration
 RUN_KEY = "20261129"
@@ -45,11 +45,7 @@ def run_fleet(**kwargs) -> list:
 def planned(monkeypatch):
     spec = load_fleet_spec(DISPATCH)
     plan = plan_fleet(spec, RUN_KEY)
-
-    async def plan_json(self, run):
-        return plan.to_json()
-
-    monkeypatch.setattr(FleetCityTrigger, "_plan_json", plan_json)
+    publish_plan(monkeypatch, plan)
     return plan
 
 
