@@ -28,6 +28,7 @@ install: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check provider tests benchmarks dags scripts
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

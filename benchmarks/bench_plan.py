@@ -16,8 +16,8 @@ import sys
 import time
 from dataclasses import dataclass
 
+from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec, InstanceQuota, SpotSettings
 from sagemaker_fleet.plan import FleetPlan, plan_fleet
-from sagemaker_fleet.spec.model import CitySpec, FleetSpec, InstanceQuota, SpotSettings
 
 ROLE = "arn:aws:iam::111122223333:role/Team{}"
 IMAGE = "111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4"

@@ -14,12 +14,12 @@ import time
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.aws.request import Submission, compile_training_request
+from sagemaker_fleet.fleetspec import InstanceQuota, parse_fleet_spec
+from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sagemaker_fleet.sim import JobEvent, SimConfig, SimEngine, VirtualClock, WorkModel
-from sagemaker_fleet.spec import InstanceQuota, parse_fleet_spec
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.spec.model import FleetSpec
+    from sagemaker_fleet.fleetspec.model import FleetSpec
 
 
 def fleet(cities: int) -> FleetSpec:

@@ -13,8 +13,8 @@ import argparse
 import time
 from types import MappingProxyType
 
+from sagemaker_fleet.jobs.startup import STARTUP_P90
 from sagemaker_fleet.sim import JobEvent, SimConfig, SimEngine, SpotMarketConfig, VirtualClock, WorkModel
-from sagemaker_fleet.startup import STARTUP_P90
 
 ROLE = "arn:aws:iam::111122223333:role/Bench"
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import yaml
 
+from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.sim.driver import STRATEGIES, SimulateOptions, simulate_fleet
-from sagemaker_fleet.spec import load_fleet_spec
 
 DEMO = Path(__file__).resolve().parent.parent / "dags" / "fleets" / "demo.yaml"
 ROWS = (

@@ -516,6 +516,7 @@ def parent(args: argparse.Namespace) -> None:
     from airflow.providers.amazon.aws.operators.sagemaker import CHECK_INTERVAL_SECOND
     from cryptography.fernet import Fernet
 
+    from sagemaker_fleet.fleetspec.model import InstanceQuota
     from sagemaker_fleet.operators.training import FleetTrainingOperator
     from sagemaker_fleet.sim import SimConfig
     from sagemaker_fleet.sim.client import SimClient
@@ -523,7 +524,6 @@ def parent(args: argparse.Namespace) -> None:
     from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
     from sagemaker_fleet.sim.startup_model import StartupModel
     from sagemaker_fleet.sim.workload import WorkModel
-    from sagemaker_fleet.spec.model import InstanceQuota
     from sagemaker_fleet.testing.stack import aws_connection_json
 
     ours_default = float(

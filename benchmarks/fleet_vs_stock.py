@@ -59,13 +59,15 @@ def fleet_file(folder: Path, cities: int) -> Path:
 
 
 def stock_configs(spec, run_key: str) -> dict[str, list[dict]]:
-    from sagemaker_fleet.aws.request import Submission, compile_training_request
+    from sagemaker_fleet.jobs.request import Submission, compile_training_request
 
     stock = dataclasses.replace(spec, fleet="stock")
     by_type: dict[str, list[dict]] = {}
     for city in spec.cities:  # spec order, as the stock DAG would map them
         keep = 0 if city.spot else 600
-        request = compile_training_request(stock, city, Submission(city.name, run_key, keep_alive_seconds=keep))
+        request = compile_training_request(
+            stock, city, Submission(city.name, run_key, keep_alive_seconds=keep)
+        )
         by_type.setdefault(city.instance_type, []).append(request)
     return by_type
 
@@ -124,7 +126,9 @@ def end_pools(sim) -> None:
     client = sim.boto3_client("sagemaker")
     for job in sim.state()["jobs"]:
         if job["warm_pool_status"] == "Available":
-            client.update_training_job(TrainingJobName=job["name"], ResourceConfig={"KeepAlivePeriodInSeconds": 0})
+            client.update_training_job(
+                TrainingJobName=job["name"], ResourceConfig={"KeepAlivePeriodInSeconds": 0}
+            )
 
 
 def main() -> None:  # noqa: C901 - a linear script
@@ -132,17 +136,23 @@ def main() -> None:  # noqa: C901 - a linear script
     parser.add_argument("--cities", type=int, default=100)
     parser.add_argument("--speed", type=float, default=40.0)
     parser.add_argument("--timeout", type=float, default=1500.0)
-    parser.add_argument("--aws-interval", type=float, default=30.0,
-                        help="both DAGs' polling interval in simulated seconds (the AWS default of both is 30)")
-    parser.add_argument("--keep", type=Path, help="work in this folder and keep it (Airflow home, logs, DAGs)")
+    parser.add_argument(
+        "--aws-interval",
+        type=float,
+        default=30.0,
+        help="both DAGs' polling interval in simulated seconds (the AWS default of both is 30)",
+    )
+    parser.add_argument(
+        "--keep", type=Path, help="work in this folder and keep it (Airflow home, logs, DAGs)"
+    )
     args = parser.parse_args()
 
     from sagemaker_fleet.cost import PriceBook, load_price_table
+    from sagemaker_fleet.fleetspec import load_fleet_spec
     from sagemaker_fleet.sim import SimConfig
     from sagemaker_fleet.sim.client import SimClient
     from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
     from sagemaker_fleet.sim.workload import WorkModel
-    from sagemaker_fleet.spec import load_fleet_spec
     from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -164,14 +174,20 @@ def main() -> None:  # noqa: C901 - a linear script
             f"dag = build_fleet_dag({str(dags / 'bench.yaml')!r}, dag_id='ours', poll_interval={interval!r}, "
             "capacity_retry_seconds=3.0)\n"
         )
-        config = SimConfig(seed=7, work=WorkModel.from_fleets([spec, dataclasses.replace(spec, fleet="stock")]),
-                           quotas=MappingProxyType(dict(spec.quotas)))
+        config = SimConfig(
+            seed=7,
+            work=WorkModel.from_fleets([spec, dataclasses.replace(spec, fleet="stock")]),
+            quotas=MappingProxyType(dict(spec.quotas)),
+        )
         book = PriceBook(region=spec.region, table=load_price_table(), spec_prices=spec.prices)
         results = {}
         with SimulatorServer(ServerSettings(speed=args.speed, config=config)) as server:
             sim = SimClient(server.url)
             settings = StackSettings(
-                home=folder / "airflow", dags_folder=dags, endpoint_url=server.url, parallelism=24,
+                home=folder / "airflow",
+                dags_folder=dags,
+                endpoint_url=server.url,
+                parallelism=24,
             )
             with LocalAirflowStack(settings) as stack:
                 for dag_id, prefix in (("ours", "bench-"), ("stock", "stock-")):
@@ -200,15 +216,20 @@ def main() -> None:  # noqa: C901 - a linear script
                     for op in ("DescribeTrainingJob", "ListTrainingJobs"):
                         results[dag_id][f"{op} (report)"] = report.get(op, 0)
                         results[dag_id][f"{op} (training)"] = results[dag_id][op] - report.get(op, 0)
-                    training_calls = sum(results[dag_id][f"{op} (training)"]
-                                         for op in ("DescribeTrainingJob", "ListTrainingJobs"))
+                    training_calls = sum(
+                        results[dag_id][f"{op} (training)"]
+                        for op in ("DescribeTrainingJob", "ListTrainingJobs")
+                    )
                     results[dag_id]["status calls/job (training)"] = training_calls / max(1, args.cities)
                     print(f"{dag_id}: run {state} in {finished - started:.0f} s", flush=True)
                     for ti_state, labels in stack.task_states(dag_id, run_id).items():
                         if ti_state != "success":
                             print(f"  {ti_state}: {', '.join(labels)}", flush=True)
-                    unfinished = [j for j in sim.state()["jobs"] if j["name"].startswith(prefix)
-                                  and j["status"] != "Completed"]
+                    unfinished = [
+                        j
+                        for j in sim.state()["jobs"]
+                        if j["name"].startswith(prefix) and j["status"] != "Completed"
+                    ]
                     for job in unfinished:
                         print(f"  job {job['name']}: {job['status']} ({job['secondary_status']})", flush=True)
         print(f"\n{args.cities}-city fleet, simulator speed {args.speed:g}×, LocalExecutor")

@@ -43,8 +43,11 @@ def fleet_file(folder: Path, cities: int, width: int, seed: int) -> Path:
         "quotas": {"ml.m5.xlarge": {"instances": width, "warm_pools": width}},
         "defaults": {"instance_type": "ml.m5.xlarge", "max_runtime_seconds": 7200},
         "cities": [
-            {"name": f"city{i:04d}", "train_s3_uri": f"s3://sagemaker-fleet-load/data/city{i:04d}/",
-             "expected_seconds": rng.randint(600, 1800)}
+            {
+                "name": f"city{i:04d}",
+                "train_s3_uri": f"s3://sagemaker-fleet-load/data/city{i:04d}/",
+                "expected_seconds": rng.randint(600, 1800),
+            }
             for i in range(cities)
         ],
     }
@@ -109,21 +112,30 @@ def main() -> None:  # noqa: C901 - a linear script
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument("--fleet", type=Path, help="run this fleet YAML instead of a generated one")
-    parser.add_argument("--throttle", type=float, default=0.0, help="share of API calls the simulator throttles")
-    parser.add_argument("--select-per-loop", type=int, default=None,
-                        help="[triggerer] max_trigger_to_select_per_loop (Airflow's default: 50)")
-    parser.add_argument("--worker-start", action="store_true",
-                        help="build_fleet_dag(start_from_trigger=False): city tasks start on workers, then defer")
+    parser.add_argument(
+        "--throttle", type=float, default=0.0, help="share of API calls the simulator throttles"
+    )
+    parser.add_argument(
+        "--select-per-loop",
+        type=int,
+        default=None,
+        help="[triggerer] max_trigger_to_select_per_loop (Airflow's default: 50)",
+    )
+    parser.add_argument(
+        "--worker-start",
+        action="store_true",
+        help="build_fleet_dag(start_from_trigger=False): city tasks start on workers, then defer",
+    )
     args = parser.parse_args()
 
     from orchestration_latency import percentile, planned_handoffs
     from sagemaker_fleet.cost import PriceBook, load_price_table
     from sagemaker_fleet.dispatch.tracker import HANDOFF_INTERVAL
+    from sagemaker_fleet.fleetspec import load_fleet_spec
     from sagemaker_fleet.plan import FleetPlan
     from sagemaker_fleet.sim.client import SimClient, billed_cost
     from sagemaker_fleet.sim.driver import SimulateOptions, engine_config, simulate_fleet
     from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
-    from sagemaker_fleet.spec import load_fleet_spec
     from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -140,17 +152,31 @@ def main() -> None:  # noqa: C901 - a linear script
         )
         config = engine_config(spec, SimulateOptions(seed=args.seed))
         book = PriceBook(region=spec.region, table=load_price_table(), spec_prices=spec.prices)
-        broker = f"redis://127.0.0.1:6379/{9 + os.getpid() % 6}" if args.executor == "CeleryExecutor" else None
+        broker = (
+            f"redis://127.0.0.1:6379/{9 + os.getpid() % 6}" if args.executor == "CeleryExecutor" else None
+        )
         with SimulatorServer(ServerSettings(speed=args.speed, config=config)) as server:
             sim = SimClient(server.url)
-            sim.boto3_client("s3").create_bucket(Bucket=spec.output_s3_uri.removeprefix("s3://").split("/")[0])
+            sim.boto3_client("s3").create_bucket(
+                Bucket=spec.output_s3_uri.removeprefix("s3://").split("/")[0]
+            )
             sim.throttle(args.throttle)
             settings = StackSettings(
-                home=folder / "airflow", dags_folder=dags, endpoint_url=server.url, executor=args.executor,
-                sql_alchemy_conn=database(f"sf_load_{os.getpid()}"), celery_broker_url=broker, parallelism=16,
-                extra_env={"AIRFLOW__TRIGGERER__CAPACITY": str(max(1000, args.cities + 10)), **(
-                    {"AIRFLOW__TRIGGERER__MAX_TRIGGER_TO_SELECT_PER_LOOP": str(args.select_per_loop)}
-                    if args.select_per_loop else {})},
+                home=folder / "airflow",
+                dags_folder=dags,
+                endpoint_url=server.url,
+                executor=args.executor,
+                sql_alchemy_conn=database(f"sf_load_{os.getpid()}"),
+                celery_broker_url=broker,
+                parallelism=16,
+                extra_env={
+                    "AIRFLOW__TRIGGERER__CAPACITY": str(max(1000, args.cities + 10)),
+                    **(
+                        {"AIRFLOW__TRIGGERER__MAX_TRIGGER_TO_SELECT_PER_LOOP": str(args.select_per_loop)}
+                        if args.select_per_loop
+                        else {}
+                    ),
+                },
             )
             with LocalAirflowStack(settings) as stack:
                 stack.wait_for_dag("load", timeout=300)
@@ -161,7 +187,9 @@ def main() -> None:  # noqa: C901 - a linear script
                     state = stack.wait_for_run("load", run_id, timeout=args.timeout)
                 wall = time.monotonic() - started
                 cpu_after = stack.cpu_seconds()
-                entry = stack.api("GET", f"/api/v2/dags/load/dagRuns/{run_id}/taskInstances/plan/xcomEntries/plan")
+                entry = stack.api(
+                    "GET", f"/api/v2/dags/load/dagRuns/{run_id}/taskInstances/plan/xcomEntries/plan"
+                )
                 value = entry["value"]
                 plan = value if isinstance(value, dict) else json.loads(value)
             jobs = sim.state()["jobs"]
@@ -176,8 +204,11 @@ def main() -> None:  # noqa: C901 - a linear script
         makespan = max(ended) - min(created)
         warm = sum(1 for j in jobs if j["start"] == "warm")
         cpu = {k: cpu_after.get(k, 0.0) - cpu_before.get(k, 0.0) for k in cpu_after}
-        tasks = cpu.get("scheduler:children", 0.0) + cpu.get("celery-worker", 0.0) + cpu.get(
-            "celery-worker:children", 0.0)
+        tasks = (
+            cpu.get("scheduler:children", 0.0)
+            + cpu.get("celery-worker", 0.0)
+            + cpu.get("celery-worker:children", 0.0)
+        )
         triggerer = cpu.get("triggerer", 0.0) + cpu.get("triggerer:children", 0.0)
         loop = cpu.get("scheduler", 0.0)
         processor = cpu.get("dag-processor", 0.0) + cpu.get("dag-processor:children", 0.0)
@@ -187,28 +218,42 @@ def main() -> None:  # noqa: C901 - a linear script
         run_key = next(iter(fleet_plan.jobs)).job_name.rsplit("-", 1)[-1]
         poll_sim = args.poll * args.speed
         handoff = max(0.0, statistics.median(gaps) - poll_sim / 2) if gaps else 0.0
-        predicted = simulate_fleet(spec, SimulateOptions(
-            seed=args.seed, run_key=run_key, poll_interval_seconds=poll_sim, handoff_seconds=handoff,
-            handoff_interval_seconds=HANDOFF_INTERVAL * args.speed, throttle_share=args.throttle))
+        predicted = simulate_fleet(
+            spec,
+            SimulateOptions(
+                seed=args.seed,
+                run_key=run_key,
+                poll_interval_seconds=poll_sim,
+                handoff_seconds=handoff,
+                handoff_interval_seconds=HANDOFF_INTERVAL * args.speed,
+                throttle_share=args.throttle,
+            ),
+        )
         p = predicted.to_json()
 
         start = "workers, then deferred" if args.worker_start else "the triggerer"
         if args.select_per_loop:
             start += f" ({args.select_per_loop} new triggers per triggerer loop)"
-        print(f"\n{args.cities} cities, width {args.width}, speed {args.speed:g}×, {args.executor}, "
-              f"poll {args.poll:g} s real, tasks start in {start}: run {state} in {wall:.0f} s")
+        print(
+            f"\n{args.cities} cities, width {args.width}, speed {args.speed:g}×, {args.executor}, "
+            f"poll {args.poll:g} s real, tasks start in {start}: run {state} in {wall:.0f} s"
+        )
         print(f"planned hand-offs measured: {len(gaps)} (every one, pool reused or not)")
         print("            P50      P90      P99      max")
         print("real s  " + "".join(f"{percentile(real, q):9.1f}" for q in (0.5, 0.9, 0.99, 1.0)))
         print("sim s   " + "".join(f"{percentile(gaps, q):9.0f}" for q in (0.5, 0.9, 0.99, 1.0)))
         print(f"warm starts {warm} (plan {fleet_plan.summary.warm_starts}), cold {len(jobs) - warm}")
         print(f"cost ${cost:,.2f}, idle pools ${retained:,.2f} ({100 * retained / cost:.1f} %)")
-        print(f"Airflow CPU per city: task processes {1000 * tasks / args.cities:.0f} ms, triggerer "
-              f"{1000 * triggerer / args.cities:.0f} ms, scheduler loop {1000 * loop / args.cities:.0f} ms, "
-              f"total {1000 * (tasks + triggerer + loop) / args.cities:.0f} ms (dag-processor, apart: "
-              f"{1000 * processor / args.cities:.0f} ms)")
+        print(
+            f"Airflow CPU per city: task processes {1000 * tasks / args.cities:.0f} ms, triggerer "
+            f"{1000 * triggerer / args.cities:.0f} ms, scheduler loop {1000 * loop / args.cities:.0f} ms, "
+            f"total {1000 * (tasks + triggerer + loop) / args.cities:.0f} ms (dag-processor, apart: "
+            f"{1000 * processor / args.cities:.0f} ms)"
+        )
         print(f"triggerer peak RSS {rss.peak_kib / 1024:.0f} MiB")
-        print(f"{'':24}{'DAG':>12}{'simulate':>12}{'DAG/sim':>10}   (simulate with hand-off {handoff:.0f} sim s)")
+        print(
+            f"{'':24}{'DAG':>12}{'simulate':>12}{'DAG/sim':>10}   (simulate with hand-off {handoff:.0f} sim s)"
+        )
         for label, dag_value, sim_value in (
             ("makespan (sim s)", makespan, p["makespan_seconds"]),
             ("cost USD", cost, p["cost_usd"]),

@@ -16,12 +16,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.sim.driver import FleetSimulation, SimulateOptions
-from sagemaker_fleet.spec import load_fleet_spec
 
 ROOT = Path(__file__).resolve().parent.parent
-FLEETS = [ROOT / "dags" / "fleets" / "demo.yaml", ROOT / "dags" / "fleets" / "small.yaml",
-          ROOT / "tests" / "e2e" / "fleets" / "e2e.yaml"]
+FLEETS = [
+    ROOT / "dags" / "fleets" / "demo.yaml",
+    ROOT / "dags" / "fleets" / "small.yaml",
+    ROOT / "tests" / "e2e" / "fleets" / "e2e.yaml",
+]
 
 
 def idle_after_last_end(path: Path, seed: int, tail_release: bool) -> tuple[int, float, int]:
@@ -51,8 +54,10 @@ def main() -> None:
         old_idle, old_after, old_span = idle_after_last_end(path, args.seed, tail_release=False)
         new_idle, new_after, new_span = idle_after_last_end(path, args.seed, tail_release=True)
         ratio = f"{old_idle / new_idle:.2f}" if new_idle else "—"
-        print(f"{path.stem:<14} {old_idle:>7} {new_idle:>7} {ratio:>7} {old_after:>9.0f} {new_after:>9.0f} "
-              f"{old_span:>8} {new_span:>8}")
+        print(
+            f"{path.stem:<14} {old_idle:>7} {new_idle:>7} {ratio:>7} {old_after:>9.0f} {new_after:>9.0f} "
+            f"{old_span:>8} {new_span:>8}"
+        )
 
 
 if __name__ == "__main__":

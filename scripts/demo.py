@@ -46,9 +46,22 @@ def stop() -> int:
 def start_simulator(speed: float, port: int, fleet: Path) -> tuple[subprocess.Popen[bytes], str]:
     log = (STATE / "simulator.log").open("wb")
     process = subprocess.Popen(
-        [str(Path(sys.executable).parent / "sagemaker-fleet"), "sim", "serve", "--port", str(port),
-         "--speed", str(speed), "--fleet", str(fleet), "--seed", "7"],
-        stdout=subprocess.PIPE, stderr=log, start_new_session=True,
+        [
+            str(Path(sys.executable).parent / "sagemaker-fleet"),
+            "sim",
+            "serve",
+            "--port",
+            str(port),
+            "--speed",
+            str(speed),
+            "--fleet",
+            str(fleet),
+            "--seed",
+            "7",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=log,
+        start_new_session=True,
     )
     assert process.stdout is not None
     url = process.stdout.readline().decode().strip().split()[-1]
@@ -84,11 +97,16 @@ def progress(sim_url: str, spec, book) -> tuple[str, bool]:
     filled = int(30 * done / total)
     bar = "#" * filled + "-" * (30 - filled)
     running = sum(1 for j in jobs if j["status"] == "InProgress")
-    return f"[{bar}] {done}/{total} cities · {running} running · {warm} warm / {cold} cold · ${cost:,.2f}", done >= total
+    return (
+        f"[{bar}] {done}/{total} cities · {running} running · {warm} warm / {cold} cold · ${cost:,.2f}",
+        done >= total,
+    )
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--stop", action="store_true", help="stop a running demo")
     parser.add_argument("--speed", type=float, default=40.0, help="simulated seconds per real second")
     parser.add_argument("--ui-port", type=int, default=8080)
@@ -99,7 +117,7 @@ def main() -> int:
         return stop()
 
     from sagemaker_fleet.cost import PriceBook, load_price_table
-    from sagemaker_fleet.spec import load_fleet_spec
+    from sagemaker_fleet.fleetspec import load_fleet_spec
     from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
 
     started = time.monotonic()
@@ -116,11 +134,20 @@ def main() -> int:
 
     home = STATE / "airflow"
     subprocess.run(["rm", "-rf", str(home)], check=True)
-    stack = LocalAirflowStack(StackSettings(
-        home=home, dags_folder=REPO / "dags", endpoint_url=sim_url, api_port=args.ui_port, parallelism=24,
-        extra_env={"AIRFLOW__SAGEMAKER_FLEET__POLL_INTERVAL": "2", "AIRFLOW__SAGEMAKER_FLEET__CAPACITY_RETRY_SECONDS": "3",
-                   "AIRFLOW__SAGEMAKER_FLEET__REPORT_DIR": str(STATE / "reports")},
-    ))
+    stack = LocalAirflowStack(
+        StackSettings(
+            home=home,
+            dags_folder=REPO / "dags",
+            endpoint_url=sim_url,
+            api_port=args.ui_port,
+            parallelism=24,
+            extra_env={
+                "AIRFLOW__SAGEMAKER_FLEET__POLL_INTERVAL": "2",
+                "AIRFLOW__SAGEMAKER_FLEET__CAPACITY_RETRY_SECONDS": "3",
+                "AIRFLOW__SAGEMAKER_FLEET__REPORT_DIR": str(STATE / "reports"),
+            },
+        )
+    )
     print("starting Airflow (api-server, scheduler, dag-processor, triggerer) …")
     try:
         stack.start()
@@ -131,8 +158,10 @@ def main() -> int:
     stack.unpause(DAG_ID)
     print(f"Airflow UI: {stack.url}  (local demo: SimpleAuthManager all-admins, no login needed)")
     print(f"unpaused {DAG_ID}: the scheduler starts its latest daily run")
-    print(f"each city waits in the triggerer for its turn; the sweep that sees a job end (every 2 s real, "
-          f"{2 * args.speed:.0f} simulated s at {args.speed:g}×) starts the next city on its warm pool")
+    print(
+        f"each city waits in the triggerer for its turn; the sweep that sees a job end (every 2 s real, "
+        f"{2 * args.speed:.0f} simulated s at {args.speed:g}×) starts the next city on its warm pool"
+    )
     run_id = None
     deadline = time.monotonic() + args.timeout
     while run_id is None and time.monotonic() < deadline:
@@ -155,15 +184,23 @@ def main() -> int:
             break
         time.sleep(2)
     print()
-    result = stack.api("GET", f"/api/v2/dags/{DAG_ID}/dagRuns/{run_id}/taskInstances/cost_report/xcomEntries/return_value")
+    result = stack.api(
+        "GET", f"/api/v2/dags/{DAG_ID}/dagRuns/{run_id}/taskInstances/cost_report/xcomEntries/return_value"
+    )
     value = result.get("value") or {}
     totals = value.get("totals", {})
-    print(f"run {run_id}: {state} in {time.monotonic() - started:.0f} s since `make demo` started its services")
+    print(
+        f"run {run_id}: {state} in {time.monotonic() - started:.0f} s since `make demo` started its services"
+    )
     if totals:
-        print(f"cost ${totals['cost_usd']:,.2f} (on-demand equivalent ${totals['on_demand_cost_usd']:,.2f}; "
-              f"spot saved ${totals['spot_savings_usd']:,.2f}; idle warm pools ${totals['retained_cost_usd']:,.2f})")
-        print(f"starts: {totals['warm_starts']} warm / {totals['cold_starts']} cold · "
-              f"start-up saved {totals['startup_seconds_saved'] / 3600:.1f} h")
+        print(
+            f"cost ${totals['cost_usd']:,.2f} (on-demand equivalent ${totals['on_demand_cost_usd']:,.2f}; "
+            f"spot saved ${totals['spot_savings_usd']:,.2f}; idle warm pools ${totals['retained_cost_usd']:,.2f})"
+        )
+        print(
+            f"starts: {totals['warm_starts']} warm / {totals['cold_starts']} cold · "
+            f"start-up saved {totals['startup_seconds_saved'] / 3600:.1f} h"
+        )
         print(f"report: {value.get('local_html')}")
     print(f"Fleet tab (lanes, starts, cost, the report): {fleet_tab}")
     print(f"the UI stays up at {stack.url}; stop everything with `make demo-stop`")

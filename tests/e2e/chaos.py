@@ -19,14 +19,15 @@ from typing import Any
 
 from sagemaker_fleet.cost import PriceBook, load_price_table
 from sagemaker_fleet.dags.factory import train_task_id
+from sagemaker_fleet.fleetspec.names import run_key_for
 from sagemaker_fleet.sim.client import billed_cost
-from sagemaker_fleet.spec.names import run_key_for
 
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "build" / "reliability"
 ENDED = frozenset({"Completed", "Failed", "Stopped"})
 #: Task-instance states that mean a task is still waiting or working: none may be left when a run has ended.
-UNFINISHED = frozenset({"deferred", "running", "queued", "scheduled", "up_for_retry", "up_for_reschedule",
-                        "restarting"})
+UNFINISHED = frozenset(
+    {"deferred", "running", "queued", "scheduled", "up_for_retry", "up_for_reschedule", "restarting"}
+)
 
 
 def city_of(name: str, spec: Any) -> str | None:
@@ -85,8 +86,15 @@ def failed_tries(stack: Any, dag_id: str, run_id: str, task: dict) -> int:
 
 
 def reliability(
-    sim: Any, spec: Any, stack: Any, dag_id: str, run_id: str, *, plan_warm: int,
-    failing_cities: frozenset[str] = frozenset(), injected: dict[str, Any] | None = None,
+    sim: Any,
+    spec: Any,
+    stack: Any,
+    dag_id: str,
+    run_id: str,
+    *,
+    plan_warm: int,
+    failing_cities: frozenset[str] = frozenset(),
+    injected: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The figures of one run: what was injected, and duplicates, lost cities, stuck tasks, failed tries no failed
     job explains, warm starts (and the plan's), and the cost of submissions that produced no model."""
@@ -94,8 +102,12 @@ def reliability(
     jobs = fleet_jobs(sim, spec, run_key)
     cities = by_city(jobs, spec)
     dupes = [name for subs in cities.values() for name in duplicates(subs)]
-    lost = sorted(c.name for c in spec.cities
-                  if c.name not in failing_cities and not any(j["status"] == "Completed" for j in cities.get(c.name, [])))
+    lost = sorted(
+        c.name
+        for c in spec.cities
+        if c.name not in failing_cities
+        and not any(j["status"] == "Completed" for j in cities.get(c.name, []))
+    )
     tis = stack.task_instances(dag_id, run_id)
     stuck = sorted(t["task_id"] for t in tis if t["state"] in UNFINISHED)
     failed_tasks = sorted(t["task_id"] for t in tis if t["state"] not in ("success", "skipped"))
@@ -104,9 +116,12 @@ def reliability(
     for task in tis:
         # a failed or stopped job fails its try (Airflow retries it); a spot job that ran out of MaxWait does not:
         # the same try resubmits it. The plan and report tasks have no job to explain a failure.
-        explained = sum(1 for j in cities.get(city_of_task.get(task["task_id"], ""), [])
-                        if j["status"] == "Failed"
-                        or (j["status"] == "Stopped" and j["secondary_status"] != "MaxWaitTimeExceeded"))
+        explained = sum(
+            1
+            for j in cities.get(city_of_task.get(task["task_id"], ""), [])
+            if j["status"] == "Failed"
+            or (j["status"] == "Stopped" and j["secondary_status"] != "MaxWaitTimeExceeded")
+        )
         if task["task_id"] == "outcome" and failing_cities:
             explained = 1  # the outcome fails the run, once, because a city did not train
         extra = failed_tries(stack, dag_id, run_id, task) - explained
@@ -126,8 +141,11 @@ def reliability(
         "injected": injected or {},
         "cities": len(spec.cities),
         "jobs": len(jobs),
-        "submissions": dict(Counter(j["status"] if j["status"] != "Stopped" else f"Stopped/{j['secondary_status']}"
-                                    for j in jobs)),
+        "submissions": dict(
+            Counter(
+                j["status"] if j["status"] != "Stopped" else f"Stopped/{j['secondary_status']}" for j in jobs
+            )
+        ),
         "duplicate_jobs": dupes,
         "lost_cities": lost,
         "failing_cities": sorted(failing_cities),
@@ -139,8 +157,9 @@ def reliability(
         "cost_usd": round(total.total_usd, 4),
         "idle_pool_usd": round(total.retained_usd, 4),
         "no_model_usd": round(wasted.total_usd, 4),
-        "idle_pool_usd_during_outage": None if outage is None else round(
-            idle_usd_between(jobs, outage["sim_began"], outage["sim_ended"], price), 4),
+        "idle_pool_usd_during_outage": None
+        if outage is None
+        else round(idle_usd_between(jobs, outage["sim_began"], outage["sim_ended"], price), 4),
         "interruptions": sum(j["interruptions"] for j in jobs),
         "api_calls": sum(sim.calls()["calls"].values()),
         "api_throttled": sum(sim.calls()["throttled"].values()),
@@ -205,7 +224,9 @@ class SpotStorm(Background):
     checkpoint prefix while spot attempts remain, else on demand. The storm ends once every city has had its two
     interruptions; what the fleet does next is checked after the run."""
 
-    def __init__(self, sim: Any, spec: Any, cities: list[str], past_max_wait: list[str], timeout: float = 300.0):
+    def __init__(
+        self, sim: Any, spec: Any, cities: list[str], past_max_wait: list[str], timeout: float = 300.0
+    ):
         super().__init__("spot-storm")
         self.sim, self.spec, self.cities, self.past_max_wait = sim, spec, cities, past_max_wait
         self.timeout = timeout
@@ -217,8 +238,12 @@ class SpotStorm(Background):
         while time.monotonic() < deadline:
             for city in self.cities:
                 job = latest(self.sim, self.spec, city)
-                if (job is None or not job["spot"] or job["secondary_status"] != "Training"
-                        or self.interrupted[city] >= 2):
+                if (
+                    job is None
+                    or not job["spot"]
+                    or job["secondary_status"] != "Training"
+                    or self.interrupted[city] >= 2
+                ):
                     continue
                 if self.interrupted[city] == 1 and city in self.past_max_wait:
                     self._starve(job, deadline)
@@ -228,7 +253,9 @@ class SpotStorm(Background):
             if all(self.interrupted[c] >= 2 for c in self.cities):
                 return {"interrupted": dict(self.interrupted), "starved": self.starved}
             time.sleep(0.25)
-        raise AssertionError(f"spot storm unfinished: interrupted {dict(self.interrupted)}, starved {self.starved}")
+        raise AssertionError(
+            f"spot storm unfinished: interrupted {dict(self.interrupted)}, starved {self.starved}"
+        )
 
     def _starve(self, job: dict, deadline: float) -> None:
         """Interrupt ``job`` with no spot capacity for its type until SageMaker's restart of it has found none."""
@@ -236,7 +263,9 @@ class SpotStorm(Background):
         self.sim.spot(no_capacity_types=[instance_type])
         try:
             self.sim.interrupt(job["name"])
-            while time.monotonic() < deadline:  # the restart comes after a short pause; it begins a new attempt
+            while (
+                time.monotonic() < deadline
+            ):  # the restart comes after a short pause; it begins a new attempt
                 if self.sim.job(job["name"])["attempts"] > job["attempts"]:
                     self.starved.append(job["name"])
                     return
@@ -257,22 +286,30 @@ class EndpointOutage(Background):
 
     def inject(self) -> dict[str, Any]:
         deadline = time.monotonic() + 600
-        while sum(1 for j in fleet_jobs(self.sim, self.spec) if j["status"] == "Completed") < self.min_completed:
+        while (
+            sum(1 for j in fleet_jobs(self.sim, self.spec) if j["status"] == "Completed") < self.min_completed
+        ):
             if time.monotonic() > deadline:
                 raise AssertionError(f"fewer than {self.min_completed} jobs completed before the outage")
             time.sleep(1)
         began = self.sim.now()
         in_progress = sum(1 for j in fleet_jobs(self.sim, self.spec) if j["status"] == "InProgress")
         self.server.outage(self.seconds).join()
-        return {"seconds": self.seconds, "sim_began": began, "sim_ended": self.sim.now(),
-                "jobs_in_progress_at_start": in_progress}
+        return {
+            "seconds": self.seconds,
+            "sim_began": began,
+            "sim_ended": self.sim.now(),
+            "jobs_in_progress_at_start": in_progress,
+        }
 
 
 def table(results: Path = RESULTS_DIR) -> str:
     """The figures of the last e2e runs (``build/reliability/*.json``) as docs/reliability.md's table."""
-    rows = ["| run | state | cities / jobs | duplicates | lost cities | failed tasks | stuck | failed tries "
-            "without a failed job | warm (plan) | cost | idle pools | no model | throttled calls |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    rows = [
+        "| run | state | cities / jobs | duplicates | lost cities | failed tasks | stuck | failed tries "
+        "without a failed job | warm (plan) | cost | idle pools | no model | throttled calls |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for path in sorted(results.glob("*.json")):
         if path.stem.endswith("-jobs"):
             continue
@@ -282,7 +319,8 @@ def table(results: Path = RESULTS_DIR) -> str:
             f"| {len(f['lost_cities'])} | {', '.join(f['failed_tasks']) or 0} | {len(f['stuck_tasks'])} "
             f"| {sum(f['failed_tries_without_failed_job'].values())} | {f['warm_starts']} ({f['planned_warm_starts']}) "
             f"| ${f['cost_usd']:.2f} | ${f['idle_pool_usd']:.2f} | ${f['no_model_usd']:.2f} "
-            f"| {f['api_throttled']} of {f['api_calls']} |")
+            f"| {f['api_throttled']} of {f['api_calls']} |"
+        )
     return "\n".join(rows)
 
 

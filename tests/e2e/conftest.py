@@ -15,11 +15,11 @@ from types import MappingProxyType
 
 import pytest
 
+from sagemaker_fleet.fleetspec import FleetSpec, load_fleet_spec
 from sagemaker_fleet.sim import SimConfig, SpotMarketConfig
 from sagemaker_fleet.sim.client import SimClient
 from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
 from sagemaker_fleet.sim.workload import WorkModel
-from sagemaker_fleet.spec import FleetSpec, load_fleet_spec
 
 E2E_DIR = Path(__file__).resolve().parent
 SPEED = 40.0

@@ -36,9 +36,9 @@ from e2e.chaos import SpotStorm, by_city, fleet_jobs, reliability, run_key_of, w
 from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, load_price_table
 from sagemaker_fleet.cost.collect import describe_run_jobs
 from sagemaker_fleet.dispatch import DispatchBook
+from sagemaker_fleet.fleetspec.names import job_name
 from sagemaker_fleet.plan import FleetPlan
 from sagemaker_fleet.sim.client import billed_cost
-from sagemaker_fleet.spec.names import job_name
 from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.postgres]
@@ -51,7 +51,10 @@ RETRIES = 3  # tests/e2e/dags: default_args
 FAILING_CITY = "oslo"  # its training container always fails (LocalExecutor run)
 OUTAGE_SECONDS = 60.0
 STORM_CITIES = ["auckland", "brussels", "denver"]  # half the spot cities, each interrupted twice (Celery run)
-PAST_MAX_WAIT = ["brussels", "denver"]  # denver has max_attempts 1: its next submission falls back to on-demand
+PAST_MAX_WAIT = [
+    "brussels",
+    "denver",
+]  # denver has max_attempts 1: its next submission falls back to on-demand
 STORM_WORK_SECONDS = 900.0  # simulated: caught training twice, and done well within MaxWait (3600 s) even so
 
 
@@ -114,8 +117,12 @@ def _wait_for_hand_off(sim, spec, timeout: float = 120.0) -> str:
 def _fail_a_running_on_demand_job(sim, spec) -> str:
     """A predecessor fails mid-training: its successor must still start (cold), its city is retried."""
     for job in fleet_jobs(sim, spec):
-        if (not job["spot"] and job["secondary_status"] == "Training" and "-r" not in job["name"]
-                and _city_of(job["name"], spec) != FAILING_CITY):
+        if (
+            not job["spot"]
+            and job["secondary_status"] == "Training"
+            and "-r" not in job["name"]
+            and _city_of(job["name"], spec) != FAILING_CITY
+        ):
             sim.fail(job["name"], "AlgorithmError: failed on purpose by the e2e test")
             return job["name"]
     raise AssertionError("no on-demand job is training")
@@ -131,10 +138,18 @@ def _clear_a_completed_city(stack: LocalAirflowStack, sim, spec, run_id: str) ->
         time.sleep(0.5)
     assert done, states
     task_id = done[0]
-    stack.api("POST", "/api/v2/dags/e2e_fleet/clearTaskInstances", {
-        "dry_run": False, "dag_run_id": run_id, "task_ids": [task_id], "only_failed": False,
-        "reset_dag_runs": False, "include_downstream": False,
-    })
+    stack.api(
+        "POST",
+        "/api/v2/dags/e2e_fleet/clearTaskInstances",
+        {
+            "dry_run": False,
+            "dag_run_id": run_id,
+            "task_ids": [task_id],
+            "only_failed": False,
+            "reset_dag_runs": False,
+            "include_downstream": False,
+        },
+    )
     return task_id
 
 
@@ -175,8 +190,12 @@ def run_local_faults(stack: LocalAirflowStack, server, sim, spec) -> dict:
     began = sim.now()
     in_progress = sum(1 for j in fleet_jobs(sim, spec) if j["status"] == "InProgress")
     server.outage(OUTAGE_SECONDS).join()
-    faults["outage"] = {"seconds": OUTAGE_SECONDS, "sim_began": began, "sim_ended": sim.now(),
-                        "jobs_in_progress_at_start": in_progress}
+    faults["outage"] = {
+        "seconds": OUTAGE_SECONDS,
+        "sim_began": began,
+        "sim_ended": sim.now(),
+        "jobs_in_progress_at_start": in_progress,
+    }
     faults["state"] = stack.wait_for_run("e2e_fleet", run_id, timeout=RUN_TIMEOUT)
     sim.throttle(0.0)
     faults["tis"] = stack.task_instances("e2e_fleet", run_id)
@@ -230,10 +249,14 @@ def _wait_for_scheduled_run(stack: LocalAirflowStack, dag_id: str, timeout: floa
         if runs:
             return str(runs[0]["dag_run_id"])
         time.sleep(1)
-    raise AssertionError(f"the scheduler created no scheduled run of {dag_id} within {timeout:.0f} s of unpausing")
+    raise AssertionError(
+        f"the scheduler created no scheduled run of {dag_id} within {timeout:.0f} s of unpausing"
+    )
 
 
-def check_run_state(stack: LocalAirflowStack, result: dict, cities: int, failing: frozenset[str] = frozenset()) -> None:
+def check_run_state(
+    stack: LocalAirflowStack, result: dict, cities: int, failing: frozenset[str] = frozenset()
+) -> None:
     """The run ended; every task succeeded but the failing cities' and, naming them, the outcome task, which
     fails the run (the cost report, the other last task, succeeds whatever happened)."""
     tis = result["tis"]
@@ -242,8 +265,12 @@ def check_run_state(stack: LocalAirflowStack, result: dict, cities: int, failing
     assert failed == expected, f"run {result['state']}; not successful: {failed} (expected {expected})"
     assert result["state"] == ("failed" if failing else "success"), result["state"]
     if failing:
-        logs = [p for p in Path(stack.settings.home).rglob("*") if p.is_file() and "task_id=outcome" in str(p)]
-        said = f"{len(failing)} of {cities} cities did not train: " + ", ".join(f"{c} (failed)" for c in failing)
+        logs = [
+            p for p in Path(stack.settings.home).rglob("*") if p.is_file() and "task_id=outcome" in str(p)
+        ]
+        said = f"{len(failing)} of {cities} cities did not train: " + ", ".join(
+            f"{c} (failed)" for c in failing
+        )
         assert any(said.encode() in p.read_bytes() for p in logs), (said, [str(p) for p in logs])
 
 
@@ -317,17 +344,33 @@ def check_outcome(
     # report, the one rebuilt here and the simulator's billing
     assert [j["name"] for j in jobs if j["warm_pool_status"] == "Available"] == []
     last_end = max(j["ended_at"] for j in jobs if j["ended_at"])
-    after_last_end = round(sum(
-        max(0.0, j["ended_at"] + j["retained_seconds"] - last_end) for j in jobs
-        if j["ended_at"] and j["warm_pool_status"] == "Terminated"), 1)
-    (artifacts / "idle-after-last-end.json").write_text(json.dumps({
-        "retained_seconds_after_the_last_job_end": after_last_end,
-        "released": stack.api("GET", f"/api/v2/dags/e2e_fleet/dagRuns/{run_id}/taskInstances/release_pools/"
-                                     "xcomEntries/return_value")["value"],
-    }, indent=1))
+    after_last_end = round(
+        sum(
+            max(0.0, j["ended_at"] + j["retained_seconds"] - last_end)
+            for j in jobs
+            if j["ended_at"] and j["warm_pool_status"] == "Terminated"
+        ),
+        1,
+    )
+    (artifacts / "idle-after-last-end.json").write_text(
+        json.dumps(
+            {
+                "retained_seconds_after_the_last_job_end": after_last_end,
+                "released": stack.api(
+                    "GET",
+                    f"/api/v2/dags/e2e_fleet/dagRuns/{run_id}/taskInstances/release_pools/"
+                    "xcomEntries/return_value",
+                )["value"],
+            },
+            indent=1,
+        )
+    )
     # a group's last jobs were created with keep-alive 0 or given it while they ran: no pool idled past the end
-    assert after_last_end == 0, [(j["name"], j["ended_at"], j["retained_seconds"]) for j in jobs
-                                 if j["ended_at"] and j["ended_at"] + j["retained_seconds"] > last_end]
+    assert after_last_end == 0, [
+        (j["name"], j["ended_at"], j["retained_seconds"])
+        for j in jobs
+        if j["ended_at"] and j["ended_at"] + j["retained_seconds"] > last_end
+    ]
     client = sim.boto3_client("sagemaker")
     index = RunJobIndex.for_run(spec, run_key)
     book = PriceBook(region=spec.region, table=load_price_table(), spec_prices=spec.prices)
@@ -357,8 +400,11 @@ def check_outcome(
 
 def check_failing_city_log(stack: LocalAirflowStack) -> None:
     """The failing city's task log says why: the training job's FailureReason (an AlgorithmError)."""
-    logs = [p for p in Path(stack.settings.home).rglob("*") if p.is_file() and f"task_id=train_{FAILING_CITY}"
-            in str(p)]
+    logs = [
+        p
+        for p in Path(stack.settings.home).rglob("*")
+        if p.is_file() and f"task_id=train_{FAILING_CITY}" in str(p)
+    ]
     assert logs, f"no task log of train_{FAILING_CITY}"
     assert any(b"AlgorithmError" in p.read_bytes() for p in logs), [str(p) for p in logs]
 
@@ -373,7 +419,7 @@ def check_storm(sim, spec, storm: dict) -> None:
         submissions = cities[city]
         starved = next(j for j in submissions if j["name"] in storm["starved"])
         assert starved["secondary_status"] == "MaxWaitTimeExceeded", starved
-        after = submissions[submissions.index(starved) + 1:]
+        after = submissions[submissions.index(starved) + 1 :]
         assert after, f"{city} was not resubmitted after MaxWait"
         assert {j["checkpoint_uri"] for j in after} == {starved["checkpoint_uri"]}, (city, after)
         spec_city = next(c for c in spec.cities if c.name == city)
@@ -393,9 +439,17 @@ def check_twice(stack: LocalAirflowStack, sim, twice_spec, result: dict) -> list
     keys = []
     for kind in ("scheduled", "manual"):
         run_id = twice[kind]
-        figures.append(reliability(sim, twice_spec, stack, "e2e_twice", run_id,
-                                   plan_warm=run_plan(stack, run_id, "e2e_twice").summary.warm_starts,
-                                   injected={"fault": f"{kind} run of the same fleet on the same day"}))
+        figures.append(
+            reliability(
+                sim,
+                twice_spec,
+                stack,
+                "e2e_twice",
+                run_id,
+                plan_warm=run_plan(stack, run_id, "e2e_twice").summary.warm_starts,
+                injected={"fault": f"{kind} run of the same fleet on the same day"},
+            )
+        )
         keys.append(figures[-1]["run_key"])
         assert report_totals(stack, "e2e_twice", run_id)["jobs"] == len(twice_spec.cities), kind
     today = dt.datetime.now(dt.UTC).strftime("%Y%m%d")
@@ -417,7 +471,9 @@ def check_figures(figures: dict) -> None:
     assert figures["failed_tries_without_failed_job"] == {}, figures
 
 
-PLANTED_SECRET = "planted-e2e-secret-7f3a9c"  # tests/e2e/fleets/e2e.yaml: amsterdam's environment/hyperparameters
+PLANTED_SECRET = (
+    "planted-e2e-secret-7f3a9c"  # tests/e2e/fleets/e2e.yaml: amsterdam's environment/hyperparameters
+)
 
 
 def check_no_secret_in_logs(stack: LocalAirflowStack) -> None:
@@ -455,13 +511,17 @@ def check_order_and_concurrency(spec, plan, jobs: list[dict], order: bool = True
     book = DispatchBook.from_plan(plan, spec)
     by_name = {j["name"]: j for j in jobs}
     for group in plan.groups:
-        planned = sorted((p for p in plan.jobs if p.group == group.group), key=lambda p: book.turns[p.city].rank)
+        planned = sorted(
+            (p for p in plan.jobs if p.group == group.group), key=lambda p: book.turns[p.city].rank
+        )
         firsts = [by_name[p.job_name] for p in planned]
         width = book.widths[group.group]
         assert _peak_running(firsts) <= width, (group.group, _peak_running(firsts), width)
         if order and not group.spot and len(planned) >= 5:
             rho = _rank_correlation([j["created_at"] for j in firsts])
-            assert rho >= 0.6, f"{group.group}: jobs created far from the planned order (rank correlation {rho:.2f})"
+            assert rho >= 0.6, (
+                f"{group.group}: jobs created far from the planned order (rank correlation {rho:.2f})"
+            )
 
 
 def _stack(tmp_path, sim, spec, executor: str, db: str, broker: str | None = None) -> LocalAirflowStack:
@@ -481,8 +541,13 @@ def _stack(tmp_path, sim, spec, executor: str, db: str, broker: str | None = Non
 def _outage_allowance(jobs: list[dict], outage: dict) -> int:
     """On-demand jobs that ended while the endpoint was away: each one's successor could not be created until it
     came back, and may have found the pool gone."""
-    return sum(1 for j in jobs if not j["spot"] and j["ended_at"] is not None
-               and outage["sim_began"] <= j["ended_at"] <= outage["sim_ended"])
+    return sum(
+        1
+        for j in jobs
+        if not j["spot"]
+        and j["ended_at"] is not None
+        and outage["sim_began"] <= j["ended_at"] <= outage["sim_ended"]
+    )
 
 
 def test_local_executor_on_postgres(tmp_path, e2e_server, e2e_sim, e2e_spec, postgres_url) -> None:
@@ -493,12 +558,22 @@ def test_local_executor_on_postgres(tmp_path, e2e_server, e2e_sim, e2e_spec, pos
         check_notice(stack, result, failing=frozenset({FAILING_CITY}))
         plan = run_plan(stack, result["run_id"])
         figures = reliability(
-            e2e_sim, e2e_spec, stack, "e2e_fleet", result["run_id"], plan_warm=plan.summary.warm_starts,
-            failing_cities=frozenset({FAILING_CITY}), injected={
-                "throttled_share": THROTTLE, "outage": result["outage"], "failing_city": FAILING_CITY,
-                "failed_once": result["failed_job"], "cleared": result["cleared"],
+            e2e_sim,
+            e2e_spec,
+            stack,
+            "e2e_fleet",
+            result["run_id"],
+            plan_warm=plan.summary.warm_starts,
+            failing_cities=frozenset({FAILING_CITY}),
+            injected={
+                "throttled_share": THROTTLE,
+                "outage": result["outage"],
+                "failing_city": FAILING_CITY,
+                "failed_once": result["failed_job"],
+                "cleared": result["cleared"],
                 "killed_during_hand_off": ["scheduler", "triggerer", "triggerer@2"],
-            })
+            },
+        )
         write_figures("local-executor", figures, fleet_jobs(e2e_sim, e2e_spec))
         check_figures(figures)
         # warm starts the faults may cost: the city failed once (its retry) and the always-failing city (each of
@@ -512,8 +587,14 @@ def test_local_executor_on_postgres(tmp_path, e2e_server, e2e_sim, e2e_spec, pos
 @pytest.mark.redis
 def test_celery_executor_with_redis(tmp_path, e2e_sim, e2e_spec, twice_spec, postgres_url) -> None:
     e2e_sim.reset(moto=False)
-    with _stack(tmp_path, e2e_sim, e2e_spec, "CeleryExecutor", postgres_url,
-                broker=f"redis://127.0.0.1:6379/{7 + os.getpid() % 8}") as stack:
+    with _stack(
+        tmp_path,
+        e2e_sim,
+        e2e_spec,
+        "CeleryExecutor",
+        postgres_url,
+        broker=f"redis://127.0.0.1:6379/{7 + os.getpid() % 8}",
+    ) as stack:
         result = run_celery_faults(stack, e2e_sim, e2e_spec, twice_spec)
         check_run_state(stack, result, len(e2e_spec.cities))
         check_notice(stack, result)
@@ -523,9 +604,20 @@ def test_celery_executor_with_redis(tmp_path, e2e_sim, e2e_spec, twice_spec, pos
         assert requeued >= 1, result["lost"]
         plan = run_plan(stack, result["run_id"])
         figures = reliability(
-            e2e_sim, e2e_spec, stack, "e2e_fleet", result["run_id"], plan_warm=plan.summary.warm_starts,
-            injected={"throttled_share": THROTTLE, "worker_frozen_then_killed_holding": result["lost"],
-                      "requeued": requeued, "spot_storm": result["storm"], "killed_during_hand_off": ["triggerer"]})
+            e2e_sim,
+            e2e_spec,
+            stack,
+            "e2e_fleet",
+            result["run_id"],
+            plan_warm=plan.summary.warm_starts,
+            injected={
+                "throttled_share": THROTTLE,
+                "worker_frozen_then_killed_holding": result["lost"],
+                "requeued": requeued,
+                "spot_storm": result["storm"],
+                "killed_during_hand_off": ["triggerer"],
+            },
+        )
         write_figures("celery-executor", figures, fleet_jobs(e2e_sim, e2e_spec))
         check_figures(figures)
         twice = check_twice(stack, e2e_sim, twice_spec, result)
@@ -535,7 +627,12 @@ def test_celery_executor_with_redis(tmp_path, e2e_sim, e2e_spec, twice_spec, pos
         check_storm(e2e_sim, e2e_spec, result["storm"])
         # warm starts the faults may cost: each task lost with the worker waited ~100 s real (past the keep-alive
         # cap), and the on-demand fallback of a spot city can take a pool planned for another city
-        fallbacks = sum(1 for j in fleet_jobs(e2e_sim, e2e_spec) if not j["spot"] and "-r" in j["name"]
-                        and any(c.name in j["name"] and c.spot for c in e2e_spec.cities))
+        fallbacks = sum(
+            1
+            for j in fleet_jobs(e2e_sim, e2e_spec)
+            if not j["spot"]
+            and "-r" in j["name"]
+            and any(c.name in j["name"] and c.spot for c in e2e_spec.cities)
+        )
         check_outcome(e2e_sim, e2e_spec, stack, result, tmp_path, allowance=requeued + fallbacks)
         check_no_secret_in_logs(stack)

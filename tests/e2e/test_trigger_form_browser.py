@@ -33,11 +33,11 @@ import pytest
 from sagemaker_fleet.cost import PriceBook
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.cost.svg import usd
+from sagemaker_fleet.fleetspec import FleetSpec, load_fleet_spec
 from sagemaker_fleet.sim import SimConfig
 from sagemaker_fleet.sim.client import SimClient
 from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
 from sagemaker_fleet.sim.workload import WorkModel
-from sagemaker_fleet.spec import FleetSpec, load_fleet_spec
 from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.chromium, pytest.mark.timeout(900)]
@@ -51,7 +51,9 @@ SPEED = 200.0
 RUN_TIMEOUT = 300.0
 CHROMIUM = "/usr/bin/chromium"
 #: name → (role, password); "nobody" is logged in but may read no DAG
-USERS = MappingProxyType({"admin": ("admin", "admin-pw"), "viewer": ("viewer", "viewer-pw"), "nobody": ("", "nobody-pw")})
+USERS = MappingProxyType(
+    {"admin": ("admin", "admin-pw"), "viewer": ("viewer", "viewer-pw"), "nobody": ("", "nobody-pw")}
+)
 FLEET_PREFIX = "/sagemaker-fleet"
 
 
@@ -71,9 +73,13 @@ def sim(spec: FleetSpec) -> Iterator[SimClient]:
 
 @pytest.fixture(scope="module")
 def stack(sim: SimClient, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalAirflowStack]:
-    settings = StackSettings(home=tmp_path_factory.mktemp("airflow"), dags_folder=E2E_DIR / "browser_dags",
-                             endpoint_url=sim.url, users=USERS,
-                             extra_env={"AIRFLOW__CORE__PLUGINS_FOLDER": str(E2E_DIR / "browser_plugins")})
+    settings = StackSettings(
+        home=tmp_path_factory.mktemp("airflow"),
+        dags_folder=E2E_DIR / "browser_dags",
+        endpoint_url=sim.url,
+        users=USERS,
+        extra_env={"AIRFLOW__CORE__PLUGINS_FOLDER": str(E2E_DIR / "browser_plugins")},
+    )
     with LocalAirflowStack(settings) as airflow:
         # a fresh Airflow has only default_pool, and a first run must not wait for another
         assert [p["name"] for p in airflow.api("GET", "/api/v2/pools")["pools"]] == ["default_pool"]
@@ -146,12 +152,16 @@ def run_jobs(sim: SimClient, spec: FleetSpec, run_key: str) -> dict[str, list[st
 
 def xcom(stack: LocalAirflowStack, run_id: str, task_id: str, key: str) -> Any:
     quoted = urllib.parse.quote(run_id, safe="")
-    value = stack.api("GET", f"/api/v2/dags/{DAG_ID}/dagRuns/{quoted}/taskInstances/{task_id}/xcomEntries/{key}")
+    value = stack.api(
+        "GET", f"/api/v2/dags/{DAG_ID}/dagRuns/{quoted}/taskInstances/{task_id}/xcomEntries/{key}"
+    )
     return json.loads(value["value"]) if isinstance(value["value"], str) else value["value"]
 
 
 def note_of(stack: LocalAirflowStack, run_id: str) -> str:
-    return str(stack.api("GET", f"/api/v2/dags/{DAG_ID}/dagRuns/{urllib.parse.quote(run_id, safe='')}")["note"])
+    return str(
+        stack.api("GET", f"/api/v2/dags/{DAG_ID}/dagRuns/{urllib.parse.quote(run_id, safe='')}")["note"]
+    )
 
 
 def test_three_cities_picked_in_the_form_train_and_nothing_else(stack, sim, spec, page) -> None:
@@ -179,14 +189,18 @@ def test_three_cities_picked_in_the_form_train_and_nothing_else(stack, sim, spec
     assert sorted(trained) == sorted(PICKED)
     assert all(len(names) == 1 for names in trained.values()), trained
     note = note_of(stack, run_id)
-    assert note.startswith("- Asked: 3 of 12 cities (lagos, lima, oslo) · spot on · instance type: fleet default"
-                           " · train\n- Planned: 3 jobs · ")
+    assert note.startswith(
+        "- Asked: 3 of 12 cities (lagos, lima, oslo) · spot on · instance type: fleet default"
+        " · train\n- Planned: 3 jobs · "
+    )
     page.reload()
     page.get_by_text("Asked: 3 of 12 cities").first.wait_for()
     page.screenshot(path=str(ARTIFACTS / "run-page.png"))
 
 
-def test_a_dry_run_shows_its_expected_cost_in_the_run_note_and_launches_nothing(stack, sim, spec, page) -> None:
+def test_a_dry_run_shows_its_expected_cost_in_the_run_note_and_launches_nothing(
+    stack, sim, spec, page
+) -> None:
     before = len(sim.state()["jobs"])
     dialog = open_form(page, stack)
     dialog.locator('[id="switch:element_dry_run"]').click()
@@ -211,8 +225,10 @@ def test_an_unknown_city_from_the_rest_api_is_refused_in_one_line(stack, sim) ->
     run_id = stack.trigger(DAG_ID, conf={"cities": ["lima", "atlantis"]})
     assert stack.wait_for_run(DAG_ID, run_id, timeout=RUN_TIMEOUT) == "failed"
     note = note_of(stack, run_id)
-    assert note.startswith("- Refused: params.cities: unknown city 'atlantis'; pick cities of fleet small — nothing "
-                           "was launched\n- Asked: 2 of 12 cities (lima, atlantis)")
+    assert note.startswith(
+        "- Refused: params.cities: unknown city 'atlantis'; pick cities of fleet small — nothing "
+        "was launched\n- Asked: 2 of 12 cities (lima, atlantis)"
+    )
     tis = {t["task_id"]: (t["state"], t["try_number"]) for t in stack.task_instances(DAG_ID, run_id)}
     assert tis["plan"] == ("failed", 1)  # no retries: a new run with other cities is the fix
     assert tis["cost_report"] == ("skipped", 1)  # nothing to report, and no retries of it either
@@ -228,7 +244,9 @@ def fleet_tab(page: Any, stack: LocalAirflowStack, run_id: str) -> Any:
 
 
 def view_json(stack: LocalAirflowStack, run_id: str) -> dict[str, Any]:
-    result: dict[str, Any] = stack.api("GET", f"{FLEET_PREFIX}/api/runs/{DAG_ID}/{urllib.parse.quote(run_id, safe='')}")
+    result: dict[str, Any] = stack.api(
+        "GET", f"{FLEET_PREFIX}/api/runs/{DAG_ID}/{urllib.parse.quote(run_id, safe='')}"
+    )
     return result
 
 
@@ -245,18 +263,27 @@ def test_the_fleet_tab_of_a_running_and_then_of_the_finished_run(stack, sim, spe
     first = refreshes(frame)
     assert stack.run_state(DAG_ID, run_id) == "running"
     assert frame.locator("#plan-gantt .job.planned").count() == len(spec.cities)
-    expected = usd(estimate_plan_cost(xcom(stack, run_id, "plan", "plan"), spec, PriceBook.for_spec(spec))["expected_usd"])
+    expected = usd(
+        estimate_plan_cost(xcom(stack, run_id, "plan", "plan"), spec, PriceBook.for_spec(spec))[
+            "expected_usd"
+        ]
+    )
     assert frame.locator("#cost-expected").inner_text() == expected
     assert frame.locator("#cost-so-far").inner_text().startswith("$")
     page.screenshot(path=str(ARTIFACTS / "fleet-tab-running.png"), full_page=True)
     page.wait_for_function(
         "n => Number(document.querySelector('iframe').contentDocument.documentElement"
-        ".getAttribute('data-refreshes')) > n", arg=first, timeout=30_000)  # it refreshed itself, no reload
+        ".getAttribute('data-refreshes')) > n",
+        arg=first,
+        timeout=30_000,
+    )  # it refreshed itself, no reload
     assert stack.wait_for_run(DAG_ID, run_id, timeout=RUN_TIMEOUT) == "success"
     # finished: every city's job in the lanes, what was billed (the report task's own total) and the report
     frame = fleet_tab(page, stack, run_id)
     frame.locator("#report-link").wait_for()
-    frame.get_by_text("run success").wait_for(timeout=30_000)  # once the shared answer of the running run expired
+    frame.get_by_text("run success").wait_for(
+        timeout=30_000
+    )  # once the shared answer of the running run expired
     view = view_json(stack, run_id)
     report = xcom(stack, run_id, "cost_report", "return_value")
     assert view["counts"]["completed"] == len(spec.cities)
@@ -269,7 +296,9 @@ def test_the_fleet_tab_of_a_running_and_then_of_the_finished_run(stack, sim, spe
     jobs_table = frame.locator("#jobs")
     assert jobs_table.locator("a", has_text="console").count() == view["counts"]["submissions"]
     page.screenshot(path=str(ARTIFACTS / "fleet-tab-finished.png"), full_page=True)
-    page.goto(stack.url + view["report_url"].rsplit("/", 1)[0])  # the tab's page on its own: all of it at once
+    page.goto(
+        stack.url + view["report_url"].rsplit("/", 1)[0]
+    )  # the tab's page on its own: all of it at once
     page.locator("#actual-gantt").wait_for()
     page.screenshot(path=str(ARTIFACTS / "fleet-page-finished.png"), full_page=True)
     served = page.request.get(stack.url + view["report_url"])  # with the browser's session, as the link is
@@ -294,13 +323,20 @@ def test_the_plugin_refuses_anonymous_and_unauthorised_requests(stack) -> None:
 
     run_id = stack.runs(DAG_ID)[0]["dag_run_id"]
     quoted = urllib.parse.quote(run_id, safe="")
-    routes = [f"{FLEET_PREFIX}/runs", f"{FLEET_PREFIX}/api/runs", f"{FLEET_PREFIX}/runs/{DAG_ID}/{quoted}",
-              f"{FLEET_PREFIX}/api/runs/{DAG_ID}/{quoted}", f"{FLEET_PREFIX}/runs/{DAG_ID}/{quoted}/report.html"]
+    routes = [
+        f"{FLEET_PREFIX}/runs",
+        f"{FLEET_PREFIX}/api/runs",
+        f"{FLEET_PREFIX}/runs/{DAG_ID}/{quoted}",
+        f"{FLEET_PREFIX}/api/runs/{DAG_ID}/{quoted}",
+        f"{FLEET_PREFIX}/runs/{DAG_ID}/{quoted}/report.html",
+    ]
 
     def status(route: str, token: str | None = None) -> int:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         try:
-            with urllib.request.urlopen(urllib.request.Request(stack.url + route, headers=headers), timeout=30) as r:
+            with urllib.request.urlopen(
+                urllib.request.Request(stack.url + route, headers=headers), timeout=30
+            ) as r:
                 return int(r.status)
         except urllib.error.HTTPError as exc:
             return exc.code

@@ -10,10 +10,10 @@ import argparse
 import sys
 from datetime import UTC, datetime
 
+from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
+from sagemaker_fleet.fleetspec.names import InvalidRunKeyError
 from sagemaker_fleet.plan import DurationHistory, FleetPlan, HistoryError, PlanError, plan_fleet
 from sagemaker_fleet.plan.render import render_table
-from sagemaker_fleet.spec import FleetSpecError, load_fleet_spec
-from sagemaker_fleet.spec.names import InvalidRunKeyError
 
 
 def default_run_key() -> str:

@@ -31,12 +31,12 @@ from sagemaker_fleet.cost.pricelist import (
     default_cache_path,
     lookup_price_list,
 )
-from sagemaker_fleet.cost.prices import PriceBook
 from sagemaker_fleet.cost.publish import upload_report_files, write_report_files
 from sagemaker_fleet.cost.report import RunJobIndex, build_cost_report
 from sagemaker_fleet.cost.summary import summary_lines
-from sagemaker_fleet.spec import FleetSpecError, load_fleet_spec
-from sagemaker_fleet.spec.names import InvalidRunKeyError, report_s3_uri
+from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
+from sagemaker_fleet.fleetspec.names import InvalidRunKeyError, report_s3_uri
+from sagemaker_fleet.jobs.prices import PriceBook
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     import boto3
 
     from sagemaker_fleet.cost.report import CostReport
-    from sagemaker_fleet.spec.model import FleetSpec
+    from sagemaker_fleet.fleetspec.model import FleetSpec
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -17,9 +17,9 @@ from types import FrameType, MappingProxyType
 from typing import TYPE_CHECKING
 
 from sagemaker_fleet.cli.argtypes import non_negative, port, positive, share
-from sagemaker_fleet.spec import FleetSpecError, InstanceQuota, load_fleet_spec
-from sagemaker_fleet.spec.load import INSTANCE_TYPE_RE
-from sagemaker_fleet.spec.model import QUOTA_MAX
+from sagemaker_fleet.fleetspec import FleetSpecError, InstanceQuota, load_fleet_spec
+from sagemaker_fleet.fleetspec.load import INSTANCE_TYPE_RE
+from sagemaker_fleet.fleetspec.model import QUOTA_MAX
 
 if TYPE_CHECKING:
     from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
@@ -72,8 +72,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         server = SimulatorServer(settings, log_requests=args.log_requests).start()
     except SystemExit:  # werkzeug exits when it cannot bind (taken since the check above): say what to do
-        print(f"error: --port {settings.port}: cannot listen there; pick another port (0 picks a free one)",
-              file=sys.stderr)
+        print(
+            f"error: --port {settings.port}: cannot listen there; pick another port (0 picks a free one)",
+            file=sys.stderr,
+        )
         return 2
     print(server.url, flush=True)
     serve_until_stopped(server, settings)
@@ -152,7 +154,12 @@ def _quota(text: str) -> tuple[str, InstanceQuota]:
     try:
         instance_type, numbers = text.split("=", 1)
         parts = [int(p) for p in numbers.split(":")]
-        if not INSTANCE_TYPE_RE.fullmatch(instance_type) or not 2 <= len(parts) <= 3 or min(parts) < 0 or max(parts) > QUOTA_MAX:
+        if (
+            not INSTANCE_TYPE_RE.fullmatch(instance_type)
+            or not 2 <= len(parts) <= 3
+            or min(parts) < 0
+            or max(parts) > QUOTA_MAX
+        ):
             raise ValueError
     except ValueError:
         raise argparse.ArgumentTypeError(

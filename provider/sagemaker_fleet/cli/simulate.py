@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cli.argtypes import share
 from sagemaker_fleet.cost.errors import CostReportError
+from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
+from sagemaker_fleet.fleetspec.names import InvalidRunKeyError
 from sagemaker_fleet.plan import DurationHistory, HistoryError, PlanError
-from sagemaker_fleet.spec import FleetSpecError, load_fleet_spec
-from sagemaker_fleet.spec.names import InvalidRunKeyError
 
 if TYPE_CHECKING:
     from sagemaker_fleet.sim.driver import SimulationResult

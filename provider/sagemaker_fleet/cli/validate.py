@@ -6,8 +6,8 @@ import argparse
 import sys
 from collections import Counter
 
+from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
 from sagemaker_fleet.plan.advice import fleet_advice
-from sagemaker_fleet.spec import FleetSpecError, load_fleet_spec
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -7,12 +7,6 @@ arguments; ``export`` and ``page`` render the JSON, CSV and HTML.
 
 from __future__ import annotations
 
-from sagemaker_fleet.cost.describe import (
-    StatusTransition,
-    TrainingJobRecord,
-    WarmPoolState,
-    parse_training_job,
-)
 from sagemaker_fleet.cost.errors import (
     CostReportError,
     PriceListError,
@@ -24,11 +18,17 @@ from sagemaker_fleet.cost.export import JOB_FIELDS, render_csv, render_json, rep
 from sagemaker_fleet.cost.lanes import Lane, PoolChain, build_lanes
 from sagemaker_fleet.cost.model import CostLine, cost_line
 from sagemaker_fleet.cost.page import render_html
-from sagemaker_fleet.cost.prices import Price, PriceBook, PriceSource, PriceTable, load_price_table
 from sagemaker_fleet.cost.report import CostReport, GroupInfo, RunJobIndex, build_cost_report
-from sagemaker_fleet.cost.starts import StartObservation, observe_start
 from sagemaker_fleet.cost.summary import summary_lines
 from sagemaker_fleet.cost.totals import CostTotals, total, totals_by
+from sagemaker_fleet.jobs.prices import Price, PriceBook, PriceSource, PriceTable, load_price_table
+from sagemaker_fleet.jobs.record import (
+    StatusTransition,
+    TrainingJobRecord,
+    WarmPoolState,
+    parse_training_job,
+)
+from sagemaker_fleet.jobs.starts import StartObservation, observe_start
 
 __all__ = [
     "JOB_FIELDS",

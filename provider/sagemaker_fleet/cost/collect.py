@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sagemaker_fleet.aws.paging import PageGuard
-from sagemaker_fleet.spec.names import run_key_floor, run_name_contains
+from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
+from sagemaker_fleet.jobs.paging import PageGuard
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import RunJobIndex

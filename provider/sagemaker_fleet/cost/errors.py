@@ -1,30 +1,20 @@
-"""Errors of the cost report: each names what is missing and how to fix it."""
+"""Errors of the cost report: each names what is missing and how to fix it.
+
+The base ``CostReportError`` and the two errors the job model raises (an unknown price, an unsupported job
+shape) are defined in ``sagemaker_fleet.jobs.errors`` and re-exported here.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from sagemaker_fleet.jobs.errors import CostReportError, UnknownPriceError, UnsupportedTrainingJobError
 
-from sagemaker_fleet.errors import SageMakerFleetError
-
-
-class CostReportError(SageMakerFleetError):
-    """Base of every error the cost report raises on purpose."""
-
-
-class UnknownPriceError(CostReportError, LookupError):
-    """No price source knows one or more instance types of the run."""
-
-    def __init__(self, instance_types: Iterable[str], region: str, known: Iterable[str] = ()) -> None:
-        self.instance_types = tuple(sorted(set(instance_types)))
-        self.region = region
-        names = ", ".join(self.instance_types)
-        example = ", ".join(f"{itype}: <USD per instance-hour>" for itype in self.instance_types)
-        shipped = ", ".join(sorted(known)) or "none"
-        super().__init__(
-            f"no price for {names} in {region} (the shipped table there covers: {shipped}); "
-            f"add it to the fleet spec as `prices: {{{example}}}` (on-demand training price), "
-            "or run `sagemaker-fleet report … --price-list` to look it up in the AWS Price List API"
-        )
+__all__ = [
+    "CostReportError",
+    "PriceListError",
+    "UnattributedJobError",
+    "UnknownPriceError",
+    "UnsupportedTrainingJobError",
+]
 
 
 class PriceListError(CostReportError):
@@ -33,7 +23,3 @@ class PriceListError(CostReportError):
 
 class UnattributedJobError(CostReportError, ValueError):
     """A training job that belongs to no city of the fleet's run (neither by its tags nor by its name)."""
-
-
-class UnsupportedTrainingJobError(CostReportError, ValueError):
-    """A training job shape the cost model does not price (heterogeneous clusters: the fleet never makes them)."""

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.cost.prices import PriceBook
-    from sagemaker_fleet.spec.model import FleetSpec
+    from sagemaker_fleet.fleetspec.model import FleetSpec
+    from sagemaker_fleet.jobs.prices import PriceBook
 
 
 def estimate_plan_cost(plan: Mapping[str, Any], spec: FleetSpec, prices: PriceBook) -> dict[str, Any]:

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.cost.starts import StartEvidence, StartKind, StartObservation, training_started_at
+from sagemaker_fleet.jobs.starts import StartEvidence, StartKind, StartObservation, training_started_at
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.cost.describe import StatusTransition, TrainingJobRecord
-    from sagemaker_fleet.cost.prices import Price, PriceSource
+    from sagemaker_fleet.jobs.prices import Price, PriceSource
+    from sagemaker_fleet.jobs.record import StatusTransition, TrainingJobRecord
 
 SECONDS_PER_HOUR = 3600
 

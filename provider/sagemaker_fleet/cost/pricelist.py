@@ -15,8 +15,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
-from sagemaker_fleet.aws.paging import PageGuard
 from sagemaker_fleet.cost.errors import PriceListError
+from sagemaker_fleet.jobs.paging import PageGuard
 
 SERVICE_CODE = "AmazonSageMaker"
 #: The Price List Query API is served from these regions only; the CLI uses the first.

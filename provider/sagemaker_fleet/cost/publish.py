@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from sagemaker_fleet.cost.export import render_csv, render_json
 from sagemaker_fleet.cost.page import render_html
-from sagemaker_fleet.spec.names import split_s3_uri
+from sagemaker_fleet.fleetspec.names import split_s3_uri
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import CostReport

@@ -11,21 +11,20 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.aws.progress import run_job_names
-from sagemaker_fleet.aws.request import TAG_PREFIX
-from sagemaker_fleet.cost.describe import TrainingJobRecord, parse_training_job
 from sagemaker_fleet.cost.errors import UnattributedJobError
 from sagemaker_fleet.cost.lanes import Lane, build_lanes
 from sagemaker_fleet.cost.model import CostLine, cost_line
-from sagemaker_fleet.cost.starts import observe_start
 from sagemaker_fleet.cost.totals import CostTotals, total, totals_by
-from sagemaker_fleet.spec.names import MAX_SUBMISSIONS, validate_run_key
+from sagemaker_fleet.fleetspec.names import MAX_SUBMISSIONS, validate_run_key
+from sagemaker_fleet.jobs.progress import run_job_names
+from sagemaker_fleet.jobs.record import TrainingJobRecord, parse_training_job
+from sagemaker_fleet.jobs.request import TAG_PREFIX
+from sagemaker_fleet.jobs.starts import observe_start
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.aws.keys import WarmPoolKey
-    from sagemaker_fleet.cost.prices import Price, PriceBook
-    from sagemaker_fleet.spec.model import FleetSpec
-
+    from sagemaker_fleet.fleetspec.model import FleetSpec
+    from sagemaker_fleet.jobs.keys import WarmPoolKey
+    from sagemaker_fleet.jobs.prices import Price, PriceBook
 
 
 @dataclass(frozen=True)
@@ -83,10 +82,21 @@ def released_pools(release: Mapping[str, Any], prices: PriceBook) -> ReleasedPoo
     """From the release task's result (``ended``: pool, type, count and seconds left of each ended pool)."""
     ended = list(release.get("ended") or [])
     seconds = sum(int(p["idle_seconds_left"]) * int(p["instance_count"]) for p in ended)
-    cost = sum(int(p["idle_seconds_left"]) * int(p["instance_count"]) * prices.price(p["instance_type"]).usd_per_hour
-               for p in ended) / 3600
-    return ReleasedPools(pools=len(ended), idle_seconds_saved=seconds, idle_cost_saved_usd=round(cost, 2),
-                         kept=len(release.get("kept") or []))
+    cost = (
+        sum(
+            int(p["idle_seconds_left"])
+            * int(p["instance_count"])
+            * prices.price(p["instance_type"]).usd_per_hour
+            for p in ended
+        )
+        / 3600
+    )
+    return ReleasedPools(
+        pools=len(ended),
+        idle_seconds_saved=seconds,
+        idle_cost_saved_usd=round(cost, 2),
+        kept=len(release.get("kept") or []),
+    )
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,8 @@ from airflow.sdk import DAG, Asset
 
 from sagemaker_fleet import settings
 from sagemaker_fleet.dags.form import manual_params
+from sagemaker_fleet.fleetspec.load import load_fleet_spec
+from sagemaker_fleet.fleetspec.names import models_s3_prefix, reports_s3_prefix
 from sagemaker_fleet.operators.notify import FleetNotifyOperator
 from sagemaker_fleet.operators.outcome import FleetOutcomeOperator
 from sagemaker_fleet.operators.plan import PlanFleetOperator
@@ -27,8 +29,6 @@ from sagemaker_fleet.operators.release import FleetPoolReleaseOperator
 from sagemaker_fleet.operators.report import FleetCostReportOperator
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID
 from sagemaker_fleet.operators.training import FleetTrainingOperator
-from sagemaker_fleet.spec.load import load_fleet_spec
-from sagemaker_fleet.spec.names import models_s3_prefix, reports_s3_prefix
 
 DEFAULT_ARGS: dict[str, Any] = {"owner": "ml-platform", "retries": 2, "retry_delay": dt.timedelta(minutes=1)}
 PLAN_TASK_ID = "plan"
@@ -111,8 +111,14 @@ def build_fleet_dag(
         doc_md=f"Trains the {len(spec.cities)} cities of fleet `{spec.fleet}` ({spec_path}).",
         **dag_kwargs,
     ) as dag:
-        plan = PlanFleetOperator(task_id=PLAN_TASK_ID, spec_path=spec_path, cities=[c.name for c in spec.cities],
-                                 use_params=manual, aws_conn_id=aws_conn_id, api_conn_id=api_conn_id)
+        plan = PlanFleetOperator(
+            task_id=PLAN_TASK_ID,
+            spec_path=spec_path,
+            cities=[c.name for c in spec.cities],
+            use_params=manual,
+            aws_conn_id=aws_conn_id,
+            api_conn_id=api_conn_id,
+        )
         trains = [
             FleetTrainingOperator(
                 task_id=train_task_id(city.name),
@@ -130,22 +136,40 @@ def build_fleet_dag(
             for city in spec.cities
         ]
         # every city has had its turn: end the pools nobody will take over, so the report sees final idle time
-        release = FleetPoolReleaseOperator(task_id=RELEASE_TASK_ID, spec_path=spec_path, trigger_rule="all_done",
-                                           carry_pools=carry_pools, use_params=manual, aws_conn_id=aws_conn_id)
-        report = FleetCostReportOperator(task_id="cost_report", spec_path=spec_path, trigger_rule="all_done",
-                                         use_params=manual, aws_conn_id=aws_conn_id, outlets=[report_asset],
-                                         out_dir=report_dir, plan_task_id=PLAN_TASK_ID,
-                                         release_task_id=RELEASE_TASK_ID)
+        release = FleetPoolReleaseOperator(
+            task_id=RELEASE_TASK_ID,
+            spec_path=spec_path,
+            trigger_rule="all_done",
+            carry_pools=carry_pools,
+            use_params=manual,
+            aws_conn_id=aws_conn_id,
+        )
+        report = FleetCostReportOperator(
+            task_id="cost_report",
+            spec_path=spec_path,
+            trigger_rule="all_done",
+            use_params=manual,
+            aws_conn_id=aws_conn_id,
+            outlets=[report_asset],
+            out_dir=report_dir,
+            plan_task_id=PLAN_TASK_ID,
+            release_task_id=RELEASE_TASK_ID,
+        )
         # the report succeeds whatever happened, so the run's state comes from this second leaf
-        outcome = FleetOutcomeOperator(task_id=OUTCOME_TASK_ID,
-                                       city_task_ids={c.name: train_task_id(c.name) for c in spec.cities})
+        outcome = FleetOutcomeOperator(
+            task_id=OUTCOME_TASK_ID, city_task_ids={c.name: train_task_id(c.name) for c in spec.cities}
+        )
         plan >> trains >> release >> report
         trains >> outcome
         if on_success or on_failure:
-            notify = FleetNotifyOperator(task_id=NOTIFY_TASK_ID, spec_path=spec_path,
-                                         city_task_ids={c.name: train_task_id(c.name) for c in spec.cities},
-                                         on_success=on_success, on_failure=on_failure,
-                                         **({"message": notice} if notice else {}))
+            notify = FleetNotifyOperator(
+                task_id=NOTIFY_TASK_ID,
+                spec_path=spec_path,
+                city_task_ids={c.name: train_task_id(c.name) for c in spec.cities},
+                on_success=on_success,
+                on_failure=on_failure,
+                **({"message": notice} if notice else {}),
+            )
             # after the report (its totals), beside the outcome: Airflow takes the run's state from its last
             # tasks, so the outcome must stay one of them; the notice reads the cities' states itself
             report >> notify

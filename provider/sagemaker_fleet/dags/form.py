@@ -7,7 +7,7 @@ optional (no red star: empty means the whole fleet), ``values_display`` labels t
 others, so what a person always chooses (the cities, a dry run) stays there and the capacity overrides are folded
 into a section of their own. The city list is offered, not enforced by the schema: Airflow would answer
 a mistyped name from the REST API with the whole list and the schema; the plan task refuses it instead, naming
-only that city (:func:`sagemaker_fleet.spec.overrides.apply_overrides`).
+only that city (:func:`sagemaker_fleet.fleetspec.overrides.apply_overrides`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from airflow.sdk import Param
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.spec.model import FleetSpec
+    from sagemaker_fleet.fleetspec.model import FleetSpec
 
 #: The label of "no instance-type override" in the form (the value is ``None``).
 FLEET_DEFAULT = "fleet default"

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
-from sagemaker_fleet.spec.model import KEEP_ALIVE_GUIDE_MAX
+from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_GUIDE_MAX
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
     from sagemaker_fleet.plan.fleet_plan import FleetPlan
-    from sagemaker_fleet.spec.model import CitySpec, FleetSpec
 
 #: The account quota a job draws instances from: (instance type, "instances" | "spot_instances").
 QuotaPool = tuple[str, Literal["instances", "spot_instances"]]
@@ -102,8 +102,10 @@ class DispatchBook:
         members: dict[str, list[str]] = {group.group: [] for group in plan.groups}
         for job in ordered:
             members[job.group].append(job.city)
-        widths = {group.group: min(peak_lanes(plan, group.group), len(members[group.group]) or 1)
-                  for group in plan.groups}
+        widths = {
+            group.group: min(peak_lanes(plan, group.group), len(members[group.group]) or 1)
+            for group in plan.groups
+        }
         turns: dict[str, Turn] = {}
         for order, job in enumerate(ordered):
             group = plan.group(job.group)
@@ -118,11 +120,19 @@ class DispatchBook:
                 # the group is waiting are ended by the poller (RunTracker.surplus_pools), not left to expire
                 keep = (job.keep_alive_seconds or handoff) if successors > 0 else 0
             turns[job.city] = Turn(
-                city=job.city, group=job.group, rank=rank, order=order, keep_alive_seconds=keep,
-                instance_type=city.instance_type, instance_count=city.instance_count,
-                quota=quota_pool(spec, city, group.spot), spot=group.spot, warm_pool=group.warm_pool,
+                city=job.city,
+                group=job.group,
+                rank=rank,
+                order=order,
+                keep_alive_seconds=keep,
+                instance_type=city.instance_type,
+                instance_count=city.instance_count,
+                quota=quota_pool(spec, city, group.spot),
+                spot=group.spot,
+                warm_pool=group.warm_pool,
                 spot_attempts=city.spot.max_attempts if group.spot and city.spot is not None else 0,
-                image=city.image_uri, successor=following.city if following is not None else None,
+                image=city.image_uri,
+                successor=following.city if following is not None else None,
             )
         capacity: dict[QuotaPool, int] = {}
         for itype, quota in spec.quotas.items():

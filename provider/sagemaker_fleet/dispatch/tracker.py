@@ -32,8 +32,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.aws.statuses import ACTIVE_STATUSES as ACTIVE
-from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES as TERMINAL
+from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
+from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.book import DispatchBook, QuotaPool, Turn
@@ -87,8 +87,16 @@ class Wait:
 class RunTracker:
     """The run's jobs by name (``names``: every name the run may use → (city, attempt)) and the dispatch rule."""
 
-    def __init__(self, book: DispatchBook, names: Mapping[str, tuple[str, int]], stall_seconds: float = 600.0, *,
-                 image_handoff: bool = True, tail_release: bool = True, carry_pools: bool = False):
+    def __init__(
+        self,
+        book: DispatchBook,
+        names: Mapping[str, tuple[str, int]],
+        stall_seconds: float = 600.0,
+        *,
+        image_handoff: bool = True,
+        tail_release: bool = True,
+        carry_pools: bool = False,
+    ):
         self.book = book
         self.names = names
         self.stall_seconds = stall_seconds
@@ -102,7 +110,9 @@ class RunTracker:
         self.latest: dict[str, JobState] = {}  # city → its highest attempt seen
         self.pending: dict[str, int] = {}  # city → attempt admitted (or created) but not yet listed
         self.released: set[str] = set()  # jobs whose idle pool was ended on purpose
-        self.tail_released: set[str] = set()  # running jobs given keep-alive 0 (their group has no city to come)
+        self.tail_released: set[str] = (
+            set()
+        )  # running jobs given keep-alive 0 (their group has no city to come)
         self.listed_whole = False
 
     # ------------------------------------------------------------------------------------------ observing
@@ -118,7 +128,11 @@ class RunTracker:
             city, attempt = key
             pool = job.get("WarmPoolStatus") or {}
             state = JobState(
-                city, attempt, str(job.get("TrainingJobStatus")), pool.get("Status"), _timestamp(job.get("CreationTime"))
+                city,
+                attempt,
+                str(job.get("TrainingJobStatus")),
+                pool.get("Status"),
+                _timestamp(job.get("CreationTime")),
             )
             self.jobs[str(job["TrainingJobName"])] = state
             latest = self.latest.get(city)
@@ -184,7 +198,9 @@ class RunTracker:
         and enough of the group's cities have ended; or the group has stalled."""
         width = self.book.widths[turn.group]
         if running[turn.group] == 0 and waited >= self.stall_seconds:
-            return True  # nothing of the group runs, so nothing will end: whoever holds the group never started
+            return (
+                True  # nothing of the group runs, so nothing will end: whoever holds the group never started
+            )
         return running[turn.group] + held < width and ended[turn.group] >= turn.rank - width + 1
 
     def waiting_reason(self, wait: Wait, now: float) -> str:
@@ -196,9 +212,11 @@ class RunTracker:
         width = self.book.widths[turn.group]
         if wait.first and not self._has_turn(turn, running, ended, now - wait.since):
             needed = max(1, turn.rank - width + 1 - ended[turn.group])
-            return (f"waits for {needed} more job(s) of group {turn.group} to end "
-                    f"(rank {turn.rank + 1} of {len(self.book.members[turn.group])}, width {width}, "
-                    f"{running[turn.group]} running)")
+            return (
+                f"waits for {needed} more job(s) of group {turn.group} to end "
+                f"(rank {turn.rank + 1} of {len(self.book.members[turn.group])}, width {width}, "
+                f"{running[turn.group]} running)"
+            )
         quota = turn.quota_for(wait.attempt)
         return f"waits for room in the {quota[0]} {quota[1]} quota (running jobs and idle pools)"
 
@@ -228,13 +246,19 @@ class RunTracker:
         held = Counter(self.book.turns[city].group for city in handoffs if city not in self.pending)
         admitted: list[str] = []
         known = [w for w in waiting if w.city in self.book.turns]
-        admitted += [w.city for w in waiting if w.city not in self.book.turns]  # outside the plan: no order to keep
+        admitted += [
+            w.city for w in waiting if w.city not in self.book.turns
+        ]  # outside the plan: no order to keep
         last = len(handoffs)
         for wait in sorted(known, key=lambda w: (handoffs.get(w.city, last), self.book.turns[w.city].order)):
             turn = self.book.turns[wait.city]
             group = turn.group
             handed = wait.city in handoffs and wait.city not in self.pending
-            if wait.first and not handed and not self._has_turn(turn, running, ended, now - wait.since, held[group]):
+            if (
+                wait.first
+                and not handed
+                and not self._has_turn(turn, running, ended, now - wait.since, held[group])
+            ):
                 continue
             if wait.first and handed and running[group] >= self.book.widths[group]:
                 continue
@@ -254,8 +278,13 @@ class RunTracker:
         pools: dict[str, list[Turn]] = {}
         for name, state in self.jobs.items():
             turn = self.book.turns.get(state.city)
-            if (turn is not None and turn.warm_pool and state.status in TERMINAL and state.pool == "Available"
-                    and name not in self.released):
+            if (
+                turn is not None
+                and turn.warm_pool
+                and state.status in TERMINAL
+                and state.pool == "Available"
+                and name not in self.released
+            ):
                 pools.setdefault(turn.group, []).append(turn)
         # a job created here but not listed yet took one of the pools the listing still shows Available
         taken = Counter(self.book.turns[c].group for c in self.pending if c in self.latest)
@@ -265,7 +294,7 @@ class RunTracker:
             if not unstarted:
                 continue
             limit = self.book.turns[unstarted[0]].rank + 2 * self.book.widths[group] - 1
-            for turn in sorted(freed, key=lambda t: t.order)[taken[group]:]:
+            for turn in sorted(freed, key=lambda t: t.order)[taken[group] :]:
                 chosen = self._successor(turn, unstarted, limit)
                 if chosen is not None:
                     unstarted.remove(chosen)
@@ -293,7 +322,9 @@ class RunTracker:
     def _unstarted_groups(self) -> Counter[str]:
         """Cities per group still to come: not listed yet, or admitted and not yet seen creating their job."""
         return Counter(
-            turn.group for city, turn in self.book.turns.items() if city in self.pending or city not in self.latest
+            turn.group
+            for city, turn in self.book.turns.items()
+            if city in self.pending or city not in self.latest
         )
 
     def surplus_pools(self) -> list[str]:
@@ -305,8 +336,13 @@ class RunTracker:
         surplus = []
         for name, state in self.jobs.items():
             turn = self.book.turns.get(state.city)
-            if (turn is not None and state.pool == "Available" and name not in self.released
-                    and state.status in TERMINAL and unstarted[turn.group] == 0):
+            if (
+                turn is not None
+                and state.pool == "Available"
+                and name not in self.released
+                and state.status in TERMINAL
+                and unstarted[turn.group] == 0
+            ):
                 surplus.append(name)
         return surplus
 
@@ -317,7 +353,9 @@ class RunTracker:
         turn = self.book.turns.get(city)
         if planned <= 0 or turn is None or not turn.warm_pool or self.carry_pools or not self.tail_release:
             return planned
-        to_come = any(c != city and (c in self.pending or c not in self.latest) for c in self.book.members[turn.group])
+        to_come = any(
+            c != city and (c in self.pending or c not in self.latest) for c in self.book.members[turn.group]
+        )
         return planned if to_come else 0
 
     def tail_jobs(self) -> list[str]:
@@ -331,7 +369,13 @@ class RunTracker:
         for name, state in self.jobs.items():
             turn = self.book.turns.get(state.city)
             # a warm-pool group is never a spot one; keep-alive 0 at creation needs nothing
-            if (turn is not None and turn.warm_pool and turn.keep_alive_seconds > 0 and state.status in ACTIVE
-                    and name not in self.tail_released and unstarted[turn.group] == 0):
+            if (
+                turn is not None
+                and turn.warm_pool
+                and turn.keep_alive_seconds > 0
+                and state.status in ACTIVE
+                and name not in self.tail_released
+                and unstarted[turn.group] == 0
+            ):
                 tail.append(name)
         return tail

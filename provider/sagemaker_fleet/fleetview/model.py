@@ -15,21 +15,21 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.cost.estimate import estimate_plan_cost, expected_cost_by_city
 from sagemaker_fleet.cost.gantt import TimeScale, render_gantt, time_scale
 from sagemaker_fleet.cost.report import RunJobIndex, build_cost_report
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
 from sagemaker_fleet.fleetview.plan_svg import plan_makespan, render_plan_gantt
+from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.plan.fleet_plan import FleetPlan
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.model import CostLine
-    from sagemaker_fleet.cost.prices import PriceBook
     from sagemaker_fleet.cost.report import GroupInfo
-    from sagemaker_fleet.spec.model import FleetSpec
+    from sagemaker_fleet.fleetspec.model import FleetSpec
+    from sagemaker_fleet.jobs.prices import PriceBook
 
 #: Airflow DAG-run states after which nothing more will start.
 RUN_ENDED = frozenset({"success", "failed"})

@@ -16,9 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES as TERMINAL
+from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
 from sagemaker_fleet.fleetview.model import ListingStats
-from sagemaker_fleet.spec.names import run_key_floor, run_name_contains
+from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
 POOL_SETTLED = frozenset({"Terminated", "Reused"})
 DESCRIBE_WORKERS = 4

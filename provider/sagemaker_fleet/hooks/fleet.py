@@ -17,8 +17,8 @@ from airflow.providers.amazon.aws.hooks.base_aws import AwsBaseHook
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.aws.paging import PageGuard
 from sagemaker_fleet.errors import SageMakerFleetError
+from sagemaker_fleet.jobs.paging import PageGuard
 
 if TYPE_CHECKING:
     from mypy_boto3_sagemaker import SageMakerClient
@@ -42,7 +42,7 @@ def _tag_dict(tags: Any) -> dict[str, str]:
 
 
 def _owner(request: Mapping[str, Any]) -> dict[str, str]:
-    from sagemaker_fleet.aws.request import OWNER_TAGS
+    from sagemaker_fleet.jobs.request import OWNER_TAGS
 
     tags = _tag_dict(request.get("Tags"))
     return {key: tags[key] for key in OWNER_TAGS if key in tags}
@@ -56,7 +56,8 @@ def _check_owner(request: Mapping[str, Any], tags: Mapping[str, str]) -> None:
         raise ForeignJobError(
             f"training job {name} already exists but is not this fleet's: its tags say {found}, this request "
             f"{wanted}. Another fleet's job has this name; rename one of the fleets (fleet names have no '-', so "
-            "this should only happen with a job not made by sagemaker-fleet), or stop and delete that job.")
+            "this should only happen with a job not made by sagemaker-fleet), or stop and delete that job."
+        )
 
 
 def error_code(exc: BaseException) -> str:
@@ -308,8 +309,10 @@ class SageMakerFleetHook(AwsBaseHook):
             described = await self.adescribe(client, job_name)
             if described is None or described.get("TrainingJobStatus") != "InProgress":
                 return False
-            await client.add_tags(ResourceArn=described["TrainingJobArn"],
-                                  Tags=[{"Key": k, "Value": v} for k, v in tags.items()])
+            await client.add_tags(
+                ResourceArn=described["TrainingJobArn"],
+                Tags=[{"Key": k, "Value": v} for k, v in tags.items()],
+            )
         try:
             await client.stop_training_job(TrainingJobName=job_name)
         except ClientError as exc:

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, cast
 import jinja2
 from airflow.sdk import BaseOperator
 
+from sagemaker_fleet.fleetspec.load import load_fleet_spec
+from sagemaker_fleet.fleetspec.names import context_run_key, report_s3_uri
 from sagemaker_fleet.operators.outcome import untrained
-from sagemaker_fleet.spec.load import load_fleet_spec
-from sagemaker_fleet.spec.names import context_run_key, report_s3_uri
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -39,34 +39,58 @@ Report: {{ summary.report_uri }}
 
 
 def run_summary(
-    fleet: str, run_key: str, states: Mapping[str, str | None], city_task_ids: Mapping[str, str],
-    report: Mapping[str, Any] | None, report_uri: str,
+    fleet: str,
+    run_key: str,
+    states: Mapping[str, str | None],
+    city_task_ids: Mapping[str, str],
+    report: Mapping[str, Any] | None,
+    report_uri: str,
 ) -> dict[str, Any]:
     """The run's summary from its tasks' states and the cost report task's result (pure)."""
     failed = untrained(states, city_task_ids)
     trained = sum(1 for task_id in city_task_ids.values() if states.get(task_id) == "success")
     outcome = "failed" if failed else "success"
     summary: dict[str, Any] = {
-        "fleet": fleet, "run_key": run_key, "outcome": outcome, "cities": len(city_task_ids),
-        "trained": trained, "failed": sorted(failed), "report_uri": report_uri,
-        "dry_run": bool(report and report.get("dry_run")), "report_missing": not report,
-        "headline": (f"sagemaker-fleet {fleet} run {run_key}: " + (
-            f"{len(failed)} of {len(city_task_ids)} cities did not train" if failed
-            else f"{trained} of {len(city_task_ids)} cities trained")),
+        "fleet": fleet,
+        "run_key": run_key,
+        "outcome": outcome,
+        "cities": len(city_task_ids),
+        "trained": trained,
+        "failed": sorted(failed),
+        "report_uri": report_uri,
+        "dry_run": bool(report and report.get("dry_run")),
+        "report_missing": not report,
+        "headline": (
+            f"sagemaker-fleet {fleet} run {run_key}: "
+            + (
+                f"{len(failed)} of {len(city_task_ids)} cities did not train"
+                if failed
+                else f"{trained} of {len(city_task_ids)} cities trained"
+            )
+        ),
     }
     totals = (report or {}).get("totals") or {}
-    summary.update({
-        "jobs": totals.get("jobs", 0), "warm_starts": totals.get("warm_starts", 0),
-        "cold_starts": totals.get("cold_starts", 0), "cost_usd": totals.get("cost_usd", 0.0),
-        "idle_cost_usd": totals.get("retained_cost_usd", 0.0), "spot_savings_usd": totals.get("spot_savings_usd", 0.0),
-        "expected_cost_usd": ((report or {}).get("estimate") or {}).get("expected_usd", 0.0),
-    })
+    summary.update(
+        {
+            "jobs": totals.get("jobs", 0),
+            "warm_starts": totals.get("warm_starts", 0),
+            "cold_starts": totals.get("cold_starts", 0),
+            "cost_usd": totals.get("cost_usd", 0.0),
+            "idle_cost_usd": totals.get("retained_cost_usd", 0.0),
+            "spot_savings_usd": totals.get("spot_savings_usd", 0.0),
+            "expected_cost_usd": ((report or {}).get("estimate") or {}).get("expected_usd", 0.0),
+        }
+    )
     return summary
 
 
 def render_message(template: str, summary: Mapping[str, Any]) -> str:
-    return jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False).from_string(template).render(
-        summary=summary).strip()
+    return (
+        jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
+        .from_string(template)
+        .render(summary=summary)
+        .strip()
+    )
 
 
 class FleetNotifyOperator(BaseOperator):
@@ -86,8 +110,14 @@ class FleetNotifyOperator(BaseOperator):
     ui_color = "#e4ecf0"
 
     def __init__(
-        self, *, spec_path: str, city_task_ids: Mapping[str, str], on_success: Sequence[Any] = (),
-        on_failure: Sequence[Any] = (), message: str = DEFAULT_MESSAGE, report_task_id: str = "cost_report",
+        self,
+        *,
+        spec_path: str,
+        city_task_ids: Mapping[str, str],
+        on_success: Sequence[Any] = (),
+        on_failure: Sequence[Any] = (),
+        message: str = DEFAULT_MESSAGE,
+        report_task_id: str = "cost_report",
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("trigger_rule", "all_done")
@@ -104,11 +134,18 @@ class FleetNotifyOperator(BaseOperator):
         run_id = context["run_id"]
         spec = load_fleet_spec(self.spec_path)
         run_key = context_run_key(context)
-        by_run = ti.get_task_states(dag_id=ti.dag_id, task_ids=sorted(self.city_task_ids.values()), run_ids=[run_id])
+        by_run = ti.get_task_states(
+            dag_id=ti.dag_id, task_ids=sorted(self.city_task_ids.values()), run_ids=[run_id]
+        )
         report = ti.xcom_pull(task_ids=self.report_task_id)
-        summary = run_summary(spec.fleet, run_key, by_run.get(run_id, {}), self.city_task_ids,
-                              report if isinstance(report, dict) else None,
-                              report_s3_uri(spec.output_s3_uri, run_key) + "report.html")
+        summary = run_summary(
+            spec.fleet,
+            run_key,
+            by_run.get(run_id, {}),
+            self.city_task_ids,
+            report if isinstance(report, dict) else None,
+            report_s3_uri(spec.output_s3_uri, run_key) + "report.html",
+        )
         message = render_message(self.message, summary)
         self.log.info("%s", message)
         extended = cast("dict[str, Any]", context)
@@ -121,5 +158,9 @@ class FleetNotifyOperator(BaseOperator):
             except Exception as exc:  # noqa: BLE001 - a notice that cannot be sent must not fail a trained run
                 self.log.error("notifier %s failed: %s: %s", type(notifier).__name__, type(exc).__name__, exc)
                 errors.append(f"{type(notifier).__name__}: {type(exc).__name__}: {exc}")
-        return {"outcome": summary["outcome"], "sent": len(notifiers) - len(errors), "errors": errors,
-                "message": message}
+        return {
+            "outcome": summary["outcome"],
+            "sent": len(notifiers) - len(errors),
+            "errors": errors,
+            "message": message,
+        }

@@ -14,15 +14,15 @@ from sagemaker_fleet.cost import PriceBook
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.errors import SageMakerFleetError
+from sagemaker_fleet.fleetspec.errors import FleetSpecError
+from sagemaker_fleet.fleetspec.load import load_fleet_spec
+from sagemaker_fleet.fleetspec.names import context_run_key, reports_s3_prefix, split_s3_uri
+from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID, write_run_note
 from sagemaker_fleet.plan import DurationHistory, plan_fleet
 from sagemaker_fleet.plan.errors import PlanError
 from sagemaker_fleet.runnote import asked_line, cost_line, dry_run_line, plan_line, refused_line
-from sagemaker_fleet.spec.errors import FleetSpecError
-from sagemaker_fleet.spec.load import load_fleet_spec
-from sagemaker_fleet.spec.names import context_run_key, reports_s3_prefix, split_s3_uri
-from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
 from sagemaker_fleet.triggers.city import PLAN_XCOM_KEY
 
 #: Earlier reports tried, newest first, before planning without history.
@@ -38,10 +38,11 @@ class RefusedParamsError(SageMakerFleetError, AirflowFailException):
     """The trigger form asked for what the fleet cannot do (an unknown city, a type without quota); retrying
     cannot help, a new run with other choices does."""
 
+
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
-    from sagemaker_fleet.spec.model import FleetSpec
+    from sagemaker_fleet.fleetspec.model import FleetSpec
 
 
 class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
@@ -98,18 +99,28 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
             self._refuse(context, asked, exc)
         unknown = sorted({c.name for c in spec.cities} - set(self.cities)) if self.cities else []
         if unknown:
-            raise PlanMismatchError(f"the fleet has cities {unknown} that this DAG has no training task for; the "
-                                    "fleet file changed since the DAG was parsed — let the DAG re-parse")
+            raise PlanMismatchError(
+                f"the fleet has cities {unknown} that this DAG has no training task for; the "
+                "fleet file changed since the DAG was parsed — let the DAG re-parse"
+            )
         book = DispatchBook.from_plan(plan, spec)
         self.log.info("plan %s/%s: %s", spec.fleet, run_key, json.dumps(plan.summary.to_json()))
         for group in plan.groups:
-            self.log.info("group %s (%s%s): %d jobs, %d at once", group.group, group.key.instance_type,
-                          ", spot" if group.spot else "", group.jobs, book.widths[group.group])
+            self.log.info(
+                "group %s (%s%s): %d jobs, %d at once",
+                group.group,
+                group.key.instance_type,
+                ", spot" if group.spot else "",
+                group.jobs,
+                book.widths[group.group],
+            )
         context["ti"].xcom_push(key=PLAN_XCOM_KEY, value=plan.to_json())
         if self.use_params:
             prices = PriceBook.for_spec(spec)
             estimate = estimate_plan_cost(plan.to_json(), spec, prices)
-            first = [dry_run_line(plan.summary, estimate), asked] if dry_run else [asked, plan_line(plan.summary)]
+            first = (
+                [dry_run_line(plan.summary, estimate), asked] if dry_run else [asked, plan_line(plan.summary)]
+            )
             write_run_note(context, [*first, cost_line(estimate)], self.api_conn_id, self.log)
         return plan.summary.to_json()
 
@@ -130,7 +141,11 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
 
         s3 = S3Hook(aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify)
         try:
-            pages = cast("Any", s3.get_conn()).get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=reports)
+            pages = (
+                cast("Any", s3.get_conn())
+                .get_paginator("list_objects_v2")
+                .paginate(Bucket=bucket, Prefix=reports)
+            )
             listed = [
                 (obj["LastModified"], obj["Key"])
                 for page in pages
@@ -150,5 +165,7 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
                 continue
             self.log.info("planning with durations from s3://%s/%s", bucket, key)
             return history
-        self.log.info("no readable earlier report under s3://%s/%s; planning from expected_seconds", bucket, reports)
+        self.log.info(
+            "no readable earlier report under s3://%s/%s; planning from expected_seconds", bucket, reports
+        )
         return None

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
 
-from sagemaker_fleet.aws.release import IdlePool, PoolRelease, idle_pool, release_decision
 from sagemaker_fleet.cost.report import RunJobIndex
+from sagemaker_fleet.fleetspec.load import load_fleet_spec
+from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+from sagemaker_fleet.jobs.release import IdlePool, PoolRelease, idle_pool, release_decision
 from sagemaker_fleet.operators.training import context_run_key
-from sagemaker_fleet.spec.load import load_fleet_spec
-from sagemaker_fleet.spec.names import run_key_floor, run_name_contains
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -43,8 +43,9 @@ class FleetPoolReleaseOperator(AwsBaseOperator[SageMakerFleetHook]):
     aws_hook_class = SageMakerFleetHook
     template_fields: Sequence[str] = aws_template_fields("spec_path")
 
-    def __init__(self, *, spec_path: str, carry_pools: bool = False, use_params: bool = False,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, *, spec_path: str, carry_pools: bool = False, use_params: bool = False, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.spec_path = spec_path
         self.carry_pools = carry_pools
@@ -67,8 +68,15 @@ class FleetPoolReleaseOperator(AwsBaseOperator[SageMakerFleetHook]):
         saved = sum(left[p.job_name] * p.instance_count for p in decision.end)
         self._log(decision, saved, next_run)
         return {
-            "ended": [{"job_name": p.job_name, "instance_type": p.instance_type, "instance_count": p.instance_count,
-                       "idle_seconds_left": left[p.job_name]} for p in decision.end],
+            "ended": [
+                {
+                    "job_name": p.job_name,
+                    "instance_type": p.instance_type,
+                    "instance_count": p.instance_count,
+                    "idle_seconds_left": left[p.job_name],
+                }
+                for p in decision.end
+            ],
             "kept": [p.job_name for p in decision.keep],
             "idle_seconds_saved": saved,
         }
@@ -79,8 +87,11 @@ class FleetPoolReleaseOperator(AwsBaseOperator[SageMakerFleetHook]):
         return dt.datetime.now(dt.UTC)
 
     def _idle_pools(self, index: RunJobIndex, run_key: str) -> list[IdlePool]:
-        summaries = self.hook.list_jobs(run_name_contains(run_key), creation_time_after=run_key_floor(run_key),
-                                        warm_pool_status_equals="Available")
+        summaries = self.hook.list_jobs(
+            run_name_contains(run_key),
+            creation_time_after=run_key_floor(run_key),
+            warm_pool_status_equals="Available",
+        )
         pools = []
         for summary in summaries:
             name = summary["TrainingJobName"]
@@ -94,14 +105,21 @@ class FleetPoolReleaseOperator(AwsBaseOperator[SageMakerFleetHook]):
 
     def _log(self, decision: PoolRelease, saved: int, next_run: dt.datetime | None) -> None:
         if decision.end:
-            self.log.info("ended %d idle warm pool(s) at the run's end, %d instance-seconds of idle time saved: %s",
-                          len(decision.end), saved,
-                          ", ".join(p.job_name for p in decision.end))
+            self.log.info(
+                "ended %d idle warm pool(s) at the run's end, %d instance-seconds of idle time saved: %s",
+                len(decision.end),
+                saved,
+                ", ".join(p.job_name for p in decision.end),
+            )
         else:
             self.log.info("no idle warm pool left at the run's end")
         if decision.keep:
-            self.log.info("kept %d pool(s) for the next run at %s: %s", len(decision.keep), next_run,
-                          ", ".join(p.job_name for p in decision.keep))
+            self.log.info(
+                "kept %d pool(s) for the next run at %s: %s",
+                len(decision.keep),
+                next_run,
+                ", ".join(p.job_name for p in decision.keep),
+            )
 
 
 def next_scheduled_run(context: Context, now: dt.datetime) -> dt.datetime | None:

@@ -18,13 +18,13 @@ from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.cost.publish import upload_report_files, write_report_files
 from sagemaker_fleet.cost.report import released_pools
 from sagemaker_fleet.cost.summary import summary_lines
+from sagemaker_fleet.fleetspec.errors import FleetSpecError
+from sagemaker_fleet.fleetspec.load import load_fleet_spec
+from sagemaker_fleet.fleetspec.names import report_s3_uri, split_s3_uri
+from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.links.fleet import FleetCostReportLink
 from sagemaker_fleet.operators.training import context_run_key
-from sagemaker_fleet.spec.errors import FleetSpecError
-from sagemaker_fleet.spec.load import load_fleet_spec
-from sagemaker_fleet.spec.names import report_s3_uri, split_s3_uri
-from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -74,7 +74,9 @@ class FleetCostReportOperator(AwsBaseOperator[SageMakerFleetHook]):
             try:
                 spec = apply_overrides(spec, FleetOverrides.from_params(params))
             except FleetSpecError as exc:  # the plan task refused these params: nothing was launched
-                raise AirflowSkipException(f"nothing to report: the plan task refused this run's params ({exc})") from exc
+                raise AirflowSkipException(
+                    f"nothing to report: the plan task refused this run's params ({exc})"
+                ) from exc
         run_key = context_run_key(context)
         book = PriceBook.for_spec(spec)
         if self.use_params and params.get("dry_run"):
@@ -102,9 +104,17 @@ class FleetCostReportOperator(AwsBaseOperator[SageMakerFleetHook]):
                 self.log.info("uploaded %s", uri)
             bucket, key = split_s3_uri(prefix + "report.html")
             FleetCostReportLink.persist(
-                context, self, region_name=self.hook.conn_region_name, aws_partition=self.hook.conn_partition,
-                bucket=bucket, key=key,
+                context,
+                self,
+                region_name=self.hook.conn_region_name,
+                aws_partition=self.hook.conn_partition,
+                bucket=bucket,
+                key=key,
             )
         document = report_json(report)
-        return {"run_key": run_key, "local_html": str(files.html), "totals": document["totals"],
-                "pools_released": document["pools_released"]}
+        return {
+            "run_key": run_key,
+            "local_html": str(files.html),
+            "totals": document["totals"],
+            "pools_released": document["pools_released"],
+        }

@@ -12,9 +12,9 @@ from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
 from airflow.providers.common.compat.sdk import AirflowException, AirflowSkipException
 from airflow.triggers.base import StartTriggerArgs
 
+from sagemaker_fleet.fleetspec.names import context_run_key
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
-from sagemaker_fleet.spec.names import context_run_key
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 
 if TYPE_CHECKING:
@@ -24,7 +24,8 @@ __all__ = ["FleetTrainingOperator", "context_run_key"]
 
 TRIGGER_CLASSPATH = f"{FleetCityTrigger.__module__}.{FleetCityTrigger.__qualname__}"
 TRIGGER_DEFAULTS = {
-    name: parameter.default for name, parameter in inspect.signature(FleetCityTrigger.__init__).parameters.items()
+    name: parameter.default
+    for name, parameter in inspect.signature(FleetCityTrigger.__init__).parameters.items()
     if parameter.default is not inspect.Parameter.empty
 }
 
@@ -65,7 +66,10 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
     operator_extra_links = (SageMakerTrainingJobLink(), TrainingJobLogsLink())
     ui_color = "#f0ede4"
     start_trigger_args = StartTriggerArgs(
-        trigger_cls=TRIGGER_CLASSPATH, trigger_kwargs={}, next_method="execute_complete", next_kwargs=None,
+        trigger_cls=TRIGGER_CLASSPATH,
+        trigger_kwargs={},
+        next_method="execute_complete",
+        next_kwargs=None,
         timeout=None,
     )
     start_from_trigger = True
@@ -140,14 +144,16 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         """Started on a worker (``start_from_trigger`` off, or ``dag.test()``): hand the city to its trigger."""
         ti = context["ti"]
         params = context.get("params")
-        trigger = FleetCityTrigger(**self._trigger_kwargs(
-            run_key=self.run_key or context_run_key(context),
-            params=dict(params) if params is not None and self.use_params else None,
-            try_id=f"{ti.run_id}/{ti.try_number}",
-            dag_id=ti.dag_id,
-            run_id=ti.run_id,
-            end_from_trigger=False,
-        ))
+        trigger = FleetCityTrigger(
+            **self._trigger_kwargs(
+                run_key=self.run_key or context_run_key(context),
+                params=dict(params) if params is not None and self.use_params else None,
+                try_id=f"{ti.run_id}/{ti.try_number}",
+                dag_id=ti.dag_id,
+                run_id=ti.run_id,
+                end_from_trigger=False,
+            )
+        )
         if self.deferrable:
             self.defer(trigger=trigger, method_name="execute_complete")
         trigger.plan_task_id = None  # a synchronous wait cannot read the plan: start at once

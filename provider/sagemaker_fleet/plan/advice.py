@@ -4,7 +4,7 @@ Reusing pools is one lesson; three more are about what a warm start still costs
 (https://docs.aws.amazon.com/sagemaker/latest/dg/train-warm-pools.html):
 
 - **File mode copies the whole data set on every job, warm or not**: warm start-up stays far above FastFile's or
-  FSx for Lustre's (the seed benchmark's P90s, :data:`~sagemaker_fleet.startup.STARTUP_P90`).
+  FSx for Lustre's (the seed benchmark's P90s, :data:`~sagemaker_fleet.jobs.startup.STARTUP_P90`).
 - **A changed image is pulled again, even on a warm pool**: where most cities of a warm-pool group have images of
   their own, no job order avoids the pulls.
 - **Keep-alive beyond the hand-off is idle time on the bill**: an explicit ``keep_alive`` far above what the
@@ -19,17 +19,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.cost.errors import UnknownPriceError
-from sagemaker_fleet.cost.prices import PriceBook
+from sagemaker_fleet.jobs.errors import UnknownPriceError
+from sagemaker_fleet.jobs.prices import PriceBook
+from sagemaker_fleet.jobs.startup import IMAGE_PULL_P90, STARTUP_P90
 from sagemaker_fleet.plan.capacity import capacity_pools, keeps_pools
 from sagemaker_fleet.plan.errors import PlanError
 from sagemaker_fleet.plan.groups import CityGroup, group_cities
 from sagemaker_fleet.plan.keepalive import auto_keep_alive, margin_seconds, warm_reuse_possible
 from sagemaker_fleet.plan.render import key_summary
-from sagemaker_fleet.startup import IMAGE_PULL_P90, STARTUP_P90
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.spec.model import FleetSpec
+    from sagemaker_fleet.fleetspec.model import FleetSpec
 
 #: A group is advised to share images when more than this share of its cities have distinct images.
 DISTINCT_IMAGE_SHARE = 0.5

@@ -6,15 +6,15 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from sagemaker_fleet.fleetspec.names import job_name
 from sagemaker_fleet.plan.fleet_plan import FleetPlan
 from sagemaker_fleet.plan.model import Lane, PlannedJob, PoolGroup
 from sagemaker_fleet.plan.summary import summarize
-from sagemaker_fleet.spec.names import job_name
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.plan.groups import CityGroup
     from sagemaker_fleet.plan.schedule import ScheduledLane
-    from sagemaker_fleet.spec.model import FleetSpec
 
 
 def _planned_lane(

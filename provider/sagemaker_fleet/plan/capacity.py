@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from sagemaker_fleet.plan.errors import PlanError
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import FleetSpec, InstanceQuota
     from sagemaker_fleet.plan.groups import CityGroup
-    from sagemaker_fleet.spec.model import FleetSpec, InstanceQuota
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,9 @@ def capacity_pools(
         quota = _quota(spec, group.instance_type)
         spot_only = slot[1]
         if slot not in pools:
-            limit = quota.spot_instances if spot_only and quota.spot_instances is not None else quota.instances
+            limit = (
+                quota.spot_instances if spot_only and quota.spot_instances is not None else quota.instances
+            )
             instances = min(limit, demand[slot])
             pools[slot] = CapacityPool(
                 index=len(pools),

@@ -1,7 +1,7 @@
 """How long each planned job is expected to take: start-up (cold or warm) plus training.
 
 Training seconds come from the spec's ``expected_seconds`` unless a previous run measured them; start-up comes
-from the seed benchmark (:func:`sagemaker_fleet.startup.startup_p90`) unless the previous run measured enough.
+from the seed benchmark (:func:`sagemaker_fleet.jobs.startup.startup_p90`) unless the previous run measured enough.
 """
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.startup import IMAGE_PULL_P90, startup_p90
+from sagemaker_fleet.jobs.startup import IMAGE_PULL_P90, startup_p90
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
     from sagemaker_fleet.plan.history import DurationHistory
-    from sagemaker_fleet.spec.model import CitySpec, FleetSpec
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.aws.keys import WarmPoolKey, city_key
+from sagemaker_fleet.jobs.keys import WarmPoolKey, city_key
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.spec.model import FleetSpec
+    from sagemaker_fleet.fleetspec.model import FleetSpec
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,11 @@ def group_cities(spec: FleetSpec, training: Sequence[int]) -> tuple[CityGroup, .
     members: dict[tuple[WarmPoolKey, bool], list[JobTask]] = {}
     for index, city in enumerate(spec.cities):
         task = JobTask(
-            city=index, name=city.name, training=training[index], keep_alive=city.keep_alive, image=city.image_uri
+            city=index,
+            name=city.name,
+            training=training[index],
+            keep_alive=city.keep_alive,
+            image=city.image_uri,
         )
         members.setdefault((city_key(city), city.spot is not None), []).append(task)
     return tuple(

@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sagemaker_fleet.fleetspec.render import render_issues
 from sagemaker_fleet.plan.errors import HistoryError, PlanFormatError
 from sagemaker_fleet.plan.history_check import history_issues
 from sagemaker_fleet.plan.jsonread import JsonObject
-from sagemaker_fleet.spec.render import render_issues
 
 MIN_STARTUP_SAMPLES = 5
 _ATTEMPT_RE = re.compile(r"-r(\d+)$")
@@ -67,14 +67,22 @@ class DurationHistory:
         except OSError as exc:
             raise HistoryError(f"{path}: cannot read the history file: {exc.strerror}") from exc
         except UnicodeDecodeError as exc:
-            raise HistoryError(f"{path}: not UTF-8 text ({exc.reason}); pass a report.json written by `report`") from exc
+            raise HistoryError(
+                f"{path}: not UTF-8 text ({exc.reason}); pass a report.json written by `report`"
+            ) from exc
         except (ValueError, RecursionError) as exc:  # also a number of 5,000 digits, or [[[[… 100,000 deep
-            detail = exc if isinstance(exc, json.JSONDecodeError) else "nested too deeply or a number too long"
-            raise HistoryError(f"{path}: not JSON ({detail}); pass a report.json written by `report`") from exc
+            detail = (
+                exc if isinstance(exc, json.JSONDecodeError) else "nested too deeply or a number too long"
+            )
+            raise HistoryError(
+                f"{path}: not JSON ({detail}); pass a report.json written by `report`"
+            ) from exc
         return cls.from_report(data, fleet, source=str(path))
 
     @classmethod
-    def from_report(cls, report: object, fleet: str | None = None, source: str = "report.json") -> DurationHistory:
+    def from_report(
+        cls, report: object, fleet: str | None = None, source: str = "report.json"
+    ) -> DurationHistory:
         """Read the ``jobs`` of a report.json, after checking all of it (every problem at once)."""
         issues = history_issues(report, fleet)
         if issues:

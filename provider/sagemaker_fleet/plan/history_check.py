@@ -11,8 +11,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from sagemaker_fleet.spec.errors import SpecIssue
-from sagemaker_fleet.spec.model import MAX_RUNTIME_LIMIT
+from sagemaker_fleet.fleetspec.errors import SpecIssue
+from sagemaker_fleet.fleetspec.model import MAX_RUNTIME_LIMIT
 
 #: TrainingJobStatus values a report can hold.
 STATUSES = ("InProgress", "Completed", "Failed", "Stopping", "Stopped")
@@ -27,14 +27,19 @@ def _number(job: Mapping[str, Any], name: str, path: str) -> list[SpecIssue]:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return [SpecIssue(f"{path}.{name}", f"expected a number of seconds or null, got {value!r}")]
     if not 0 <= value <= MAX_RUNTIME_LIMIT:
-        return [SpecIssue(f"{path}.{name}", f"{value} s is not a duration a training job can have (0 to 28 days, "
-                                            f"{MAX_RUNTIME_LIMIT} s); fix or remove the job")]
+        return [
+            SpecIssue(
+                f"{path}.{name}",
+                f"{value} s is not a duration a training job can have (0 to 28 days, "
+                f"{MAX_RUNTIME_LIMIT} s); fix or remove the job",
+            )
+        ]
     return []
 
 
-def _choice(job: Mapping[str, Any], name: str, path: str, allowed: tuple[str, ...], *, required: bool) -> list[
-    SpecIssue
-]:
+def _choice(
+    job: Mapping[str, Any], name: str, path: str, allowed: tuple[str, ...], *, required: bool
+) -> list[SpecIssue]:
     if name not in job and required:
         return [SpecIssue(f"{path}.{name}", f"required field is missing; {_WRITTEN_BY}")]
     value = job.get(name)
@@ -73,9 +78,16 @@ def history_issues(report: object, fleet: str | None) -> list[SpecIssue]:
     issues: list[SpecIssue] = []
     if fleet is not None and report.get("fleet") != fleet:
         got = report.get("fleet")
-        whose = f"the report of fleet {got!r}" if isinstance(got, str) else "not a fleet's report (no `fleet`)"
-        issues.append(SpecIssue("fleet", f"this is {whose}, not of fleet {fleet!r}: its durations are another "
-                                         f"fleet's; pass a report.json of fleet {fleet!r}"))
+        whose = (
+            f"the report of fleet {got!r}" if isinstance(got, str) else "not a fleet's report (no `fleet`)"
+        )
+        issues.append(
+            SpecIssue(
+                "fleet",
+                f"this is {whose}, not of fleet {fleet!r}: its durations are another "
+                f"fleet's; pass a report.json of fleet {fleet!r}",
+            )
+        )
     jobs = report.get("jobs")
     if "jobs" not in report:
         issues.append(SpecIssue("jobs", f"required field is missing; {_WRITTEN_BY}"))

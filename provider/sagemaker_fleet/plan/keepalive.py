@@ -7,7 +7,7 @@ latency (at least :data:`MIN_MARGIN_SECONDS`), capped at the 3600 s the develope
 
 from __future__ import annotations
 
-from sagemaker_fleet.spec.model import KEEP_ALIVE_GUIDE_MAX
+from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_GUIDE_MAX
 
 #: Smallest margin added to a gap, so that a fleet with zero orchestration latency still keeps its pools.
 MIN_MARGIN_SECONDS = 60

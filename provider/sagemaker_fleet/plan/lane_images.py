@@ -1,7 +1,7 @@
 """Jobs of one training image back to back within a warm lane.
 
 The image is no warm-pool matching criterion, but a warm start whose image differs from the pool's previous
-job's pulls it from ECR again (:data:`~sagemaker_fleet.startup.IMAGE_PULL_P90`). Which jobs a lane runs is the
+job's pulls it from ECR again (:data:`~sagemaker_fleet.jobs.startup.IMAGE_PULL_P90`). Which jobs a lane runs is the
 scheduler's choice; their order inside the lane changes the lane's work only by those pulls. So each warm lane's
 jobs are regrouped by image — blocks in the order their image first appears in the lane, each block's jobs in
 their scheduled (longest-first) order — and re-timed from the lane's start by the scheduler's rules (one
@@ -48,7 +48,11 @@ def retime(tasks: Sequence[JobTask], start: int, startup: StartupSeconds, latenc
         change = warm and task.image != jobs[-1].task.image
         end = start + startup.of(warm=warm, image_pulled=change) + task.training
         keep = planned_keep_alive(task.keep_alive, latency, warm_lane=True, last=position == len(tasks) - 1)
-        jobs.append(ScheduledJob(task=task, start=start, end=end, warm_start=warm, keep_alive=keep, image_change=change))
+        jobs.append(
+            ScheduledJob(
+                task=task, start=start, end=end, warm_start=warm, keep_alive=keep, image_change=change
+            )
+        )
     return jobs
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from sagemaker_fleet.aws.keys import WarmPoolKey
+from sagemaker_fleet.jobs.keys import WarmPoolKey
 
 if TYPE_CHECKING:
     from sagemaker_fleet.plan.jsonread import JsonObject

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sagemaker_fleet.fleetspec.names import validate_run_key
 from sagemaker_fleet.plan.advice import fleet_advice
 from sagemaker_fleet.plan.assemble import assemble_plan
 from sagemaker_fleet.plan.capacity import capacity_pools, keeps_pools
@@ -22,15 +23,14 @@ from sagemaker_fleet.plan.schedule import latest_release, schedule_unit
 from sagemaker_fleet.plan.selection import MEANINGFUL_SHORTENING, UnitChoice, choose_extra_cold
 from sagemaker_fleet.plan.slots import ORDERS, GroupLoad, PoolUnit, SlotLayout, layout_slots
 from sagemaker_fleet.plan.units import group_load, pool_units
-from sagemaker_fleet.spec.names import validate_run_key
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.plan.fleet_plan import FleetPlan
     from sagemaker_fleet.plan.history import DurationHistory
     from sagemaker_fleet.plan.schedule import ScheduledLane
-    from sagemaker_fleet.spec.model import FleetSpec
 
 #: Units with at most this many jobs are judged by scheduling them, not by the slot layout's estimate.
 EXACT_JOBS = 2000
@@ -156,9 +156,7 @@ def _choose(fleet: _Fleet, deadline: int | None) -> list[ScheduledLane]:
 
 def _mixes_images(fleet: _Fleet) -> bool:
     """Whether some group that may keep warm pools has cities with different images (else the order is moot)."""
-    return any(
-        fleet.eligible[g.index] and len({task.image for task in g.tasks}) > 1 for g in fleet.groups
-    )
+    return any(fleet.eligible[g.index] and len({task.image for task in g.tasks}) > 1 for g in fleet.groups)
 
 
 def _lanes(
@@ -191,7 +189,7 @@ def plan_fleet(
     spec: FleetSpec, run_key: str, history: DurationHistory | None = None, *, image_order: bool = True
 ) -> FleetPlan:
     """Plan one run of ``spec``. Raises :class:`~sagemaker_fleet.plan.errors.PlanError` when a city cannot fit
-    its quota at all, and :class:`~sagemaker_fleet.spec.names.InvalidRunKeyError` for a bad run key.
+    its quota at all, and :class:`~sagemaker_fleet.fleetspec.names.InvalidRunKeyError` for a bad run key.
 
     ``image_order=False`` plans without preferring a lane's image (what ``benchmarks/bench_image_order.py``
     compares against)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.aws.keys import WarmPoolKey
+    from sagemaker_fleet.jobs.keys import WarmPoolKey
     from sagemaker_fleet.plan.fleet_plan import FleetPlan
     from sagemaker_fleet.plan.model import Lane, PlannedJob, PoolGroup
 

@@ -20,20 +20,20 @@ from airflow.api_fastapi.core_api.security import GetUserDep, requires_access_da
 from fastapi import Depends, FastAPI, HTTPException, status
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from sagemaker_fleet.cost.prices import PriceBook
 from sagemaker_fleet.cost.publish import CONTENT_TYPES
 from sagemaker_fleet.cost.report import RunJobIndex
+from sagemaker_fleet.fleetspec.errors import FleetSpecError
+from sagemaker_fleet.fleetspec.load import load_fleet_spec
+from sagemaker_fleet.fleetspec.names import report_s3_uri, split_s3_uri
+from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
 from sagemaker_fleet.fleetview.model import RunContext, ViewInputs, build_fleet_view, utc_now
 from sagemaker_fleet.fleetview.page import fleet_page, runs_page
 from sagemaker_fleet.fleetview.source import RunJobsReader, ViewCache
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.plugin.runs import FleetRunRecord, NotAFleetRunError, fleet_runs, load_fleet_run
-from sagemaker_fleet.spec.errors import FleetSpecError
-from sagemaker_fleet.spec.load import load_fleet_spec
-from sagemaker_fleet.spec.names import report_s3_uri, split_s3_uri
-from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.spec.model import FleetSpec
+    from sagemaker_fleet.fleetspec.model import FleetSpec
 
 from sagemaker_fleet.plugin.settings import URL_PREFIX
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 
 from sagemaker_fleet.errors import SageMakerFleetError
-from sagemaker_fleet.spec.names import run_key_for
+from sagemaker_fleet.fleetspec.names import run_key_for
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from sagemaker_fleet.cost.svg import duration, usd
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import FleetSpec
+    from sagemaker_fleet.fleetspec.overrides import FleetOverrides
     from sagemaker_fleet.plan.model import PlanSummary
-    from sagemaker_fleet.spec.model import FleetSpec
-    from sagemaker_fleet.spec.overrides import FleetOverrides
 
 #: Airflow refuses a longer run note (``DAGRunPatchBody.note``).
 NOTE_MAX_CHARS = 1000
@@ -41,14 +41,18 @@ def asked_line(overrides: FleetOverrides, spec: FleetSpec, dry_run: bool) -> str
     """``- Asked: 3 of 200 cities (lima, oslo, seoul) · spot on · instance type: fleet default · dry run``."""
     itype = overrides.instance_type or "fleet default"
     launch = "dry run" if dry_run else "train"
-    return (f"{ASKED} {_cities(overrides.cities, len(spec.cities))} · spot {'on' if overrides.spot else 'off'} · "
-            f"instance type: {itype} · {launch}")
+    return (
+        f"{ASKED} {_cities(overrides.cities, len(spec.cities))} · spot {'on' if overrides.spot else 'off'} · "
+        f"instance type: {itype} · {launch}"
+    )
 
 
 def _planned(summary: PlanSummary) -> str:
     jobs = f"{summary.jobs} job" + ("" if summary.jobs == 1 else "s")
-    return (f"{jobs} · {summary.warm_starts} warm / {summary.cold_starts} cold starts · makespan "
-            f"{duration(summary.planned_makespan_seconds)}")
+    return (
+        f"{jobs} · {summary.warm_starts} warm / {summary.cold_starts} cold starts · makespan "
+        f"{duration(summary.planned_makespan_seconds)}"
+    )
 
 
 def plan_line(summary: PlanSummary) -> str:
@@ -62,9 +66,11 @@ def dry_run_line(summary: PlanSummary, estimate: Mapping[str, Any]) -> str:
 
 def cost_line(estimate: Mapping[str, Any]) -> str:
     """The expected cost (:func:`sagemaker_fleet.cost.estimate.estimate_plan_cost`) and what it is made of."""
-    return (f"- Expected cost: {usd(float(estimate['expected_usd']))} (on demand "
-            f"{usd(float(estimate['on_demand_usd']))} · spot at most {usd(float(estimate['spot_upper_bound_usd']))}"
-            f" · idle warm pools {usd(float(estimate['retained_usd']))})")
+    return (
+        f"- Expected cost: {usd(float(estimate['expected_usd']))} (on demand "
+        f"{usd(float(estimate['on_demand_usd']))} · spot at most {usd(float(estimate['spot_upper_bound_usd']))}"
+        f" · idle warm pools {usd(float(estimate['retained_usd']))})"
+    )
 
 
 def refused_line(reasons: Sequence[str]) -> str:
@@ -86,5 +92,7 @@ def compose_note(lines: Sequence[str], existing: str | None) -> str:
 
 
 def _their_part(note: str) -> str:
-    cut = min((i for i in (note.find(mark) for mark in (ASKED, REFUSED, DRY_RUN)) if i >= 0), default=len(note))
+    cut = min(
+        (i for i in (note.find(mark) for mark in (ASKED, REFUSED, DRY_RUN)) if i >= 0), default=len(note)
+    )
     return note[:cut].strip()

@@ -10,11 +10,11 @@ from airflow.providers.amazon.aws.sensors.base_aws import AwsBaseSensor
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
 from airflow.providers.common.compat.sdk import AirflowException
 
-from sagemaker_fleet.aws.keys import city_key
-from sagemaker_fleet.aws.pools import matching_pool
-from sagemaker_fleet.aws.progress import run_progress
+from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
-from sagemaker_fleet.spec.load import load_fleet_spec
+from sagemaker_fleet.jobs.keys import city_key
+from sagemaker_fleet.jobs.pools import matching_pool
+from sagemaker_fleet.jobs.progress import run_progress
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
 
 if TYPE_CHECKING:

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.sim.startup_model import StartupModel
 from sagemaker_fleet.sim.workload import CITY_TAG, FLEET_TAG, WorkModel
-from sagemaker_fleet.spec.model import InstanceQuota
 
 Bounds = tuple[float, float]
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_API_MAX
 from sagemaker_fleet.sim import spot
 from sagemaker_fleet.sim.clock import AdjustableClock, Clock, VirtualClock, WallClock
 from sagemaker_fleet.sim.config import SimConfig
@@ -33,7 +34,6 @@ from sagemaker_fleet.sim.render import describe
 from sagemaker_fleet.sim.request import check_job_name, parse_training_request
 from sagemaker_fleet.sim.snapshot import JobFacts, job_facts, state_json
 from sagemaker_fleet.sim.state import JobListener, SimState
-from sagemaker_fleet.spec.model import KEEP_ALIVE_API_MAX
 
 if TYPE_CHECKING:
     from sagemaker_fleet.sim.checkpoints import CheckpointStore
@@ -187,11 +187,17 @@ class SimEngine:
         job = self._job_by_arn(request)
         tags = request.get("Tags")
         if not isinstance(tags, list) or not tags:
-            raise validation_error("1 validation error detected: Value at 'tags' failed to satisfy constraint.")
+            raise validation_error(
+                "1 validation error detected: Value at 'tags' failed to satisfy constraint."
+            )
         added: dict[str, str] = {}
         for tag in tags:
-            if not (isinstance(tag, Mapping) and isinstance(tag.get("Key"), str) and tag["Key"]
-                    and isinstance(tag.get("Value", ""), str)):
+            if not (
+                isinstance(tag, Mapping)
+                and isinstance(tag.get("Key"), str)
+                and tag["Key"]
+                and isinstance(tag.get("Value", ""), str)
+            ):
                 raise validation_error("Each tag needs a non-empty Key and a string Value.")
             added[tag["Key"]] = str(tag.get("Value", ""))
         if len({**job.request.tags, **job.added_tags, **added}) > 50:
@@ -230,7 +236,11 @@ class SimEngine:
         if not isinstance(resources, Mapping) or "KeepAlivePeriodInSeconds" not in resources:
             raise validation_error("ResourceConfig must set KeepAlivePeriodInSeconds.")
         seconds = resources["KeepAlivePeriodInSeconds"]
-        if isinstance(seconds, bool) or not isinstance(seconds, int) or not 0 <= seconds <= KEEP_ALIVE_API_MAX:
+        if (
+            isinstance(seconds, bool)
+            or not isinstance(seconds, int)
+            or not 0 <= seconds <= KEEP_ALIVE_API_MAX
+        ):
             raise validation_error(
                 f"Value '{seconds}' at 'resourceConfig.keepAlivePeriodInSeconds' failed to satisfy constraint: "
                 f"Member must have value between 0 and {KEEP_ALIVE_API_MAX}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES as TERMINAL
+from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
 if TYPE_CHECKING:
     from sagemaker_fleet.sim.billing import Billing

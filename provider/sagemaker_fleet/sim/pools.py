@@ -1,6 +1,6 @@
 """Managed warm pools (docs/sagemaker-behaviour.md, warm pools): which retained clusters exist and which new job may take one.
 
-A pool matches a job only on an equal :func:`~sagemaker_fleet.aws.keys.warm_pool_key`; it serves one job at a time
+A pool matches a job only on an equal :func:`~sagemaker_fleet.jobs.keys.warm_pool_key`; it serves one job at a time
 and moves from job to job for at most 28 days. When several pools match, the one expiring soonest is taken (AWS
 does not say which; this choice wastes the least retained time).
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.aws.keys import WarmPoolKey
+    from sagemaker_fleet.jobs.keys import WarmPoolKey
 
 POOL_LIFETIME_SECONDS = 28 * 24 * 3600
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from sagemaker_fleet.sim.errors import SimApiError, resource_limit_exceeded
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.spec.model import InstanceQuota
+    from sagemaker_fleet.fleetspec.model import InstanceQuota
 
 
 @dataclass

@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sagemaker_fleet.aws.keys import WarmPoolKey, warm_pool_key
+from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_API_MAX, MAX_RUNTIME_LIMIT
+from sagemaker_fleet.fleetspec.names import JOB_NAME_MAX
+from sagemaker_fleet.jobs.keys import WarmPoolKey, warm_pool_key
 from sagemaker_fleet.sim.errors import constraint_violations, validation_error, violation
 from sagemaker_fleet.sim.startup_model import startup_mode
-from sagemaker_fleet.spec.model import KEEP_ALIVE_API_MAX, MAX_RUNTIME_LIMIT
-from sagemaker_fleet.spec.names import JOB_NAME_MAX
 
 #: botocore's pattern for TrainingJobName (matched in full).
 NAME_PATTERN = "[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"

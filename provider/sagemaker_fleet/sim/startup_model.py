@@ -1,11 +1,11 @@
-"""Start-up durations (CreateTrainingJob → Training) calibrated to the seed table in :mod:`sagemaker_fleet.startup`.
+"""Start-up durations (CreateTrainingJob → Training) calibrated to the seed table in :mod:`sagemaker_fleet.jobs.startup`.
 
 Each start-up is drawn from a log-normal whose 90th percentile is the table's P90 for the input mode, cold or warm,
 so simulated P90s match the table (``benchmarks/bench_sim_startup.py`` prints them side by side). A start-up is
 three parts, all scaled by the same draw so that their P90s add up to the table's:
 
 - **provisioning** — cold only: cold P90 − warm P90 − image pull (FastFile 143 − 21 − 34 = 88 s);
-- **image pull** — :data:`~sagemaker_fleet.startup.IMAGE_PULL_P90` (34 s for the seed's 1.34 GB image): every
+- **image pull** — :data:`~sagemaker_fleet.jobs.startup.IMAGE_PULL_P90` (34 s for the seed's 1.34 GB image): every
   cold start, and a warm start whose image differs from the pool's previous job's;
 - **the warm part** — the warm P90: the container's set-up on the instances and the data (File mode copies the
   whole data set again, warm or not).
@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sagemaker_fleet.startup import IMAGE_PULL_P90, startup_p90
+from sagemaker_fleet.jobs.startup import IMAGE_PULL_P90, startup_p90
 
 #: The 90th percentile of the standard normal distribution.
 Z90 = 1.2815515655446004
@@ -60,7 +60,9 @@ class StartupModel:
         provisioning = 0 if warm else max(startup_p90(mode, warm=False) - warm_part - pull, 0)
         starting = provisioning + WARM_STARTING_SHARE * warm_part
         downloading = pull + (1.0 - WARM_STARTING_SHARE) * warm_part
-        return StartupSample(starting=starting * scale, downloading=downloading * scale, image_pull=pull * scale)
+        return StartupSample(
+            starting=starting * scale, downloading=downloading * scale, image_pull=pull * scale
+        )
 
 
 def startup_mode(request: Mapping[str, Any]) -> str:

@@ -21,8 +21,8 @@ from typing import Any
 from unittest import mock
 
 from sagemaker_fleet.errors import SageMakerFleetError
-from sagemaker_fleet.spec.errors import FleetSpecError
-from sagemaker_fleet.spec.load import load_fleet_spec
+from sagemaker_fleet.fleetspec.errors import FleetSpecError
+from sagemaker_fleet.fleetspec.load import load_fleet_spec
 
 
 class ParseTimeAccessError(SageMakerFleetError, RuntimeError):

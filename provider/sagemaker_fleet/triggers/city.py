@@ -9,7 +9,7 @@ its XCom, ``TaskFailedEvent`` (Airflow's retries and callbacks apply) or ``TaskS
 worker instead (``end_from_trigger=False``), it fires one ordinary event that the operator's
 ``execute_complete`` turns into the same outcome.
 
-Every decision about a terminal job is :func:`sagemaker_fleet.aws.attempts.next_step`; every decision about who
+Every decision about a terminal job is :func:`sagemaker_fleet.jobs.attempts.next_step`; every decision about who
 starts is :class:`sagemaker_fleet.dispatch.RunTracker`. A restarted trigger rebuilds everything from AWS: the run's
 listing says which cities have jobs, a job's ``sagemaker-fleet:airflow-try`` tag says which task try made it.
 """
@@ -32,23 +32,23 @@ from airflow.triggers.base import (
     TriggerEvent,
 )
 
-from sagemaker_fleet.aws.attempts import NextStep, capacity_delay, next_step, stopped_by_someone
-from sagemaker_fleet.aws.describe import summarize
-from sagemaker_fleet.aws.progress import run_job_names
-from sagemaker_fleet.aws.request import (
+from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
+from sagemaker_fleet.fleetspec.load import load_fleet_spec
+from sagemaker_fleet.fleetspec.names import context_run_key, run_key_floor, run_name_contains
+from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
+from sagemaker_fleet.hooks.fleet import Attachment, CapacityUnavailableError
+from sagemaker_fleet.jobs.attempts import NextStep, capacity_delay, next_step, stopped_by_someone
+from sagemaker_fleet.jobs.describe import summarize
+from sagemaker_fleet.jobs.progress import run_job_names
+from sagemaker_fleet.jobs.request import (
     FORCED_TAG,
     STOPPED_BY_TAG,
     TRY_TAG,
     Submission,
     compile_training_request,
 )
-from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES
-from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
-from sagemaker_fleet.hooks.fleet import Attachment, CapacityUnavailableError
+from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
-from sagemaker_fleet.spec.load import load_fleet_spec
-from sagemaker_fleet.spec.names import context_run_key, run_key_floor, run_name_contains
-from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
 from sagemaker_fleet.triggers.poller import (
     AwsConnectionArgs,
     FleetPoller,
@@ -57,7 +57,7 @@ from sagemaker_fleet.triggers.poller import (
 )
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.spec.model import CitySpec, FleetSpec
+    from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
 
 #: The XCom key under which the plan task publishes the run's plan.
 PLAN_XCOM_KEY = "plan"
@@ -274,7 +274,9 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         if data is None:
             raise ValueError(f"task {self.plan_task_id} published no plan for run {run.run_id}")
         plan = FleetPlan.from_json(data)
-        self.log.info("dispatching run %s by plan %s (%d jobs)", run.run_key, self.plan_task_id, len(plan.jobs))
+        self.log.info(
+            "dispatching run %s by plan %s (%d jobs)", run.run_key, self.plan_task_id, len(plan.jobs)
+        )
         return RunTracker(DispatchBook.from_plan(plan, spec), names, carry_pools=self.carry_pools)
 
     # ------------------------------------------------------------------------------------------ running
@@ -289,8 +291,14 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
 
     def _event(self, outcome: Outcome) -> TriggerEvent:
         if not self.end_from_trigger:
-            return TriggerEvent({"status": outcome.status, "result": outcome.result, "message": outcome.message,
-                                 "links": outcome.links})
+            return TriggerEvent(
+                {
+                    "status": outcome.status,
+                    "result": outcome.result,
+                    "message": outcome.message,
+                    "links": outcome.links,
+                }
+            )
         if outcome.status == "success":
             return TaskSuccessEvent(xcoms={"return_value": outcome.result, **(outcome.links or {})})
         if outcome.status == "skipped":
@@ -325,9 +333,13 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
             if step.kind == "submit":
                 attachment = await self._submit(poller, tracker, spec, city, run, step, first=not history)
                 if attachment is None:
-                    return Outcome("failed", message=(
-                        f"no {city.instance_type} capacity for {self.capacity_timeout_seconds:.0f} s "
-                        "(ResourceLimitExceeded)"))
+                    return Outcome(
+                        "failed",
+                        message=(
+                            f"no {city.instance_type} capacity for {self.capacity_timeout_seconds:.0f} s "
+                            "(ResourceLimitExceeded)"
+                        ),
+                    )
                 history = [*history, attachment.description]
                 if not attachment.created and attachment.status in TERMINAL_STATUSES:
                     # a submission that had ended already: the run's listing did not show it yet when this try
@@ -339,8 +351,9 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
             created_at = latest.get("CreationTime")
             after = created_at - dt.timedelta(seconds=1) if isinstance(created_at, dt.datetime) else None
             self._watching = str(latest["TrainingJobName"])
-            history[-1] = await watch_until_terminal(poller, self._watching, after, self.log,
-                                                     deadline_seconds=watch_deadline(latest))
+            history[-1] = await watch_until_terminal(
+                poller, self._watching, after, self.log, deadline_seconds=watch_deadline(latest)
+            )
             self._watching = None
             step = next_step(city, history, new_try=False)
 
@@ -366,7 +379,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         latest = tracker.latest.get(self.city)
         if latest is None:
             return []
-        from sagemaker_fleet.spec.names import job_name
+        from sagemaker_fleet.fleetspec.names import job_name
 
         history = []
         for attempt in range(1, latest.attempt + 1):
@@ -377,7 +390,9 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
             history.append(described)
         return history
 
-    async def _ended_job_tags(self, poller: FleetPoller, history: list[dict[str, Any]]) -> dict[str, str] | None:
+    async def _ended_job_tags(
+        self, poller: FleetPoller, history: list[dict[str, Any]]
+    ) -> dict[str, str] | None:
         """The tags of the city's latest submission once it has ended (one ListTags says which try made it, who
         stopped it and whether it was forced); None while it runs (it is attached to whoever made it) or when
         there is none."""
@@ -399,9 +414,14 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         run = self._run_info()
         hook = self.fleet_hook()
         async with await hook.get_async_conn() as client:
-            stopped = await hook.astop(client, name, {STOPPED_BY_TAG: f"airflow:{run.try_id or 'unknown'}"[:256]})
-        self.log.warning("%s: %s after a user acted on the task", self.city,
-                         f"stopped {name}" if stopped else f"{name} had ended already; nothing to stop")
+            stopped = await hook.astop(
+                client, name, {STOPPED_BY_TAG: f"airflow:{run.try_id or 'unknown'}"[:256]}
+            )
+        self.log.warning(
+            "%s: %s after a user acted on the task",
+            self.city,
+            f"stopped {name}" if stopped else f"{name} had ended already; nothing to stop",
+        )
 
     async def _forced_before(
         self, poller: FleetPoller, history: list[dict[str, Any]], latest_tags: dict[str, str] | None
@@ -434,29 +454,46 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         """Wait for the city's turn and room, then create its job (or attach to the one of that name); None when
         the quota stayed in use past the capacity timeout."""
         turn = tracker.book.turns.get(self.city)
-        keep_alive = 0 if step.spot else (turn.keep_alive_seconds if turn is not None else int(self.keep_alive_seconds or 0))
-        request = compile_training_request(
-            spec, city,
-            Submission(self.city, run.run_key, step.attempt, spot=step.spot, keep_alive_seconds=keep_alive,
-                       airflow_try=run.try_id, forced=step.forced),
+        keep_alive = (
+            0
+            if step.spot
+            else (turn.keep_alive_seconds if turn is not None else int(self.keep_alive_seconds or 0))
         )
-        deadline: float | None = None  # counted from the first refusal: the wait for a turn is not a capacity wait
+        request = compile_training_request(
+            spec,
+            city,
+            Submission(
+                self.city,
+                run.run_key,
+                step.attempt,
+                spot=step.spot,
+                keep_alive_seconds=keep_alive,
+                airflow_try=run.try_id,
+                forced=step.forced,
+            ),
+        )
+        deadline: float | None = (
+            None  # counted from the first refusal: the wait for a turn is not a capacity wait
+        )
         retries = 0
         while True:
-            await self._wait_turn(poller, Wait(self.city, step.attempt, first=first,
-                                                since=asyncio.get_running_loop().time()))
+            await self._wait_turn(
+                poller, Wait(self.city, step.attempt, first=first, since=asyncio.get_running_loop().time())
+            )
             keep_alive = _keep_alive_at_create(tracker, self.city, request, keep_alive)
             try:
-                attachment = await poller.call(f"creating {request['TrainingJobName']}",
-                                               poller.hook.acreate_or_attach, request)
+                attachment = await poller.call(
+                    f"creating {request['TrainingJobName']}", poller.hook.acreate_or_attach, request
+                )
             except CapacityUnavailableError:
                 poller.release(self.city)
                 delay = capacity_delay(retries, self.capacity_retry_seconds) * random.uniform(0.5, 1.5)
                 deadline = deadline or time.monotonic() + self.capacity_timeout_seconds
                 if time.monotonic() + delay > deadline:
                     return None
-                self.log.warning("%s: instance quota in use (ResourceLimitExceeded); retrying in %.0f s",
-                                 self.city, delay)
+                self.log.warning(
+                    "%s: instance quota in use (ResourceLimitExceeded); retrying in %.0f s", self.city, delay
+                )
                 await asyncio.sleep(delay)
                 retries, first = retries + 1, False
                 continue
@@ -464,8 +501,14 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
                 poller.release(self.city)
                 raise
             verb = "created" if attachment.created else "attached to existing"
-            self.log.info("%s: %s %s (%s, keep-alive %d s)", self.city, verb, attachment.job_name,
-                          "spot" if step.spot else "on-demand", keep_alive)
+            self.log.info(
+                "%s: %s %s (%s, keep-alive %d s)",
+                self.city,
+                verb,
+                attachment.job_name,
+                "spot" if step.spot else "on-demand",
+                keep_alive,
+            )
             tracker.observe([attachment.description], listed=False)
             return attachment
 

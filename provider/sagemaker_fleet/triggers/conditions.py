@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING, Any
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.aws.pools import matching_pool
-from sagemaker_fleet.aws.progress import run_progress
-from sagemaker_fleet.aws.statuses import THROTTLING_CODES
+from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook, error_code
+from sagemaker_fleet.jobs.pools import matching_pool
+from sagemaker_fleet.jobs.progress import run_progress
+from sagemaker_fleet.jobs.statuses import THROTTLING_CODES
 from sagemaker_fleet.plan.jsonread import JsonObject
 from sagemaker_fleet.plan.model import key_from_json
-from sagemaker_fleet.spec.load import load_fleet_spec
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.spec.model import FleetSpec
+    from sagemaker_fleet.fleetspec.model import FleetSpec
 
 
 class _PollingTrigger(BaseTrigger):
@@ -46,7 +46,9 @@ class _PollingTrigger(BaseTrigger):
         }
 
     def _hook(self) -> SageMakerFleetHook:
-        return SageMakerFleetHook(aws_conn_id=self.aws_conn_id, region_name=self.region_name, config=self.botocore_config)
+        return SageMakerFleetHook(
+            aws_conn_id=self.aws_conn_id, region_name=self.region_name, config=self.botocore_config
+        )
 
     async def check(self, hook: SageMakerFleetHook, client: Any) -> dict[str, Any] | None:
         raise NotImplementedError
@@ -93,7 +95,11 @@ class FleetRunTrigger(_PollingTrigger):
         progress = run_progress(spec, self.run_key, summaries)
         if not progress.all_terminal:
             return None
-        return {"completed": progress.completed, "failed": progress.failed, "submissions": progress.submissions}
+        return {
+            "completed": progress.completed,
+            "failed": progress.failed,
+            "submissions": progress.submissions,
+        }
 
 
 class WarmPoolTrigger(_PollingTrigger):

@@ -8,7 +8,7 @@ from typing import Any
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 
-from sagemaker_fleet.aws.describe import summarize, to_json_safe, without_secrets
+from sagemaker_fleet.jobs.describe import summarize, to_json_safe, without_secrets
 from sagemaker_fleet.triggers.poller import AwsConnectionArgs, JobWatchError, watch_until_terminal
 
 
@@ -67,9 +67,11 @@ class FleetJobTrigger(AwsConnectionArgs, BaseTrigger):
         # the terminal update is the poller's DescribeTrainingJob response; it travels with the event (less the
         # environment and hyperparameters, which may hold secrets: Airflow logs events and stores them), so the
         # resumed task needs no second call
-        yield TriggerEvent({
-            "status": "terminal",
-            "job_name": self.job_name,
-            "job": summarize(described),
-            "description": to_json_safe(without_secrets(described)),
-        })
+        yield TriggerEvent(
+            {
+                "status": "terminal",
+                "job_name": self.job_name,
+                "job": summarize(described),
+                "description": to_json_safe(without_secrets(described)),
+            }
+        )

@@ -27,10 +27,10 @@ from typing import Any, TypeVar
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
-from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES, THROTTLING_CODES
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL, RunTracker, Wait
 from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook, error_code
+from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES, THROTTLING_CODES
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +125,7 @@ class FleetPoller:
         self._client_cm: Any = None
         self._client_users = 0
         self._console: asyncio.Future[tuple[str, str]] | None = None
-        #: The earliest creation a job of the run can have (:func:`~sagemaker_fleet.spec.names.run_key_floor`):
+        #: The earliest creation a job of the run can have (:func:`~sagemaker_fleet.fleetspec.names.run_key_floor`):
         #: a listing of the run's whole past starts there instead of at the account's beginning.
         self.floor: dt.datetime | None = None
         self._min_interval = 0.0
@@ -233,8 +233,9 @@ class FleetPoller:
         """Whether a waiting city may write its line now (:data:`WAIT_LINES_PER_SECOND`, a token bucket)."""
         now = asyncio.get_running_loop().time()
         if self._wait_lines_at is not None:
-            self._wait_lines = min(WAIT_LINES_BURST,
-                                   self._wait_lines + (now - self._wait_lines_at) * WAIT_LINES_PER_SECOND)
+            self._wait_lines = min(
+                WAIT_LINES_BURST, self._wait_lines + (now - self._wait_lines_at) * WAIT_LINES_PER_SECOND
+            )
         self._wait_lines_at = now
         if self._wait_lines < 1.0:
             return False
@@ -274,7 +275,9 @@ class FleetPoller:
             if self._client is None:
                 self._client_cm = await self.hook.get_async_conn()
                 self._client = await self._client_cm.__aenter__()
-                self._clamp_interval(str(getattr(getattr(self._client, "meta", None), "endpoint_url", "") or ""))
+                self._clamp_interval(
+                    str(getattr(getattr(self._client, "meta", None), "endpoint_url", "") or "")
+                )
             yield self._client
         finally:
             self._client_users -= 1
@@ -294,7 +297,9 @@ class FleetPoller:
                 if not is_transient(exc) or loop.time() - started >= self.give_up_seconds:
                     raise
                 delay = max(self.interval, 1.0) * backoff
-                log.warning("%s failed (%s: %s); sending it again in %.0f s", what, type(exc).__name__, exc, delay)
+                log.warning(
+                    "%s failed (%s: %s); sending it again in %.0f s", what, type(exc).__name__, exc, delay
+                )
                 await asyncio.sleep(delay)
                 backoff = min(MAX_BACKOFF_FACTOR, backoff * 2)
 
@@ -305,9 +310,14 @@ class FleetPoller:
             return
         self._min_interval = MIN_AWS_POLL_SECONDS
         if self.interval < MIN_AWS_POLL_SECONDS:
-            log.warning("poll interval %.1f s is below %.0f s against %s: sweeping every %.0f s (a shorter interval "
-                        "spends the account's API rate and shows nothing sooner)", self.interval,
-                        MIN_AWS_POLL_SECONDS, host, MIN_AWS_POLL_SECONDS)
+            log.warning(
+                "poll interval %.1f s is below %.0f s against %s: sweeping every %.0f s (a shorter interval "
+                "spends the account's API rate and shows nothing sooner)",
+                self.interval,
+                MIN_AWS_POLL_SECONDS,
+                host,
+                MIN_AWS_POLL_SECONDS,
+            )
             self.interval = MIN_AWS_POLL_SECONDS
 
     async def _close_client(self) -> None:
@@ -347,10 +357,19 @@ class FleetPoller:
                     errors += 1
                     backoff = min(MAX_BACKOFF_FACTOR, backoff * 2)
                     throttled = isinstance(exc, ClientError) and error_code(exc) in THROTTLING_CODES
-                    log.warning("polling %s failed (%d in a row%s): %s: %s; next sweep in %.0f s", self.name_contains,
-                                errors, ", throttled past its retries" if throttled else "", type(exc).__name__, exc,
-                                self.interval * backoff)
-                    if errors >= MAX_CONSECUTIVE_ERRORS and loop.time() - failing_since >= self.give_up_seconds:
+                    log.warning(
+                        "polling %s failed (%d in a row%s): %s: %s; next sweep in %.0f s",
+                        self.name_contains,
+                        errors,
+                        ", throttled past its retries" if throttled else "",
+                        type(exc).__name__,
+                        exc,
+                        self.interval * backoff,
+                    )
+                    if (
+                        errors >= MAX_CONSECUTIVE_ERRORS
+                        and loop.time() - failing_since >= self.give_up_seconds
+                    ):
                         self._give_up(exc, loop.time() - failing_since)
                         errors = 0
                 interval = min(self.interval, HANDOFF_INTERVAL) if self.waiters else self.interval
@@ -475,8 +494,12 @@ class AwsConnectionArgs:
     botocore_config: dict[str, Any] | None
 
     def aws_kwargs(self) -> dict[str, Any]:
-        return {"aws_conn_id": self.aws_conn_id, "region_name": self.region_name, "verify": self.verify,
-                "botocore_config": self.botocore_config}
+        return {
+            "aws_conn_id": self.aws_conn_id,
+            "region_name": self.region_name,
+            "verify": self.verify,
+            "botocore_config": self.botocore_config,
+        }
 
     def fleet_hook(self) -> SageMakerFleetHook:
         """The hook of the run's poller. Its client retries throttled calls in botocore's standard mode unless the
@@ -484,8 +507,9 @@ class AwsConnectionArgs:
         sweeps and creates, held hand-offs back ~10 s under 20 % throttling (docs/benchmarks.md)."""
         config = dict(self.botocore_config or {})
         config.setdefault("retries", TRIGGERER_RETRIES)
-        return SageMakerFleetHook(aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify,
-                                  config=config)
+        return SageMakerFleetHook(
+            aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify, config=config
+        )
 
     def shared_poller(self, name_contains: str, interval: float) -> FleetPoller:
         return run_poller(self.fleet_hook(), self.aws_kwargs(), name_contains, interval)
@@ -509,7 +533,10 @@ def watch_deadline(job: Mapping[str, Any]) -> float | None:
 
 
 async def watch_until_terminal(
-    poller: FleetPoller, job_name: str, created_after: dt.datetime | None, log: Any,
+    poller: FleetPoller,
+    job_name: str,
+    created_after: dt.datetime | None,
+    log: Any,
     deadline_seconds: float | None = None,
 ) -> dict[str, Any]:
     """Wait for ``job_name`` through the poller; its DescribeTrainingJob response once it is terminal.
@@ -521,11 +548,14 @@ async def watch_until_terminal(
     try:
         while True:
             try:
-                update = await asyncio.wait_for(queue.get(), None if deadline is None else deadline - loop.time())
+                update = await asyncio.wait_for(
+                    queue.get(), None if deadline is None else deadline - loop.time()
+                )
             except TimeoutError:
                 raise JobWatchError(
                     f"{job_name} has not ended {deadline_seconds:.0f} s after it was first watched, past its own "
-                    "limits (SageMaker stops a job at MaxRuntime/MaxWait): its status cannot be read") from None
+                    "limits (SageMaker stops a job at MaxRuntime/MaxWait): its status cannot be read"
+                ) from None
             if "error" in update:
                 raise JobWatchError(str(update["error"]))
             # few lines: the triggerer writes every trigger's log lines from its one event loop, and in Airflow 3.3

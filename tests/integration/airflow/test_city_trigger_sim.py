@@ -14,12 +14,12 @@ import pytest
 from airflow.providers.common.compat.sdk import AirflowException, AirflowSkipException
 from airflow.triggers.base import TaskFailedEvent, TaskSkippedEvent, TaskSuccessEvent
 
-from sagemaker_fleet.aws.request import Submission, compile_training_request
 from sagemaker_fleet.dispatch import DispatchBook
+from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sagemaker_fleet.operators.training import FleetTrainingOperator
 from sagemaker_fleet.plan import plan_fleet
-from sagemaker_fleet.spec import load_fleet_spec
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 from sagemaker_fleet.triggers.poller import FleetPoller
 from trigger_runs import publish_plan, run_triggers
@@ -31,7 +31,12 @@ QUICK = Path(__file__).parent / "fleets" / "quick.yaml"
 
 
 def trigger(spec_path: Path, city: str, **kwargs) -> FleetCityTrigger:
-    values = {"run_key": RUN_KEY, "try_id": "manual__1/1", "poll_interval": 0.3, "capacity_retry_seconds": 0.5}
+    values = {
+        "run_key": RUN_KEY,
+        "try_id": "manual__1/1",
+        "poll_interval": 0.3,
+        "capacity_retry_seconds": 0.5,
+    }
     return FleetCityTrigger(spec_path=str(spec_path), city=city, **{**values, **kwargs})
 
 
@@ -69,7 +74,9 @@ def test_a_group_starts_in_rank_order_two_at_a_time_each_successor_on_a_warm_poo
 
     assert all(isinstance(e, TaskSuccessEvent) for e in events), events
     results = {e.xcoms["return_value"]["city"]: e.xcoms["return_value"] for e in events}
-    assert {c: r["job"]["status"] for c, r in results.items()} == dict.fromkeys(book.members[group], "Completed")
+    assert {c: r["job"]["status"] for c, r in results.items()} == dict.fromkeys(
+        book.members[group], "Completed"
+    )
     assert all("sagemaker_fleet_training_job" in e.xcoms for e in events), events  # the console link too
     jobs = jobs_by_name(fast)
     assert len(jobs) == 6  # one job per city, nothing duplicated
@@ -77,8 +84,11 @@ def test_a_group_starts_in_rank_order_two_at_a_time_each_successor_on_a_warm_poo
     # no city jumped its turn: the k-th (k ≥ 2) was created after the (k − 1)-th end of the group (cities admitted
     # in one sweep are created side by side, so exact creation order is not the property)
     ends = sorted(j["ended_at"] for j in ranked)
-    early = [(job["name"], job["created_at"], ends[k - 2]) for k, job in enumerate(ranked)
-             if k >= 2 and job["created_at"] < ends[k - 2]]
+    early = [
+        (job["name"], job["created_at"], ends[k - 2])
+        for k, job in enumerate(ranked)
+        if k >= 2 and job["created_at"] < ends[k - 2]
+    ]
     assert not early, (early, [(j["name"], j["created_at"], j["ended_at"], j["status"]) for j in ranked])
     order = sorted(jobs.values(), key=lambda j: j["created_at"])
     edges = sorted([(j["created_at"], 1) for j in order] + [(j["ended_at"], -1) for j in order])
@@ -108,7 +118,9 @@ def test_a_restarted_trigger_attaches_to_its_citys_job_without_creating(fast, pl
 
 def _failed_attempt_of(sim, spec, city: str, airflow_try: str) -> None:
     hook = SageMakerFleetHook()
-    request = compile_training_request(spec, spec.city(city), Submission(city, RUN_KEY, airflow_try=airflow_try))
+    request = compile_training_request(
+        spec, spec.city(city), Submission(city, RUN_KEY, airflow_try=airflow_try)
+    )
     hook.create_or_attach(request)
     sim.fail(request["TrainingJobName"], "AlgorithmError: failed on purpose")
 
@@ -130,14 +142,17 @@ def test_a_failed_job_of_this_try_fails_the_task_and_of_an_earlier_try_is_retrie
     assert {"Key": "sagemaker-fleet:airflow-try", "Value": "manual__1/2"} in tags
 
 
-def test_a_retry_whose_history_missed_an_earlier_trys_failed_job_trains_the_next_attempt(fast, monkeypatch) -> None:
+def test_a_retry_whose_history_missed_an_earlier_trys_failed_job_trains_the_next_attempt(
+    fast, monkeypatch
+) -> None:
     """Found by a fresh-clone CI run: try 3 read the city's history from a listing that did not show try 2's
     failed ``-r2`` yet, submitted attempt 2 again, attached to that failed job and failed without training."""
     spec = load_fleet_spec(QUICK)
     hook = SageMakerFleetHook()
     for attempt, airflow_try in ((1, "manual__1/1"), (2, "manual__1/2")):
         request = compile_training_request(
-            spec, spec.city("oslo"), Submission("oslo", RUN_KEY, attempt, airflow_try=airflow_try))
+            spec, spec.city("oslo"), Submission("oslo", RUN_KEY, attempt, airflow_try=airflow_try)
+        )
         hook.create_or_attach(request)
         fast.fail(request["TrainingJobName"], f"AlgorithmError: attempt {attempt} failed on purpose")
     first = hook.get_conn().describe_training_job(TrainingJobName=f"quick-oslo-{RUN_KEY}")
@@ -152,11 +167,20 @@ def test_a_retry_whose_history_missed_an_earlier_trys_failed_job_trains_the_next
     assert seen == [1]
     assert isinstance(retry, TaskSuccessEvent), retry
     assert retry.xcoms["return_value"]["submissions"] == [
-        f"quick-oslo-{RUN_KEY}", f"quick-oslo-{RUN_KEY}-r2", f"quick-oslo-{RUN_KEY}-r3"]
+        f"quick-oslo-{RUN_KEY}",
+        f"quick-oslo-{RUN_KEY}-r2",
+        f"quick-oslo-{RUN_KEY}-r3",
+    ]
     client = fast.boto3_client("sagemaker")
     arn = client.describe_training_job(TrainingJobName=f"quick-oslo-{RUN_KEY}-r3")["TrainingJobArn"]
-    assert {"Key": "sagemaker-fleet:airflow-try", "Value": "manual__1/3"} in client.list_tags(ResourceArn=arn)["Tags"]
-    assert sorted(jobs_by_name(fast)) == [f"quick-oslo-{RUN_KEY}", f"quick-oslo-{RUN_KEY}-r2", f"quick-oslo-{RUN_KEY}-r3"]
+    assert {"Key": "sagemaker-fleet:airflow-try", "Value": "manual__1/3"} in client.list_tags(
+        ResourceArn=arn
+    )["Tags"]
+    assert sorted(jobs_by_name(fast)) == [
+        f"quick-oslo-{RUN_KEY}",
+        f"quick-oslo-{RUN_KEY}-r2",
+        f"quick-oslo-{RUN_KEY}-r3",
+    ]
 
 
 def test_a_restarted_try_that_attaches_to_its_own_ended_job_keeps_its_outcome(fast, monkeypatch) -> None:
@@ -165,7 +189,9 @@ def test_a_restarted_try_that_attaches_to_its_own_ended_job_keeps_its_outcome(fa
     spec = load_fleet_spec(QUICK)
     _failed_attempt_of(fast, spec, "oslo", "manual__1/1")
     hook = SageMakerFleetHook()
-    request = compile_training_request(spec, spec.city("oslo"), Submission("oslo", RUN_KEY, 2, airflow_try="manual__1/2"))
+    request = compile_training_request(
+        spec, spec.city("oslo"), Submission("oslo", RUN_KEY, 2, airflow_try="manual__1/2")
+    )
     hook.create_or_attach(request)
     fast.fail(request["TrainingJobName"], "AlgorithmError: attempt 2 failed on purpose")
     first = hook.get_conn().describe_training_job(TrainingJobName=f"quick-oslo-{RUN_KEY}")
@@ -196,7 +222,9 @@ def test_force_retrain_trains_once_per_run_not_again_on_a_retry_or_clear(fast) -
         assert isinstance(again, TaskSuccessEvent)
         assert again.xcoms["return_value"]["job_name"] == f"quick-tokyo-{RUN_KEY}-r2"
     assert sorted(n for n in jobs_by_name(fast) if "-tokyo-" in n) == [
-        f"quick-tokyo-{RUN_KEY}", f"quick-tokyo-{RUN_KEY}-r2"]
+        f"quick-tokyo-{RUN_KEY}",
+        f"quick-tokyo-{RUN_KEY}-r2",
+    ]
 
 
 def test_a_forced_retrain_that_failed_is_retried_once_not_forced_again(fast) -> None:
@@ -205,20 +233,26 @@ def test_a_forced_retrain_that_failed_is_retried_once_not_forced_again(fast) -> 
     spec = load_fleet_spec(QUICK)
     hook = SageMakerFleetHook()
     forced = compile_training_request(
-        spec, spec.city("oslo"), Submission("oslo", RUN_KEY, 2, airflow_try="manual__1/2", forced=True))
+        spec, spec.city("oslo"), Submission("oslo", RUN_KEY, 2, airflow_try="manual__1/2", forced=True)
+    )
     hook.create_or_attach(forced)
     fast.fail(forced["TrainingJobName"], "AlgorithmError: failed on purpose")
     (retry,) = run([trigger(QUICK, "oslo", try_id="manual__1/3", force_retrain=True)])
     assert isinstance(retry, TaskSuccessEvent)
     assert retry.xcoms["return_value"]["submissions"] == [
-        f"quick-oslo-{RUN_KEY}", f"quick-oslo-{RUN_KEY}-r2", f"quick-oslo-{RUN_KEY}-r3"]
+        f"quick-oslo-{RUN_KEY}",
+        f"quick-oslo-{RUN_KEY}-r2",
+        f"quick-oslo-{RUN_KEY}-r3",
+    ]
 
 
 def test_a_dry_run_or_a_city_left_out_by_the_form_is_skipped(fast) -> None:
-    events = run([
-        trigger(QUICK, "seoul", use_params=True, params={"dry_run": True}),
-        trigger(QUICK, "seoul", use_params=True, params={"cities": ["tokyo"]}),
-    ])
+    events = run(
+        [
+            trigger(QUICK, "seoul", use_params=True, params={"dry_run": True}),
+            trigger(QUICK, "seoul", use_params=True, params={"cities": ["tokyo"]}),
+        ]
+    )
     assert all(isinstance(e, TaskSkippedEvent) for e in events)
     assert not jobs_by_name(fast)
 
@@ -239,8 +273,16 @@ def test_a_quota_that_stays_in_use_fails_the_city_after_backing_off_to_the_capac
 
 def test_the_forms_spot_and_instance_type_reach_the_training_job(fast) -> None:
     fast.set_work(60, city="perth")
-    (event,) = run([trigger(QUICK, "perth", use_params=True,
-                            params={"spot": False, "instance_type": "ml.c5.xlarge", "cities": ["perth"]})])
+    (event,) = run(
+        [
+            trigger(
+                QUICK,
+                "perth",
+                use_params=True,
+                params={"spot": False, "instance_type": "ml.c5.xlarge", "cities": ["perth"]},
+            )
+        ]
+    )
     assert isinstance(event, TaskSuccessEvent)
     described = fast.boto3_client("sagemaker").describe_training_job(TrainingJobName=f"quick-perth-{RUN_KEY}")
     assert described["ResourceConfig"]["InstanceType"] == "ml.c5.xlarge"
@@ -259,7 +301,9 @@ class RecordingTaskInstance:
 
 
 def worker_operator(city: str) -> FleetTrainingOperator:
-    return FleetTrainingOperator(task_id=f"train_{city}", spec_path=str(QUICK), city=city, start_from_trigger=False)
+    return FleetTrainingOperator(
+        task_id=f"train_{city}", spec_path=str(QUICK), city=city, start_from_trigger=False
+    )
 
 
 def test_deferred_from_a_worker_it_fires_an_outcome_event_for_execute_complete(fast) -> None:
@@ -289,7 +333,9 @@ def test_a_city_whose_job_failed_fails_its_worker_task_with_the_reason(fast) -> 
 
 
 def test_a_city_the_form_left_out_skips_its_worker_task(fast) -> None:
-    (event,) = run([trigger(QUICK, "tokyo", end_from_trigger=False, use_params=True, params={"cities": ["seoul"]})])
+    (event,) = run(
+        [trigger(QUICK, "tokyo", end_from_trigger=False, use_params=True, params={"cities": ["seoul"]})]
+    )
     assert event.payload["status"] == "skipped"
     with pytest.raises(AirflowSkipException, match=r"^tokyo: "):
         worker_operator("tokyo").execute_complete({"ti": RecordingTaskInstance()}, event.payload)
@@ -326,7 +372,9 @@ def test_waiting_cities_say_why_within_one_budget_of_log_lines(fast, planned, mo
         events = run([trigger(DISPATCH, c, plan_task_id="plan") for c in book.members[group]])
     assert all(isinstance(e, TaskSuccessEvent) for e in events), events
     waiting = [line["event"] for line in logs if "waits for" in str(line.get("event"))]
-    assert len(waiting) == 3, waiting  # four cities waited, and waited long: the budget held the lines to three
+    assert len(waiting) == 3, (
+        waiting
+    )  # four cities waited, and waited long: the budget held the lines to three
     assert all("of group" in line for line in waiting), waiting
 
 
@@ -360,7 +408,9 @@ def test_a_user_acting_on_the_task_stops_its_job_and_a_later_try_trains_again(aw
     job = jobs_by_name(aws_sim)[name]
     assert job["status"] in ("Stopping", "Stopped")
     client = aws_sim.boto3_client("sagemaker")
-    tags = client.list_tags(ResourceArn=client.describe_training_job(TrainingJobName=name)["TrainingJobArn"])["Tags"]
+    tags = client.list_tags(ResourceArn=client.describe_training_job(TrainingJobName=name)["TrainingJobArn"])[
+        "Tags"
+    ]
     assert {"Key": "sagemaker-fleet:stopped-by", "Value": "airflow:manual__1/1"} in tags
     aws_sim.set_work(60, city="tokyo")
     aws_sim.set_speed(200)
@@ -377,10 +427,14 @@ def test_a_triggerer_shutting_down_never_stops_training(aws_sim) -> None:
 
 def test_a_job_stopped_outside_airflow_is_final_unless_forced(fast) -> None:
     spec = load_fleet_spec(QUICK)
-    request = compile_training_request(spec, spec.city("oslo"), Submission("oslo", RUN_KEY, airflow_try="manual__1/1"))
+    request = compile_training_request(
+        spec, spec.city("oslo"), Submission("oslo", RUN_KEY, airflow_try="manual__1/1")
+    )
     fast.set_work(3000, city="oslo")  # still running when the console stops it, however loaded the machine
     SageMakerFleetHook().create_or_attach(request)
-    fast.boto3_client("sagemaker").stop_training_job(TrainingJobName=request["TrainingJobName"])  # the console
+    fast.boto3_client("sagemaker").stop_training_job(
+        TrainingJobName=request["TrainingJobName"]
+    )  # the console
     fast.set_work(120, city="oslo")
     (retry,) = run([trigger(QUICK, "oslo", try_id="manual__1/2")])
     assert isinstance(retry, TaskFailedEvent)
@@ -407,8 +461,13 @@ def test_the_endpoint_down_for_seconds_mid_run_fails_nothing_and_duplicates_noth
     outage.start()
     try:
         with caplog.at_level(logging.WARNING, logger="sagemaker_fleet.triggers.poller"):
-            events = run([trigger(DISPATCH, c, plan_task_id="plan", botocore_config=no_retries)
-                          for c in book.members[group]], timeout=300)
+            events = run(
+                [
+                    trigger(DISPATCH, c, plan_task_id="plan", botocore_config=no_retries)
+                    for c in book.members[group]
+                ],
+                timeout=300,
+            )
     finally:
         outage.cancel()
     assert all(isinstance(e, TaskSuccessEvent) for e in events), events
@@ -431,7 +490,9 @@ def test_a_city_whose_own_request_meets_the_endpoint_down_waits_for_it_instead_o
 
     if call == "adescribe":  # a retry: the first try's job failed, so the trigger reads it before submitting
         spec = load_fleet_spec(QUICK)
-        first = compile_training_request(spec, spec.city("tokyo"), Submission("tokyo", RUN_KEY, airflow_try="manual__1/1"))
+        first = compile_training_request(
+            spec, spec.city("tokyo"), Submission("tokyo", RUN_KEY, airflow_try="manual__1/1")
+        )
         SageMakerFleetHook().create_or_attach(first)
         fast.fail(first["TrainingJobName"], "AlgorithmError: simulated")
     original = getattr(hook_module.SageMakerFleetHook, call)
@@ -448,6 +509,10 @@ def test_a_city_whose_own_request_meets_the_endpoint_down_waits_for_it_instead_o
     assert outages, "the endpoint was never taken down"
     assert isinstance(event, TaskSuccessEvent), event
     names = sorted(n for n in jobs_by_name(fast) if "-tokyo-" in n)
-    expected = [f"quick-tokyo-{RUN_KEY}", f"quick-tokyo-{RUN_KEY}-r2"] if call == "adescribe" else [f"quick-tokyo-{RUN_KEY}"]
+    expected = (
+        [f"quick-tokyo-{RUN_KEY}", f"quick-tokyo-{RUN_KEY}-r2"]
+        if call == "adescribe"
+        else [f"quick-tokyo-{RUN_KEY}"]
+    )
     assert names == expected
     assert jobs_by_name(fast)[expected[-1]]["status"] == "Completed"

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from sagemaker_fleet.aws.request import Submission, compile_training_request
 from sagemaker_fleet.cost import PriceBook
+from sagemaker_fleet.fleetspec import load_fleet_spec
+from sagemaker_fleet.fleetspec.names import job_name, run_key_for
+from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sagemaker_fleet.plan import plan_fleet
-from sagemaker_fleet.spec import load_fleet_spec
-from sagemaker_fleet.spec.names import job_name, run_key_for
 
 pytestmark = pytest.mark.integration
 

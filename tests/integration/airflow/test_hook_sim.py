@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from sagemaker_fleet.aws.request import Submission, compile_training_request
+from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.hooks.fleet import CapacityUnavailableError, ForeignJobError, SageMakerFleetHook
-from sagemaker_fleet.spec import load_fleet_spec
+from sagemaker_fleet.jobs.request import Submission, compile_training_request
 
 pytestmark = pytest.mark.integration
 
@@ -19,7 +19,9 @@ def fleet(fleets_dir):
 
 
 def request_for(fleet, city: str, attempt: int = 1, keep_alive: int = 0):
-    return compile_training_request(fleet, fleet.city(city), Submission(city, "20261129", attempt, keep_alive_seconds=keep_alive))
+    return compile_training_request(
+        fleet, fleet.city(city), Submission(city, "20261129", attempt, keep_alive_seconds=keep_alive)
+    )
 
 
 def test_create_or_attach_never_launches_twice(aws_sim, fleet) -> None:
@@ -77,7 +79,9 @@ def test_update_keep_alive_and_async_describe(aws_sim, fleet) -> None:
 
     async def adescribe():
         async with await hook.get_async_conn() as client:
-            return await hook.adescribe(client, "small-seoul-20261129"), await hook.adescribe(client, "nope-x-1")
+            return await hook.adescribe(client, "small-seoul-20261129"), await hook.adescribe(
+                client, "nope-x-1"
+            )
 
     found, missing = asyncio.run(adescribe())
     assert found["TrainingJobStatus"] == "Completed"
@@ -100,7 +104,9 @@ def test_an_existing_job_of_another_owner_is_never_attached_to(aws_sim, fleet) -
     hook = SageMakerFleetHook()
     hook.create_or_attach(foreign_request(fleet))
     for known_absent in (False, True):  # found by the describe first, or through the duplicate-name answer
-        with pytest.raises(ForeignJobError, match=r"small-seoul-20261129 already exists but is not this fleet's"):
+        with pytest.raises(
+            ForeignJobError, match=r"small-seoul-20261129 already exists but is not this fleet's"
+        ):
             hook.create_or_attach(request_for(fleet, "seoul"), known_absent=known_absent)
 
     async def acreate():

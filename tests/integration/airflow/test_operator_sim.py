@@ -93,9 +93,9 @@ def test_failed_job_fails_the_task_with_its_reason(fast_sim, fleets_dir, capsys)
 
 
 def test_a_job_created_before_a_worker_crash_is_attached_not_duplicated(fast_sim, fleets_dir) -> None:
-    from sagemaker_fleet.aws.request import Submission, compile_training_request
+    from sagemaker_fleet.fleetspec import load_fleet_spec
     from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
-    from sagemaker_fleet.spec import load_fleet_spec
+    from sagemaker_fleet.jobs.request import Submission, compile_training_request
 
     fleet = load_fleet_spec(Path(__file__).parent / "fleets" / "quick.yaml")
     request = compile_training_request(fleet, fleet.city("oslo"), Submission("oslo", RUN_KEY))

@@ -7,16 +7,30 @@ import json
 
 import pytest
 
+from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.operators.plan import PlanFleetOperator
-from sagemaker_fleet.spec import load_fleet_spec
 
 pytestmark = pytest.mark.integration
 
 
 def report(fleet: str, seconds: int) -> bytes:
-    return json.dumps({"fleet": fleet, "run_key": "x", "jobs": [
-        {"city": "seoul", "job_name": f"{fleet}-seoul-x", "status": "Completed", "training_seconds": seconds,
-         "startup_seconds": 150, "start": "cold", "spot": False}]}).encode()
+    return json.dumps(
+        {
+            "fleet": fleet,
+            "run_key": "x",
+            "jobs": [
+                {
+                    "city": "seoul",
+                    "job_name": f"{fleet}-seoul-x",
+                    "status": "Completed",
+                    "training_seconds": seconds,
+                    "startup_seconds": 150,
+                    "start": "cold",
+                    "spot": False,
+                }
+            ],
+        }
+    ).encode()
 
 
 @pytest.fixture
@@ -33,8 +47,12 @@ def history(fleets_dir):
     return operator._history(spec, "20261129")
 
 
-def test_a_corrupt_or_foreign_newest_report_is_skipped_for_the_newest_that_reads(s3, fleets_dir, capsys) -> None:
-    put = lambda day, body: s3.put_object(Bucket="acme-ml", Key=f"fleets/small/reports/{day}/report.json", Body=body)  # noqa: E731
+def test_a_corrupt_or_foreign_newest_report_is_skipped_for_the_newest_that_reads(
+    s3, fleets_dir, capsys
+) -> None:
+    def put(day: str, body: str) -> object:
+        return s3.put_object(Bucket="acme-ml", Key=f"fleets/small/reports/{day}/report.json", Body=body)
+
     put("20261125", report("small", 1111))
     put("20261126", report("small", 2222))  # the newest that reads
     put("20261127", report("citydemand", 3333))  # another fleet's report under this prefix

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from airflow.triggers.base import TaskSuccessEvent
 
+from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.plan import plan_fleet
-from sagemaker_fleet.spec import load_fleet_spec
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 from trigger_runs import publish_plan, run_triggers
 

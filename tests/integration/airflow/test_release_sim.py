@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from airflow.sdk import DAG
 
-from sagemaker_fleet.aws.request import Submission, compile_training_request
+from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sagemaker_fleet.operators.release import FleetPoolReleaseOperator, next_scheduled_run
-from sagemaker_fleet.spec import load_fleet_spec
 from sim_fixtures import advance_clock_until
 
 pytestmark = pytest.mark.integration
@@ -23,16 +23,23 @@ LOGICAL = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
 
 def context(schedule: Any = None, run_type: str = "scheduled") -> dict[str, Any]:
     dag = DAG("fleet", schedule=schedule, start_date=dt.datetime(2026, 1, 1, tzinfo=dt.UTC), catchup=False)
-    run = SimpleNamespace(run_id=f"{run_type}__2026-11-29T00:00:00+00:00", run_type=run_type,
-                          data_interval_start=LOGICAL, data_interval_end=LOGICAL)
+    run = SimpleNamespace(
+        run_id=f"{run_type}__2026-11-29T00:00:00+00:00",
+        run_type=run_type,
+        data_interval_start=LOGICAL,
+        data_interval_end=LOGICAL,
+    )
     return {"dag": dag, "dag_run": run, "logical_date": LOGICAL, "run_id": run.run_id, "params": {}}
 
 
 @pytest.fixture(autouse=True)
 def simulated_now(aws_sim, monkeypatch) -> None:
     """The operator measures expiries against the wall clock, which is AWS's; here the simulator's clock is."""
-    monkeypatch.setattr(FleetPoolReleaseOperator, "_now",
-                        staticmethod(lambda: dt.datetime.fromtimestamp(aws_sim.now(), dt.UTC)))
+    monkeypatch.setattr(
+        FleetPoolReleaseOperator,
+        "_now",
+        staticmethod(lambda: dt.datetime.fromtimestamp(aws_sim.now(), dt.UTC)),
+    )
 
 
 def pools(sim) -> dict[str, str | None]:
@@ -47,16 +54,24 @@ def idle_run(aws_sim, fleets_dir):
     hook = SageMakerFleetHook()
     names = {}
     for city, keep_alive in (("seoul", 600), ("tokyo", 3600), ("lima", 0)):
-        request = compile_training_request(fleet, fleet.city(city),
-                                           Submission(city, RUN_KEY, 1, keep_alive_seconds=keep_alive))
+        request = compile_training_request(
+            fleet, fleet.city(city), Submission(city, RUN_KEY, 1, keep_alive_seconds=keep_alive)
+        )
         aws_sim.set_work(60, job=request["TrainingJobName"])
         names[city] = hook.create_or_attach(request).job_name
-    other = compile_training_request(fleet, fleet.city("oslo"), Submission("oslo", RUN_KEY, 1, keep_alive_seconds=900))
+    other = compile_training_request(
+        fleet, fleet.city("oslo"), Submission("oslo", RUN_KEY, 1, keep_alive_seconds=900)
+    )
     other["TrainingJobName"] = f"otherfleet-oslo-{RUN_KEY}"
     aws_sim.set_work(60, job=other["TrainingJobName"])
     aws_sim.boto3_client("sagemaker").create_training_job(**other)
-    advance_clock_until(aws_sim, lambda: pools(aws_sim)[names["seoul"]] == "Available"
-                        and pools(aws_sim)[other["TrainingJobName"]] == "Available")
+    advance_clock_until(
+        aws_sim,
+        lambda: (
+            pools(aws_sim)[names["seoul"]] == "Available"
+            and pools(aws_sim)[other["TrainingJobName"]] == "Available"
+        ),
+    )
     return fleets_dir / "small.yaml", names, other["TrainingJobName"]
 
 
@@ -85,8 +100,9 @@ def test_carried_pools_are_those_alive_when_the_next_run_starts(aws_sim, idle_ru
 
     # the next scheduled run is due in 30 minutes: tokyo's hour-long pool outlives that, seoul's 10 minutes not
     monkeypatch.setattr(release_module, "next_scheduled_run", lambda ctx, at: now + dt.timedelta(minutes=30))
-    result = FleetPoolReleaseOperator(task_id="release_pools", spec_path=str(spec_path),
-                                      carry_pools=True).execute(context("@hourly"))
+    result = FleetPoolReleaseOperator(
+        task_id="release_pools", spec_path=str(spec_path), carry_pools=True
+    ).execute(context("@hourly"))
     assert [p["job_name"] for p in result["ended"]] == [names["seoul"]]
     assert result["kept"] == [names["tokyo"]]
     assert pools(aws_sim)[names["tokyo"]] == "Available"
@@ -95,7 +111,9 @@ def test_carried_pools_are_those_alive_when_the_next_run_starts(aws_sim, idle_ru
 def test_a_dry_run_ends_nothing(aws_sim, idle_run) -> None:
     spec_path, names, _ = idle_run
     ctx = {**context(), "params": {"dry_run": True}}
-    result = FleetPoolReleaseOperator(task_id="release_pools", spec_path=str(spec_path), use_params=True).execute(ctx)
+    result = FleetPoolReleaseOperator(
+        task_id="release_pools", spec_path=str(spec_path), use_params=True
+    ).execute(ctx)
     assert result["ended"] == []
     assert pools(aws_sim)[names["seoul"]] == "Available"
 

@@ -20,17 +20,17 @@ from airflow.providers.common.compat.sdk import AirflowException
 from airflow.sdk.exceptions import TaskDeferred
 from structlog.testing import capture_logs
 
-from sagemaker_fleet.aws.keys import city_key
-from sagemaker_fleet.aws.request import Submission, compile_training_request
+from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+from sagemaker_fleet.jobs.keys import city_key
+from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sagemaker_fleet.sensors.fleet import FleetRunSensor, WarmPoolAvailableSensor
-from sagemaker_fleet.spec import load_fleet_spec
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
 from sim_fixtures import advance_clock_until, first_event
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.sim.client import SimClient
-    from sagemaker_fleet.spec.model import FleetSpec
 
 pytestmark = pytest.mark.integration
 RUN_KEY = "20261129"
@@ -200,15 +200,21 @@ def test_pool_sensor_key_includes_the_role(aws_sim, hook, fleet, spec_path) -> N
     assert oslo.poke({}) is False
 
 
-def test_run_sensor_defers_to_its_trigger_while_a_city_runs_and_ends_with_its_event(aws_sim, hook, fleet,
-                                                                                    spec_path) -> None:
+def test_run_sensor_defers_to_its_trigger_while_a_city_runs_and_ends_with_its_event(
+    aws_sim, hook, fleet, spec_path
+) -> None:
     names = [submit(hook, fleet, city.name) for city in fleet.cities]
-    sensor = FleetRunSensor(task_id="run_done", spec_path=spec_path, run_key=RUN_KEY, poke_interval=7, timeout=900)
+    sensor = FleetRunSensor(
+        task_id="run_done", spec_path=spec_path, run_key=RUN_KEY, poke_interval=7, timeout=900
+    )
     with pytest.raises(TaskDeferred) as deferred:
         sensor.execute({})
     trigger = deferred.value.trigger
     assert isinstance(trigger, FleetRunTrigger)
-    assert (deferred.value.method_name, deferred.value.timeout) == ("execute_complete", timedelta(seconds=900))
+    assert (deferred.value.method_name, deferred.value.timeout) == (
+        "execute_complete",
+        timedelta(seconds=900),
+    )
     kwargs = trigger.serialize()[1]
     assert (kwargs["spec_path"], kwargs["run_key"], kwargs["poll_interval"]) == (spec_path, RUN_KEY, 7)
 
@@ -228,8 +234,9 @@ def test_a_sensors_error_event_fails_the_task_with_the_triggers_message(spec_pat
 
 
 def test_pool_sensor_defers_until_a_pool_of_its_key_is_available(aws_sim, hook, fleet, spec_path) -> None:
-    sensor = WarmPoolAvailableSensor(task_id="pool", spec_path=spec_path, city="oslo", name_contains="small-",
-                                     poke_interval=5)
+    sensor = WarmPoolAvailableSensor(
+        task_id="pool", spec_path=spec_path, city="oslo", name_contains="small-", poke_interval=5
+    )
     with pytest.raises(TaskDeferred) as deferred:
         sensor.execute({})
     trigger = deferred.value.trigger
@@ -253,8 +260,9 @@ def list_calls(sim: SimClient) -> int:
     return sim.calls()["calls"].get("ListTrainingJobs", 0)
 
 
-async def _unfired_after_polls(task: asyncio.Future[Any], sim: SimClient, before: int, polls: int,
-                               limit: float) -> None:
+async def _unfired_after_polls(
+    task: asyncio.Future[Any], sim: SimClient, before: int, polls: int, limit: float
+) -> None:
     """Wait until the trigger behind ``task`` has listed ``polls`` times since ``before``; it must not have fired."""
     deadline = asyncio.get_running_loop().time() + limit
     while await asyncio.to_thread(list_calls, sim) < before + polls and not task.done():
@@ -327,6 +335,8 @@ def test_pool_trigger_name_contains_narrows_the_search(aws_sim, hook, fleet) -> 
     key = city_key(fleet.city("oslo")).to_json()
 
     elsewhere = WarmPoolTrigger(key=key, name_contains="other-fleet-", poll_interval=0.05)
-    asyncio.run(polls_without_firing(elsewhere, aws_sim, polls=5))  # five listings, whatever the machine's load
+    asyncio.run(
+        polls_without_firing(elsewhere, aws_sim, polls=5)
+    )  # five listings, whatever the machine's load
     here = WarmPoolTrigger(key=key, name_contains="small-", poll_interval=0.05)
     assert asyncio.run(asyncio.wait_for(first_event(here), 10)) == {"status": "success", "job_name": seoul}

@@ -7,10 +7,10 @@ import asyncio
 import pytest
 from structlog.testing import capture_logs
 
-from sagemaker_fleet.aws.describe import from_json_safe
-from sagemaker_fleet.aws.request import Submission, compile_training_request
+from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
-from sagemaker_fleet.spec import load_fleet_spec
+from sagemaker_fleet.jobs.describe import from_json_safe
+from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sagemaker_fleet.triggers.fleet import FleetJobTrigger
 from sagemaker_fleet.triggers.poller import FleetPoller
 from sim_fixtures import first_event
@@ -37,15 +37,18 @@ def test_batched_trigger_watches_a_run_with_few_calls(aws_sim, fleets_dir, monke
         hook.create_or_attach(request)
     aws_sim.fail("small-lima-20261129", "AlgorithmError: simulated")
     before = aws_sim.calls()["calls"]
-    triggers = [FleetJobTrigger(job_name=f"small-{c}-20261129", name_contains="-20261129", poll_interval=0.3)
-                for c in CITIES]
+    triggers = [
+        FleetJobTrigger(job_name=f"small-{c}-20261129", name_contains="-20261129", poll_interval=0.3)
+        for c in CITIES
+    ]
 
     async def watch_all():
         # the clock runs at speed 1 until the first sweep has listed the jobs (four still running), then fast:
         # at least two sweeps however slow the machine is to start the triggers
         watching = asyncio.ensure_future(asyncio.gather(*(first_event(t) for t in triggers)))
-        while await asyncio.to_thread(lambda: aws_sim.calls()["calls"].get("ListTrainingJobs", 0)) <= before.get(
-                "ListTrainingJobs", 0):
+        while await asyncio.to_thread(
+            lambda: aws_sim.calls()["calls"].get("ListTrainingJobs", 0)
+        ) <= before.get("ListTrainingJobs", 0):
             assert not watching.done(), "the triggers fired before their first sweep"
             await asyncio.sleep(0.02)
         await asyncio.to_thread(aws_sim.set_speed, 200)
@@ -77,7 +80,9 @@ def test_batched_trigger_watches_a_run_with_few_calls(aws_sim, fleets_dir, monke
     # client per ending job stalled the triggerer's loop for seconds when 1,000 jobs ended together
     assert clients <= lists
     live = [p for p in FleetPoller._registry.values() if p._loop is not None and not p._loop.is_closed()]
-    assert not live  # the poller went away with its last watcher (pollers of earlier tests' closed loops aside)
+    assert (
+        not live
+    )  # the poller went away with its last watcher (pollers of earlier tests' closed loops aside)
 
 
 def test_trigger_reports_a_missing_job(aws_sim) -> None:
@@ -159,5 +164,7 @@ def test_the_event_carries_no_environment_or_hyperparameters(aws_sim, fleets_dir
     aws_sim.set_speed(1)
     assert event["status"] == "terminal"
     assert "planted-secret-41c7" not in json.dumps(event)
-    described = aws_sim.boto3_client("sagemaker").describe_training_job(TrainingJobName="small-seoul-20261129")
+    described = aws_sim.boto3_client("sagemaker").describe_training_job(
+        TrainingJobName="small-seoul-20261129"
+    )
     assert described["Environment"] == {"API_TOKEN": "planted-secret-41c7"}  # the job itself has them

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from sagemaker_fleet.aws.request import Submission, compile_training_request
 from sagemaker_fleet.cli.main import main
 from sagemaker_fleet.cost import load_price_table
+from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sim_fixtures import advance_until
 from unit.cost.cost_describes import RUN_KEY, SPEC_YAML, demo_spec
 

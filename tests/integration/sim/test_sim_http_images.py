@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from sagemaker_fleet.jobs.startup import IMAGE_PULL_P90, STARTUP_P90
 from sagemaker_fleet.sim import SimConfig, StartupModel, TimingConfig
 from sagemaker_fleet.sim.client import SimClient
 from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
-from sagemaker_fleet.startup import IMAGE_PULL_P90, STARTUP_P90
 from sim_fixtures import QUIET_SPOT, advance_until, make_request
 
 pytestmark = pytest.mark.integration
@@ -53,7 +53,9 @@ def test_a_changed_image_is_pulled_again_on_the_warm_pool(exact_sim: SimClient) 
     assert described["img2-c"]["AlgorithmSpecification"]["TrainingImage"] == IMAGE_2["TrainingImage"]
 
     cached, pulled = phases(described["img1-b"]), phases(described["img2-c"])
-    assert seconds(pulled["Downloading"]) - seconds(cached["Downloading"]) == pytest.approx(IMAGE_PULL_P90, abs=0.01)
+    assert seconds(pulled["Downloading"]) - seconds(cached["Downloading"]) == pytest.approx(
+        IMAGE_PULL_P90, abs=0.01
+    )
     assert seconds(pulled["Starting"]) == pytest.approx(seconds(cached["Starting"]), abs=0.01)  # both warm
     assert "differs" in pulled["Downloading"]["StatusMessage"]
     assert "cached" in cached["Downloading"]["StatusMessage"]

@@ -19,7 +19,7 @@ from airflow.jobs.triggerer_job_runner import TriggerRunner
 from airflow.serialization.serialized_objects import BaseSerialization, DagSerialization
 
 from sagemaker_fleet.dags import build_fleet_dag
-from sagemaker_fleet.spec.load import load_fleet_spec
+from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 
 DEMO = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "demo.yaml"
@@ -31,12 +31,31 @@ def runtime_ti(run_type: str = "scheduled", try_number: int = 2):
     city = load_fleet_spec(DEMO).cities[0].name
     task_id = f"train_{city}"
     run_id = f"{run_type}__2026-11-29T00:00:00+00:00"
-    ti = TaskInstanceDTO(id=uuid.uuid4(), task_id=task_id, dag_id="ctx", run_id=run_id, try_number=try_number,
-                         dag_version_id=uuid.uuid4(), pool_slots=1, priority_weight=1)
-    dag_run = {"dag_id": "ctx", "run_id": run_id, "logical_date": LOGICAL, "data_interval_start": LOGICAL,
-               "data_interval_end": LOGICAL + dt.timedelta(days=1), "run_after": LOGICAL, "start_date": LOGICAL,
-               "end_date": None, "run_type": run_type, "state": "running", "conf": {},
-               "consumed_asset_events": [], "partition_key": None}
+    ti = TaskInstanceDTO(
+        id=uuid.uuid4(),
+        task_id=task_id,
+        dag_id="ctx",
+        run_id=run_id,
+        try_number=try_number,
+        dag_version_id=uuid.uuid4(),
+        pool_slots=1,
+        priority_weight=1,
+    )
+    dag_run = {
+        "dag_id": "ctx",
+        "run_id": run_id,
+        "logical_date": LOGICAL,
+        "data_interval_start": LOGICAL,
+        "data_interval_end": LOGICAL + dt.timedelta(days=1),
+        "run_after": LOGICAL,
+        "start_date": LOGICAL,
+        "end_date": None,
+        "run_type": run_type,
+        "state": "running",
+        "conf": {},
+        "consumed_asset_events": [],
+        "partition_key": None,
+    }
     rti = TriggerRunner.create_runtime_ti(ti, DagSerialization.to_dict(dag), dag_run)
     return rti, city
 

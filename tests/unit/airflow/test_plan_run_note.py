@@ -16,12 +16,12 @@ from airflow.providers.common.compat.sdk import AirflowFailException
 
 from sagemaker_fleet.cost import PriceBook, load_price_table
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
+from sagemaker_fleet.fleetspec import load_fleet_spec
+from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
 from sagemaker_fleet.operators.plan import PlanFleetOperator
 from sagemaker_fleet.plan.jsonread import JsonObject
 from sagemaker_fleet.plan.model import PlanSummary
 from sagemaker_fleet.runnote import cost_line, dry_run_line
-from sagemaker_fleet.spec import load_fleet_spec
-from sagemaker_fleet.spec.overrides import FleetOverrides, apply_overrides
 
 SMALL = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "small.yaml"
 RUN_ID = "manual__2026-12-01T10:00:00+00:00"
@@ -114,18 +114,28 @@ def test_a_dry_run_of_three_cities_says_what_was_asked_planned_and_what_it_would
     summary, ti = _plan({"cities": picked, "spot": True, "instance_type": None, "dry_run": True})
     assert summary["jobs"] == 3
     spec = apply_overrides(load_fleet_spec(SMALL), FleetOverrides(cities=tuple(picked)))
-    estimate = estimate_plan_cost(ti.xcoms["plan"], spec, PriceBook(spec.region, load_price_table(), spec.prices))
+    estimate = estimate_plan_cost(
+        ti.xcoms["plan"], spec, PriceBook(spec.region, load_price_table(), spec.prices)
+    )
     assert estimate["expected_usd"] > 0
-    assert api.note == "\n".join([
-        "typed by hand",
-        "",
-        dry_run_line(PlanSummary.from_json(JsonObject(summary, "summary")), estimate),
-        "- Asked: 3 of 12 cities (lima, oslo, seoul) · spot on · instance type: fleet default · dry run",
-        cost_line(estimate),
-    ])
+    assert api.note == "\n".join(
+        [
+            "typed by hand",
+            "",
+            dry_run_line(PlanSummary.from_json(JsonObject(summary, "summary")), estimate),
+            "- Asked: 3 of 12 cities (lima, oslo, seoul) · spot on · instance type: fleet default · dry run",
+            cost_line(estimate),
+        ]
+    )
     assert [(m, p.split("?")[0]) for m, p, _ in api.calls] == [
-        ("GET", f"/api/v2/dags/city_training_manual/dagRuns/{RUN_ID.replace(':', '%3A').replace('+', '%2B')}"),
-        ("PATCH", f"/api/v2/dags/city_training_manual/dagRuns/{RUN_ID.replace(':', '%3A').replace('+', '%2B')}"),
+        (
+            "GET",
+            f"/api/v2/dags/city_training_manual/dagRuns/{RUN_ID.replace(':', '%3A').replace('+', '%2B')}",
+        ),
+        (
+            "PATCH",
+            f"/api/v2/dags/city_training_manual/dagRuns/{RUN_ID.replace(':', '%3A').replace('+', '%2B')}",
+        ),
     ]
     assert api.calls[1][1].endswith("?update_mask=note")
 
@@ -143,10 +153,14 @@ def test_an_unknown_city_is_refused_in_one_short_line_without_retries(api: FakeA
     assert "- Asked: 2 of 12 cities (lima, atlantis)" in api.note
 
 
-def test_the_note_uses_a_token_from_the_connections_login(api: FakeApi, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_note_uses_a_token_from_the_connections_login(
+    api: FakeApi, monkeypatch: pytest.MonkeyPatch
+) -> None:
     api.token = "tok-1"
-    monkeypatch.setenv("AIRFLOW_CONN_AIRFLOW_API", json.dumps(
-        {"conn_type": "http", "host": api.url, "login": "fleet-bot", "password": "s3cret"}))
+    monkeypatch.setenv(
+        "AIRFLOW_CONN_AIRFLOW_API",
+        json.dumps({"conn_type": "http", "host": api.url, "login": "fleet-bot", "password": "s3cret"}),
+    )
     _plan({"cities": [], "spot": False, "instance_type": "ml.m5.xlarge", "dry_run": False})
     assert api.note is not None
     asked, planned, cost = api.note.split("\n\n")[1].split("\n")

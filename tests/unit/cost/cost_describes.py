@@ -10,11 +10,11 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table
-from sagemaker_fleet.spec import parse_fleet_spec
+from sagemaker_fleet.fleetspec import parse_fleet_spec
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost import CostReport
-    from sagemaker_fleet.spec.model import FleetSpec
+    from sagemaker_fleet.fleetspec.model import FleetSpec
 
 T0 = datetime(2026, 11, 29, 8, 0, 0, tzinfo=UTC)
 ROLE = "arn:aws:iam::111122223333:role/FleetTraining"
@@ -216,5 +216,6 @@ GENERATED_AT = datetime(2026, 11, 29, 12, tzinfo=UTC)
 def demo_report() -> CostReport:
     """The cost report of :func:`demo_run` at the shipped prices: the one demo report every cost test reads."""
     spec = demo_spec()
-    return build_cost_report(spec, RUN_KEY, demo_run(), PriceBook(spec.region, load_price_table()),
-                             generated_at=GENERATED_AT)
+    return build_cost_report(
+        spec, RUN_KEY, demo_run(), PriceBook(spec.region, load_price_table()), generated_at=GENERATED_AT
+    )

@@ -6,14 +6,23 @@ from pathlib import Path
 
 from sagemaker_fleet.cost import PriceBook, load_price_table
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
-from sagemaker_fleet.spec import load_fleet_spec
+from sagemaker_fleet.fleetspec import load_fleet_spec
 
 DEMO = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "demo.yaml"
 
 
-def _job(city: str, lane: int, position: int, start: int, end: int, keep_alive: int = 0, spot: bool = False) -> dict:
-    return {"city": city, "lane": lane, "position": position, "planned_start_seconds": start,
-            "planned_end_seconds": end, "keep_alive_seconds": keep_alive, "spot": spot}
+def _job(
+    city: str, lane: int, position: int, start: int, end: int, keep_alive: int = 0, spot: bool = False
+) -> dict:
+    return {
+        "city": city,
+        "lane": lane,
+        "position": position,
+        "planned_start_seconds": start,
+        "planned_end_seconds": end,
+        "keep_alive_seconds": keep_alive,
+        "spot": spot,
+    }
 
 
 def test_spans_kept_pools_and_spot_at_its_on_demand_price() -> None:
@@ -21,18 +30,21 @@ def test_spans_kept_pools_and_spot_at_its_on_demand_price() -> None:
     on_demand = [c.name for c in spec.cities if c.spot is None and c.instance_type == "ml.m5.xlarge"]
     spot = next(c.name for c in spec.cities if c.spot is not None)
     # $3.60 an hour: a cent per 10 s, for both of the fleet's types
-    book = PriceBook(region=spec.region, table=load_price_table(),
-                     spec_prices={"ml.m5.xlarge": 3.6, "ml.c5.xlarge": 3.6})
-    plan = {"jobs": [
-        # lane 0 (listed out of order): 1000 s, kept 300 s for a successor that starts 200 s later, then 500 s
-        _job(on_demand[1], 0, 1, 1200, 1700),
-        _job(on_demand[0], 0, 0, 0, 1000, keep_alive=300),
-        # lane 1: 400 s, kept 100 s for a successor that starts 250 s later (only the 100 s are paid), then 600 s
-        _job(on_demand[2], 1, 0, 0, 400, keep_alive=100),
-        _job(on_demand[3], 1, 1, 650, 1250, keep_alive=900),  # the last of its lane: nothing retained
-        # lane 2: a spot job, priced on demand (an upper bound)
-        _job(spot, 2, 0, 0, 2000, spot=True),
-    ]}
+    book = PriceBook(
+        region=spec.region, table=load_price_table(), spec_prices={"ml.m5.xlarge": 3.6, "ml.c5.xlarge": 3.6}
+    )
+    plan = {
+        "jobs": [
+            # lane 0 (listed out of order): 1000 s, kept 300 s for a successor that starts 200 s later, then 500 s
+            _job(on_demand[1], 0, 1, 1200, 1700),
+            _job(on_demand[0], 0, 0, 0, 1000, keep_alive=300),
+            # lane 1: 400 s, kept 100 s for a successor that starts 250 s later (only the 100 s are paid), then 600 s
+            _job(on_demand[2], 1, 0, 0, 400, keep_alive=100),
+            _job(on_demand[3], 1, 1, 650, 1250, keep_alive=900),  # the last of its lane: nothing retained
+            # lane 2: a spot job, priced on demand (an upper bound)
+            _job(spot, 2, 0, 0, 2000, spot=True),
+        ]
+    }
     estimate = estimate_plan_cost(plan, spec, book)
     assert estimate == {
         "jobs": 5,

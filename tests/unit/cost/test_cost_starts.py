@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sagemaker_fleet.cost.describe import parse_training_job
-from sagemaker_fleet.cost.starts import measure_startup, observe_start, warm_threshold_seconds
+from sagemaker_fleet.jobs.record import parse_training_job
+from sagemaker_fleet.jobs.starts import measure_startup, observe_start, warm_threshold_seconds
 from unit.cost.cost_describes import describe_job
 
 
@@ -90,12 +90,16 @@ def test_a_handed_over_pool_with_another_image_is_warm_with_the_image_re_pulled(
     assert (start.kind, start.evidence, start.image_pulled) == ("warm", "reused-pool", True)
     assert start.seconds_saved == pytest.approx(143 - 55)  # still far faster than cold
     assert start.warm_model_seconds == 21 + 34
-    same = observe_start(parse_training_job(describe_job("b", image="img:1")), {"b"}, "FastFile", previous_image="img:1")
+    same = observe_start(
+        parse_training_job(describe_job("b", image="img:1")), {"b"}, "FastFile", previous_image="img:1"
+    )
     assert not same.image_pulled
 
 
 def test_no_image_pull_is_claimed_without_a_predecessor_to_compare() -> None:
-    by_timing = observe_start(parse_training_job(describe_job("w", startup=21, image="img:2")), set(), "FastFile")
+    by_timing = observe_start(
+        parse_training_job(describe_job("w", startup=21, image="img:2")), set(), "FastFile"
+    )
     assert (by_timing.kind, by_timing.image_pulled) == ("warm", False)
     no_image = describe_job("b", image="img:2")
     del no_image["AlgorithmSpecification"]["TrainingImage"]  # an algorithm resource

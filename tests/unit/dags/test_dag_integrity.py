@@ -14,7 +14,7 @@ from sagemaker_fleet.dags.factory import (
     build_fleet_dag,
     train_task_id,
 )
-from sagemaker_fleet.spec import load_fleet_spec
+from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.testing import assert_dag_folder_ok, check_dag_folder
 from sagemaker_fleet.testing.dag_integrity import ParseTimeAccessError, no_parse_time_access
 from sagemaker_fleet.triggers.city import FleetCityTrigger
@@ -34,7 +34,8 @@ def test_parse_guard_refuses_network() -> None:
 
 def test_a_dag_that_reads_a_connection_at_parse_time_is_reported(tmp_path: Path) -> None:
     (tmp_path / "bad_dag.py").write_text(
-        "# a dag file\nfrom airflow.sdk import BaseHook\nBaseHook.get_connection('aws_default')\n", encoding="utf-8"
+        "# a dag file\nfrom airflow.sdk import BaseHook\nBaseHook.get_connection('aws_default')\n",
+        encoding="utf-8",
     )
     report = check_dag_folder(tmp_path)
     assert not report.ok
@@ -46,7 +47,9 @@ def test_a_broken_fleet_yaml_is_reported(tmp_path: Path) -> None:
     report = check_dag_folder(tmp_path)
     (problem,) = report.problems
     assert problem.startswith(f"{tmp_path / 'fleet.yaml'}: ")
-    assert "- fleet (line 1): 'Bad' is not valid" in problem  # the field and its line, not just the file's name
+    assert (
+        "- fleet (line 1): 'Bad' is not valid" in problem
+    )  # the field and its line, not just the file's name
 
 
 def test_daily_dag_has_one_training_task_per_city_started_from_the_triggerer() -> None:
@@ -130,7 +133,11 @@ def test_manual_dag_has_the_trigger_form() -> None:
     # stays in the section Airflow opens
     assert all(p.description for p in params.values())
     assert [p.schema.get("section") for p in params.values()] == [
-        None, "Capacity overrides", "Capacity overrides", None]
+        None,
+        "Capacity overrides",
+        "Capacity overrides",
+        None,
+    ]
     dag.params.validate()  # the defaults pass the form's own schema
     for picked in (None, ["not-a-city"], "lima,oslo"):  # cleared picker, REST API, CLI: the plan task decides
         dag.params["cities"] = picked

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from sagemaker_fleet.spec.load import load_fleet_spec
+from sagemaker_fleet.fleetspec.load import load_fleet_spec
 
 REPO = Path(__file__).resolve().parents[3]
 COMPOSE_FILE = REPO / "docker-compose.yaml"
@@ -142,8 +142,11 @@ def known_airflow_options() -> set[tuple[str, str]]:
     assert locations is not None
     assert locations.submodule_search_locations
     core = Path(next(iter(locations.submodule_search_locations))) / "config_templates" / "config.yml"
-    sections = {**yaml.safe_load(core.read_text(encoding="utf-8")), **get_provider_info()["config"],
-                **fleet_provider_info()["config"]}
+    sections = {
+        **yaml.safe_load(core.read_text(encoding="utf-8")),
+        **get_provider_info()["config"],
+        **fleet_provider_info()["config"],
+    }
     return {(section, key) for section, body in sections.items() for key in body["options"]}
 
 
@@ -238,7 +241,9 @@ def test_the_stack_ships_the_fail_over_settings_the_end_to_end_faults_proved() -
 def test_the_local_stack_runs_with_the_fail_over_settings(tmp_path: Path) -> None:
     from sagemaker_fleet.testing.stack import FAILOVER_SETTINGS, LocalAirflowStack, StackSettings
 
-    stack = LocalAirflowStack(StackSettings(home=tmp_path, dags_folder=tmp_path, endpoint_url="http://127.0.0.1:1"))
+    stack = LocalAirflowStack(
+        StackSettings(home=tmp_path, dags_folder=tmp_path, endpoint_url="http://127.0.0.1:1")
+    )
     env = stack.env()
     assert {key: env[key] for key in FAILOVER_SETTINGS} == dict(FAILOVER_SETTINGS)
 
@@ -338,8 +343,10 @@ def login() -> tuple[str, str]:
     required ``AIRFLOW_ADMIN_PASSWORD`` of .env, so ``<AIRFLOW_ADMIN_PASSWORD>`` here)."""
     env = environment("airflow-apiserver")
     users = [entry.split(":")[0] for entry in env["AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS"].split(",")]
-    written = re.search(r"json\.dump\(\{\"(\w+)\": os\.environ\[\"(\w+)\"\]\}, sys\.stdout\)' > \"\$passwords\"",
-                        init_script())
+    written = re.search(
+        r"json\.dump\(\{\"(\w+)\": os\.environ\[\"(\w+)\"\]\}, sys\.stdout\)' > \"\$passwords\"",
+        init_script(),
+    )
     assert written is not None, "airflow-init must write the simple auth manager's passwords file"
     assert [written.group(1)] == users
     password = environment("airflow-init")[written.group(2)]
@@ -354,8 +361,11 @@ def login() -> tuple[str, str]:
 
 def required_variables() -> set[str]:
     """Every ``${NAME:?…}`` of the compose file."""
-    return {m.group("name") for m in _VARIABLE.finditer(COMPOSE_FILE.read_text(encoding="utf-8"))
-            if m.group("required") is not None}
+    return {
+        m.group("name")
+        for m in _VARIABLE.finditer(COMPOSE_FILE.read_text(encoding="utf-8"))
+        if m.group("required") is not None
+    }
 
 
 SECRET_SETTINGS = ("AIRFLOW__CORE__FERNET_KEY", "AIRFLOW__API_AUTH__JWT_SECRET", "AIRFLOW__API__SECRET_KEY")
@@ -367,14 +377,21 @@ def test_no_secret_has_a_usable_default() -> None:
     for name in AIRFLOW_SERVICES:
         env = environment(name)
         for key in SECRET_SETTINGS:
-            assert re.fullmatch(r"<[A-Z_]+>", env[key]), f"{name}: {key} = {env[key]!r} is not a required variable"
+            assert re.fullmatch(r"<[A-Z_]+>", env[key]), (
+                f"{name}: {key} = {env[key]!r} is not a required variable"
+            )
         for key in ("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN", "AIRFLOW__CELERY__RESULT_BACKEND"):
             password = urlsplit(env[key].removeprefix("db+")).password
             assert password == "<POSTGRES_PASSWORD>", f"{name}: {key} has password {password!r}"
     assert environment("postgres")["POSTGRES_PASSWORD"] == "<POSTGRES_PASSWORD>"
     assert login()[1] == "<AIRFLOW_ADMIN_PASSWORD>"
-    assert required_variables() >= {"AIRFLOW_FERNET_KEY", "AIRFLOW_JWT_SECRET", "AIRFLOW_API_SECRET_KEY",
-                                     "POSTGRES_PASSWORD", "AIRFLOW_ADMIN_PASSWORD"}
+    assert required_variables() >= {
+        "AIRFLOW_FERNET_KEY",
+        "AIRFLOW_JWT_SECRET",
+        "AIRFLOW_API_SECRET_KEY",
+        "POSTGRES_PASSWORD",
+        "AIRFLOW_ADMIN_PASSWORD",
+    }
 
 
 def test_every_published_port_is_on_loopback_only() -> None:
@@ -390,8 +407,12 @@ def test_scripts_docker_env_writes_every_required_variable_with_fresh_values() -
     import sys
 
     def run() -> dict[str, str]:
-        out = subprocess.run([sys.executable, str(REPO / "scripts" / "docker-env"), "--print"], check=True,
-                             capture_output=True, text=True).stdout
+        out = subprocess.run(
+            [sys.executable, str(REPO / "scripts" / "docker-env"), "--print"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
         return dict(line.split("=", 1) for line in out.splitlines())
 
     first, second = run(), run()

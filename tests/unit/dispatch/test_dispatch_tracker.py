@@ -10,28 +10,39 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sagemaker_fleet.aws.progress import run_job_names
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Turn, Wait, peak_lanes
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN
+from sagemaker_fleet.fleetspec.model import InstanceQuota
+from sagemaker_fleet.fleetspec.names import job_name
+from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.plan import plan_fleet
-from sagemaker_fleet.spec.model import InstanceQuota
-from sagemaker_fleet.spec.names import job_name
 from unit.plan.plan_fleets import RUN_KEY, city, fleet, role, spot
 
 T0 = dt.datetime(2026, 11, 29, 6, 0, tzinfo=dt.UTC)
 
 
 def one_group(n: int = 8, instances: int = 3, warm_pools: int = 3):
-    spec = fleet([city(f"c{i}", 600 + 10 * i) for i in range(n)],
-                 quotas={"ml.m5.xlarge": InstanceQuota(instances=instances, warm_pools=warm_pools)})
+    spec = fleet(
+        [city(f"c{i}", 600 + 10 * i) for i in range(n)],
+        quotas={"ml.m5.xlarge": InstanceQuota(instances=instances, warm_pools=warm_pools)},
+    )
     plan = plan_fleet(spec, RUN_KEY)
     return spec, plan, DispatchBook.from_plan(plan, spec)
 
 
-def summary(spec, city_name: str, status: str = "InProgress", attempt: int = 1, pool: str | None = None,
-            created: dt.datetime = T0) -> dict:
-    job = {"TrainingJobName": job_name(spec.fleet, city_name, RUN_KEY, attempt), "TrainingJobStatus": status,
-           "CreationTime": created}
+def summary(
+    spec,
+    city_name: str,
+    status: str = "InProgress",
+    attempt: int = 1,
+    pool: str | None = None,
+    created: dt.datetime = T0,
+) -> dict:
+    job = {
+        "TrainingJobName": job_name(spec.fleet, city_name, RUN_KEY, attempt),
+        "TrainingJobStatus": status,
+        "CreationTime": created,
+    }
     if pool:
         job["WarmPoolStatus"] = {"Status": pool}
     return job
@@ -69,8 +80,10 @@ def test_every_job_of_a_group_with_successors_keeps_a_pool_and_a_group_within_it
 
 
 def test_spot_turns_never_keep_a_pool_and_draw_on_the_spot_quota() -> None:
-    spec = fleet([city("a", spot=spot()), city("b")],
-                 quotas={"ml.m5.xlarge": InstanceQuota(instances=4, warm_pools=2, spot_instances=2)})
+    spec = fleet(
+        [city("a", spot=spot()), city("b")],
+        quotas={"ml.m5.xlarge": InstanceQuota(instances=4, warm_pools=2, spot_instances=2)},
+    )
     book = DispatchBook.from_plan(plan_fleet(spec, RUN_KEY), spec)
     assert book.turns["a"].keep_alive_seconds == 0
     assert book.turns["a"].quota == ("ml.m5.xlarge", "spot_instances")
@@ -108,13 +121,17 @@ def test_a_later_rank_does_not_jump_an_earlier_one_that_waits_elsewhere() -> Non
 def test_a_retry_had_its_turn_and_waits_only_for_room() -> None:
     spec, _, book = one_group(instances=4)
     cities = ranked(book)
-    tracker = tracker_for(spec, book, [summary(spec, cities[0], "Failed"), *(summary(spec, c) for c in cities[1:3])])
+    tracker = tracker_for(
+        spec, book, [summary(spec, cities[0], "Failed"), *(summary(spec, c) for c in cities[1:3])]
+    )
     assert tracker.admit([Wait(cities[0], attempt=2, first=False)], now=0) == [cities[0]]
 
 
 def test_quota_counts_running_jobs_and_idle_pools_of_other_groups() -> None:
-    spec = fleet([city(f"a{i}") for i in range(3)] + [city(f"b{i}", role_arn=role(1)) for i in range(3)],
-                 quotas={"ml.m5.xlarge": InstanceQuota(instances=2, warm_pools=2)})
+    spec = fleet(
+        [city(f"a{i}") for i in range(3)] + [city(f"b{i}", role_arn=role(1)) for i in range(3)],
+        quotas={"ml.m5.xlarge": InstanceQuota(instances=2, warm_pools=2)},
+    )
     book = DispatchBook.from_plan(plan_fleet(spec, RUN_KEY), spec)
     group_b = book.turns["b0"].group
     first_b = book.members[group_b][0]
@@ -155,7 +172,8 @@ def test_a_waiting_city_is_told_why() -> None:
     assert reason == "waits for 2 more job(s) of group g0 to end (rank 5 of 8, width 3, 3 running)"
     # a retry had its turn: it only ever waits for room (three jobs run, the quota is three instances)
     assert tracker.waiting_reason(Wait(cities[0], attempt=2, first=False), now=0) == (
-        "waits for room in the ml.m5.xlarge instances quota (running jobs and idle pools)")
+        "waits for room in the ml.m5.xlarge instances quota (running jobs and idle pools)"
+    )
 
 
 def test_a_city_outside_the_plan_starts_at_once() -> None:
@@ -186,13 +204,22 @@ def test_the_window_follows_the_oldest_job_that_can_still_change() -> None:
     tracker = RunTracker(book, run_job_names(spec, RUN_KEY))
     assert tracker.window_start() is None  # nothing seen yet: list the run's whole past
     later = T0 + dt.timedelta(hours=1)
-    tracker.observe([summary(spec, cities[0], "Completed", created=T0),
-                     summary(spec, cities[1], "InProgress", created=later)], whole=True)
+    tracker.observe(
+        [
+            summary(spec, cities[0], "Completed", created=T0),
+            summary(spec, cities[1], "InProgress", created=later),
+        ],
+        whole=True,
+    )
     assert tracker.window_start() == later - CREATION_MARGIN
     tracker.observe([summary(spec, cities[0], "Completed", pool="Available", created=T0)])
     assert tracker.window_start() == T0 - CREATION_MARGIN  # an idle pool can still change
-    tracker.observe([summary(spec, cities[0], "Completed", pool="Reused", created=T0),
-                     summary(spec, cities[1], "Completed", created=later)])
+    tracker.observe(
+        [
+            summary(spec, cities[0], "Completed", pool="Reused", created=T0),
+            summary(spec, cities[1], "Completed", created=later),
+        ]
+    )
     assert tracker.window_start() == later - CREATION_MARGIN  # all settled: only new jobs can change
 
 
@@ -242,12 +269,17 @@ def test_peak_lanes_counts_lanes_running_at_once_not_lanes() -> None:
     def lane(group: str, start: int, end: int, jobs: int = 1) -> SimpleNamespace:
         return SimpleNamespace(group=group, start_seconds=start, end_seconds=end, jobs=["job"] * jobs)
 
-    plan: Any = SimpleNamespace(lanes=[
-        lane("g0", 0, 100), lane("g0", 50, 150),  # overlap: 2 at once
-        lane("g0", 100, 200),  # starts the second the first ends: still 2, not 3
-        lane("g0", 120, 130, jobs=0),  # an empty lane runs nothing
-        lane("g1", 0, 500), lane("g1", 0, 500), lane("g1", 0, 500),  # another group's lanes do not count
-    ])
+    plan: Any = SimpleNamespace(
+        lanes=[
+            lane("g0", 0, 100),
+            lane("g0", 50, 150),  # overlap: 2 at once
+            lane("g0", 100, 200),  # starts the second the first ends: still 2, not 3
+            lane("g0", 120, 130, jobs=0),  # an empty lane runs nothing
+            lane("g1", 0, 500),
+            lane("g1", 0, 500),
+            lane("g1", 0, 500),  # another group's lanes do not count
+        ]
+    )
     assert peak_lanes(plan, "g0") == 2
     assert peak_lanes(plan, "g1") == 3
     assert peak_lanes(plan, "g9") == 1  # a group without lanes still has width 1
@@ -262,27 +294,46 @@ Y_IMAGE = "111122223333.dkr.ecr.us-east-1.amazonaws.com/y:1"
 def hand_book(images: str, width: int = 2, successors: dict[int, int] | None = None, keep_alive: int = 300):
     """A book drawn by hand (not read from a plan): one warm-pool group, city ``c{i}`` of rank i with image
     ``images[i]`` ("X" or "Y"), ``successors``: rank → the rank after it on its lane."""
-    spec = fleet([city(f"c{i}", image_uri=X_IMAGE if image == "X" else Y_IMAGE) for i, image in enumerate(images)],
-                 quotas={"ml.m5.xlarge": InstanceQuota(instances=10, warm_pools=10)})
+    spec = fleet(
+        [city(f"c{i}", image_uri=X_IMAGE if image == "X" else Y_IMAGE) for i, image in enumerate(images)],
+        quotas={"ml.m5.xlarge": InstanceQuota(instances=10, warm_pools=10)},
+    )
     successors = successors or {}
     quota = ("ml.m5.xlarge", "instances")
     turns = {
-        f"c{i}": Turn(city=f"c{i}", group="g0", rank=i, order=i, keep_alive_seconds=keep_alive,
-                      instance_type="ml.m5.xlarge", instance_count=1, quota=quota, spot=False, warm_pool=True,
-                      image=X_IMAGE if image == "X" else Y_IMAGE,
-                      successor=f"c{successors[i]}" if i in successors else None)
+        f"c{i}": Turn(
+            city=f"c{i}",
+            group="g0",
+            rank=i,
+            order=i,
+            keep_alive_seconds=keep_alive,
+            instance_type="ml.m5.xlarge",
+            instance_count=1,
+            quota=quota,
+            spot=False,
+            warm_pool=True,
+            image=X_IMAGE if image == "X" else Y_IMAGE,
+            successor=f"c{successors[i]}" if i in successors else None,
+        )
         for i, image in enumerate(images)
     }
-    book = DispatchBook(turns=MappingProxyType(turns), widths=MappingProxyType({"g0": width}),
-                        members=MappingProxyType({"g0": tuple(turns)}), capacity=MappingProxyType({quota: 10}))
+    book = DispatchBook(
+        turns=MappingProxyType(turns),
+        widths=MappingProxyType({"g0": width}),
+        members=MappingProxyType({"g0": tuple(turns)}),
+        capacity=MappingProxyType({quota: 10}),
+    )
     return spec, book
 
 
 def freed(spec, ended: str, running: list[str], started_before: list[str] = ()) -> list[dict]:
     """c-names: ``ended``'s job completed with its pool Available, ``running`` run, ``started_before`` ended
     long ago (their pools taken over)."""
-    return [summary(spec, ended, "Completed", pool="Available"), *(summary(spec, c) for c in running),
-            *(summary(spec, c, "Completed", pool="Reused") for c in started_before)]
+    return [
+        summary(spec, ended, "Completed", pool="Available"),
+        *(summary(spec, c) for c in running),
+        *(summary(spec, c, "Completed", pool="Reused") for c in started_before),
+    ]
 
 
 def test_a_pool_goes_to_the_earliest_waiting_city_with_its_image_not_the_next_in_start_order() -> None:
@@ -329,14 +380,21 @@ def test_the_handed_citys_place_is_held_in_a_triggerer_without_it() -> None:
     there = tracker_for(spec, book, freed(spec, "c0", ["c1"]))
     assert there.admit([Wait("c3")], now=0) == ["c3"]
     # once c3's job is listed and c0's pool shows Reused, the next end lets c2 in here
-    here.observe([summary(spec, "c3"), summary(spec, "c0", "Completed", pool="Reused"),
-                  summary(spec, "c1", "Completed", pool="Available")])
+    here.observe(
+        [
+            summary(spec, "c3"),
+            summary(spec, "c0", "Completed", pool="Reused"),
+            summary(spec, "c1", "Completed", pool="Available"),
+        ]
+    )
     assert here.admit([Wait("c2")], now=1) == ["c2"]
 
 
 def test_an_admitted_city_keeps_the_pool_it_was_handed_and_none_goes_twice() -> None:
     spec, book = hand_book("XXYXXYYY", width=3)
-    tracker = tracker_for(spec, book, [*freed(spec, "c0", ["c2"]), summary(spec, "c1", "Completed", pool="Available")])
+    tracker = tracker_for(
+        spec, book, [*freed(spec, "c0", ["c2"]), summary(spec, "c1", "Completed", pool="Available")]
+    )
     # two X pools, the earliest unstarted (c3, X) and then c4 (X): each pool once
     assert tracker.handoffs() == {"c3": 0, "c4": 1}
     assert tracker.admit([Wait("c3")], now=0) == ["c3"]
@@ -395,8 +453,11 @@ def test_image_handoff_never_runs_wider_than_the_width_starts_everyone_and_bound
 
 def test_a_groups_last_jobs_get_keep_alive_zero_once_every_city_has_its_job() -> None:
     spec, book = hand_book("XXXX")
-    tracker = tracker_for(spec, book, [summary(spec, "c0", "Completed", pool="Reused"), summary(spec, "c1"),
-                                       summary(spec, "c2")])
+    tracker = tracker_for(
+        spec,
+        book,
+        [summary(spec, "c0", "Completed", pool="Reused"), summary(spec, "c1"), summary(spec, "c2")],
+    )
     assert tracker.tail_jobs() == []  # c3 has not started: it will take a pool
     tracker.admit([Wait("c3")], now=0)
     assert tracker.tail_jobs() == []  # admitted, not listed: it may still be refused and wait again
@@ -408,8 +469,11 @@ def test_a_groups_last_jobs_get_keep_alive_zero_once_every_city_has_its_job() ->
 
 def test_a_retry_after_the_groups_last_start_gets_keep_alive_zero_too() -> None:
     spec, book = hand_book("XXX")
-    tracker = tracker_for(spec, book, [summary(spec, "c0", "Failed"), summary(spec, "c1", "Completed"),
-                                       summary(spec, "c2", "Completed")])
+    tracker = tracker_for(
+        spec,
+        book,
+        [summary(spec, "c0", "Failed"), summary(spec, "c1", "Completed"), summary(spec, "c2", "Completed")],
+    )
     tracker.observe([summary(spec, "c0", attempt=2)])
     assert tracker.tail_jobs() == [job_name(spec.fleet, "c0", RUN_KEY, 2)]
 
@@ -442,7 +506,9 @@ def test_the_groups_last_city_is_created_without_keep_alive() -> None:
     tracker.observe([summary(spec, "c1", "Completed", pool="Available")])
     assert tracker.admit([Wait("c3")], now=2) == ["c3"]
     assert tracker.keep_alive_at_create("c3", 300) == 0  # admitted itself; nobody else is to come
-    assert tracker.keep_alive_at_create("c1", 300) == 300  # c3 admitted, not listed: it may be refused, wait again
+    assert (
+        tracker.keep_alive_at_create("c1", 300) == 300
+    )  # c3 admitted, not listed: it may be refused, wait again
     # a retry after the last city's job is listed, and the same in a run that carries its pools
     tracker.observe([summary(spec, "c3"), summary(spec, "c1", "Failed")])
     assert tracker.keep_alive_at_create("c1", 300) == 0

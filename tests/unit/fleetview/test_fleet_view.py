@@ -6,10 +6,10 @@ from datetime import timedelta
 from typing import Any
 
 from sagemaker_fleet.cost import PriceBook, load_price_table
+from sagemaker_fleet.fleetspec.names import job_name
 from sagemaker_fleet.fleetview.model import RunContext, ViewInputs, build_fleet_view, job_links
 from sagemaker_fleet.fleetview.source import RunJobsReader, ViewCache, is_final
 from sagemaker_fleet.plan import plan_fleet
-from sagemaker_fleet.spec.names import job_name
 from unit.cost.cost_describes import RUN_KEY, T0, demo_spec, describe_job
 
 #: $3.60 an hour for every type: a tenth of a cent per instance-second.

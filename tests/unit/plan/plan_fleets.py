@@ -11,9 +11,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.aws.keys import city_key
-from sagemaker_fleet.spec.model import CitySpec, FleetSpec, InstanceQuota, SpotSettings, VpcSettings
-from sagemaker_fleet.startup import startup_p90
+from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec, InstanceQuota, SpotSettings, VpcSettings
+from sagemaker_fleet.jobs.keys import city_key
+from sagemaker_fleet.jobs.startup import startup_p90
 
 if TYPE_CHECKING:
     from sagemaker_fleet.plan import FleetPlan, PlannedJob

@@ -5,9 +5,9 @@ Notes are warnings, never errors: the plan still plans, ``validate`` still exits
 
 from __future__ import annotations
 
+from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.plan import plan_fleet
 from sagemaker_fleet.plan.advice import fleet_advice
-from sagemaker_fleet.spec.model import InstanceQuota
 from unit.plan.plan_fleets import IMAGE, RUN_KEY, city, fleet, spot
 
 QUOTA = {"ml.m5.xlarge": InstanceQuota(instances=4, warm_pools=4)}
@@ -69,7 +69,12 @@ def test_a_keep_alive_note_follows_the_orchestration_latency_and_spec_prices() -
         prices={"ml.m5.xlarge": 3.6},
     )
     assert not notes_about("keep_alive", fleet_advice(spec))  # 1800 < 2 × (600 + 600)
-    spec = fleet([city("a", keep_alive=3000)], quotas=QUOTA, orchestration_latency_seconds=600, prices={"ml.m5.xlarge": 3.6})
+    spec = fleet(
+        [city("a", keep_alive=3000)],
+        quotas=QUOTA,
+        orchestration_latency_seconds=600,
+        prices={"ml.m5.xlarge": 3.6},
+    )
     (note,) = notes_about("keep_alive", fleet_advice(spec))
     assert "1800 s more" in note
     assert "$1.80 per pool" in note

@@ -13,14 +13,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sagemaker_fleet.fleetspec import load_fleet_spec
+from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.plan import FleetPlan, PlanError, plan_fleet
 from sagemaker_fleet.plan.durations import StartupSeconds
 from sagemaker_fleet.plan.groups import JobTask
 from sagemaker_fleet.plan.lane_images import group_lane_images
 from sagemaker_fleet.plan.render import render_table
 from sagemaker_fleet.plan.schedule import ScheduledLane
-from sagemaker_fleet.spec import load_fleet_spec
-from sagemaker_fleet.spec.model import InstanceQuota
 from unit.plan.plan_fleets import RUN_KEY, TYPES, FleetShape, check_plan, random_fleet
 
 TWO_IMAGES = Path(__file__).resolve().parents[3] / "benchmarks" / "fleets" / "two_images.yaml"
@@ -29,7 +29,9 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 def lane_images(plan: FleetPlan) -> list[list[str]]:
     spec = load_fleet_spec(TWO_IMAGES)
-    return [[spec.city(job.city).image_uri for job in lane.jobs] for lane in plan.lanes if lane.kind == "warm"]
+    return [
+        [spec.city(job.city).image_uri for job in lane.jobs] for lane in plan.lanes if lane.kind == "warm"
+    ]
 
 
 def blocks(images: list[str]) -> int:
@@ -74,7 +76,9 @@ def test_plan_json_and_table_count_image_changes(plans: tuple[FleetPlan, FleetPl
 
 
 def test_one_image_plans_exactly_as_without_the_key() -> None:
-    spec = random_fleet(FleetShape(cities=60, keys=2, types=1, seed=4, quotas={TYPES[0]: InstanceQuota(8, 4)}))
+    spec = random_fleet(
+        FleetShape(cities=60, keys=2, types=1, seed=4, quotas={TYPES[0]: InstanceQuota(8, 4)})
+    )
     assert plan_fleet(spec, RUN_KEY) == plan_fleet(spec, RUN_KEY, image_order=False)
 
 

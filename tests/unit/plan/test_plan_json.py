@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from sagemaker_fleet.fleetspec import load_fleet_spec
+from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.plan import FleetPlan, PlanFormatError, plan_fleet
-from sagemaker_fleet.spec import load_fleet_spec
-from sagemaker_fleet.spec.model import InstanceQuota
 from unit.plan.plan_fleets import RUN_KEY, city, fleet, role
 
 STABLE_TOP = ["fleet", "run_key", "groups", "jobs", "summary"]
@@ -102,7 +102,7 @@ def test_lookups_by_city_lane_and_neighbour() -> None:
 
 
 def test_key_with_vpc_and_kms_round_trips() -> None:
-    from sagemaker_fleet.spec.model import VpcSettings
+    from sagemaker_fleet.fleetspec.model import VpcSettings
 
     cities = [
         city(

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from sagemaker_fleet.fleetspec.model import FleetSpec, InstanceQuota
 from sagemaker_fleet.plan import FleetPlan, plan_fleet
-from sagemaker_fleet.spec.model import FleetSpec, InstanceQuota
 from unit.plan.plan_fleets import RUN_KEY, check_plan, city, fleet, role, spot
 
 M5 = "ml.m5.xlarge"

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from sagemaker_fleet.fleetspec import load_fleet_spec
+from sagemaker_fleet.fleetspec.model import InstanceQuota
+from sagemaker_fleet.fleetspec.names import InvalidRunKeyError
 from sagemaker_fleet.plan import DurationHistory, PlanError, plan_fleet
-from sagemaker_fleet.spec import load_fleet_spec
-from sagemaker_fleet.spec.model import InstanceQuota
-from sagemaker_fleet.spec.names import InvalidRunKeyError
 from unit.plan.plan_fleets import RUN_KEY, check_plan, city, fleet, role, spot
 
 M5 = "ml.m5.xlarge"
@@ -106,7 +106,9 @@ def test_explicit_keep_alive_overrides_auto_even_on_a_lanes_last_job() -> None:
     assert keep["a"] == 900
     assert keep["c"] == 1800
     last = plan.lanes[0].jobs[-1]
-    assert last.keep_alive_seconds == 0  # b has no explicit keep-alive and no successor: its pool ends with it
+    assert (
+        last.keep_alive_seconds == 0
+    )  # b has no explicit keep-alive and no successor: its pool ends with it
     # a job with an explicit keep-alive is placed where its pool is handed on, not left idle at the end
     assert last.city == "b"
 

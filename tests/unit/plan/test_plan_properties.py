@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.plan import FleetPlan, PlanError, plan_fleet
-from sagemaker_fleet.spec.model import InstanceQuota
 from unit.plan.plan_fleets import RUN_KEY, TYPES, FleetShape, check_plan, random_fleet
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.plan import plan_fleet
 from sagemaker_fleet.plan.render import duration, render_table
-from sagemaker_fleet.spec import load_fleet_spec
 from unit.plan.plan_fleets import RUN_KEY
 
 

@@ -22,8 +22,12 @@ def package_errors() -> dict[str, type[BaseException]]:
     for module_info in pkgutil.walk_packages(sagemaker_fleet.__path__, "sagemaker_fleet."):
         module = importlib.import_module(module_info.name)
         for name, value in vars(module).items():
-            if (inspect.isclass(value) and issubclass(value, BaseException) and value.__module__ == module.__name__
-                    and not name.startswith("_")):
+            if (
+                inspect.isclass(value)
+                and issubclass(value, BaseException)
+                and value.__module__ == module.__name__
+                and not name.startswith("_")
+            ):
                 found[f"{module.__name__}.{name}"] = value
     return found
 
@@ -31,27 +35,37 @@ def package_errors() -> dict[str, type[BaseException]]:
 def test_the_walk_finds_the_errors_it_should() -> None:
     errors = package_errors()
     assert len(errors) >= 19
-    for name in ("sagemaker_fleet.spec.errors.FleetSpecError", "sagemaker_fleet.hooks.fleet.ForeignJobError",
-                 "sagemaker_fleet.cost.errors.PriceListError", *SERVER_INTERNAL):
+    for name in (
+        "sagemaker_fleet.fleetspec.errors.FleetSpecError",
+        "sagemaker_fleet.hooks.fleet.ForeignJobError",
+        "sagemaker_fleet.cost.errors.PriceListError",
+        *SERVER_INTERNAL,
+    ):
         assert name in errors
 
 
 def test_every_public_error_derives_from_the_root() -> None:
     errors = package_errors()
-    outside = sorted(name for name, cls in errors.items()
-                     if not issubclass(cls, SageMakerFleetError) and name not in SERVER_INTERNAL)
+    outside = sorted(
+        name
+        for name, cls in errors.items()
+        if not issubclass(cls, SageMakerFleetError) and name not in SERVER_INTERNAL
+    )
     assert outside == []
 
 
-@pytest.mark.parametrize(("name", "base"), [
-    ("sagemaker_fleet.spec.errors.FleetSpecError", ValueError),
-    ("sagemaker_fleet.spec.names.InvalidRunKeyError", ValueError),
-    ("sagemaker_fleet.plan.errors.PlanFormatError", ValueError),
-    ("sagemaker_fleet.plan.errors.HistoryError", ValueError),
-    ("sagemaker_fleet.hooks.fleet.CapacityUnavailableError", RuntimeError),
-    ("sagemaker_fleet.hooks.fleet.ForeignJobError", RuntimeError),
-    ("sagemaker_fleet.operators.plan.PlanMismatchError", AirflowFailException),
-    ("sagemaker_fleet.operators.plan.RefusedParamsError", AirflowFailException),
-])
+@pytest.mark.parametrize(
+    ("name", "base"),
+    [
+        ("sagemaker_fleet.fleetspec.errors.FleetSpecError", ValueError),
+        ("sagemaker_fleet.fleetspec.names.InvalidRunKeyError", ValueError),
+        ("sagemaker_fleet.plan.errors.PlanFormatError", ValueError),
+        ("sagemaker_fleet.plan.errors.HistoryError", ValueError),
+        ("sagemaker_fleet.hooks.fleet.CapacityUnavailableError", RuntimeError),
+        ("sagemaker_fleet.hooks.fleet.ForeignJobError", RuntimeError),
+        ("sagemaker_fleet.operators.plan.PlanMismatchError", AirflowFailException),
+        ("sagemaker_fleet.operators.plan.RefusedParamsError", AirflowFailException),
+    ],
+)
 def test_each_keeps_the_base_callers_catch(name: str, base: type[BaseException]) -> None:
     assert issubclass(package_errors()[name], base)

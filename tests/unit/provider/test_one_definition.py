@@ -1,5 +1,5 @@
-"""Rules defined once: the training-job statuses and throttling codes live in ``aws/statuses.py``, the keep-alive
-API maximum in ``spec/model.py``; no other module of the package writes them out again (the simulator included).
+"""Rules defined once: the training-job statuses and throttling codes live in ``jobs/statuses.py``, the keep-alive
+API maximum in ``fleetspec/model.py``; no other module of the package writes them out again (the simulator included).
 Read from the source's syntax tree, so comments and docstrings do not count."""
 
 from __future__ import annotations
@@ -23,8 +23,13 @@ def set_literals(tree: ast.AST) -> list[set[str]]:
         items = None
         if isinstance(node, ast.Set):
             items = node.elts
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "frozenset"
-              and node.args and isinstance(node.args[0], (ast.List, ast.Tuple, ast.Set))):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "frozenset"
+            and node.args
+            and isinstance(node.args[0], (ast.List, ast.Tuple, ast.Set))
+        ):
             items = node.args[0].elts
         if items is not None:
             found.append({e.value for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str)})
@@ -53,7 +58,8 @@ def test_the_keep_alive_maximum_is_written_once() -> None:
     # cost/gantt.py's TICK_STEPS has 21600 as six hours of a time axis, not the API's bound
     offenders = [
         f"{path.relative_to(PACKAGE)}:{node.lineno}"
-        for path in modules() if path.relative_to(PACKAGE).as_posix() not in ("spec/model.py", "cost/gantt.py")
+        for path in modules()
+        if path.relative_to(PACKAGE).as_posix() not in ("spec/model.py", "cost/gantt.py")
         for node in ast.walk(ast.parse(path.read_text()))
         if isinstance(node, ast.Constant) and node.value == 21600 and not isinstance(node.value, bool)
     ]

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from sagemaker_fleet.fleetspec import load_fleet_spec
+from sagemaker_fleet.fleetspec.overrides import FleetOverrides
 from sagemaker_fleet.plan.model import PlanSummary
 from sagemaker_fleet.runnote import asked_line, compose_note, cost_line, dry_run_line, plan_line, refused_line
 from sagemaker_fleet.runnote.text import NOTE_MAX_CHARS
-from sagemaker_fleet.spec import load_fleet_spec
-from sagemaker_fleet.spec.overrides import FleetOverrides
 
 FLEETS = Path(__file__).resolve().parents[3] / "dags" / "fleets"
 
@@ -44,11 +44,23 @@ def test_many_cities_are_counted_not_all_named() -> None:
 
 
 def test_plan_and_cost_lines() -> None:
-    summary = PlanSummary(jobs=3, lanes=2, cold_starts=2, warm_starts=1, planned_makespan_seconds=1265,
-                          makespan_lower_bound_seconds=1200, planned_retained_seconds=40)
+    summary = PlanSummary(
+        jobs=3,
+        lanes=2,
+        cold_starts=2,
+        warm_starts=1,
+        planned_makespan_seconds=1265,
+        makespan_lower_bound_seconds=1200,
+        planned_retained_seconds=40,
+    )
     assert plan_line(summary) == "- Planned: 3 jobs · 1 warm / 2 cold starts · makespan 21 m 05 s"
-    estimate = {"jobs": 3, "on_demand_usd": 0.3, "spot_upper_bound_usd": 0.1, "retained_usd": 0.02,
-                "expected_usd": 0.42}
+    estimate = {
+        "jobs": 3,
+        "on_demand_usd": 0.3,
+        "spot_upper_bound_usd": 0.1,
+        "retained_usd": 0.02,
+        "expected_usd": 0.42,
+    }
     assert cost_line(estimate) == (
         "- Expected cost: $0.42 (on demand $0.30 · spot at most $0.10 · idle warm pools $0.02)"
     )
@@ -60,8 +72,9 @@ def test_plan_and_cost_lines() -> None:
 
 def test_a_refusal_names_the_reason_and_that_nothing_was_launched() -> None:
     line = refused_line(["params.cities: unknown city 'atlantis'; pick cities of fleet small"])
-    assert line == ("- Refused: params.cities: unknown city 'atlantis'; pick cities of fleet small — nothing was "
-                    "launched")
+    assert line == (
+        "- Refused: params.cities: unknown city 'atlantis'; pick cities of fleet small — nothing was launched"
+    )
 
 
 def test_the_persons_note_is_kept_above_ours_and_ours_is_replaced_on_a_retry() -> None:
@@ -70,7 +83,10 @@ def test_the_persons_note_is_kept_above_ours_and_ours_is_replaced_on_a_retry() -
     again = compose_note(["- Asked: all 12 cities", "- Planned: 11 jobs"], first)
     assert again == "checking the new quota\n\n- Asked: all 12 cities\n- Planned: 11 jobs"
     assert compose_note(["- Asked: x"], "- Refused: y") == "- Asked: x"
-    assert compose_note(["- Asked: x"], "mine\n\n- Dry run, nothing launched: z\n- Asked: x") == "mine\n\n- Asked: x"
+    assert (
+        compose_note(["- Asked: x"], "mine\n\n- Dry run, nothing launched: z\n- Asked: x")
+        == "mine\n\n- Asked: x"
+    )
     assert compose_note(["- Asked: x"], None) == "- Asked: x"
 
 

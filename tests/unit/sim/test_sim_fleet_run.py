@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from types import MappingProxyType
 
-from sagemaker_fleet.aws.request import Submission, compile_training_request
+from sagemaker_fleet.fleetspec import InstanceQuota, parse_fleet_spec
+from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sagemaker_fleet.sim import JobEvent, SimEngine, VirtualClock, WorkModel
-from sagemaker_fleet.spec import InstanceQuota, parse_fleet_spec
 from sim_fixtures import TEST_CONFIG
 
 CITIES = 1000

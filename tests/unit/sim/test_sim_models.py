@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from sagemaker_fleet.fleetspec import parse_fleet_spec
+from sagemaker_fleet.jobs.startup import IMAGE_PULL_P90, STARTUP_P90, seed_image_pull_seconds
 from sagemaker_fleet.sim import CityRef, StartupModel, WorkModel
 from sagemaker_fleet.sim.billing import bill
 from sagemaker_fleet.sim.seeding import stream
 from sagemaker_fleet.sim.startup_model import startup_mode
-from sagemaker_fleet.spec import parse_fleet_spec
-from sagemaker_fleet.startup import IMAGE_PULL_P90, STARTUP_P90, seed_image_pull_seconds
 
 
 def p90(values: list[float]) -> float:

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from sagemaker_fleet.fleetspec import InstanceQuota
+from sagemaker_fleet.jobs.startup import IMAGE_PULL_P90
 from sagemaker_fleet.sim import SimApiError, SimConfig, SimEngine, StartupModel, TimingConfig, VirtualClock
-from sagemaker_fleet.spec import InstanceQuota
-from sagemaker_fleet.startup import IMAGE_PULL_P90
 from sim_fixtures import TEST_CONFIG, make_request, run_for, run_until_ended
 
 VPC = {"Subnets": ["subnet-a", "subnet-b"], "SecurityGroupIds": ["sg-1"]}

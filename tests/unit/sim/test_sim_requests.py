@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from sagemaker_fleet.aws.keys import warm_pool_key
+from sagemaker_fleet.jobs.keys import warm_pool_key
 from sagemaker_fleet.sim import SimApiError, SimEngine
 from sagemaker_fleet.sim.request import parse_training_request
 from sim_fixtures import make_request

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from sagemaker_fleet.aws.request import Submission, compile_training_request
+from sagemaker_fleet.fleetspec import load_fleet_spec
+from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sagemaker_fleet.sim import SimApiError
 from sagemaker_fleet.sim.server.shapes import ShapeChecker
-from sagemaker_fleet.spec import load_fleet_spec
 from sim_fixtures import make_request
 
 

@@ -9,8 +9,8 @@ import pytest
 
 from contract_fields import SIMULATE_FIELDS
 from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table
+from sagemaker_fleet.fleetspec import FleetSpec, load_fleet_spec
 from sagemaker_fleet.sim.driver import FleetSimulation, Progress, SimulateOptions, simulate_fleet
-from sagemaker_fleet.spec import FleetSpec, load_fleet_spec
 
 STABLE_FIELDS = SIMULATE_FIELDS
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from sagemaker_fleet.fleetspec import FleetSpec, load_fleet_spec
 from sagemaker_fleet.sim.driver import FleetSimulation, SimulateOptions, simulate_fleet
-from sagemaker_fleet.spec import FleetSpec, load_fleet_spec
 
 TWO_IMAGES = Path(__file__).resolve().parents[3] / "benchmarks" / "fleets" / "two_images.yaml"
 

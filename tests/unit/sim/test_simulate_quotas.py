@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from sagemaker_fleet.fleetspec import FleetSpec, parse_fleet_spec
 from sagemaker_fleet.sim.driver import FleetSimulation, SimulateOptions
-from sagemaker_fleet.spec import FleetSpec, parse_fleet_spec
 
 #: Two roles on one instance type, interleaved in spec order: the naive pattern's idle pools of one role hold
 #: the instances the other role's next job needs.

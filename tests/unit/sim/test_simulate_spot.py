@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from sagemaker_fleet.fleetspec import FleetSpec, parse_fleet_spec
 from sagemaker_fleet.sim import SpotMarketConfig
 from sagemaker_fleet.sim.driver import FleetSimulation, SimulateOptions
-from sagemaker_fleet.spec import FleetSpec, parse_fleet_spec
 
 SPEC = """
 fleet: spotty

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from sagemaker_fleet.dispatch.tracker import HANDOFF_INTERVAL
+from sagemaker_fleet.fleetspec import FleetSpec, load_fleet_spec
 from sagemaker_fleet.sim.driver import FleetSimulation, SimulateOptions
-from sagemaker_fleet.spec import FleetSpec, load_fleet_spec
 
 DEMO = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "demo.yaml"
 
@@ -78,7 +78,9 @@ def test_planned_hand_offs_come_within_one_sweep_of_the_predecessors_end(planned
     assert checked > 100
 
 
-def test_planned_groups_start_in_rank_order_and_never_wider_than_their_width(planned: FleetSimulation) -> None:
+def test_planned_groups_start_in_rank_order_and_never_wider_than_their_width(
+    planned: FleetSimulation,
+) -> None:
     assert planned.tracker is not None
     book = planned.tracker.book
     describes = _describes(planned)
@@ -105,20 +107,30 @@ def _idle_after_last_end(sim: FleetSimulation) -> float:
     describes = sim.describes()
     last = max(float(d["TrainingEndTime"]) for d in describes if d.get("TrainingEndTime"))
     return sum(
-        max(0.0, float(d["TrainingEndTime"])
-            + float((d.get("WarmPoolStatus") or {}).get("ResourceRetainedBillableTimeInSeconds", 0)) - last)
-        for d in describes if d.get("TrainingEndTime")
+        max(
+            0.0,
+            float(d["TrainingEndTime"])
+            + float((d.get("WarmPoolStatus") or {}).get("ResourceRetainedBillableTimeInSeconds", 0))
+            - last,
+        )
+        for d in describes
+        if d.get("TrainingEndTime")
     )
 
 
-def test_planned_leaves_no_pool_idle_after_the_runs_last_job_end(planned: FleetSimulation, demo: FleetSpec) -> None:
+def test_planned_leaves_no_pool_idle_after_the_runs_last_job_end(
+    planned: FleetSimulation, demo: FleetSpec
+) -> None:
     """A group's last jobs get keep-alive 0 while they run: not one retained second after the run's last end.
     Ending their pools only once idle (the sweep after) leaves some."""
     assert _idle_after_last_end(planned) == 0
     later = FleetSimulation(demo, SimulateOptions(strategy="planned", tail_release=False))
     later.run()
     assert _idle_after_last_end(later) > 0
-    assert planned.result().to_json()["retained_billable_seconds"] < later.result().to_json()["retained_billable_seconds"]
+    assert (
+        planned.result().to_json()["retained_billable_seconds"]
+        < later.result().to_json()["retained_billable_seconds"]
+    )
 
 
 def test_naive_keeps_every_on_demand_pool_600_seconds(naive: FleetSimulation) -> None:

@@ -10,14 +10,14 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
-from sagemaker_fleet.aws.attempts import CAPACITY_RETRY_MAX_SECONDS
 from sagemaker_fleet.dispatch.tracker import HANDOFF_INTERVAL
+from sagemaker_fleet.jobs.attempts import CAPACITY_RETRY_MAX_SECONDS
 from sagemaker_fleet.sim.config import SimConfig, SpotMarketConfig
 from sagemaker_fleet.sim.workload import WorkModel
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.plan.history import DurationHistory
-    from sagemaker_fleet.spec.model import FleetSpec
 
 StrategyName = Literal["planned", "naive"]
 STRATEGIES: tuple[StrategyName, ...] = ("planned", "naive")

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES as TERMINAL
-from sagemaker_fleet.aws.statuses import THROTTLING_CODES as THROTTLED
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL
+from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
+from sagemaker_fleet.jobs.statuses import THROTTLING_CODES as THROTTLED
 from sagemaker_fleet.sim.driver.errors import SimulationError
 from sagemaker_fleet.sim.errors import SimApiError
 
@@ -50,9 +50,9 @@ def _api(call: Callable[[Any], dict[str, Any]], argument: Any) -> dict[str, Any]
 
 class BatchedPoller:
     """The triggerer's shared poller in virtual time. With a ``tracker`` (the planned strategy) every listing
-    also feeds the run's :class:`RunTracker`, ``on_listing`` dispatches from it (the hand-off happens in the sweep
-    that saw a job end), the running jobs of a group with no city left to start get keep-alive 0 and idle pools no
-city will take over are ended, as ``FleetPoller`` does."""
+        also feeds the run's :class:`RunTracker`, ``on_listing`` dispatches from it (the hand-off happens in the sweep
+        that saw a job end), the running jobs of a group with no city left to start get keep-alive 0 and idle pools no
+    city will take over are ended, as ``FleetPoller`` does."""
 
     def __init__(
         self,
@@ -149,13 +149,17 @@ city will take over are ended, as ``FleetPoller`` does."""
         for name in self.tracker.tail_jobs():
             self.tracker.tail_released.add(name)
             try:
-                self.engine.update_training_job({"TrainingJobName": name, "ResourceConfig": {"KeepAlivePeriodInSeconds": 0}})
+                self.engine.update_training_job(
+                    {"TrainingJobName": name, "ResourceConfig": {"KeepAlivePeriodInSeconds": 0}}
+                )
             except SimApiError:
                 continue  # it ended meanwhile: surplus_pools ends its pool, if it kept one
         for name in self.tracker.surplus_pools():
             self.tracker.released.add(name)
             try:
-                self.engine.update_training_job({"TrainingJobName": name, "ResourceConfig": {"KeepAlivePeriodInSeconds": 0}})
+                self.engine.update_training_job(
+                    {"TrainingJobName": name, "ResourceConfig": {"KeepAlivePeriodInSeconds": 0}}
+                )
             except SimApiError:
                 continue  # expired or taken meanwhile
 

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.aws.progress import run_job_names
-from sagemaker_fleet.aws.statuses import TERMINAL_STATUSES as TERMINAL
-from sagemaker_fleet.cost.prices import PriceBook
 from sagemaker_fleet.cost.report import build_cost_report
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker
+from sagemaker_fleet.jobs.prices import PriceBook
+from sagemaker_fleet.jobs.progress import run_job_names
+from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.plan.planner import plan_fleet
 from sagemaker_fleet.sim.clock import VirtualClock
 from sagemaker_fleet.sim.driver.errors import SimulationError
@@ -31,9 +31,9 @@ from sagemaker_fleet.sim.driver.timeline import Timeline
 from sagemaker_fleet.sim.engine import SimEngine
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.plan.fleet_plan import FleetPlan
     from sagemaker_fleet.sim.job import JobEvent
-    from sagemaker_fleet.spec.model import FleetSpec
 
 
 @dataclass(frozen=True)
@@ -76,9 +76,12 @@ class FleetSimulation:
                 spec, self.options.run_key, self.options.history, image_order=self.options.image_order
             )
             book = DispatchBook.from_plan(self.plan, spec)
-            self.tracker = RunTracker(book, run_job_names(spec, self.options.run_key),
-                                      image_handoff=self.options.image_handoff,
-                                      tail_release=self.options.tail_release)
+            self.tracker = RunTracker(
+                book,
+                run_job_names(spec, self.options.run_key),
+                image_handoff=self.options.image_handoff,
+                tail_release=self.options.tail_release,
+            )
         self.tasks = {city.name: CityTask(city, self._keep_alive(city.name)) for city in spec.cities}
         self.operator = SimulatedOperator(
             spec, self.options, self.engine, self.timeline, self.ended_at, self._finished
@@ -102,8 +105,15 @@ class FleetSimulation:
         interval = self.options.poll_interval_seconds
         deliver = self.operator.terminal
         if self.tracker is not None:
-            return BatchedPoller(self.engine, self.timeline, self.options.run_key, interval, deliver, self.tracker,
-                                 self.options.handoff_interval_seconds)
+            return BatchedPoller(
+                self.engine,
+                self.timeline,
+                self.options.run_key,
+                interval,
+                deliver,
+                self.tracker,
+                self.options.handoff_interval_seconds,
+            )
         return PerJobPoller(self.engine, self.timeline, interval, deliver)
 
     def _on_event(self, event: JobEvent) -> None:

@@ -15,15 +15,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Protocol
 
-from sagemaker_fleet.aws.attempts import NextStep, next_step
 from sagemaker_fleet.dispatch import QuotaPool, Wait, quota_pool
+from sagemaker_fleet.jobs.attempts import NextStep, next_step
 from sagemaker_fleet.sim.driver.errors import SimulationError
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch import RunTracker
+    from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
     from sagemaker_fleet.sim.driver.polling import BatchedPoller
     from sagemaker_fleet.sim.driver.tasks import CityTask, SimulatedOperator
-    from sagemaker_fleet.spec.model import CitySpec, FleetSpec
 
 
 class Strategy(Protocol):
@@ -40,8 +40,14 @@ class DispatchStrategy:
     ``handoff_seconds`` later (the trigger's reaction and its CreateTrainingJob call). Re-submissions and retries
     after a refused create wait for room the same way."""
 
-    def __init__(self, tracker: RunTracker, tasks: dict[str, CityTask], operator: SimulatedOperator,
-                 poller: BatchedPoller, handoff_seconds: float) -> None:
+    def __init__(
+        self,
+        tracker: RunTracker,
+        tasks: dict[str, CityTask],
+        operator: SimulatedOperator,
+        poller: BatchedPoller,
+        handoff_seconds: float,
+    ) -> None:
         self.tracker = tracker
         self.tasks = tasks
         self.operator = operator
@@ -54,17 +60,24 @@ class DispatchStrategy:
     def begin(self, at: float) -> None:
         for task in self.tasks.values():
             step = next_step(task.city, task.history, new_try=False)
-            self.waits[task.city.name] = (Wait(task.city.name, step.attempt, first=True, since=at), step, at, 0)
+            self.waits[task.city.name] = (
+                Wait(task.city.name, step.attempt, first=True, since=at),
+                step,
+                at,
+                0,
+            )
         self.poller.waiting = True
         self.poller.kick()
 
     def request(self, task: CityTask, step: NextStep, since: float, retries: int, at: float) -> None:
         """``task`` asks to submit ``step`` (a re-submission, or a retry after a refused create) at ``at``."""
+
         def ask() -> None:
             name = task.city.name
             self.waits[name] = (Wait(name, step.attempt, first=False, since=at), step, since, retries)
             self.poller.waiting = True
             self.admit(self.operator.engine.now())
+
         self.operator.timeline.at(at, ask)
 
     def release(self, task: CityTask) -> None:
@@ -72,8 +85,9 @@ class DispatchStrategy:
 
     def created(self, name: str, at: float) -> None:
         """The trigger counts its own job as running at once, as :class:`FleetCityTrigger` does."""
-        self.tracker.observe([{"TrainingJobName": name, "TrainingJobStatus": "InProgress", "CreationTime": at}],
-                             listed=False)
+        self.tracker.observe(
+            [{"TrainingJobName": name, "TrainingJobStatus": "InProgress", "CreationTime": at}], listed=False
+        )
 
     def keep_alive_at_create(self, task: CityTask, planned: int) -> int:
         """The trigger's rule: 0 when no other city of the group is left to start."""

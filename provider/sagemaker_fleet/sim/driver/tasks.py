@@ -13,19 +13,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from sagemaker_fleet.aws.attempts import NextStep, capacity_delay, next_step
-from sagemaker_fleet.aws.request import Submission, compile_training_request
-from sagemaker_fleet.aws.statuses import THROTTLING_CODES
+from sagemaker_fleet.jobs.attempts import NextStep, capacity_delay, next_step
+from sagemaker_fleet.jobs.request import Submission, compile_training_request
+from sagemaker_fleet.jobs.statuses import THROTTLING_CODES
 from sagemaker_fleet.sim.driver.errors import SimulationError
 from sagemaker_fleet.sim.errors import SimApiError
 from sagemaker_fleet.sim.seeding import stream
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
     from sagemaker_fleet.sim.driver.options import SimulateOptions
     from sagemaker_fleet.sim.driver.polling import Poller
     from sagemaker_fleet.sim.driver.timeline import Timeline
     from sagemaker_fleet.sim.engine import SimEngine
-    from sagemaker_fleet.spec.model import CitySpec, FleetSpec
 
 TaskState = Literal["waiting", "running", "done", "failed"]
 

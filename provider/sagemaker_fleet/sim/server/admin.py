@@ -27,9 +27,9 @@ from dataclasses import asdict, replace
 from types import MappingProxyType
 from typing import Any
 
+from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.sim.errors import SimApiError
 from sagemaker_fleet.sim.server.control import SimulatorControl
-from sagemaker_fleet.spec.model import InstanceQuota
 
 Handler = Callable[[SimulatorControl, Mapping[str, Any]], Any]
 

@@ -1,0 +1,154 @@
+"""Job names and S3 paths (docs/formats.md, job names and S3 layout): deterministic, so the name is the idempotency key of a submission.
+
+SageMaker has no client token for CreateTrainingJob; a name is unique per account and region. The same fleet,
+city, run key and attempt always give the same name, which lets a retried task re-attach instead of launching twice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from sagemaker_fleet.errors import SageMakerFleetError
+
+#: SageMaker's TrainingJobName pattern and length (docs/sagemaker-behaviour.md, training job names).
+JOB_NAME_MAX = 63
+#: Run keys are short lowercase alphanumerics (a logical date ``20261129`` or a short hash of a run id).
+#: ``r<digits>`` is reserved: it is the re-submission suffix, so a run key of that shape would be ambiguous.
+RUN_KEY_RE = re.compile(r"^[a-z0-9]{1,16}$")
+_RESERVED_RUN_KEY_RE = re.compile(r"^r\d+$")
+_HASH_CHARS = 8
+#: The most submissions (``…``, ``…-r2`` … ``…-r{n}``) one city may make in one run: a spot city's 20 attempts and its
+#: on-demand fallback, each Airflow retry of a failed job and one forced retrain fit with room to spare. Everything
+#: that looks a run's jobs up by name (dispatch, sensors, the cost report) looks this far, and a city that would
+#: go past it fails with the reason instead of launching a job nobody would find.
+MAX_SUBMISSIONS = 32
+
+
+class InvalidRunKeyError(SageMakerFleetError, ValueError):
+    """A run key that cannot be part of a job name."""
+
+
+def validate_run_key(run_key: str) -> str:
+    if not RUN_KEY_RE.fullmatch(run_key) or _RESERVED_RUN_KEY_RE.fullmatch(run_key):
+        raise InvalidRunKeyError(
+            f"run key {run_key!r} is invalid: use 1-16 lowercase letters or digits (not r<digits>), "
+            "e.g. the logical date 20261129 or a short hash of the run id"
+        )
+    return run_key
+
+
+#: Airflow run types whose runs are keyed by their logical date: a re-run of the same date (a backfill of a
+#: scheduled day, say) is the same run and attaches to its jobs. Every other run (manual, asset-triggered) is its
+#: own run, keyed by a hash of its run id.
+DATED_RUN_TYPES = frozenset({"scheduled", "backfill"})
+
+
+def logical_run_key(logical_date: dt.datetime) -> str:
+    """``YYYYMMDD`` for a logical date at midnight UTC (daily and weekly schedules), else ``YYYYMMDDtHHMMSS`` (UTC):
+    two runs of a sub-daily schedule never share a key."""
+    utc = logical_date.astimezone(dt.UTC) if logical_date.tzinfo else logical_date
+    if (utc.hour, utc.minute, utc.second, utc.microsecond) == (0, 0, 0, 0):
+        return utc.strftime("%Y%m%d")
+    if utc.microsecond:
+        raise InvalidRunKeyError(
+            f"logical date {logical_date.isoformat()} has sub-second precision: no run key "
+            "names it; schedule runs on whole seconds"
+        )
+    return utc.strftime("%Y%m%dt%H%M%S")
+
+
+def run_key_for(logical_date: dt.datetime | None, run_id: str, run_type: str | None = None) -> str:
+    """The run key of an Airflow run: its logical date (:func:`logical_run_key`) for scheduled and backfill runs,
+    else ``m`` + a short hash of the run id. Decided by the run's type, never by the shape of its run id (a
+    manual run's id can be anything, including ``scheduled__…``)."""
+    kind = getattr(run_type, "value", run_type)
+    if logical_date is not None and kind in DATED_RUN_TYPES:
+        return validate_run_key(logical_run_key(logical_date))
+    return "m" + hashlib.sha256(run_id.encode()).hexdigest()[:9]
+
+
+def context_run_key(context: Mapping[str, Any]) -> str:
+    """The run key of the Airflow run an Airflow task context belongs to (:func:`run_key_for`)."""
+    dag_run = context.get("dag_run")
+    run_id = str(getattr(dag_run, "run_id", "") or context.get("run_id", ""))
+    return run_key_for(context.get("logical_date"), run_id, getattr(dag_run, "run_type", None))
+
+
+def run_name_contains(run_key: str) -> str:
+    """What every job name of the run contains, shortened or not (``-{run_key}``): ListTrainingJobs' NameContains
+    for one run, so a listing covers that run's jobs, not the fleet's whole history."""
+    return f"-{validate_run_key(run_key)}"
+
+
+def run_key_floor(run_key: str) -> dt.datetime | None:
+    """The earliest creation time a job of the run can have, for ListTrainingJobs' CreationTimeAfter: the day
+    before a dated key's day (a run's jobs are created after its logical date; a day of margin for clocks);
+    None for a hashed key (manual runs), whose name filter is already unique."""
+    match = re.fullmatch(r"(\d{8})(t\d{6})?", run_key)
+    if match is None:
+        return None
+    try:
+        day = dt.datetime.strptime(match.group(1), "%Y%m%d").replace(tzinfo=dt.UTC)
+    except ValueError:
+        return None
+    return day - dt.timedelta(days=1)
+
+
+def job_name(fleet: str, city: str, run_key: str, attempt: int = 1) -> str:
+    """``{fleet}-{city}-{run_key}`` plus ``-r{n}`` for the n-th submission (n ≥ 2), shortened with a stable hash."""
+    validate_run_key(run_key)
+    if attempt < 1:
+        raise ValueError(f"attempt must be ≥ 1, got {attempt}")
+    if attempt > MAX_SUBMISSIONS:
+        raise ValueError(
+            f"attempt {attempt} is past the {MAX_SUBMISSIONS} submissions one city may make in a run"
+        )
+    if not fleet or "-" in fleet:
+        raise ValueError(
+            f"fleet name {fleet!r} must be non-empty and without '-': the first '-' of a job name ends "
+            "the fleet, so that two fleets never name the same job"
+        )
+    suffix = f"-r{attempt}" if attempt >= 2 else ""
+    name = f"{fleet}-{city}-{run_key}{suffix}"
+    if len(name) <= JOB_NAME_MAX:
+        return name
+    digest = hashlib.sha256(f"{fleet}/{city}".encode()).hexdigest()[:_HASH_CHARS]
+    tail = f"-{digest}-{run_key}{suffix}"
+    room = JOB_NAME_MAX - len(tail)
+    head = f"{fleet}-{city}"[:room].rstrip("-")
+    return f"{head}{tail}"
+
+
+def checkpoint_s3_uri(output_s3_uri: str, city: str, run_key: str) -> str:
+    """Shared by every submission of a city in a run, so a re-submission resumes from the last checkpoint."""
+    return f"{output_s3_uri.rstrip('/')}/checkpoints/{city}/{run_key}/"
+
+
+def models_s3_prefix(output_s3_uri: str) -> str:
+    """Where every run's models go (``{output_s3_uri}/models/``): the DAG's model asset."""
+    return f"{output_s3_uri.rstrip('/')}/models/"
+
+
+def reports_s3_prefix(output_s3_uri: str) -> str:
+    """Where every run's cost report goes (``{output_s3_uri}/reports/``): the history the planner reads."""
+    return f"{output_s3_uri.rstrip('/')}/reports/"
+
+
+def model_s3_uri(output_s3_uri: str, city: str, run_key: str) -> str:
+    return f"{models_s3_prefix(output_s3_uri)}{city}/{run_key}/"
+
+
+def report_s3_uri(output_s3_uri: str, run_key: str) -> str:
+    return f"{reports_s3_prefix(output_s3_uri)}{run_key}/"
+
+
+def split_s3_uri(uri: str) -> tuple[str, str]:
+    """``s3://bucket/a/b/`` → (``bucket``, ``a/b/``)."""
+    if not uri.startswith("s3://"):
+        raise ValueError(f"not an S3 URI: {uri!r}")
+    bucket, _, key = uri[len("s3://") :].partition("/")
+    return bucket, key

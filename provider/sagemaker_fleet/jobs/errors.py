@@ -1,0 +1,35 @@
+"""Errors of the job model: a price or a job shape it cannot handle. Each names what is missing and how to fix it.
+
+``CostReportError`` is their base because the cost report is where users meet them; ``sagemaker_fleet.cost``
+re-exports all three.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sagemaker_fleet.errors import SageMakerFleetError
+
+
+class CostReportError(SageMakerFleetError):
+    """Base of every error the cost report raises on purpose."""
+
+
+class UnknownPriceError(CostReportError, LookupError):
+    """No price source knows one or more instance types of the run."""
+
+    def __init__(self, instance_types: Iterable[str], region: str, known: Iterable[str] = ()) -> None:
+        self.instance_types = tuple(sorted(set(instance_types)))
+        self.region = region
+        names = ", ".join(self.instance_types)
+        example = ", ".join(f"{itype}: <USD per instance-hour>" for itype in self.instance_types)
+        shipped = ", ".join(sorted(known)) or "none"
+        super().__init__(
+            f"no price for {names} in {region} (the shipped table there covers: {shipped}); "
+            f"add it to the fleet spec as `prices: {{{example}}}` (on-demand training price), "
+            "or run `sagemaker-fleet report … --price-list` to look it up in the AWS Price List API"
+        )
+
+
+class UnsupportedTrainingJobError(CostReportError, ValueError):
+    """A training job shape the cost model does not price (heterogeneous clusters: the fleet never makes them)."""

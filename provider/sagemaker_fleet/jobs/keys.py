@@ -1,0 +1,91 @@
+"""The warm-pool matching key (docs/sagemaker-behaviour.md, matching criteria): the one function that decides which jobs may share a pool.
+
+It reads the CreateTrainingJob request shape, so the planner (through :func:`matching_request_fields`), the
+request compiler and the simulator all use exactly the same criteria. The training image is deliberately absent:
+AWS does not match on it. Session-tag chaining is not set by this provider, so it is not part of the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import CitySpec
+
+
+@dataclass(frozen=True, order=True)
+class WarmPoolKey:
+    """Jobs with equal keys may reuse each other's warm pool; the role is a security boundary and part of it."""
+
+    role_arn: str
+    instance_type: str
+    instance_count: int
+    volume_size_gb: int
+    volume_kms_key_id: str | None
+    subnets: tuple[str, ...]
+    security_group_ids: tuple[str, ...]
+    enable_network_isolation: bool
+    enable_inter_container_traffic_encryption: bool
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``key`` object of the plan JSON (docs/formats.md, plan JSON), fields in their stable order."""
+        return {
+            "role_arn": self.role_arn,
+            "instance_type": self.instance_type,
+            "instance_count": self.instance_count,
+            "volume_size_gb": self.volume_size_gb,
+            "volume_kms_key_id": self.volume_kms_key_id,
+            "subnets": list(self.subnets),
+            "security_group_ids": list(self.security_group_ids),
+            "enable_network_isolation": self.enable_network_isolation,
+            "enable_inter_container_traffic_encryption": self.enable_inter_container_traffic_encryption,
+        }
+
+
+def warm_pool_key(request: Mapping[str, Any]) -> WarmPoolKey:
+    """The matching key of a CreateTrainingJob request (or a DescribeTrainingJob response: same field names)."""
+    resources = request.get("ResourceConfig") or {}
+    vpc = request.get("VpcConfig") or {}
+    return WarmPoolKey(
+        role_arn=str(request["RoleArn"]),
+        instance_type=str(resources["InstanceType"]),
+        instance_count=int(resources.get("InstanceCount", 1)),
+        volume_size_gb=int(resources.get("VolumeSizeInGB", 0)),
+        volume_kms_key_id=resources.get("VolumeKmsKeyId") or None,
+        subnets=tuple(sorted(vpc.get("Subnets") or ())),
+        security_group_ids=tuple(sorted(vpc.get("SecurityGroupIds") or ())),
+        enable_network_isolation=bool(request.get("EnableNetworkIsolation", False)),
+        enable_inter_container_traffic_encryption=bool(
+            request.get("EnableInterContainerTrafficEncryption", False)
+        ),
+    )
+
+
+def matching_request_fields(city: CitySpec) -> dict[str, Any]:
+    """The part of a city's CreateTrainingJob request that the matching key reads."""
+    resources: dict[str, Any] = {
+        "InstanceType": city.instance_type,
+        "InstanceCount": city.instance_count,
+        "VolumeSizeInGB": city.volume_size_gb,
+    }
+    if city.volume_kms_key_id:
+        resources["VolumeKmsKeyId"] = city.volume_kms_key_id
+    fields: dict[str, Any] = {
+        "RoleArn": city.role_arn,
+        "ResourceConfig": resources,
+        "EnableNetworkIsolation": city.enable_network_isolation,
+        "EnableInterContainerTrafficEncryption": city.enable_inter_container_traffic_encryption,
+    }
+    if city.vpc is not None:
+        fields["VpcConfig"] = {
+            "Subnets": list(city.vpc.subnets),
+            "SecurityGroupIds": list(city.vpc.security_group_ids),
+        }
+    return fields
+
+
+def city_key(city: CitySpec) -> WarmPoolKey:
+    """The matching key of a city, through the same function the simulator applies to requests."""
+    return warm_pool_key(matching_request_fields(city))

@@ -1,0 +1,127 @@
+"""The one price lookup of the cost report: spec override > AWS Price List API (cached) > shipped table.
+
+Prices are on-demand USD per instance-hour of SageMaker Training. Spot jobs are priced at the on-demand rate too:
+SageMaker reports their discount through ``BillableTimeInSeconds`` (docs/sagemaker-behaviour.md, billing fields). Retained warm-pool time is
+billed at the on-demand rate (an assumption; AWS does not say otherwise: docs/sagemaker-behaviour.md, billing fields).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import TYPE_CHECKING, Any, Literal
+
+from sagemaker_fleet.jobs.errors import UnknownPriceError
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import FleetSpec
+
+PriceSource = Literal["spec", "price-list-api", "table"]
+
+
+@dataclass(frozen=True)
+class Price:
+    """What one instance-hour costs and where that number came from (shown on every cost line)."""
+
+    instance_type: str
+    usd_per_hour: float
+    source: PriceSource
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class TableEntry:
+    usd_per_hour: float
+    source: str
+    usage_type: str | None = None
+
+
+@dataclass(frozen=True)
+class PriceTable:
+    """The dated table shipped in ``sagemaker_fleet/data/prices.json``."""
+
+    as_of: str
+    source_note: str
+    regions: Mapping[str, Mapping[str, TableEntry]]
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    def entry(self, region: str, instance_type: str) -> TableEntry | None:
+        return self.regions.get(region, {}).get(instance_type)
+
+    def known_types(self, region: str) -> tuple[str, ...]:
+        return tuple(sorted(self.regions.get(region, {})))
+
+
+def load_price_table(data: Mapping[str, Any] | None = None) -> PriceTable:
+    """Read the shipped table (or ``data`` in the same shape, for tests)."""
+    if data is None:
+        text = resources.files("sagemaker_fleet").joinpath("data/prices.json").read_text(encoding="utf-8")
+        data = json.loads(text)
+    regions = {
+        region: {
+            itype: TableEntry(
+                usd_per_hour=float(raw["usd_per_hour"]),
+                source=str(raw.get("source", "")),
+                usage_type=raw.get("usage_type"),
+            )
+            for itype, raw in types.items()
+        }
+        for region, types in data["regions"].items()
+    }
+    return PriceTable(
+        as_of=str(data["as_of"]),
+        source_note=str(data.get("source", "")),
+        regions=regions,
+        sources={str(k): str(v) for k, v in (data.get("sources") or {}).items()},
+    )
+
+
+@dataclass(frozen=True)
+class PriceBook:
+    """Prices for one region, looked up in order: the spec's ``prices:``, the Price List API answers, the table.
+
+    ``api_prices`` is filled by :func:`sagemaker_fleet.cost.pricelist.lookup_price_list` when the user asked for
+    it; the book itself never does I/O.
+    """
+
+    region: str
+    table: PriceTable
+    spec_prices: Mapping[str, float] = field(default_factory=dict)
+    api_prices: Mapping[str, float] = field(default_factory=dict)
+    api_detail: str = "AWS Price List API"
+
+    @classmethod
+    def for_spec(cls, spec: FleetSpec) -> PriceBook:
+        """The book a fleet is priced with: its region, its ``prices:`` overrides, the shipped table."""
+        return cls(spec.region, load_price_table(), spec.prices)
+
+    def price(self, instance_type: str) -> Price:
+        if instance_type in self.spec_prices:
+            return Price(
+                instance_type, float(self.spec_prices[instance_type]), "spec", "fleet spec `prices:`"
+            )
+        if instance_type in self.api_prices:
+            return Price(
+                instance_type, float(self.api_prices[instance_type]), "price-list-api", self.api_detail
+            )
+        entry = self.table.entry(self.region, instance_type)
+        if entry is None:
+            raise UnknownPriceError([instance_type], self.region, self.table.known_types(self.region))
+        note = self.table.sources.get(entry.source, entry.source)
+        detail = f"shipped table as of {self.table.as_of} ({entry.source})"
+        return Price(instance_type, entry.usd_per_hour, "table", f"{detail}: {note}" if note else detail)
+
+    def require(self, instance_types: Iterable[str]) -> dict[str, Price]:
+        """Prices of every type at once; one :class:`UnknownPriceError` names all the missing ones."""
+        found: dict[str, Price] = {}
+        missing: list[str] = []
+        for itype in sorted(set(instance_types)):
+            try:
+                found[itype] = self.price(itype)
+            except UnknownPriceError:
+                missing.append(itype)
+        if missing:
+            raise UnknownPriceError(missing, self.region, self.table.known_types(self.region))
+        return found

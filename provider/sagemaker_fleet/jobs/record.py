@@ -1,0 +1,171 @@
+"""DescribeTrainingJob responses as typed values: the one place that reads the dict shape boto3 returns.
+
+Missing fields are normal: an in-progress job has no BillableTimeInSeconds, a job without keep-alive has no
+WarmPoolStatus, moto has neither, and real DescribeTrainingJob carries no Tags (the simulator may add them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sagemaker_fleet.jobs.errors import UnsupportedTrainingJobError
+from sagemaker_fleet.jobs.keys import WarmPoolKey, warm_pool_key
+from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
+
+
+@dataclass(frozen=True)
+class StatusTransition:
+    """One entry of SecondaryStatusTransitions; ``end`` is None for the state the job is in now."""
+
+    status: str
+    start: datetime
+    end: datetime | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class WarmPoolState:
+    """The job's own retained pool (after it ended): its status, billed idle time and who took it over."""
+
+    status: str
+    retained_billable_seconds: int = 0
+    reused_by_job: str | None = None
+
+
+@dataclass(frozen=True)
+class TrainingJobRecord:
+    name: str
+    status: str
+    secondary_status: str
+    instance_type: str
+    instance_count: int
+    spot: bool = False
+    failure_reason: str | None = None
+    training_seconds: int = 0
+    billable_seconds: int = 0
+    warm_pool: WarmPoolState | None = None
+    keep_alive_seconds: int = 0
+    input_mode: str = ""
+    transitions: tuple[StatusTransition, ...] = ()
+    creation_time: datetime | None = None
+    training_start_time: datetime | None = None
+    training_end_time: datetime | None = None
+    last_modified_time: datetime | None = None
+    pool_key: WarmPoolKey | None = None
+    tags: tuple[tuple[str, str], ...] = ()
+    #: AlgorithmSpecification.TrainingImage (None for an algorithm resource, or when Describe leaves it out).
+    training_image: str | None = None
+
+    @property
+    def retained_billable_seconds(self) -> int:
+        return self.warm_pool.retained_billable_seconds if self.warm_pool else 0
+
+    @property
+    def reused_by_job(self) -> str | None:
+        return self.warm_pool.reused_by_job if self.warm_pool else None
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL_STATUSES
+
+    def tag(self, key: str) -> str | None:
+        return dict(self.tags).get(key)
+
+    @property
+    def started_at(self) -> datetime | None:
+        """When the job was created (its first status transition when CreationTime is missing)."""
+        if self.creation_time is not None:
+            return self.creation_time
+        return self.transitions[0].start if self.transitions else None
+
+    def ended_at(self, now: datetime | None = None) -> datetime | None:
+        """When the job's instances were released: TrainingEndTime, else the last transition's end; ``now``
+        (or the last known time) for a job still running."""
+        if self.training_end_time is not None:
+            return self.training_end_time
+        ends = [t.end for t in self.transitions if t.end is not None]
+        if self.terminal:
+            return max(ends, default=None) or self.last_modified_time
+        latest = max([*ends, *(t.start for t in self.transitions)], default=self.last_modified_time)
+        if now is None or (latest is not None and latest > now):
+            return latest  # a simulator's clock may run ahead of the wall clock
+        return now
+
+
+def parse_training_job(describe: Mapping[str, Any]) -> TrainingJobRecord:
+    """Read one DescribeTrainingJob response (as boto3 returns it: datetimes for times)."""
+    resources = describe.get("ResourceConfig") or {}
+    if "InstanceType" not in resources:
+        name = describe.get("TrainingJobName", "?")
+        raise UnsupportedTrainingJobError(
+            f"training job {name}: ResourceConfig has no InstanceType (a heterogeneous cluster?); "
+            "the fleet never creates those and the cost report does not price them"
+        )
+    pool = describe.get("WarmPoolStatus")
+    return TrainingJobRecord(
+        name=str(describe["TrainingJobName"]),
+        status=str(describe.get("TrainingJobStatus", "")),
+        secondary_status=str(describe.get("SecondaryStatus", "")),
+        instance_type=str(resources["InstanceType"]),
+        instance_count=int(resources.get("InstanceCount", 1)),
+        spot=bool(describe.get("EnableManagedSpotTraining", False)),
+        failure_reason=describe.get("FailureReason") or None,
+        training_seconds=int(describe.get("TrainingTimeInSeconds") or 0),
+        billable_seconds=int(describe.get("BillableTimeInSeconds") or 0),
+        warm_pool=_warm_pool(pool) if pool else None,
+        keep_alive_seconds=int(resources.get("KeepAlivePeriodInSeconds") or 0),
+        input_mode=_input_mode(describe),
+        transitions=tuple(_transition(raw) for raw in describe.get("SecondaryStatusTransitions") or ()),
+        creation_time=_time(describe.get("CreationTime")),
+        training_start_time=_time(describe.get("TrainingStartTime")),
+        training_end_time=_time(describe.get("TrainingEndTime")),
+        last_modified_time=_time(describe.get("LastModifiedTime")),
+        pool_key=warm_pool_key(describe) if "RoleArn" in describe else None,
+        tags=tuple((str(t["Key"]), str(t.get("Value", ""))) for t in describe.get("Tags") or ()),
+        training_image=(describe.get("AlgorithmSpecification") or {}).get("TrainingImage") or None,
+    )
+
+
+def _warm_pool(raw: Mapping[str, Any]) -> WarmPoolState:
+    return WarmPoolState(
+        status=str(raw.get("Status", "")),
+        retained_billable_seconds=int(raw.get("ResourceRetainedBillableTimeInSeconds") or 0),
+        reused_by_job=raw.get("ReusedByJob") or None,
+    )
+
+
+def _transition(raw: Mapping[str, Any]) -> StatusTransition:
+    start = _time(raw.get("StartTime"))
+    if start is None:
+        raise ValueError(f"a SecondaryStatusTransitions entry has no StartTime: {dict(raw)!r}")
+    return StatusTransition(
+        status=str(raw.get("Status", "")),
+        start=start,
+        end=_time(raw.get("EndTime")),
+        message=str(raw.get("StatusMessage", "")),
+    )
+
+
+def _input_mode(describe: Mapping[str, Any]) -> str:
+    """The start-up model's input mode: ``FSx`` for FSx for Lustre channels, else TrainingInputMode."""
+    for channel in describe.get("InputDataConfig") or ():
+        source = (channel.get("DataSource") or {}).get("FileSystemDataSource") or {}
+        if source.get("FileSystemType") == "FSxLustre":
+            return "FSx"
+    return str((describe.get("AlgorithmSpecification") or {}).get("TrainingInputMode", ""))
+
+
+def _time(value: object) -> datetime | None:
+    """Datetimes as boto3 returns them; naive ones are taken as UTC, epoch numbers are accepted too."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    if isinstance(value, int | float):
+        return datetime.fromtimestamp(float(value), UTC)
+    if isinstance(value, str):
+        return _time(datetime.fromisoformat(value))
+    raise TypeError(f"not a time: {value!r}")
