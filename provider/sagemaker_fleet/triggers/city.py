@@ -57,6 +57,8 @@ from sagemaker_fleet.triggers.poller import (
 )
 
 if TYPE_CHECKING:
+    from mypy_boto3_sagemaker.type_defs import CreateTrainingJobRequestTypeDef
+
     from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
 
 #: The XCom key under which the plan task publishes the run's plan.
@@ -131,7 +133,9 @@ def _spec(path: str) -> FleetSpec:
     return cached[1]
 
 
-def _keep_alive_at_create(tracker: RunTracker, city: str, request: dict[str, Any], planned: int) -> int:
+def _keep_alive_at_create(
+    tracker: RunTracker, city: str, request: CreateTrainingJobRequestTypeDef, planned: int
+) -> int:
     """Keep-alive 0 in ``request`` when the tracker says no city of the group is left to take the pool over
     (:meth:`RunTracker.keep_alive_at_create`); the keep-alive the job is created with."""
     keep_alive = tracker.keep_alive_at_create(city, planned)
