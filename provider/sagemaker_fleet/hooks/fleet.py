@@ -176,7 +176,7 @@ class SageMakerFleetHook(AwsBaseHook):
                 return None
             raise
         response.pop("ResponseMetadata", None)
-        return cast("DescribeTrainingJobResponseTypeDef", response)
+        return cast("DescribeTrainingJobResponseTypeDef", response)  # the stubs' shape, less ResponseMetadata
 
     def create_or_attach(
         self,
@@ -271,7 +271,7 @@ class SageMakerFleetHook(AwsBaseHook):
                 return None
             raise
         response.pop("ResponseMetadata", None)
-        return cast("DescribeTrainingJobResponseTypeDef", response)
+        return cast("DescribeTrainingJobResponseTypeDef", response)  # the stubs' shape, less ResponseMetadata
 
     async def alist_jobs(
         self,
