@@ -39,7 +39,7 @@ from sagemaker_fleet.fleetspec.names import InvalidRunKeyError, report_s3_uri
 from sagemaker_fleet.jobs.prices import PriceBook
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     import boto3
 
@@ -148,7 +148,10 @@ def _client(session: boto3.session.Session, service: str, endpoint_url: str | No
 
 
 def _price_book(
-    spec: FleetSpec, describes: list[dict[str, Any]], args: argparse.Namespace, session: boto3.session.Session
+    spec: FleetSpec,
+    describes: Sequence[Mapping[str, Any]],
+    args: argparse.Namespace,
+    session: boto3.session.Session,
 ) -> PriceBook:
     book = PriceBook.for_spec(spec)
     if not args.price_list:

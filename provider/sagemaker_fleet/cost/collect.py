@@ -8,14 +8,22 @@ DescribeTrainingJob when hundreds are asked for at once (configure the client wi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
 from sagemaker_fleet.jobs.paging import PageGuard
 
 if TYPE_CHECKING:
+    from typing import Unpack
+
+    from mypy_boto3_sagemaker.type_defs import (
+        DescribeTrainingJobRequestTypeDef,
+        DescribeTrainingJobResponseTypeDef,
+        ListTrainingJobsRequestTypeDef,
+        ListTrainingJobsResponseTypeDef,
+    )
+
     from sagemaker_fleet.cost.report import RunJobIndex
 
 DEFAULT_DESCRIBE_WORKERS = 4
@@ -25,16 +33,21 @@ class TrainingJobReader(Protocol):
     """The two SageMaker calls the report makes; a boto3 ``sagemaker`` client (typed by the stubs, too) fits."""
 
     def list_training_jobs(
-        self, *, NameContains: str = ..., MaxResults: int = ..., NextToken: str = ...
-    ) -> Mapping[str, Any]: ...
+        self, **kwargs: Unpack[ListTrainingJobsRequestTypeDef]
+    ) -> ListTrainingJobsResponseTypeDef: ...
 
-    def describe_training_job(self, *, TrainingJobName: str) -> Mapping[str, Any]: ...
+    def describe_training_job(
+        self, **kwargs: Unpack[DescribeTrainingJobRequestTypeDef]
+    ) -> DescribeTrainingJobResponseTypeDef: ...
 
 
 def list_run_job_names(client: TrainingJobReader, fleet: str, index: RunJobIndex) -> list[str]:
     """Names of the run's jobs that exist, sorted."""
     names: set[str] = set()
-    kwargs: dict[str, Any] = {"NameContains": run_name_contains(index.run_key), "MaxResults": 100}
+    kwargs: ListTrainingJobsRequestTypeDef = {
+        "NameContains": run_name_contains(index.run_key),
+        "MaxResults": 100,
+    }
     floor = run_key_floor(index.run_key)
     if floor is not None:
         kwargs["CreationTimeAfter"] = floor
@@ -54,14 +67,15 @@ def list_run_job_names(client: TrainingJobReader, fleet: str, index: RunJobIndex
 
 def describe_run_jobs(
     client: TrainingJobReader, fleet: str, index: RunJobIndex, workers: int = DEFAULT_DESCRIBE_WORKERS
-) -> list[dict[str, Any]]:
+) -> list[DescribeTrainingJobResponseTypeDef]:
     """DescribeTrainingJob of every job of the run, in name order (ResponseMetadata dropped)."""
     names = list_run_job_names(client, fleet, index)
 
-    def describe(name: str) -> dict[str, Any]:
+    def describe(name: str) -> DescribeTrainingJobResponseTypeDef:
         response = dict(client.describe_training_job(TrainingJobName=name))
         response.pop("ResponseMetadata", None)
-        return response
+        # the stubs declare every member of a response present; ResponseMetadata is not, like any AWS leaves out
+        return cast("DescribeTrainingJobResponseTypeDef", response)
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         return list(pool.map(describe, names))

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.jobs.keys import WarmPoolKey
     from sagemaker_fleet.jobs.prices import Price, PriceBook
+    from sagemaker_fleet.jobs.record import Description
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,8 @@ class ReleasedPools:
 
 
 def released_pools(release: Mapping[str, Any], prices: PriceBook) -> ReleasedPools:
-    """From the release task's result (``ended``: pool, type, count and seconds left of each ended pool)."""
+    """From the release task's result (``ended``: pool, type, count and seconds left of each ended pool): an XCom
+    value, so JSON, typed no further than ``Mapping[str, Any]``."""
     ended = list(release.get("ended") or [])
     seconds = sum(int(p["idle_seconds_left"]) * int(p["instance_count"]) for p in ended)
     cost = (
@@ -122,7 +124,7 @@ class CostReport:
 def build_cost_report(
     spec: FleetSpec,
     run_key: str,
-    describes: Iterable[Mapping[str, Any]],
+    describes: Iterable[Description],
     prices: PriceBook,
     *,
     generated_at: datetime | None = None,

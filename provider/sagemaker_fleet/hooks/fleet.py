@@ -22,6 +22,15 @@ from sagemaker_fleet.jobs.paging import PageGuard
 
 if TYPE_CHECKING:
     from mypy_boto3_sagemaker import SageMakerClient
+    from mypy_boto3_sagemaker.literals import TrainingJobStatusType, WarmPoolResourceStatusType
+    from mypy_boto3_sagemaker.type_defs import (
+        CreateTrainingJobRequestTypeDef,
+        DescribeTrainingJobResponseTypeDef,
+        ListTrainingJobsRequestTypeDef,
+        TrainingJobSummaryTypeDef,
+    )
+
+    from sagemaker_fleet.jobs.record import Description
 
 #: botocore's adaptive mode: token-bucket rate limiting plus exponential back-off with jitter on throttles.
 DEFAULT_RETRIES: dict[str, Any] = {"mode": "adaptive", "max_attempts": 10}
@@ -84,11 +93,11 @@ def _is_not_found(exc: ClientError) -> bool:
 def list_request(
     name_contains: str = "",
     creation_time_after: dt.datetime | None = None,
-    status_equals: str | None = None,
-    warm_pool_status_equals: str | None = None,
-) -> dict[str, Any]:
+    status_equals: TrainingJobStatusType | None = None,
+    warm_pool_status_equals: WarmPoolResourceStatusType | None = None,
+) -> ListTrainingJobsRequestTypeDef:
     """ListTrainingJobs arguments for one sweep (the largest page, only the filters asked for)."""
-    kwargs: dict[str, Any] = {"MaxResults": 100}
+    kwargs: ListTrainingJobsRequestTypeDef = {"MaxResults": 100}
     if name_contains:
         kwargs["NameContains"] = name_contains
     if creation_time_after is not None:
@@ -118,7 +127,7 @@ def _created(request: Mapping[str, Any], response: Mapping[str, Any], before: dt
 class Attachment:
     """What create-or-attach found: the job's description and whether this call created it."""
 
-    description: dict[str, Any]
+    description: Description  # a partial one (see _created) when create_or_attach was told not to describe
     created: bool
 
     @property
@@ -158,7 +167,7 @@ class SageMakerFleetHook(AwsBaseHook):
 
     # ------------------------------------------------------------------------------------------------ sync
 
-    def describe(self, job_name: str) -> dict[str, Any] | None:
+    def describe(self, job_name: str) -> DescribeTrainingJobResponseTypeDef | None:
         """DescribeTrainingJob, or None when no job of that name exists."""
         try:
             response = cast("dict[str, Any]", self.client.describe_training_job(TrainingJobName=job_name))
@@ -167,10 +176,14 @@ class SageMakerFleetHook(AwsBaseHook):
                 return None
             raise
         response.pop("ResponseMetadata", None)
-        return response
+        return cast("DescribeTrainingJobResponseTypeDef", response)  # the stubs' shape, less ResponseMetadata
 
     def create_or_attach(
-        self, request: Mapping[str, Any], *, known_absent: bool = False, describe_created: bool = True
+        self,
+        request: CreateTrainingJobRequestTypeDef,
+        *,
+        known_absent: bool = False,
+        describe_created: bool = True,
     ) -> Attachment:
         """Create the job unless one of that name exists; the name is the idempotency key (no client token).
 
@@ -203,7 +216,9 @@ class SageMakerFleetHook(AwsBaseHook):
             raise RuntimeError(f"training job {name} was created but cannot be described")
         return Attachment(created, created=True)
 
-    def _attach(self, request: Mapping[str, Any], existing: dict[str, Any]) -> Attachment:
+    def _attach(
+        self, request: CreateTrainingJobRequestTypeDef, existing: DescribeTrainingJobResponseTypeDef
+    ) -> Attachment:
         """Attach to ``existing`` once its ownership tags match the request's (:class:`ForeignJobError`)."""
         if _owner(request):
             _check_owner(request, self.tags(str(existing["TrainingJobArn"])))
@@ -218,14 +233,14 @@ class SageMakerFleetHook(AwsBaseHook):
         name_contains: str,
         *,
         creation_time_after: dt.datetime | None = None,
-        status_equals: str | None = None,
-        warm_pool_status_equals: str | None = None,
-    ) -> Iterator[dict[str, Any]]:
+        status_equals: TrainingJobStatusType | None = None,
+        warm_pool_status_equals: WarmPoolResourceStatusType | None = None,
+    ) -> Iterator[TrainingJobSummaryTypeDef]:
         """ListTrainingJobs summaries, every page (≤ 100 per call)."""
         kwargs = list_request(name_contains, creation_time_after, status_equals, warm_pool_status_equals)
         guard = PageGuard(f"ListTrainingJobs({name_contains!r})")
         while True:
-            page = cast("dict[str, Any]", self.client.list_training_jobs(**kwargs))
+            page = self.client.list_training_jobs(**kwargs)
             yield from page.get("TrainingJobSummaries", [])
             token = guard.next(page)
             if not token:
@@ -247,7 +262,7 @@ class SageMakerFleetHook(AwsBaseHook):
 
     # ----------------------------------------------------------------------------------------------- async
 
-    async def adescribe(self, client: Any, job_name: str) -> dict[str, Any] | None:
+    async def adescribe(self, client: Any, job_name: str) -> DescribeTrainingJobResponseTypeDef | None:
         """DescribeTrainingJob through an aiobotocore client from :meth:`get_async_conn`."""
         try:
             response: dict[str, Any] = await client.describe_training_job(TrainingJobName=job_name)
@@ -256,7 +271,7 @@ class SageMakerFleetHook(AwsBaseHook):
                 return None
             raise
         response.pop("ResponseMetadata", None)
-        return response
+        return cast("DescribeTrainingJobResponseTypeDef", response)  # the stubs' shape, less ResponseMetadata
 
     async def alist_jobs(
         self,
@@ -264,8 +279,8 @@ class SageMakerFleetHook(AwsBaseHook):
         name_contains: str,
         *,
         creation_time_after: dt.datetime | None = None,
-        warm_pool_status_equals: str | None = None,
-    ) -> AsyncIterator[dict[str, Any]]:
+        warm_pool_status_equals: WarmPoolResourceStatusType | None = None,
+    ) -> AsyncIterator[TrainingJobSummaryTypeDef]:
         """ListTrainingJobs summaries through an aiobotocore client, every page."""
         kwargs = list_request(name_contains, creation_time_after, None, warm_pool_status_equals)
         guard = PageGuard(f"ListTrainingJobs({name_contains!r})")
@@ -278,7 +293,7 @@ class SageMakerFleetHook(AwsBaseHook):
                 return
             kwargs["NextToken"] = token
 
-    async def acreate_or_attach(self, client: Any, request: Mapping[str, Any]) -> Attachment:
+    async def acreate_or_attach(self, client: Any, request: CreateTrainingJobRequestTypeDef) -> Attachment:
         """:meth:`create_or_attach` through an aiobotocore client: create at once (no describe first); a job of
         that name that exists already is found through the duplicate-name answer and attached to."""
         name = str(request["TrainingJobName"])

@@ -12,15 +12,18 @@ Submissions are named ``{fleet}-{city}-{run_key}`` and ``…-r{n}``; the latest 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from sagemaker_fleet.fleetspec.names import MAX_SUBMISSIONS
 from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
 
 if TYPE_CHECKING:
+    from mypy_boto3_sagemaker.type_defs import DescribeTrainingJobResponseTypeDef
+
     from sagemaker_fleet.fleetspec.model import CitySpec
+    from sagemaker_fleet.jobs.record import Description
 
 #: The capacity back-off (ResourceLimitExceeded) doubles from its base up to this.
 CAPACITY_RETRY_MAX_SECONDS = 900.0
@@ -42,19 +45,17 @@ class NextStep:
     forced: bool = False
 
 
-def stopped_by_someone(description: Mapping[str, Any]) -> bool:
+def stopped_by_someone(description: Description) -> bool:
     """A job that StopTrainingJob ended (a user, or Airflow on a user's action), not spot's MaxWait."""
-    return (
-        description.get("TrainingJobStatus") == "Stopped"
-        and description.get("SecondaryStatus") != "MaxWaitTimeExceeded"
-    )
+    job = cast("DescribeTrainingJobResponseTypeDef", description)  # read as boto3's shape: members checked
+    return job.get("TrainingJobStatus") == "Stopped" and job.get("SecondaryStatus") != "MaxWaitTimeExceeded"
 
 
-def spot_attempts(history: Sequence[Mapping[str, Any]]) -> int:
+def spot_attempts(history: Sequence[Description]) -> int:
     return sum(1 for description in history if description.get("EnableManagedSpotTraining"))
 
 
-def after_max_wait(city: CitySpec, history: Sequence[Mapping[str, Any]]) -> NextStep:
+def after_max_wait(city: CitySpec, history: Sequence[Description]) -> NextStep:
     """The spot job gave up waiting for capacity: spot again, on-demand, or fail."""
     attempt = len(history) + 1
     assert city.spot is not None
@@ -73,7 +74,7 @@ def after_max_wait(city: CitySpec, history: Sequence[Mapping[str, Any]]) -> Next
 
 def next_step(
     city: CitySpec,
-    history: Sequence[Mapping[str, Any]],
+    history: Sequence[Description],
     *,
     force: bool = False,
     new_try: bool = True,
@@ -108,12 +109,10 @@ def next_step(
     return step
 
 
-def _next_step(
-    city: CitySpec, history: Sequence[Mapping[str, Any]], *, force: bool, new_try: bool
-) -> NextStep:
+def _next_step(city: CitySpec, history: Sequence[Description], *, force: bool, new_try: bool) -> NextStep:
     if not history:
         return NextStep("submit", 1, spot=city.spot is not None)
-    latest = history[-1]
+    latest = cast("DescribeTrainingJobResponseTypeDef", history[-1])  # read as boto3's shape: members checked
     attempt = len(history)
     status = latest.get("TrainingJobStatus")
     was_spot = bool(latest.get("EnableManagedSpotTraining"))

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from sagemaker_fleet.jobs.record import parse_training_job
 from sagemaker_fleet.jobs.starts import measure_startup
+
+if TYPE_CHECKING:
+    from mypy_boto3_sagemaker.type_defs import DescribeTrainingJobResponseTypeDef
+
+    from sagemaker_fleet.jobs.record import Description
 
 
 def _iso(value: object) -> str | None:
@@ -49,7 +54,7 @@ def from_json_safe(value: Any) -> Any:
     return value
 
 
-def startup_seconds(description: Mapping[str, Any]) -> float | None:
+def startup_seconds(description: Description) -> float | None:
     """Seconds from the job's first status to its first ``Training`` (None if it never trained)."""
     seconds, trained = measure_startup(parse_training_job(description))
     return seconds if trained else None
@@ -60,32 +65,56 @@ def startup_seconds(description: Mapping[str, Any]) -> float | None:
 SECRET_FIELDS = frozenset({"Environment", "HyperParameters"})
 
 
-def without_secrets(description: Mapping[str, Any]) -> dict[str, Any]:
+def without_secrets(description: Description) -> dict[str, Any]:
     """``description`` less :data:`SECRET_FIELDS`."""
     return {key: value for key, value in description.items() if key not in SECRET_FIELDS}
 
 
-def summarize(description: Mapping[str, Any]) -> dict[str, Any]:
+class JobSummary(TypedDict):
+    """What :func:`summarize` returns (JSON values only; a member the description lacks is None)."""
+
+    job_name: str | None
+    status: str | None
+    secondary_status: str | None
+    failure_reason: str | None
+    spot: bool
+    instance_type: str | None
+    instance_count: int | None
+    keep_alive_seconds: int
+    billable_seconds: int | None
+    training_seconds: int | None
+    startup_seconds: float | None
+    warm_pool_status: str | None
+    warm_pool_reused_by: str | None
+    retained_billable_seconds: int | None
+    creation_time: str | None
+    training_start_time: str | None
+    training_end_time: str | None
+    model_artifacts: str | None
+
+
+def summarize(description: Description) -> JobSummary:
     """The fields the fleet layers need, as JSON-safe values (datetimes become ISO strings)."""
-    resources = description.get("ResourceConfig") or {}
-    pool = description.get("WarmPoolStatus") or {}
+    job = cast("DescribeTrainingJobResponseTypeDef", description)  # read as boto3's shape: members checked
+    resources = job.get("ResourceConfig") or {}
+    pool = job.get("WarmPoolStatus")
     return {
-        "job_name": description.get("TrainingJobName"),
-        "status": description.get("TrainingJobStatus"),
-        "secondary_status": description.get("SecondaryStatus"),
-        "failure_reason": description.get("FailureReason"),
-        "spot": bool(description.get("EnableManagedSpotTraining", False)),
+        "job_name": job.get("TrainingJobName"),
+        "status": job.get("TrainingJobStatus"),
+        "secondary_status": job.get("SecondaryStatus"),
+        "failure_reason": job.get("FailureReason"),
+        "spot": bool(job.get("EnableManagedSpotTraining", False)),
         "instance_type": resources.get("InstanceType"),
         "instance_count": resources.get("InstanceCount"),
         "keep_alive_seconds": resources.get("KeepAlivePeriodInSeconds", 0),
-        "billable_seconds": description.get("BillableTimeInSeconds"),
-        "training_seconds": description.get("TrainingTimeInSeconds"),
+        "billable_seconds": job.get("BillableTimeInSeconds"),
+        "training_seconds": job.get("TrainingTimeInSeconds"),
         "startup_seconds": startup_seconds(description),
-        "warm_pool_status": pool.get("Status"),
-        "warm_pool_reused_by": pool.get("ReusedByJob"),
-        "retained_billable_seconds": pool.get("ResourceRetainedBillableTimeInSeconds"),
-        "creation_time": _iso(description.get("CreationTime")),
-        "training_start_time": _iso(description.get("TrainingStartTime")),
-        "training_end_time": _iso(description.get("TrainingEndTime")),
-        "model_artifacts": (description.get("ModelArtifacts") or {}).get("S3ModelArtifacts"),
+        "warm_pool_status": pool.get("Status") if pool else None,
+        "warm_pool_reused_by": pool.get("ReusedByJob") if pool else None,
+        "retained_billable_seconds": pool.get("ResourceRetainedBillableTimeInSeconds") if pool else None,
+        "creation_time": _iso(job.get("CreationTime")),
+        "training_start_time": _iso(job.get("TrainingStartTime")),
+        "training_end_time": _iso(job.get("TrainingEndTime")),
+        "model_artifacts": (job.get("ModelArtifacts") or {}).get("S3ModelArtifacts"),
     }

@@ -9,10 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
 if TYPE_CHECKING:
+    from mypy_boto3_sagemaker.literals import TrainingInstanceTypeType
+    from mypy_boto3_sagemaker.type_defs import ResourceConfigTypeDef, VpcConfigTypeDef
+
     from sagemaker_fleet.fleetspec.model import CitySpec
+
+    class MatchingRequestFields(TypedDict):
+        """The members of a CreateTrainingJob request that the matching key reads."""
+
+        RoleArn: str
+        ResourceConfig: ResourceConfigTypeDef
+        EnableNetworkIsolation: bool
+        EnableInterContainerTrafficEncryption: bool
+        VpcConfig: NotRequired[VpcConfigTypeDef]
 
 
 @dataclass(frozen=True, order=True)
@@ -63,16 +75,17 @@ def warm_pool_key(request: Mapping[str, Any]) -> WarmPoolKey:
     )
 
 
-def matching_request_fields(city: CitySpec) -> dict[str, Any]:
+def matching_request_fields(city: CitySpec) -> MatchingRequestFields:
     """The part of a city's CreateTrainingJob request that the matching key reads."""
-    resources: dict[str, Any] = {
-        "InstanceType": city.instance_type,
+    resources: ResourceConfigTypeDef = {
+        # the spec checks the form of the type (ml.<family>.<size>), not the stubs' list, which trails AWS's
+        "InstanceType": cast("TrainingInstanceTypeType", city.instance_type),
         "InstanceCount": city.instance_count,
         "VolumeSizeInGB": city.volume_size_gb,
     }
     if city.volume_kms_key_id:
         resources["VolumeKmsKeyId"] = city.volume_kms_key_id
-    fields: dict[str, Any] = {
+    fields: MatchingRequestFields = {
         "RoleArn": city.role_arn,
         "ResourceConfig": resources,
         "EnableNetworkIsolation": city.enable_network_isolation,

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, cast
 
 from sagemaker_fleet.jobs.keys import WarmPoolKey, warm_pool_key
 
+if TYPE_CHECKING:
+    from mypy_boto3_sagemaker.type_defs import DescribeTrainingJobResponseTypeDef
 
-def matching_pool(key: WarmPoolKey, descriptions: Iterable[Mapping[str, Any]]) -> str | None:
+    from sagemaker_fleet.jobs.record import Description
+
+
+def matching_pool(key: WarmPoolKey, descriptions: Iterable[Description]) -> str | None:
     """The name of a job whose Available warm pool the key would reuse, if any."""
     for description in descriptions:
-        pool = description.get("WarmPoolStatus") or {}
-        if pool.get("Status") == "Available" and warm_pool_key(description) == key:
-            return str(description["TrainingJobName"])
+        job = cast("DescribeTrainingJobResponseTypeDef", description)  # read as boto3's shape
+        pool = job.get("WarmPoolStatus")
+        if pool and pool.get("Status") == "Available" and warm_pool_key(job) == key:
+            return str(job["TrainingJobName"])
     return None

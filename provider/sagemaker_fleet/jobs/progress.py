@@ -10,6 +10,8 @@ from sagemaker_fleet.fleetspec.names import MAX_SUBMISSIONS, job_name
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
 if TYPE_CHECKING:
+    from mypy_boto3_sagemaker.type_defs import TrainingJobSummaryTypeDef
+
     from sagemaker_fleet.fleetspec.model import FleetSpec
 
 
@@ -58,7 +60,10 @@ class RunProgress:
         )
 
 
-def run_progress(spec: FleetSpec, run_key: str, summaries: Iterable[Mapping[str, Any]]) -> RunProgress:
+def run_progress(
+    spec: FleetSpec, run_key: str, summaries: Iterable[TrainingJobSummaryTypeDef | Mapping[str, Any]]
+) -> RunProgress:
+    """From ListTrainingJobs summaries: boto3's typed ones, or plain mappings (the async hook's, untyped)."""
     names = run_job_names(spec, run_key)
     latest: dict[str, tuple[int, dict[str, Any]]] = {}
     submissions = 0

@@ -9,11 +9,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sagemaker_fleet.jobs.errors import UnsupportedTrainingJobError
 from sagemaker_fleet.jobs.keys import WarmPoolKey, warm_pool_key
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
+
+if TYPE_CHECKING:
+    from mypy_boto3_sagemaker.type_defs import (
+        DescribeTrainingJobResponseTypeDef,
+        SecondaryStatusTransitionTypeDef,
+        WarmPoolStatusTypeDef,
+    )
+
+    #: A DescribeTrainingJob response: boto3's typed one, or the same shape as a plain mapping that mypy cannot see
+    #: is one (the simulator's, a trigger's queued ``dict[str, Any]``, a partial one made right after
+    #: CreateTrainingJob, :func:`~sagemaker_fleet.jobs.describe.from_json_safe`'s). Readers cast it to boto3's
+    #: shape, so that mypy checks every member they read; the stubs declare every member present, and they are
+    #: not (an in-progress job has no BillableTimeInSeconds), so each is read with ``get``.
+    Description = DescribeTrainingJobResponseTypeDef | Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -95,41 +109,47 @@ class TrainingJobRecord:
         return now
 
 
-def parse_training_job(describe: Mapping[str, Any]) -> TrainingJobRecord:
+def parse_training_job(describe: Description) -> TrainingJobRecord:
     """Read one DescribeTrainingJob response (as boto3 returns it: datetimes for times)."""
-    resources = describe.get("ResourceConfig") or {}
+    job = cast("DescribeTrainingJobResponseTypeDef", describe)  # read as boto3's shape: members checked
+    resources = job.get("ResourceConfig") or {}
     if "InstanceType" not in resources:
-        name = describe.get("TrainingJobName", "?")
+        name = job.get("TrainingJobName", "?")
         raise UnsupportedTrainingJobError(
             f"training job {name}: ResourceConfig has no InstanceType (a heterogeneous cluster?); "
             "the fleet never creates those and the cost report does not price them"
         )
-    pool = describe.get("WarmPoolStatus")
+    pool = job.get("WarmPoolStatus")
     return TrainingJobRecord(
-        name=str(describe["TrainingJobName"]),
-        status=str(describe.get("TrainingJobStatus", "")),
-        secondary_status=str(describe.get("SecondaryStatus", "")),
+        name=str(job["TrainingJobName"]),
+        status=str(job.get("TrainingJobStatus", "")),
+        secondary_status=str(job.get("SecondaryStatus", "")),
         instance_type=str(resources["InstanceType"]),
         instance_count=int(resources.get("InstanceCount", 1)),
-        spot=bool(describe.get("EnableManagedSpotTraining", False)),
-        failure_reason=describe.get("FailureReason") or None,
-        training_seconds=int(describe.get("TrainingTimeInSeconds") or 0),
-        billable_seconds=int(describe.get("BillableTimeInSeconds") or 0),
+        spot=bool(job.get("EnableManagedSpotTraining", False)),
+        failure_reason=job.get("FailureReason") or None,
+        training_seconds=int(job.get("TrainingTimeInSeconds") or 0),
+        billable_seconds=int(job.get("BillableTimeInSeconds") or 0),
         warm_pool=_warm_pool(pool) if pool else None,
         keep_alive_seconds=int(resources.get("KeepAlivePeriodInSeconds") or 0),
-        input_mode=_input_mode(describe),
-        transitions=tuple(_transition(raw) for raw in describe.get("SecondaryStatusTransitions") or ()),
-        creation_time=_time(describe.get("CreationTime")),
-        training_start_time=_time(describe.get("TrainingStartTime")),
-        training_end_time=_time(describe.get("TrainingEndTime")),
-        last_modified_time=_time(describe.get("LastModifiedTime")),
-        pool_key=warm_pool_key(describe) if "RoleArn" in describe else None,
-        tags=tuple((str(t["Key"]), str(t.get("Value", ""))) for t in describe.get("Tags") or ()),
-        training_image=(describe.get("AlgorithmSpecification") or {}).get("TrainingImage") or None,
+        input_mode=_input_mode(job),
+        transitions=tuple(_transition(raw) for raw in job.get("SecondaryStatusTransitions") or ()),
+        creation_time=_time(job.get("CreationTime")),
+        training_start_time=_time(job.get("TrainingStartTime")),
+        training_end_time=_time(job.get("TrainingEndTime")),
+        last_modified_time=_time(job.get("LastModifiedTime")),
+        pool_key=warm_pool_key(job) if "RoleArn" in job else None,
+        tags=_tags(describe),
+        training_image=(job.get("AlgorithmSpecification") or {}).get("TrainingImage") or None,
     )
 
 
-def _warm_pool(raw: Mapping[str, Any]) -> WarmPoolState:
+def _tags(describe: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """``Tags`` is no member of DescribeTrainingJob (nor of its stub: ListTags has the tags); the simulator adds it."""
+    return tuple((str(t["Key"]), str(t.get("Value", ""))) for t in describe.get("Tags") or ())
+
+
+def _warm_pool(raw: WarmPoolStatusTypeDef) -> WarmPoolState:
     return WarmPoolState(
         status=str(raw.get("Status", "")),
         retained_billable_seconds=int(raw.get("ResourceRetainedBillableTimeInSeconds") or 0),
@@ -137,7 +157,7 @@ def _warm_pool(raw: Mapping[str, Any]) -> WarmPoolState:
     )
 
 
-def _transition(raw: Mapping[str, Any]) -> StatusTransition:
+def _transition(raw: SecondaryStatusTransitionTypeDef) -> StatusTransition:
     start = _time(raw.get("StartTime"))
     if start is None:
         raise ValueError(f"a SecondaryStatusTransitions entry has no StartTime: {dict(raw)!r}")
@@ -149,11 +169,11 @@ def _transition(raw: Mapping[str, Any]) -> StatusTransition:
     )
 
 
-def _input_mode(describe: Mapping[str, Any]) -> str:
+def _input_mode(describe: DescribeTrainingJobResponseTypeDef) -> str:
     """The start-up model's input mode: ``FSx`` for FSx for Lustre channels, else TrainingInputMode."""
     for channel in describe.get("InputDataConfig") or ():
-        source = (channel.get("DataSource") or {}).get("FileSystemDataSource") or {}
-        if source.get("FileSystemType") == "FSxLustre":
+        source = (channel.get("DataSource") or {}).get("FileSystemDataSource")
+        if source and source.get("FileSystemType") == "FSxLustre":
             return "FSx"
     return str((describe.get("AlgorithmSpecification") or {}).get("TrainingInputMode", ""))
 

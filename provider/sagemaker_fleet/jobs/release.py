@@ -9,9 +9,14 @@ expire anyway and the user asked to carry pools across runs: then the next run's
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from mypy_boto3_sagemaker.type_defs import DescribeTrainingJobResponseTypeDef
+
+    from sagemaker_fleet.jobs.record import Description
 
 
 @dataclass(frozen=True)
@@ -27,18 +32,20 @@ class IdlePool:
         return max(0.0, (self.expires_at - now).total_seconds())
 
 
-def idle_pool(description: Mapping[str, Any]) -> IdlePool | None:
+def idle_pool(description: Description) -> IdlePool | None:
     """The pool of a DescribeTrainingJob response if it is ``Available``; ``None`` otherwise (or when the response
     lacks the end time or keep-alive needed to know its expiry)."""
-    if (description.get("WarmPoolStatus") or {}).get("Status") != "Available":
+    job = cast("DescribeTrainingJobResponseTypeDef", description)  # read as boto3's shape: members checked
+    pool = job.get("WarmPoolStatus")
+    if not pool or pool.get("Status") != "Available":
         return None
-    config = description.get("ResourceConfig") or {}
-    ended = description.get("TrainingEndTime") or description.get("LastModifiedTime")
+    config = job.get("ResourceConfig") or {}
+    ended = job.get("TrainingEndTime") or job.get("LastModifiedTime")
     keep_alive = config.get("KeepAlivePeriodInSeconds")
     if not isinstance(ended, dt.datetime) or not keep_alive:
         return None
     return IdlePool(
-        job_name=str(description["TrainingJobName"]),
+        job_name=str(job["TrainingJobName"]),
         instance_type=str(config.get("InstanceType", "")),
         instance_count=int(config.get("InstanceCount", 1)),
         expires_at=ended + dt.timedelta(seconds=int(keep_alive)),

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sagemaker_fleet.fleetspec.names import checkpoint_s3_uri, job_name, model_s3_uri
 from sagemaker_fleet.jobs.keys import matching_request_fields
 
 if TYPE_CHECKING:
+    from mypy_boto3_sagemaker.type_defs import (
+        CreateTrainingJobRequestTypeDef,
+        StoppingConditionTypeDef,
+        TagTypeDef,
+    )
+
     from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
 
 CHECKPOINT_LOCAL_PATH = "/opt/ml/checkpoints"
@@ -41,14 +47,24 @@ class Submission:
     forced: bool = False
 
 
-def compile_training_request(fleet: FleetSpec, city: CitySpec, submission: Submission) -> dict[str, Any]:
+def compile_training_request(
+    fleet: FleetSpec, city: CitySpec, submission: Submission
+) -> CreateTrainingJobRequestTypeDef:
     """The CreateTrainingJob request for ``submission``.
 
     Spot jobs set MaxWaitTimeInSeconds and never a keep-alive (warm pools do not work with spot). Every job
     checkpoints to the city's per-run prefix, so a re-submission, spot or on-demand, resumes where the last stopped.
     """
     use_spot = city.spot is not None if submission.spot is None else submission.spot and city.spot is not None
-    request: dict[str, Any] = {
+    matching = matching_request_fields(city)
+    resources = matching["ResourceConfig"]
+    stopping: StoppingConditionTypeDef = {"MaxRuntimeInSeconds": city.max_runtime_seconds}
+    tags: list[TagTypeDef] = [
+        {"Key": key, "Value": value}
+        for key, value in zip(OWNER_TAGS, (fleet.fleet, city.name, submission.run_key), strict=True)
+    ]
+    tags.append({"Key": f"{TAG_PREFIX}attempt", "Value": str(submission.attempt)})
+    request: CreateTrainingJobRequestTypeDef = {
         "TrainingJobName": job_name(fleet.fleet, city.name, submission.run_key, submission.attempt),
         "AlgorithmSpecification": {"TrainingImage": city.image_uri, "TrainingInputMode": fleet.input_mode},
         "InputDataConfig": [
@@ -66,30 +82,30 @@ def compile_training_request(fleet: FleetSpec, city: CitySpec, submission: Submi
         "OutputDataConfig": {
             "S3OutputPath": model_s3_uri(fleet.output_s3_uri, city.name, submission.run_key)
         },
-        "StoppingCondition": {"MaxRuntimeInSeconds": city.max_runtime_seconds},
+        "StoppingCondition": stopping,
         "CheckpointConfig": {
             "S3Uri": checkpoint_s3_uri(fleet.output_s3_uri, city.name, submission.run_key),
             "LocalPath": CHECKPOINT_LOCAL_PATH,
         },
-        "Tags": [
-            *(
-                {"Key": key, "Value": value}
-                for key, value in zip(OWNER_TAGS, (fleet.fleet, city.name, submission.run_key), strict=True)
-            ),
-            {"Key": f"{TAG_PREFIX}attempt", "Value": str(submission.attempt)},
-        ],
-        **matching_request_fields(city),
+        "Tags": tags,
+        # the members the warm-pool matching key reads (:func:`matching_request_fields`), in its order
+        "RoleArn": matching["RoleArn"],
+        "ResourceConfig": resources,
+        "EnableNetworkIsolation": matching["EnableNetworkIsolation"],
+        "EnableInterContainerTrafficEncryption": matching["EnableInterContainerTrafficEncryption"],
     }
+    if "VpcConfig" in matching:
+        request["VpcConfig"] = matching["VpcConfig"]
     if submission.airflow_try:
-        request["Tags"].append({"Key": TRY_TAG, "Value": submission.airflow_try[:256]})
+        tags.append({"Key": TRY_TAG, "Value": submission.airflow_try[:256]})
     if submission.forced:
-        request["Tags"].append({"Key": FORCED_TAG, "Value": "true"})
+        tags.append({"Key": FORCED_TAG, "Value": "true"})
     if use_spot:
         assert city.spot is not None
         request["EnableManagedSpotTraining"] = True
-        request["StoppingCondition"]["MaxWaitTimeInSeconds"] = city.spot.max_wait_seconds
+        stopping["MaxWaitTimeInSeconds"] = city.spot.max_wait_seconds
     elif submission.keep_alive_seconds > 0:
-        request["ResourceConfig"]["KeepAlivePeriodInSeconds"] = submission.keep_alive_seconds
+        resources["KeepAlivePeriodInSeconds"] = submission.keep_alive_seconds
     if city.hyperparameters:
         request["HyperParameters"] = dict(city.hyperparameters)
     if city.environment:

@@ -7,10 +7,15 @@ statuses are DescribeTrainingJob's ``TrainingJobStatus`` values (docs/sagemaker-
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mypy_boto3_sagemaker.literals import TrainingJobStatusType
+
 #: A job in one of these will not change status again (its warm pool still may).
-TERMINAL_STATUSES: frozenset[str] = frozenset({"Completed", "Failed", "Stopped"})
+TERMINAL_STATUSES: frozenset[TrainingJobStatusType] = frozenset({"Completed", "Failed", "Stopped"})
 #: A job in one of these is still running (or stopping) and will reach a terminal status.
-ACTIVE_STATUSES: frozenset[str] = frozenset({"InProgress", "Stopping"})
+ACTIVE_STATUSES: frozenset[TrainingJobStatusType] = frozenset({"InProgress", "Stopping"})
 #: Error codes of a call refused for its rate: retried after a back-off, never a failure of the job.
 THROTTLING_CODES: frozenset[str] = frozenset(
     {"ThrottlingException", "Throttling", "TooManyRequestsException", "RequestLimitExceeded"}

@@ -57,7 +57,10 @@ from sagemaker_fleet.triggers.poller import (
 )
 
 if TYPE_CHECKING:
+    from mypy_boto3_sagemaker.type_defs import CreateTrainingJobRequestTypeDef
+
     from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
+    from sagemaker_fleet.jobs.record import Description
 
 #: The XCom key under which the plan task publishes the run's plan.
 PLAN_XCOM_KEY = "plan"
@@ -131,7 +134,9 @@ def _spec(path: str) -> FleetSpec:
     return cached[1]
 
 
-def _keep_alive_at_create(tracker: RunTracker, city: str, request: dict[str, Any], planned: int) -> int:
+def _keep_alive_at_create(
+    tracker: RunTracker, city: str, request: CreateTrainingJobRequestTypeDef, planned: int
+) -> int:
     """Keep-alive 0 in ``request`` when the tracker says no city of the group is left to take the pool over
     (:meth:`RunTracker.keep_alive_at_create`); the keep-alive the job is created with."""
     keep_alive = tracker.keep_alive_at_create(city, planned)
@@ -358,7 +363,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
             step = next_step(city, history, new_try=False)
 
     async def _decide(
-        self, poller: FleetPoller, city: CitySpec, run: RunInfo, history: list[dict[str, Any]]
+        self, poller: FleetPoller, city: CitySpec, run: RunInfo, history: list[Description]
     ) -> NextStep:
         """This try's next step from the city's submissions so far (the latest one's tags say which try made it,
         who stopped it and whether it was forced)."""
@@ -373,7 +378,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
 
     async def _history(
         self, poller: FleetPoller, tracker: RunTracker, spec: FleetSpec, run: RunInfo
-    ) -> list[dict[str, Any]]:
+    ) -> list[Description]:
         """Descriptions of the city's submissions in this run, oldest first. The run's listing says how many
         there are, so a city with none (the usual start) costs no call."""
         latest = tracker.latest.get(self.city)
@@ -381,7 +386,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
             return []
         from sagemaker_fleet.fleetspec.names import job_name
 
-        history = []
+        history: list[Description] = []
         for attempt in range(1, latest.attempt + 1):
             name = job_name(spec.fleet, self.city, run.run_key, attempt)
             described = await poller.call(f"describing {name}", poller.hook.adescribe, name)
@@ -390,9 +395,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
             history.append(described)
         return history
 
-    async def _ended_job_tags(
-        self, poller: FleetPoller, history: list[dict[str, Any]]
-    ) -> dict[str, str] | None:
+    async def _ended_job_tags(self, poller: FleetPoller, history: list[Description]) -> dict[str, str] | None:
         """The tags of the city's latest submission once it has ended (one ListTags says which try made it, who
         stopped it and whether it was forced); None while it runs (it is attached to whoever made it) or when
         there is none."""
@@ -424,7 +427,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         )
 
     async def _forced_before(
-        self, poller: FleetPoller, history: list[dict[str, Any]], latest_tags: dict[str, str] | None
+        self, poller: FleetPoller, history: list[Description], latest_tags: dict[str, str] | None
     ) -> bool:
         """Whether an earlier submission of the city in this run was a forced retrain: a retry or a clear of the
         task then attaches to it (or retries it if it failed) rather than training once more. ``latest_tags``:
@@ -541,7 +544,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         value = {"region_name": region, "aws_domain": domain, "job_name": job_name}
         return {SageMakerTrainingJobLink.key: value, TrainingJobLogsLink.key: value}
 
-    def _result(self, spec: FleetSpec, run: RunInfo, history: list[dict[str, Any]]) -> dict[str, Any]:
+    def _result(self, spec: FleetSpec, run: RunInfo, history: list[Description]) -> dict[str, Any]:
         return {
             "fleet": spec.fleet,
             "city": self.city,

@@ -72,12 +72,12 @@ PollerKey = tuple[Any, ...]
 @dataclass
 class _Watch:
     #: One queue per trigger that watches the job (two triggers of one job in one triggerer each get every update).
-    queues: list[asyncio.Queue[dict[str, Any]]] = field(default_factory=list)
+    queues: list[asyncio.Queue[Mapping[str, Any]]] = field(default_factory=list)
     misses: int = 0
     #: A lower bound of the job's CreationTime: the caller's, then SageMaker's own once the job is listed.
     created: dt.datetime | None = None
 
-    def put(self, update: dict[str, Any]) -> None:
+    def put(self, update: Mapping[str, Any]) -> None:
         for queue in self.queues:
             queue.put_nowait(update)
 
@@ -149,7 +149,9 @@ class FleetPoller:
 
     # ------------------------------------------------------------------------------------------ watching
 
-    def watch(self, job_name: str, created_after: dt.datetime | None = None) -> asyncio.Queue[dict[str, Any]]:
+    def watch(
+        self, job_name: str, created_after: dt.datetime | None = None
+    ) -> asyncio.Queue[Mapping[str, Any]]:
         """Register a job; each poll puts on the returned queue its ListTrainingJobs summary while it runs, its
         DescribeTrainingJob response once it has ended (so a terminal update is always a full description), or
         ``{"error": ...}``.
@@ -157,12 +159,12 @@ class FleetPoller:
         watch = self.watches.setdefault(job_name, _Watch())
         if created_after is not None and (watch.created is None or created_after < watch.created):
             watch.created = created_after
-        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        queue: asyncio.Queue[Mapping[str, Any]] = asyncio.Queue()
         watch.queues.append(queue)
         self._ensure_running()
         return queue
 
-    def unwatch(self, job_name: str, queue: asyncio.Queue[dict[str, Any]] | None = None) -> None:
+    def unwatch(self, job_name: str, queue: asyncio.Queue[Mapping[str, Any]] | None = None) -> None:
         """Stop ``queue``'s watch of ``job_name`` (every watch of it without ``queue``)."""
         watch = self.watches.get(job_name)
         if watch is None:
@@ -475,7 +477,7 @@ class FleetPoller:
                 await self._task
 
 
-def _learn_creation(watch: _Watch, job: dict[str, Any]) -> None:
+def _learn_creation(watch: _Watch, job: Mapping[str, Any]) -> None:
     created = job.get("CreationTime")
     if isinstance(created, dt.datetime):
         watch.created = created
@@ -538,7 +540,7 @@ async def watch_until_terminal(
     created_after: dt.datetime | None,
     log: Any,
     deadline_seconds: float | None = None,
-) -> dict[str, Any]:
+) -> Mapping[str, Any]:
     """Wait for ``job_name`` through the poller; its DescribeTrainingJob response once it is terminal.
     ``deadline_seconds``: give up (:class:`JobWatchError`) when it has not ended by then (:func:`watch_deadline`)."""
     queue = poller.watch(job_name, created_after)
