@@ -19,6 +19,7 @@ from sagemaker_fleet.cli.argtypes import share
 from sagemaker_fleet.cost.errors import CostReportError
 from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
 from sagemaker_fleet.fleetspec.names import InvalidRunKeyError
+from sagemaker_fleet.jobs.duration_text import duration
 from sagemaker_fleet.plan import DurationHistory, HistoryError, PlanError
 
 if TYPE_CHECKING:
@@ -159,16 +160,11 @@ def ratios(by_strategy: dict[str, dict[str, Any]]) -> dict[str, float | None]:
     return out
 
 
-def _duration(seconds: int) -> str:
-    hours, rest = divmod(seconds, 3600)
-    return f"{hours}h {rest // 60:02d}m {rest % 60:02d}s"
-
-
 def render_summary(doc: dict[str, Any], real_seconds: float) -> str:
     calls = doc["api_calls"]
     plan = doc.get("plan")
     planned_starts = f" (plan: {plan['warm_starts']} warm / {plan['cold_starts']} cold)" if plan else ""
-    planned_span = f" (plan: {_duration(plan['planned_makespan_seconds'])})" if plan else ""
+    planned_span = f" (plan: {duration(plan['planned_makespan_seconds'])})" if plan else ""
     return "\n".join(
         [
             f"fleet {doc['fleet']} · run {doc['run_key']} · strategy {doc['strategy']} · seed {doc['seed']}"
@@ -177,7 +173,7 @@ def render_summary(doc: dict[str, Any], real_seconds: float) -> str:
             f"{doc['resubmitted']} re-submitted ({doc['submissions']} submissions)",
             f"starts     {doc['warm_starts']} warm ({doc['warm_image_pulls']} with the image re-pulled) / "
             f"{doc['cold_starts']} cold{planned_starts}",
-            f"makespan   {_duration(doc['makespan_seconds'])}{planned_span}",
+            f"makespan   {duration(doc['makespan_seconds'])}{planned_span}",
             f"seconds    start-up {doc['startup_seconds']:,} · training {doc['training_seconds']:,} · "
             f"billed {doc['billable_seconds']:,} · retained pools {doc['retained_billable_seconds']:,}",
             f"cost       ${doc['cost_usd']:,.2f} (on-demand equivalent ${doc['on_demand_equivalent_usd']:,.2f}; "

@@ -13,7 +13,8 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from sagemaker_fleet.cost.lanes import Lane, occupied_until
-from sagemaker_fleet.cost.svg import COLORS, clock, duration, esc, num, rect, text, title, usd
+from sagemaker_fleet.cost.svg import COLORS, clock, esc, num, rect, text, title, usd
+from sagemaker_fleet.jobs.duration_text import duration
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.model import CostLine

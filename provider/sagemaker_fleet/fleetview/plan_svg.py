@@ -11,7 +11,8 @@ from datetime import timedelta
 from typing import Any
 
 from sagemaker_fleet.cost.gantt import AXIS, BAR, LABEL_WIDTH, PLOT_WIDTH, ROW, TimeScale, axis
-from sagemaker_fleet.cost.svg import COLORS, duration, esc, num, rect, text, title
+from sagemaker_fleet.cost.svg import COLORS, esc, num, rect, text, title
+from sagemaker_fleet.jobs.duration_text import duration
 
 
 def plan_makespan(plan: Mapping[str, Any] | None) -> int:
