@@ -16,11 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cli.argtypes import share
+from sagemaker_fleet.cli.inputs import INPUT_ERRORS, load_history, load_spec, refused
 from sagemaker_fleet.cost.errors import CostReportError
-from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
-from sagemaker_fleet.fleetspec.names import InvalidRunKeyError
 from sagemaker_fleet.jobs.duration_text import duration
-from sagemaker_fleet.plan import DurationHistory, HistoryError, PlanError
 
 if TYPE_CHECKING:
     from sagemaker_fleet.sim.driver import SimulationResult
@@ -87,15 +85,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _simulate(args: argparse.Namespace) -> list[SimulationResult]:
     from sagemaker_fleet.sim.driver import STRATEGIES, SimulateOptions, simulate_fleet
 
-    spec = load_fleet_spec(args.spec)
-    for warning in spec.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    history = DurationHistory.load(args.history, spec.fleet) if args.history else None
+    spec = load_spec(args.spec)
     options = SimulateOptions(
         strategy=args.strategy,
         seed=args.seed,
         run_key=args.run_key,
-        history=history,
+        history=load_history(args.history, spec),
         throttle_share=args.throttle_share,
     )
     strategies = STRATEGIES if args.compare else (args.strategy,)
@@ -105,18 +100,12 @@ def _simulate(args: argparse.Namespace) -> list[SimulationResult]:
 def run(args: argparse.Namespace) -> int:
     from sagemaker_fleet.sim.driver import SimulationError
 
+    refusals: tuple[type[Exception], ...] = (*INPUT_ERRORS, SimulationError, CostReportError, ValueError)
     began = time.perf_counter()
     try:
         results = _simulate(args)
-    except FleetSpecError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
-    except HistoryError as exc:  # names the history file itself
-        print(f"--history: {exc}", file=sys.stderr)
-        return 2
-    except (InvalidRunKeyError, PlanError, SimulationError, CostReportError, ValueError) as exc:
-        print(f"{args.spec}: {exc}", file=sys.stderr)
-        return 2
+    except refusals as exc:
+        return refused(exc, args.spec)
     real = time.perf_counter() - began
     if args.report_dir:
         try:
