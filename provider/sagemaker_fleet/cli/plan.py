@@ -10,9 +10,8 @@ import argparse
 import sys
 from datetime import UTC, datetime
 
-from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
-from sagemaker_fleet.fleetspec.names import InvalidRunKeyError
-from sagemaker_fleet.plan import DurationHistory, FleetPlan, HistoryError, PlanError, plan_fleet
+from sagemaker_fleet.cli.inputs import INPUT_ERRORS, load_history, load_spec, refused
+from sagemaker_fleet.plan import FleetPlan, plan_fleet
 from sagemaker_fleet.plan.render import render_table
 
 
@@ -37,25 +36,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _build(args: argparse.Namespace) -> FleetPlan:
-    spec = load_fleet_spec(args.spec)
-    for warning in spec.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    history = DurationHistory.load(args.history, spec.fleet) if args.history else None
-    return plan_fleet(spec, args.run_key or default_run_key(), history)
+    spec = load_spec(args.spec)
+    return plan_fleet(spec, args.run_key or default_run_key(), load_history(args.history, spec))
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         plan = _build(args)
-    except FleetSpecError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
-    except HistoryError as exc:  # names the history file itself
-        print(f"--history: {exc}", file=sys.stderr)
-        return 2
-    except (InvalidRunKeyError, PlanError) as exc:
-        print(f"{args.spec}: {exc}", file=sys.stderr)
-        return 2
+    except INPUT_ERRORS as exc:
+        return refused(exc, args.spec)
     for warning in plan.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(render_table(plan) if args.format == "table" else plan.dumps(indent=2))

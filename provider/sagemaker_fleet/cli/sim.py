@@ -17,6 +17,7 @@ from types import FrameType, MappingProxyType
 from typing import TYPE_CHECKING
 
 from sagemaker_fleet.cli.argtypes import non_negative, port, positive, share
+from sagemaker_fleet.cli.inputs import refused
 from sagemaker_fleet.fleetspec import FleetSpecError, InstanceQuota, load_fleet_spec
 from sagemaker_fleet.fleetspec.load import INSTANCE_TYPE_RE
 from sagemaker_fleet.fleetspec.model import QUOTA_MAX
@@ -61,8 +62,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         settings = settings_from_args(args)
     except FleetSpecError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
+        return refused(exc)
     problem = cannot_listen(settings.host, settings.port)
     if problem is not None:
         print(f"error: --host {settings.host} --port {settings.port}: {problem}", file=sys.stderr)

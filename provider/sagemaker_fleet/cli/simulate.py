@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cli.argtypes import share
+from sagemaker_fleet.cli.inputs import INPUT_ERRORS, load_history, load_spec, refused
 from sagemaker_fleet.cost.errors import CostReportError
-from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
-from sagemaker_fleet.fleetspec.names import InvalidRunKeyError
-from sagemaker_fleet.plan import DurationHistory, HistoryError, PlanError
+from sagemaker_fleet.jobs.duration_text import duration
 
 if TYPE_CHECKING:
     from sagemaker_fleet.sim.driver import SimulationResult
@@ -86,15 +85,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _simulate(args: argparse.Namespace) -> list[SimulationResult]:
     from sagemaker_fleet.sim.driver import STRATEGIES, SimulateOptions, simulate_fleet
 
-    spec = load_fleet_spec(args.spec)
-    for warning in spec.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    history = DurationHistory.load(args.history, spec.fleet) if args.history else None
+    spec = load_spec(args.spec)
     options = SimulateOptions(
         strategy=args.strategy,
         seed=args.seed,
         run_key=args.run_key,
-        history=history,
+        history=load_history(args.history, spec),
         throttle_share=args.throttle_share,
     )
     strategies = STRATEGIES if args.compare else (args.strategy,)
@@ -104,18 +100,12 @@ def _simulate(args: argparse.Namespace) -> list[SimulationResult]:
 def run(args: argparse.Namespace) -> int:
     from sagemaker_fleet.sim.driver import SimulationError
 
+    refusals: tuple[type[Exception], ...] = (*INPUT_ERRORS, SimulationError, CostReportError, ValueError)
     began = time.perf_counter()
     try:
         results = _simulate(args)
-    except FleetSpecError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
-    except HistoryError as exc:  # names the history file itself
-        print(f"--history: {exc}", file=sys.stderr)
-        return 2
-    except (InvalidRunKeyError, PlanError, SimulationError, CostReportError, ValueError) as exc:
-        print(f"{args.spec}: {exc}", file=sys.stderr)
-        return 2
+    except refusals as exc:
+        return refused(exc, args.spec)
     real = time.perf_counter() - began
     if args.report_dir:
         try:
@@ -159,16 +149,11 @@ def ratios(by_strategy: dict[str, dict[str, Any]]) -> dict[str, float | None]:
     return out
 
 
-def _duration(seconds: int) -> str:
-    hours, rest = divmod(seconds, 3600)
-    return f"{hours}h {rest // 60:02d}m {rest % 60:02d}s"
-
-
 def render_summary(doc: dict[str, Any], real_seconds: float) -> str:
     calls = doc["api_calls"]
     plan = doc.get("plan")
     planned_starts = f" (plan: {plan['warm_starts']} warm / {plan['cold_starts']} cold)" if plan else ""
-    planned_span = f" (plan: {_duration(plan['planned_makespan_seconds'])})" if plan else ""
+    planned_span = f" (plan: {duration(plan['planned_makespan_seconds'])})" if plan else ""
     return "\n".join(
         [
             f"fleet {doc['fleet']} · run {doc['run_key']} · strategy {doc['strategy']} · seed {doc['seed']}"
@@ -177,7 +162,7 @@ def render_summary(doc: dict[str, Any], real_seconds: float) -> str:
             f"{doc['resubmitted']} re-submitted ({doc['submissions']} submissions)",
             f"starts     {doc['warm_starts']} warm ({doc['warm_image_pulls']} with the image re-pulled) / "
             f"{doc['cold_starts']} cold{planned_starts}",
-            f"makespan   {_duration(doc['makespan_seconds'])}{planned_span}",
+            f"makespan   {duration(doc['makespan_seconds'])}{planned_span}",
             f"seconds    start-up {doc['startup_seconds']:,} · training {doc['training_seconds']:,} · "
             f"billed {doc['billable_seconds']:,} · retained pools {doc['retained_billable_seconds']:,}",
             f"cost       ${doc['cost_usd']:,.2f} (on-demand equivalent ${doc['on_demand_equivalent_usd']:,.2f}; "

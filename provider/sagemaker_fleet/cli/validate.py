@@ -6,7 +6,8 @@ import argparse
 import sys
 from collections import Counter
 
-from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
+from sagemaker_fleet.cli.inputs import load_spec, refused
+from sagemaker_fleet.fleetspec import FleetSpecError
 from sagemaker_fleet.plan.advice import fleet_advice
 
 
@@ -16,12 +17,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        spec = load_fleet_spec(args.spec)
+        spec = load_spec(args.spec)
     except FleetSpecError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
-    for warning in spec.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        return refused(exc)
     for note in fleet_advice(spec):  # advice from AWS's warm-pool best practices (docs/concepts.md)
         print(f"warning: {note}", file=sys.stderr)
     spot = sum(1 for city in spec.cities if city.spot is not None)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.cost.svg import COLORS, duration, esc, num, rect, text, title, usd
+from sagemaker_fleet.cost.svg import COLORS, esc, num, rect, text, title, usd
+from sagemaker_fleet.jobs.duration_text import duration
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.totals import CostTotals

@@ -13,7 +13,8 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from sagemaker_fleet.cost.lanes import Lane, occupied_until
-from sagemaker_fleet.cost.svg import COLORS, clock, duration, esc, num, rect, text, title, usd
+from sagemaker_fleet.cost.svg import COLORS, clock, esc, num, rect, text, title, usd
+from sagemaker_fleet.jobs.duration_text import duration
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.model import CostLine
@@ -23,6 +24,8 @@ PLOT_WIDTH = 1000
 ROW = 22
 BAR = 14
 AXIS = 28
+#: A lane timeline's width: the lane labels, the plot and a margin.
+WIDTH = LABEL_WIDTH + PLOT_WIDTH + 20
 TICK_STEPS = (60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400)
 STARTUP_STATES = frozenset({"Pending", "Starting", "Downloading", "Restarting"})
 
@@ -101,11 +104,7 @@ def _job(line: CostLine, scale: TimeScale, y: float) -> str:
     if segments:
         x0, x1 = scale.x(segments[0][1]), scale.x(segments[-1][2])
         parts.append(_outline(line, x0, y, x1 - x0))
-        marker = COLORS[line.start]
-        parts.append(
-            f'<circle cx="{num(x0)}" cy="{num(y + BAR / 2)}" r="3.2" fill="{marker}" '
-            f'stroke="#fff" stroke-width="1" class="start-{line.start}"/>'
-        )
+        parts.append(start_marker(x0, y, line.start))
     parts.append("</g>")
     return "".join(parts)
 
@@ -118,6 +117,38 @@ def _outline(line: CostLine, x: float, y: float, w: float) -> str:
     else:
         style = 'fill="none" stroke="#ffffff" stroke-width="0.6"'
     return f'<rect x="{num(x)}" y="{num(y)}" width="{num(max(w, 0.75))}" height="{BAR}" {style}/>'
+
+
+def start_marker(x: float, y: float, kind: str) -> str:
+    """The dot at a job's start on a row whose top is ``y``, coloured by how it started (``cold`` or ``warm``)."""
+    return (
+        f'<circle cx="{num(x)}" cy="{num(y + BAR / 2)}" r="3.2" fill="{COLORS[kind]}" '
+        f'stroke="#fff" stroke-width="1" class="start-{kind}"/>'
+    )
+
+
+def chart_head(svg_id: str, aria_label: str, rows: int, scale: TimeScale) -> list[str]:
+    """The opening of a lane timeline of ``rows`` lanes: the ``<svg>`` element, the hatch that idle pools are drawn
+    with and the time axis. The caller adds the rows (:func:`lane_head`) and ``</svg>``."""
+    height = AXIS + ROW * rows + 6
+    return [
+        f'<svg id="{esc(svg_id)}" class="chart" role="img" aria-label="{esc(aria_label)}" width="{WIDTH}" '
+        f'height="{num(height)}" viewBox="0 0 {WIDTH} {num(height)}">',
+        '<defs><pattern id="idle" width="6" height="6" patternUnits="userSpaceOnUse" '
+        'patternTransform="rotate(45)"><rect width="6" height="6" fill="#e4e4e4"/>'
+        f'<rect width="3" height="6" fill="{COLORS["retained"]}"/></pattern></defs>',
+        axis(scale, height),
+    ]
+
+
+def lane_head(row: int, label: str, tip: str) -> tuple[float, list[str]]:
+    """Row ``row`` of a lane timeline: the top of its bars, and its start (every other row shaded, the lane's
+    label, ``tip`` on hover)."""
+    y = AXIS + row * ROW
+    parts = [rect(0, y - 3, WIDTH, ROW, "#f6f7f9")] if row % 2 else []
+    name = text(6, y + BAR - 3, label, 'class="lane"')
+    parts.append(f"<g>{title(tip)}{name}</g>")
+    return y, parts
 
 
 def axis(scale: TimeScale, height: float) -> str:
@@ -146,22 +177,10 @@ def render_gantt(
     if scale is None or not lanes:
         return '<p class="empty">No job has timing information yet.</p>'
     by_name = {line.job_name: line for line in lines}
-    height = AXIS + ROW * len(lanes) + 6
-    width = LABEL_WIDTH + PLOT_WIDTH + 20
-    parts = [
-        f'<svg id="{esc(svg_id)}" class="chart" role="img" aria-label="lane timeline" width="{width}" '
-        f'height="{num(height)}" viewBox="0 0 {width} {num(height)}">',
-        '<defs><pattern id="idle" width="6" height="6" patternUnits="userSpaceOnUse" '
-        'patternTransform="rotate(45)"><rect width="6" height="6" fill="#e4e4e4"/>'
-        f'<rect width="3" height="6" fill="{COLORS["retained"]}"/></pattern></defs>',
-        axis(scale, height),
-    ]
+    parts = chart_head(svg_id, "lane timeline", len(lanes), scale)
     for row, lane in enumerate(lanes):
-        y = AXIS + row * ROW
-        if row % 2:
-            parts.append(rect(0, y - 3, width, ROW, "#f6f7f9"))
-        label = text(6, y + BAR - 3, lane.label, 'class="lane"')
-        parts.append(f"<g>{title(group_labels.get(lane.group, lane.group))}{label}</g>")
+        y, head = lane_head(row, lane.label, group_labels.get(lane.group, lane.group))
+        parts += head
         parts.extend(_job(by_name[name], scale, y) for name in lane.jobs if name in by_name)
     parts.append("</svg>")
     return "".join(parts)

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from sagemaker_fleet.cost.charts import city_chart, spend_chart, starts_chart
 from sagemaker_fleet.cost.export import lane_of_jobs
 from sagemaker_fleet.cost.gantt import render_gantt
-from sagemaker_fleet.cost.svg import COLORS, duration, esc, usd
+from sagemaker_fleet.cost.svg import COLORS, esc, usd
+from sagemaker_fleet.jobs.duration_text import duration
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.model import CostLine

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.cost.svg import duration, usd
+from sagemaker_fleet.cost.svg import usd
+from sagemaker_fleet.jobs.duration_text import duration
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import CostReport
@@ -29,5 +30,7 @@ def _released(report: CostReport) -> list[str]:
     if r is None:
         return []
     kept = f" · {r.kept} kept for the next run" if r.kept else ""
-    return [f"at the run's end {r.pools} idle warm pool(s) ended: {duration(r.idle_seconds_saved)} of idle "
-            f"instance time ({usd(r.idle_cost_saved_usd)}) not billed{kept}"]
+    return [
+        f"at the run's end {r.pools} idle warm pool(s) ended: {duration(r.idle_seconds_saved)} of idle "
+        f"instance time ({usd(r.idle_cost_saved_usd)}) not billed{kept}"
+    ]

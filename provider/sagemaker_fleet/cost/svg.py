@@ -56,18 +56,6 @@ def usd(value: float, places: int = 2) -> str:
     return f"{sign}${abs(value):,.{places}f}"
 
 
-def duration(seconds: float) -> str:
-    """``45 s``, ``5 m 03 s``, ``2 h 05 m``."""
-    whole = round(seconds)
-    if whole < 60:
-        return f"{whole} s"
-    minutes, secs = divmod(whole, 60)
-    if minutes < 60:
-        return f"{minutes} m {secs:02d} s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} m"
-
-
 def clock(seconds: float) -> str:
     """Elapsed time on an axis: ``0:00``, ``1:30`` (hours:minutes)."""
     minutes = round(seconds / 60)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -327,24 +327,25 @@ class RunTracker:
             if city in self.pending or city not in self.latest
         )
 
+    def _without_successor(self) -> Iterator[tuple[str, JobState, Turn]]:
+        """The planned cities' jobs whose group has no city still to come (every one has a listed job, none waits,
+        none is admitted and about to create one): no successor will take their pool."""
+        unstarted = self._unstarted_groups()
+        for name, state in self.jobs.items():
+            turn = self.book.turns.get(state.city)
+            if turn is not None and unstarted[turn.group] == 0:
+                yield name, state, turn
+
     def surplus_pools(self) -> list[str]:
         """Idle pools nobody will take over: every city of their group has a listed job (none is waiting, none
         admitted and about to take one), so no successor is coming. Ending them now stops paying for idle time."""
         if self.carry_pools:
             return []
-        unstarted = self._unstarted_groups()
-        surplus = []
-        for name, state in self.jobs.items():
-            turn = self.book.turns.get(state.city)
-            if (
-                turn is not None
-                and state.pool == "Available"
-                and name not in self.released
-                and state.status in TERMINAL
-                and unstarted[turn.group] == 0
-            ):
-                surplus.append(name)
-        return surplus
+        return [
+            name
+            for name, state, _ in self._without_successor()
+            if state.pool == "Available" and name not in self.released and state.status in TERMINAL
+        ]
 
     def keep_alive_at_create(self, city: str, planned: int) -> int:
         """The keep-alive ``city``'s job is created with now that its turn has come: ``planned``, or 0 when no other
@@ -364,18 +365,12 @@ class RunTracker:
         retry of one that fails then starts cold, as it would after :meth:`surplus_pools` ended its pool."""
         if self.carry_pools or not self.tail_release:
             return []
-        unstarted = self._unstarted_groups()
-        tail = []
-        for name, state in self.jobs.items():
-            turn = self.book.turns.get(state.city)
-            # a warm-pool group is never a spot one; keep-alive 0 at creation needs nothing
-            if (
-                turn is not None
-                and turn.warm_pool
-                and turn.keep_alive_seconds > 0
-                and state.status in ACTIVE
-                and name not in self.tail_released
-                and unstarted[turn.group] == 0
-            ):
-                tail.append(name)
-        return tail
+        # a warm-pool group is never a spot one; keep-alive 0 at creation needs nothing
+        return [
+            name
+            for name, state, turn in self._without_successor()
+            if turn.warm_pool
+            and turn.keep_alive_seconds > 0
+            and state.status in ACTIVE
+            and name not in self.tail_released
+        ]

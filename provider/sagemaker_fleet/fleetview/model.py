@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cost.estimate import estimate_plan_cost, expected_cost_by_city
+from sagemaker_fleet.cost.export import job_json
 from sagemaker_fleet.cost.gantt import TimeScale, render_gantt, time_scale
 from sagemaker_fleet.cost.report import RunJobIndex, build_cost_report
 from sagemaker_fleet.dispatch import DispatchBook
@@ -31,6 +32,24 @@ if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.jobs.prices import PriceBook
 
+#: The report.json job fields (:func:`sagemaker_fleet.cost.export.job_json`) a job's row shows, in its order.
+VIEW_JOB_FIELDS = (
+    "city",
+    "job_name",
+    "attempt",
+    "group",
+    "status",
+    "secondary_status",
+    "failure_reason",
+    "instance_type",
+    "instance_count",
+    "spot",
+    "start",
+    "warm_pool_status",
+    "training_seconds",
+    "billable_seconds",
+    "retained_billable_seconds",
+)
 #: Airflow DAG-run states after which nothing more will start.
 RUN_ENDED = frozenset({"success", "failed"})
 AWS_DOMAINS = {"aws": "aws.amazon.com", "aws-cn": "amazonaws.cn", "aws-us-gov": "amazonaws-us-gov.com"}
@@ -279,25 +298,14 @@ def _tracker(inputs: ViewInputs) -> RunTracker:
 
 
 def _job(line: CostLine, region: str, now: datetime) -> dict[str, Any]:
+    """A job's row: the report.json job fields it shows (same names, same values), its cost to the hundredth of a
+    cent, what it runs up unbilled, and its links."""
+    exported = job_json(line)
     return {
-        "city": line.city,
-        "job_name": line.job_name,
-        "attempt": line.attempt,
-        "group": line.group,
-        "status": line.status,
-        "secondary_status": line.secondary_status,
-        "failure_reason": line.failure_reason,
-        "instance_type": line.instance_type,
-        "instance_count": line.instance_count,
-        "spot": line.spot,
-        "start": line.start,
-        "warm_pool_status": line.warm_pool_status,
-        "training_seconds": line.training_seconds,
-        "billable_seconds": line.billable_seconds,
-        "retained_billable_seconds": line.retained_billable_seconds,
+        **{name: exported[name] for name in VIEW_JOB_FIELDS},
         "cost_usd": round(line.cost_usd, 4),
         "running_usd": round(running_usd(line, now), 4),
-        "created_at": line.created_at.isoformat() if line.created_at else None,
+        "created_at": exported["created_at"],
         **job_links(region, line.job_name),
     }
 

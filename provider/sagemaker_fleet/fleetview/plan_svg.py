@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
-from sagemaker_fleet.cost.gantt import AXIS, BAR, LABEL_WIDTH, PLOT_WIDTH, ROW, TimeScale, axis
-from sagemaker_fleet.cost.svg import COLORS, duration, esc, num, rect, text, title
+from sagemaker_fleet.cost.gantt import BAR, TimeScale, chart_head, lane_head, start_marker
+from sagemaker_fleet.cost.svg import COLORS, esc, rect, title
+from sagemaker_fleet.jobs.duration_text import duration
 
 
 def plan_makespan(plan: Mapping[str, Any] | None) -> int:
@@ -60,10 +61,7 @@ def _planned_job(
             parts.append(
                 rect(at(end), y + 3, at(end + idle) - at(end), BAR - 6, "url(#idle)", 'class="idle"')
             )
-    parts.append(
-        f'<circle cx="{num(at(start))}" cy="{num(y + BAR / 2)}" r="3.2" fill="{COLORS[kind]}" '
-        f'stroke="#fff" stroke-width="1" class="start-{kind}"/></g>'
-    )
+    parts += [start_marker(at(start), y, kind), "</g>"]
     return "".join(parts)
 
 
@@ -79,24 +77,13 @@ def render_plan_gantt(
     lanes = sorted(_lanes(plan), key=lambda item: (names.get(item[0][0], item[0][0]), item[0][1]))
     if not lanes:
         return '<p class="empty">The plan has no jobs.</p>'
-    height = AXIS + ROW * len(lanes) + 6
-    width = LABEL_WIDTH + PLOT_WIDTH + 20
-    parts = [
-        f'<svg id="plan-gantt" class="chart" role="img" aria-label="planned lanes" width="{width}" '
-        f'height="{num(height)}" viewBox="0 0 {width} {num(height)}">',
-        '<defs><pattern id="idle" width="6" height="6" patternUnits="userSpaceOnUse" '
-        'patternTransform="rotate(45)"><rect width="6" height="6" fill="#e4e4e4"/>'
-        f'<rect width="3" height="6" fill="{COLORS["retained"]}"/></pattern></defs>',
-        axis(scale, height),
-    ]
+    parts = chart_head("plan-gantt", "planned lanes", len(lanes), scale)
     numbers: dict[str, int] = {}
     for row, ((group, _), jobs) in enumerate(lanes):
-        y = AXIS + row * ROW
         numbers[group] = numbers.get(group, 0) + 1
-        if row % 2:
-            parts.append(rect(0, y - 3, width, ROW, "#f6f7f9"))
-        label = text(6, y + BAR - 3, f"{names.get(group, group)} · lane {numbers[group]}", 'class="lane"')
-        parts.append(f"<g>{title(group_labels.get(group, group))}{label}</g>")
+        label = f"{names.get(group, group)} · lane {numbers[group]}"
+        y, head = lane_head(row, label, group_labels.get(group, group))
+        parts += head
         for job, successor in zip(jobs, [*jobs[1:], None], strict=True):
             parts.append(_planned_job(job, successor, scale, y))
     parts.append("</svg>")

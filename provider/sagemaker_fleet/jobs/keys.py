@@ -56,6 +56,21 @@ class WarmPoolKey:
         }
 
 
+class KeyedByPool:
+    """Something that runs on the capacity a matching key names (a request, a group of cities): its instance
+    type and count are the key's, read from nowhere else."""
+
+    key: WarmPoolKey
+
+    @property
+    def instance_type(self) -> str:
+        return self.key.instance_type
+
+    @property
+    def instance_count(self) -> int:
+        return self.key.instance_count
+
+
 def warm_pool_key(request: Mapping[str, Any]) -> WarmPoolKey:
     """The matching key of a CreateTrainingJob request (or a DescribeTrainingJob response: same field names)."""
     resources = request.get("ResourceConfig") or {}

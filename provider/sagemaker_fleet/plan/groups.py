@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.jobs.keys import WarmPoolKey, city_key
+from sagemaker_fleet.jobs.keys import KeyedByPool, WarmPoolKey, city_key
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
@@ -31,7 +31,7 @@ class JobTask:
 
 
 @dataclass(frozen=True)
-class CityGroup:
+class CityGroup(KeyedByPool):
     index: int
     key: WarmPoolKey
     spot: bool
@@ -41,14 +41,6 @@ class CityGroup:
     @property
     def group_id(self) -> str:
         return f"g{self.index}"
-
-    @property
-    def instance_type(self) -> str:
-        return self.key.instance_type
-
-    @property
-    def instance_count(self) -> int:
-        return self.key.instance_count
 
     @property
     def training_max(self) -> int:

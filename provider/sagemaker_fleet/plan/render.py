@@ -4,19 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sagemaker_fleet.jobs.duration_text import duration
+
 if TYPE_CHECKING:
     from sagemaker_fleet.jobs.keys import WarmPoolKey
     from sagemaker_fleet.plan.fleet_plan import FleetPlan
     from sagemaker_fleet.plan.model import Lane, PlannedJob, PoolGroup
-
-
-def duration(seconds: int) -> str:
-    """``4125`` → ``1h08m45s``; short spans stay in seconds."""
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h{minutes:02d}m{secs:02d}s"
-    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
 def key_summary(key: WarmPoolKey) -> str:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.cost.svg import duration, usd
+from sagemaker_fleet.cost.svg import usd
+from sagemaker_fleet.jobs.duration_text import duration
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec

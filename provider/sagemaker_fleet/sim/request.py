@@ -14,7 +14,7 @@ from typing import Any
 
 from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_API_MAX, MAX_RUNTIME_LIMIT
 from sagemaker_fleet.fleetspec.names import JOB_NAME_MAX
-from sagemaker_fleet.jobs.keys import WarmPoolKey, warm_pool_key
+from sagemaker_fleet.jobs.keys import KeyedByPool, WarmPoolKey, warm_pool_key
 from sagemaker_fleet.sim.errors import constraint_violations, validation_error, violation
 from sagemaker_fleet.sim.startup_model import startup_mode
 
@@ -27,7 +27,7 @@ DEFAULT_MAX_RUNTIME = 24 * 3600
 
 
 @dataclass(frozen=True)
-class TrainingRequest:
+class TrainingRequest(KeyedByPool):
     """What the simulation reads from a valid request; the request itself is kept to echo it back."""
 
     name: str
@@ -43,14 +43,6 @@ class TrainingRequest:
     #: AlgorithmSpecification.TrainingImage ("" for an algorithm resource): not a matching criterion, but a warm
     #: start whose image differs from the pool's previous job's pulls it again.
     image: str = ""
-
-    @property
-    def instance_type(self) -> str:
-        return self.key.instance_type
-
-    @property
-    def instance_count(self) -> int:
-        return self.key.instance_count
 
 
 def check_job_name(name: object, path: str = "trainingJobName") -> str:

@@ -53,7 +53,7 @@ def test_plan_and_cost_lines() -> None:
         makespan_lower_bound_seconds=1200,
         planned_retained_seconds=40,
     )
-    assert plan_line(summary) == "- Planned: 3 jobs · 1 warm / 2 cold starts · makespan 21 m 05 s"
+    assert plan_line(summary) == "- Planned: 3 jobs · 1 warm / 2 cold starts · makespan 21 min 05 s"
     estimate = {
         "jobs": 3,
         "on_demand_usd": 0.3,
@@ -66,7 +66,7 @@ def test_plan_and_cost_lines() -> None:
     )
     # the run page shows a note's first line: a dry run's says what it would cost
     assert dry_run_line(summary, estimate) == (
-        "- Dry run, nothing launched: expected cost $0.42 · 3 jobs · 1 warm / 2 cold starts · makespan 21 m 05 s"
+        "- Dry run, nothing launched: expected cost $0.42 · 3 jobs · 1 warm / 2 cold starts · makespan 21 min 05 s"
     )
 
 

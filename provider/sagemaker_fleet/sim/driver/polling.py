@@ -13,9 +13,11 @@ Every call goes through the engine, so its counters (and its throttling) see exa
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL
+from sagemaker_fleet.jobs.paging import ListingError, PageGuard
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.jobs.statuses import THROTTLING_CODES as THROTTLED
 from sagemaker_fleet.sim.driver.errors import SimulationError
@@ -118,17 +120,22 @@ class BatchedPoller:
         return min(starts) if starts else None
 
     def _list(self, window: float | None) -> list[dict[str, Any]] | None:
-        """Every summary of the run's listing; None when a page was throttled."""
+        """Every summary of the run's listing; None when a page was throttled. Pages are followed by the hook's
+        rule (:class:`PageGuard`): a listing that does not end is a fault of the simulator, not the run's jobs."""
         request: dict[str, Any] = {"NameContains": self.name_contains, "MaxResults": PAGE_SIZE}
         if window is not None:
             request["CreationTimeAfter"] = window
+        guard = PageGuard(f"ListTrainingJobs({self.name_contains!r})")
         seen: list[dict[str, Any]] = []
         while True:
             page = _api(self.engine.list_training_jobs, request)
             if page is None:
                 return None
             seen += page.get("TrainingJobSummaries", ())
-            token = page.get("NextToken")
+            try:
+                token = guard.next(page)
+            except ListingError as exc:
+                raise SimulationError(str(exc)) from exc
             if not token:
                 return seen
             request = {**request, "NextToken": token}
@@ -148,20 +155,19 @@ class BatchedPoller:
             return
         for name in self.tracker.tail_jobs():
             self.tracker.tail_released.add(name)
-            try:
-                self.engine.update_training_job(
-                    {"TrainingJobName": name, "ResourceConfig": {"KeepAlivePeriodInSeconds": 0}}
-                )
-            except SimApiError:
-                continue  # it ended meanwhile: surplus_pools ends its pool, if it kept one
+            # refused if it ended meanwhile: surplus_pools then ends its pool, if it kept one
+            self._keep_alive_zero(name)
         for name in self.tracker.surplus_pools():
             self.tracker.released.add(name)
-            try:
-                self.engine.update_training_job(
-                    {"TrainingJobName": name, "ResourceConfig": {"KeepAlivePeriodInSeconds": 0}}
-                )
-            except SimApiError:
-                continue  # expired or taken meanwhile
+            self._keep_alive_zero(name)  # refused if the pool expired or was taken meanwhile
+
+    def _keep_alive_zero(self, name: str) -> None:
+        """UpdateTrainingJob to keep-alive 0: a running job then ends without a pool, an idle pool ends now. A job
+        or pool that changed meanwhile refuses it, which leaves nothing to do."""
+        with suppress(SimApiError):
+            self.engine.update_training_job(
+                {"TrainingJobName": name, "ResourceConfig": {"KeepAlivePeriodInSeconds": 0}}
+            )
 
 
 class PerJobPoller:
