@@ -23,7 +23,13 @@ from sagemaker_fleet.fleetspec.crossfield import (
 )
 from sagemaker_fleet.fleetspec.errors import FleetSpecError, SpecIssue
 from sagemaker_fleet.fleetspec.model import (
+    ASSUMED_QUOTA,
+    DEFAULT_EXPECTED,
+    DEFAULT_INSTANCE_COUNT,
     DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_MAX_RUNTIME,
+    DEFAULT_SPOT_FALLBACK,
+    DEFAULT_VOLUME_SIZE_GB,
     ENVIRONMENT_MAX,
     ENVIRONMENT_VALUE_MAX,
     HYPERPARAMETER_KEY_MAX,
@@ -65,12 +71,6 @@ SUBNET_RE = re.compile(r"^subnet-[0-9a-z]{1,25}$")
 SECURITY_GROUP_RE = re.compile(r"^sg-[0-9a-z]{1,25}$")
 ENV_KEY_RE = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]{0,511}$")
 ECR_RE = re.compile(r"^\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/\S+$")
-
-#: Assumed when a spec has no ``quotas`` block. AWS's default warm-pool quota is 0, so we assume none.
-ASSUMED_QUOTA = InstanceQuota(instances=10, warm_pools=0)
-DEFAULT_MAX_RUNTIME = 7200
-#: A city's expected training seconds when neither it nor ``defaults`` says (capped at its max_runtime_seconds).
-DEFAULT_EXPECTED = 1200
 
 _FIXES: dict[str, str] = {
     "fleet": (
@@ -480,7 +480,7 @@ class _SpecBuilder:
         count_at = resolved.path("instance_count")
         if self._under_poisoned(count_at) or self._is_poisoned(join("quotas", instance_type)):
             return
-        count = resolved.value("instance_count") or 1
+        count = resolved.value("instance_count") or DEFAULT_INSTANCE_COUNT
         spot_at = resolved.path("spot")
         for path, message in count_vs_quota(
             instance_type, (count, count_at), quota, spot=spot is not None, spot_at=spot_at
@@ -563,7 +563,7 @@ class _SpecBuilder:
         return SpotSettings(
             max_wait_seconds=max_wait,
             max_attempts=attempts if attempts is not None else DEFAULT_MAX_ATTEMPTS,
-            fallback=fallback if fallback is not None else "on_demand",
+            fallback=fallback if fallback is not None else DEFAULT_SPOT_FALLBACK,
         )
 
     def _check_max_wait(self, resolved: _Resolved, max_wait: int, wait_path: str, max_runtime: int) -> None:
@@ -663,8 +663,8 @@ def _city_spec(
         role_arn=role,
         image_uri=image,
         instance_type=instance_type,
-        instance_count=resolved.value("instance_count") or 1,
-        volume_size_gb=resolved.value("volume_size_gb") or 30,
+        instance_count=resolved.value("instance_count") or DEFAULT_INSTANCE_COUNT,
+        volume_size_gb=resolved.value("volume_size_gb") or DEFAULT_VOLUME_SIZE_GB,
         volume_kms_key_id=resolved.value("volume_kms_key_id"),
         vpc=VpcSettings(tuple(vpc.subnets), tuple(vpc.security_group_ids)) if vpc else None,
         enable_network_isolation=bool(resolved.value("enable_network_isolation")),
