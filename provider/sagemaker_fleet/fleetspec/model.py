@@ -19,7 +19,6 @@ KEEP_ALIVE_API_MAX = 21600
 KEEP_ALIVE_GUIDE_MAX = 3600
 #: MaxRuntimeInSeconds may be at most 28 days.
 MAX_RUNTIME_LIMIT = 28 * 24 * 3600
-DEFAULT_MAX_ATTEMPTS = 3
 #: CreateTrainingJob's limits (botocore's SageMaker service model): S3 URIs, hyperparameters, environment.
 S3_URI_MAX = 1024
 HYPERPARAMETERS_MAX = 100
@@ -34,6 +33,18 @@ ORCHESTRATION_LATENCY_MAX = 24 * 3600
 DEADLINE_MAX = 366 * 24 * 3600
 QUOTA_MAX = 100_000
 PRICE_MAX = 10_000
+
+#: Defaults, each defined here once (the table in docs/reference.md#fleet-spec). A city's field left out by the
+#: city and by ``defaults`` takes the city default; the loader and the resolved values below both use these.
+DEFAULT_INPUT_MODE: InputMode = "FastFile"
+DEFAULT_ORCHESTRATION_LATENCY = 120
+DEFAULT_INSTANCE_COUNT = 1
+DEFAULT_VOLUME_SIZE_GB = 30
+DEFAULT_MAX_RUNTIME = 7200
+#: A city's expected training seconds when neither it nor ``defaults`` says (capped at its max_runtime_seconds).
+DEFAULT_EXPECTED = 1200
+DEFAULT_MAX_ATTEMPTS = 3
+DEFAULT_SPOT_FALLBACK: SpotFallback = "on_demand"
 
 _Seconds = Annotated[StrictInt, Field(ge=1)]
 _NonNegative = Annotated[StrictInt, Field(ge=0)]
@@ -94,8 +105,10 @@ class FleetLayer(_Layer):
     role_arn: StrictStr
     image_uri: StrictStr
     output_s3_uri: StrictStr
-    input_mode: InputMode = "FastFile"
-    orchestration_latency_seconds: Annotated[StrictInt, Field(ge=0, le=ORCHESTRATION_LATENCY_MAX)] = 120
+    input_mode: InputMode = DEFAULT_INPUT_MODE
+    orchestration_latency_seconds: Annotated[StrictInt, Field(ge=0, le=ORCHESTRATION_LATENCY_MAX)] = (
+        DEFAULT_ORCHESTRATION_LATENCY
+    )
     deadline_seconds: Annotated[StrictInt, Field(ge=1, le=DEADLINE_MAX)] | None = None
     quotas: dict[StrictStr, QuotaLayer] | None = None
     prices: dict[StrictStr, Annotated[_Finite | StrictInt, Field(ge=0, le=PRICE_MAX)]] | None = None
@@ -118,7 +131,7 @@ class SpotSettings:
 
     max_wait_seconds: int
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
-    fallback: SpotFallback = "on_demand"
+    fallback: SpotFallback = DEFAULT_SPOT_FALLBACK
 
 
 @dataclass(frozen=True)
@@ -135,6 +148,10 @@ class InstanceQuota:
         return self.spot_instances is None
 
 
+#: Assumed when a spec has no ``quotas`` block. AWS's default warm-pool quota is 0, so we assume none.
+ASSUMED_QUOTA = InstanceQuota(instances=10, warm_pools=0)
+
+
 @dataclass(frozen=True)
 class CitySpec:
     """One city with every default applied: what the planner, the request compiler and the report see."""
@@ -144,14 +161,14 @@ class CitySpec:
     role_arn: str
     image_uri: str
     instance_type: str
-    instance_count: int = 1
-    volume_size_gb: int = 30
+    instance_count: int = DEFAULT_INSTANCE_COUNT
+    volume_size_gb: int = DEFAULT_VOLUME_SIZE_GB
     volume_kms_key_id: str | None = None
     vpc: VpcSettings | None = None
     enable_network_isolation: bool = False
     enable_inter_container_traffic_encryption: bool = False
-    max_runtime_seconds: int = 7200
-    expected_seconds: int = 1200
+    max_runtime_seconds: int = DEFAULT_MAX_RUNTIME
+    expected_seconds: int = DEFAULT_EXPECTED
     keep_alive: int | None = None  # None is ``auto``: the planner decides
     spot: SpotSettings | None = None
     hyperparameters: tuple[tuple[str, str], ...] = ()
@@ -166,8 +183,8 @@ class FleetSpec:
     image_uri: str
     output_s3_uri: str
     cities: tuple[CitySpec, ...]
-    input_mode: InputMode = "FastFile"
-    orchestration_latency_seconds: int = 120
+    input_mode: InputMode = DEFAULT_INPUT_MODE
+    orchestration_latency_seconds: int = DEFAULT_ORCHESTRATION_LATENCY
     deadline_seconds: int | None = None
     quotas: dict[str, InstanceQuota] = field(default_factory=dict)
     quotas_given: bool = True

@@ -1,0 +1,497 @@
+"""Check one fleet spec and resolve it: every problem collected with its field path and YAML line, or the spec.
+
+Two passes. The structural one validates the pydantic layers (:mod:`sagemaker_fleet.fleetspec.model`): the top
+level, then each city on its own, so that one bad city never hides another's errors; a refused value is reported
+(:mod:`~sagemaker_fleet.fleetspec.messages`), dropped (:mod:`~sagemaker_fleet.fleetspec.repair`) and the layer
+validated again. The semantic one checks the values pydantic accepted: formats
+(:mod:`~sagemaker_fleet.fleetspec.formats`), limits, and the rules between fields
+(:mod:`~sagemaker_fleet.fleetspec.crossfield`), each city with ``defaults`` underneath
+(:mod:`~sagemaker_fleet.fleetspec.resolve`). A path with a structural error stays quiet in the semantic pass.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from sagemaker_fleet.fleetspec.crossfield import (
+    count_vs_quota,
+    expected_vs_limits,
+    has_line_break,
+    output_uri_length,
+)
+from sagemaker_fleet.fleetspec.errors import SpecIssue
+from sagemaker_fleet.fleetspec.formats import (
+    CITY_RE,
+    ECR_RE,
+    ENV_KEY_RE,
+    FIXES,
+    FLEET_RE,
+    INSTANCE_TYPE_RE,
+    KMS_RE,
+    REGION_RE,
+    ROLE_ARN_RE,
+    S3_URI_RE,
+    SECURITY_GROUP_RE,
+    SUBNET_RE,
+)
+from sagemaker_fleet.fleetspec.messages import UNION_TAG_RE, plain, unknown_key, with_fix
+from sagemaker_fleet.fleetspec.model import (
+    ASSUMED_QUOTA,
+    DEFAULT_EXPECTED,
+    DEFAULT_INSTANCE_COUNT,
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_MAX_RUNTIME,
+    DEFAULT_SPOT_FALLBACK,
+    ENVIRONMENT_MAX,
+    ENVIRONMENT_VALUE_MAX,
+    HYPERPARAMETER_KEY_MAX,
+    HYPERPARAMETER_VALUE_MAX,
+    HYPERPARAMETERS_MAX,
+    KEEP_ALIVE_API_MAX,
+    KEEP_ALIVE_GUIDE_MAX,
+    MAX_RUNTIME_LIMIT,
+    S3_URI_MAX,
+    CityLayer,
+    CitySpec,
+    FleetLayer,
+    FleetSpec,
+    InstanceQuota,
+    SpotSettings,
+)
+from sagemaker_fleet.fleetspec.paths import join, lineage
+from sagemaker_fleet.fleetspec.repair import repair
+from sagemaker_fleet.fleetspec.resolve import Resolved, city_spec, hyper_text
+from sagemaker_fleet.fleetspec.triggerer import triggerer_warnings
+from sagemaker_fleet.fleetspec.yamlread import SPEC_DOCS
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+class SpecBuilder:
+    """Collects every problem of one spec. Each bookkeeping step is a set look-up, so a spec with 20,000 broken
+    cities is checked in about the time of a valid one (a list scan per error made it quadratic)."""
+
+    def __init__(self, lines: Mapping[str, int]) -> None:
+        self.lines = lines
+        self.issues: list[SpecIssue] = []
+        self._reported: set[SpecIssue] = set()
+        self._warnings: dict[
+            str, None
+        ] = {}  # ordered, each once (a default shared by many cities warns once)
+        self.poisoned: set[str] = set()  # paths with a structural error: later checks stay quiet there
+        self._above_poisoned: set[str] = set()  # every path holding a poisoned one
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return tuple(self._warnings)
+
+    def warn(self, message: str) -> None:
+        self._warnings.setdefault(message, None)
+
+    def error(self, path: str, message: str) -> None:
+        issue = SpecIssue(path, message, self._line(path))
+        if issue in self._reported or self._under_poisoned(path):
+            return  # already reported (a default shared by many cities is reported once)
+        self._reported.add(issue)
+        self.issues.append(issue)
+
+    def extend(self, issues: list[SpecIssue]) -> None:
+        for issue in issues:
+            if issue not in self._reported:
+                self._reported.add(issue)
+                self.issues.append(issue)
+
+    def _poison(self, path: str) -> None:
+        self.poisoned.add(path)
+        self._above_poisoned.update(list(lineage(path))[1:])
+
+    def _line(self, path: str) -> int | None:
+        for probe in lineage(path):
+            if probe in self.lines:
+                return self.lines[probe]
+        return self.lines.get("")
+
+    def build(self, data: object) -> FleetSpec | None:
+        if not isinstance(data, Mapping):
+            self.error("", f"a fleet spec is a mapping with keys fleet, region, role_arn, ... ({SPEC_DOCS})")
+            return None
+        top = self._parse(FleetLayer, data, "")
+        raw_cities = data.get("cities")
+        layers: list[CityLayer | None] = []
+        if isinstance(raw_cities, list):
+            layers = [self._parse(CityLayer, raw, f"cities[{i}]") for i, raw in enumerate(raw_cities)]
+        if top is None:
+            return None
+        self._check_top(top)
+        quotas = self._quotas(top)
+        cities = [self._resolve(top, layer, i, quotas) for i, layer in enumerate(layers) if layer is not None]
+        self._check_unique(layers)
+        names = [layer.name for layer in layers if layer is not None and layer.name is not None]
+        if names and not self._under_poisoned("output_s3_uri"):
+            for path, message in output_uri_length(top.output_s3_uri, max(names, key=len)):
+                self.error(path, message)
+        if self.issues:
+            return None
+        for warning in triggerer_warnings(len(cities)):
+            self.warn(warning)
+        return FleetSpec(
+            fleet=top.fleet,
+            region=top.region,
+            role_arn=top.role_arn,
+            image_uri=top.image_uri,
+            output_s3_uri=top.output_s3_uri.rstrip("/"),
+            cities=tuple(c for c in cities if c is not None),
+            input_mode=top.input_mode,
+            orchestration_latency_seconds=top.orchestration_latency_seconds,
+            deadline_seconds=top.deadline_seconds,
+            quotas=quotas,
+            quotas_given=top.quotas is not None,
+            prices={k: float(v) for k, v in (top.prices or {}).items()},
+            warnings=self.warnings,
+        )
+
+    # -- structural (pydantic) ----------------------------------------------------------------------------
+
+    def _parse(self, model: type[_M], raw: object, prefix: str) -> _M | None:
+        """Validate ``raw``; on errors, report them, drop the bad values and try again so that the checks
+        that follow still see every good value (all errors at once, not only the first layer's)."""
+        if model is CityLayer and not isinstance(raw, Mapping):
+            self.error(prefix, "each city is a mapping with at least `name` and `train_s3_uri`")
+            return None
+        data = copy.deepcopy(raw)
+        for _ in range(6):
+            try:
+                return model.model_validate(data)
+            except ValidationError as exc:
+                locs = self._report(exc, prefix, skip_cities=model is FleetLayer)
+                if not repair(data, locs, model):
+                    return None
+        return None
+
+    def _report(self, exc: ValidationError, prefix: str, *, skip_cities: bool) -> list[list[int | str]]:
+        grouped: dict[str, list[str]] = {}
+        locs: list[list[int | str]] = []
+        types: dict[str, list[ErrorDetails]] = {}
+        for err in exc.errors():
+            loc = [part for part in err["loc"] if not (isinstance(part, str) and UNION_TAG_RE.match(part))]
+            if skip_cities and len(loc) >= 2 and loc[0] == "cities" and isinstance(loc[1], int):
+                continue  # cities are parsed one by one with their own paths
+            locs.append(loc)
+            path = prefix
+            for part in loc:
+                path = f"{path}[{part}]" if isinstance(part, int) else join(path, str(part))
+            if self._is_poisoned(path):
+                continue
+            if err["type"] == "extra_forbidden":
+                grouped.setdefault(path, []).append(unknown_key(loc, prefix))
+            elif err["type"] == "missing":
+                grouped.setdefault(path, []).append("required field is missing; add it")
+            else:
+                grouped.setdefault(path, []).append(plain(err["msg"]))
+            types.setdefault(path, []).append(err)
+        for path, messages in grouped.items():
+            self.error(path, with_fix(path, list(dict.fromkeys(messages)), types.get(path, [])))
+            self._poison(path)
+        return locs
+
+    def _under_poisoned(self, path: str) -> bool:
+        """``path`` or a field holding it has a structural error: its value was dropped, say nothing more."""
+        return any(probe in self.poisoned for probe in lineage(path))
+
+    def _is_poisoned(self, path: str) -> bool:
+        """``path`` or a value inside it already has a structural error (a bad list item leaves the list short)."""
+        return path in self.poisoned or (bool(path) and path in self._above_poisoned)
+
+    # -- semantic ------------------------------------------------------------------------------------------
+
+    def _check_top(self, top: FleetLayer) -> None:
+        self._match(FLEET_RE, top.fleet, "fleet")
+        self._match(REGION_RE, top.region, "region")
+        self._match(ROLE_ARN_RE, top.role_arn, "role_arn")
+        self._match(S3_URI_RE, top.output_s3_uri, "output_s3_uri")
+        self._check_image(top.image_uri, "image_uri")
+        for instance_type in top.quotas or {}:
+            if not INSTANCE_TYPE_RE.fullmatch(instance_type):
+                self.error(
+                    join("quotas", instance_type),
+                    f"{instance_type!r} is not an instance type; " + FIXES["instance_type"],
+                )
+        for instance_type in top.prices or {}:
+            if not INSTANCE_TYPE_RE.fullmatch(instance_type):
+                self.error(
+                    join("prices", instance_type),
+                    f"{instance_type!r} is not an instance type; " + FIXES["instance_type"],
+                )
+        if top.defaults.name is not None:
+            self.error("defaults.name", "a name belongs to one city; move it into `cities`")
+        if top.defaults.train_s3_uri is not None:
+            self.error("defaults.train_s3_uri", "training data is per city; set `train_s3_uri` on each city")
+
+    def _match(self, pattern: re.Pattern[str], value: str, path: str) -> bool:
+        if pattern.fullmatch(value):
+            return True
+        self.error(path, f"{value!r} is not valid; {FIXES[path.rsplit('.', 1)[-1]]}")
+        return False
+
+    def _check_image(self, value: str, path: str) -> None:
+        if not value or any(ch.isspace() for ch in value) or len(value) > 255:
+            self.error(path, "use a container image URI without spaces, at most 255 characters")
+        elif not ECR_RE.fullmatch(value):
+            self.warn(
+                f"{path}: {value!r} is not an Amazon ECR image; SageMaker pulls from ECR "
+                "unless a private registry is configured"
+            )
+
+    def _quotas(self, top: FleetLayer) -> dict[str, InstanceQuota]:
+        if top.quotas is None:
+            return {}
+        return {
+            itype: InstanceQuota(q.instances, q.warm_pools, q.spot_instances)
+            for itype, q in top.quotas.items()
+        }
+
+    def _check_unique(self, layers: list[CityLayer | None]) -> None:
+        first: dict[str, int] = {}
+        for index, layer in enumerate(layers):
+            if layer is None or layer.name is None:
+                continue
+            if layer.name in first:
+                self.error(
+                    f"cities[{index}].name",
+                    f"duplicate city {layer.name!r} (first at cities[{first[layer.name]}]); "
+                    "city names must be unique in a fleet",
+                )
+            else:
+                first[layer.name] = index
+
+    def _resolve(
+        self, top: FleetLayer, city: CityLayer, index: int, quotas: dict[str, InstanceQuota]
+    ) -> CitySpec | None:
+        resolved = Resolved(top, city, index, self.poisoned)
+        before = len(self.issues)
+        name = self._required_match(resolved, "name", CITY_RE, "add the city's name")
+        train = self._required_match(resolved, "train_s3_uri", S3_URI_RE, "add the city's data URI")
+        role = resolved.value("role_arn") or top.role_arn
+        if city.role_arn is not None or top.defaults.role_arn is not None:
+            self._match(ROLE_ARN_RE, role, resolved.path("role_arn"))
+        image = resolved.value("image_uri") or top.image_uri
+        if city.image_uri is not None or top.defaults.image_uri is not None:
+            self._check_image(image, resolved.path("image_uri"))
+        instance_type = self._instance_type(resolved, quotas)
+        max_runtime = resolved.value("max_runtime_seconds") or DEFAULT_MAX_RUNTIME
+        if max_runtime > MAX_RUNTIME_LIMIT:
+            self.error(
+                resolved.path("max_runtime_seconds"),
+                f"{max_runtime} s is over SageMaker's 28-day limit ({MAX_RUNTIME_LIMIT} s); lower it",
+            )
+        keep_alive = self._keep_alive(resolved)
+        spot = self._spot(resolved, max_runtime, keep_alive)
+        self._check_expected(resolved, max_runtime)
+        if instance_type in quotas:
+            self._check_count(resolved, instance_type, quotas[instance_type], spot)
+        self._check_resources(resolved)
+        if len(self.issues) > before or name is None or train is None or instance_type is None:
+            return None
+        return city_spec(resolved, name, train, role, image, instance_type, keep_alive, spot)
+
+    def _required_match(
+        self, resolved: Resolved, field: str, pattern: re.Pattern[str], fix: str
+    ) -> str | None:
+        value: str | None = resolved.value(field)
+        path = f"cities[{resolved.index}].{field}"
+        if value is None:
+            self.error(path, f"required field is missing; {fix}")
+        elif len(value) > S3_URI_MAX and field == "train_s3_uri":
+            self.error(path, f"the URI has {len(value)} characters; SageMaker accepts at most {S3_URI_MAX}")
+        else:
+            self._match(pattern, value, path)
+        return value
+
+    def _check_expected(self, resolved: Resolved, max_runtime: int) -> None:
+        """The expected duration must fit the city's MaxRuntime: see :func:`expected_vs_limits`."""
+        runtime_at = resolved.path("max_runtime_seconds")
+        expected_at = resolved.path("expected_seconds")
+        if self._under_poisoned(runtime_at) or self._under_poisoned(expected_at):
+            return
+        written = resolved.value("expected_seconds")
+        expected = written if written is not None else min(DEFAULT_EXPECTED, max_runtime)
+        for path, message in expected_vs_limits((expected, expected_at), (max_runtime, runtime_at)):
+            self.error(path, message)
+
+    def _check_count(
+        self, resolved: Resolved, instance_type: str, quota: InstanceQuota, spot: SpotSettings | None
+    ) -> None:
+        count_at = resolved.path("instance_count")
+        if self._under_poisoned(count_at) or self._is_poisoned(join("quotas", instance_type)):
+            return
+        count = resolved.value("instance_count") or DEFAULT_INSTANCE_COUNT
+        spot_at = resolved.path("spot")
+        for path, message in count_vs_quota(
+            instance_type, (count, count_at), quota, spot=spot is not None, spot_at=spot_at
+        ):
+            self.error(path, message)
+
+    def _instance_type(self, resolved: Resolved, quotas: dict[str, InstanceQuota]) -> str | None:
+        """Check the city's instance type and that it has a quota (or assume one when no quotas are given)."""
+        instance_type: str | None = resolved.value("instance_type")
+        path = resolved.path("instance_type")
+        if instance_type is None:
+            self.error(path, "required field is missing; set `instance_type` in defaults or on the city")
+            return None
+        if not self._match(INSTANCE_TYPE_RE, instance_type, path) or instance_type in quotas:
+            return instance_type
+        if resolved.top.quotas is None:
+            quotas[instance_type] = ASSUMED_QUOTA
+            self.warn(
+                f"quotas: none given for {instance_type}; assuming {ASSUMED_QUOTA.instances} instances and "
+                f"{ASSUMED_QUOTA.warm_pools} warm pools (the AWS default warm-pool quota is 0); "
+                "add a `quotas` block with your account's Service Quotas"
+            )
+        elif not self._is_poisoned(join("quotas", instance_type)):  # a broken entry is reported already
+            self.error(
+                path,
+                f"no quota for {instance_type}; add `quotas: {{{instance_type}: "
+                "{instances: N, warm_pools: N}}` or use an instance type listed in `quotas`",
+            )
+        return instance_type
+
+    def _keep_alive(self, resolved: Resolved) -> int | str | None:
+        keep_alive: int | str | None = resolved.value("keep_alive")
+        path = resolved.path("keep_alive")
+        if isinstance(keep_alive, int):
+            if keep_alive > KEEP_ALIVE_API_MAX:
+                self.error(
+                    path,
+                    f"{keep_alive} s is over the API maximum of {KEEP_ALIVE_API_MAX} s; "
+                    f"use `auto` or at most {KEEP_ALIVE_API_MAX}",
+                )
+            elif keep_alive > KEEP_ALIVE_GUIDE_MAX:
+                warning = (
+                    f"{path}: {keep_alive} s is above the {KEEP_ALIVE_GUIDE_MAX} s the developer "
+                    "guide documents; the API accepts it, your account may not"
+                )
+                self.warn(warning)  # a default shared by many cities warns once
+        return keep_alive
+
+    def _spot(
+        self, resolved: Resolved, max_runtime: int, keep_alive: int | str | None
+    ) -> SpotSettings | None:
+        spot = resolved.spot()
+        if spot is None:
+            return None
+        max_wait, wait_path = spot.get("max_wait_seconds", (None, ""))
+        base = resolved.path("spot")
+        if max_wait is None:
+            self.error(
+                f"{base}.max_wait_seconds",
+                f"spot needs max_wait_seconds (total time incl. waiting for capacity); set it ≥ {max_runtime}",
+            )
+            return None
+        self._check_max_wait(resolved, max_wait, wait_path, max_runtime)
+        if isinstance(keep_alive, int) and keep_alive > 0:
+            path = resolved.path("keep_alive")
+            if path.startswith("defaults."):
+                self.error(
+                    base,
+                    f"this spot city inherits keep_alive {keep_alive} from defaults.keep_alive, but warm "
+                    "pools do not work with managed spot training; set `keep_alive: 0` on the city",
+                )
+            else:
+                self.error(
+                    path,
+                    "warm pools do not work with managed spot training; remove keep_alive "
+                    "(or set 0/auto) or turn spot off for this city",
+                )
+        attempts = spot.get("max_attempts", (None, ""))[0]
+        fallback = spot.get("fallback", (None, ""))[0]
+        return SpotSettings(
+            max_wait_seconds=max_wait,
+            max_attempts=attempts if attempts is not None else DEFAULT_MAX_ATTEMPTS,
+            fallback=fallback if fallback is not None else DEFAULT_SPOT_FALLBACK,
+        )
+
+    def _check_max_wait(self, resolved: Resolved, max_wait: int, wait_path: str, max_runtime: int) -> None:
+        runtime_path = resolved.path("max_runtime_seconds")
+        if max_wait < max_runtime and not self._under_poisoned(runtime_path):
+            # a default max_wait can be too short for one city only: name the city's own runtime then
+            own = f" (set at {runtime_path})" if runtime_path.split(".")[0] != wait_path.split(".")[0] else ""
+            self.error(
+                wait_path,
+                f"max_wait_seconds {max_wait} is below max_runtime_seconds {max_runtime}{own}; "
+                f"SageMaker requires MaxWaitTimeInSeconds ≥ MaxRuntimeInSeconds: raise it to ≥ {max_runtime}",
+            )
+        if max_wait > MAX_RUNTIME_LIMIT:
+            self.error(wait_path, f"{max_wait} s is over the 28-day limit ({MAX_RUNTIME_LIMIT} s); lower it")
+
+    def _check_resources(self, resolved: Resolved) -> None:
+        kms = resolved.value("volume_kms_key_id")
+        if kms is not None and not KMS_RE.fullmatch(kms):
+            self.error(
+                resolved.path("volume_kms_key_id"),
+                "use a KMS key id, alias or ARN (letters, digits, ':', '/', '_', '-')",
+            )
+        vpc = resolved.value("vpc")
+        if vpc is not None:
+            self._check_ids(f"{resolved.path('vpc')}.subnets", vpc.subnets, SUBNET_RE)
+            self._check_ids(
+                f"{resolved.path('vpc')}.security_group_ids", vpc.security_group_ids, SECURITY_GROUP_RE
+            )
+        self._check_environment(resolved)
+        self._check_hyperparameters(resolved)
+
+    def _check_ids(self, path: str, ids: list[str], pattern: re.Pattern[str]) -> None:
+        example = "subnet-0a1b2c3d" if path.endswith(".subnets") else "sg-0a1b2c3d"
+        for i, value in enumerate(ids):
+            if not pattern.fullmatch(value):
+                self.error(f"{path}[{i}]", f"{value!r} is not valid; use an id such as {example}")
+
+    def _check_environment(self, resolved: Resolved) -> None:
+        env: dict[str, str] = resolved.value("environment") or {}
+        if len(env) > ENVIRONMENT_MAX:
+            self.error(
+                resolved.path("environment"),
+                f"SageMaker accepts at most {ENVIRONMENT_MAX} environment variables",
+            )
+        for key, value in env.items():
+            if not ENV_KEY_RE.fullmatch(key):
+                self.error(
+                    f"{resolved.path('environment')}[{key}]",
+                    "environment names are letters, digits and '_', not starting with a digit; rename it",
+                )
+            elif len(value) > ENVIRONMENT_VALUE_MAX:
+                self.error(
+                    f"{resolved.path('environment')}[{key}]",
+                    f"the value has {len(value)} characters; SageMaker accepts at most {ENVIRONMENT_VALUE_MAX}, "
+                    "shorten it",
+                )
+
+    def _check_hyperparameters(self, resolved: Resolved) -> None:
+        hyper = resolved.value("hyperparameters") or {}
+        if len(hyper) > HYPERPARAMETERS_MAX:
+            self.error(
+                resolved.path("hyperparameters"),
+                f"SageMaker accepts at most {HYPERPARAMETERS_MAX} hyperparameters",
+            )
+        for key, value in hyper.items():
+            path = f"{resolved.path('hyperparameters')}[{key}]"
+            text = hyper_text(value)
+            if len(key) > HYPERPARAMETER_KEY_MAX or len(text) > HYPERPARAMETER_VALUE_MAX:
+                self.error(
+                    path,
+                    f"hyperparameter names are ≤ {HYPERPARAMETER_KEY_MAX} and values ≤ {HYPERPARAMETER_VALUE_MAX} "
+                    "characters; shorten it",
+                )
+            elif has_line_break(key) or has_line_break(text):
+                self.error(
+                    path,
+                    "SageMaker refuses a hyperparameter name or value with a line break in it; write it on one "
+                    "line (or pass multi-line text through an S3 file)",
+                )
