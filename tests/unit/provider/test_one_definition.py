@@ -37,7 +37,7 @@ def set_literals(tree: ast.AST) -> list[set[str]]:
 
 
 def test_the_walk_sees_the_one_definition() -> None:
-    tree = ast.parse((PACKAGE / "aws" / "statuses.py").read_text())
+    tree = ast.parse((PACKAGE / "jobs" / "statuses.py").read_text())
     literals = set_literals(tree)
     assert {"Completed", "Failed", "Stopped"} in literals
     assert THROTTLE_WORDS in literals
@@ -46,7 +46,7 @@ def test_the_walk_sees_the_one_definition() -> None:
 def test_no_other_module_spells_out_the_statuses_or_the_throttling_codes() -> None:
     offenders = []
     for path in modules():
-        if path == PACKAGE / "aws" / "statuses.py":
+        if path == PACKAGE / "jobs" / "statuses.py":
             continue
         for members in set_literals(ast.parse(path.read_text())):
             if len(members & STATUS_WORDS) >= 2 or len(members & THROTTLE_WORDS) >= 2:
@@ -59,7 +59,7 @@ def test_the_keep_alive_maximum_is_written_once() -> None:
     offenders = [
         f"{path.relative_to(PACKAGE)}:{node.lineno}"
         for path in modules()
-        if path.relative_to(PACKAGE).as_posix() not in ("spec/model.py", "cost/gantt.py")
+        if path.relative_to(PACKAGE).as_posix() not in ("fleetspec/model.py", "cost/gantt.py")
         for node in ast.walk(ast.parse(path.read_text()))
         if isinstance(node, ast.Constant) and node.value == 21600 and not isinstance(node.value, bool)
     ]
