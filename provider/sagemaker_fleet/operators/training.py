@@ -15,6 +15,7 @@ from airflow.triggers.base import StartTriggerArgs
 from sagemaker_fleet.fleetspec.names import context_run_key
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
+from sagemaker_fleet.triggers.base import aws_connection
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ __all__ = ["FleetTrainingOperator", "context_run_key"]
 TRIGGER_CLASSPATH = f"{FleetCityTrigger.__module__}.{FleetCityTrigger.__qualname__}"
 TRIGGER_DEFAULTS = {
     name: parameter.default
-    for name, parameter in inspect.signature(FleetCityTrigger.__init__).parameters.items()
+    for name, parameter in FleetCityTrigger.constructor_parameters().items()
     if parameter.default is not inspect.Parameter.empty
 }
 
@@ -130,10 +131,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
             "poll_interval": self.poll_interval,
             "capacity_retry_seconds": self.capacity_retry_seconds,
             "capacity_timeout_seconds": self.capacity_timeout_seconds,
-            "aws_conn_id": self.aws_conn_id,
-            "region_name": self.region_name,
-            "verify": self.verify,
-            "botocore_config": self.botocore_config,
+            **aws_connection(self),
             **run,
         }
         return {k: v for k, v in kwargs.items() if k in ("spec_path", "city") or v != TRIGGER_DEFAULTS.get(k)}

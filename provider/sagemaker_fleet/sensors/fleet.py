@@ -15,6 +15,7 @@ from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.jobs.keys import city_key
 from sagemaker_fleet.jobs.pools import matching_pool
 from sagemaker_fleet.jobs.progress import run_progress
+from sagemaker_fleet.triggers.base import aws_connection
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
 
 if TYPE_CHECKING:
@@ -54,12 +55,7 @@ class _DeferrableSensor(AwsBaseSensor[SageMakerFleetHook]):
         return event
 
     def _common(self) -> dict[str, Any]:
-        return {
-            "poll_interval": self.poke_interval,
-            "aws_conn_id": self.aws_conn_id,
-            "region_name": self.region_name,
-            "botocore_config": self.botocore_config,
-        }
+        return {"poll_interval": self.poke_interval, **aws_connection(self)}
 
 
 class FleetRunSensor(_DeferrableSensor):

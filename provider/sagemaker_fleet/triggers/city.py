@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from airflow.triggers.base import (
-    BaseTrigger,
     TaskFailedEvent,
     TaskSkippedEvent,
     TaskSuccessEvent,
@@ -49,12 +48,8 @@ from sagemaker_fleet.jobs.request import (
 )
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
-from sagemaker_fleet.triggers.poller import (
-    AwsConnectionArgs,
-    FleetPoller,
-    watch_deadline,
-    watch_until_terminal,
-)
+from sagemaker_fleet.triggers.base import RunPollerTrigger
+from sagemaker_fleet.triggers.poller import FleetPoller, watch_deadline, watch_until_terminal
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
@@ -140,7 +135,7 @@ def _keep_alive_at_create(tracker: RunTracker, city: str, request: dict[str, Any
     return keep_alive
 
 
-class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
+class FleetCityTrigger(RunPollerTrigger):
     """Train one city of a fleet run (see the module docstring).
 
     :param spec_path: the fleet YAML.
@@ -154,6 +149,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         retry or a clear of the task attaches to the forced job).
     :param end_from_trigger: end the task from here (True when the task started here).
     :param carry_pools: the run's pools are kept for the next run: its poller ends none early.
+    :param aws_conn_id, region_name, verify, botocore_config: the AWS connection (:class:`FleetAwsTrigger`).
     """
 
     def __init__(
@@ -175,12 +171,9 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         poll_interval: float = 30.0,
         capacity_retry_seconds: float = 60.0,
         capacity_timeout_seconds: float = 6 * 3600.0,
-        aws_conn_id: str | None = "aws_default",
-        region_name: str | None = None,
-        verify: bool | str | None = None,
-        botocore_config: dict[str, Any] | None = None,
+        **connection: Any,
     ) -> None:
-        super().__init__()
+        super().__init__(**connection)
         self.spec_path = spec_path
         self.city = city
         self.run_key = run_key
@@ -197,36 +190,8 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         self.poll_interval = float(poll_interval)
         self.capacity_retry_seconds = float(capacity_retry_seconds)
         self.capacity_timeout_seconds = float(capacity_timeout_seconds)
-        self.aws_conn_id = aws_conn_id
-        self.region_name = region_name
-        self.verify = verify
-        self.botocore_config = botocore_config
         self._run: RunInfo | None = None
         self._watching: str | None = None  # the job this trigger waits on, for on_kill
-
-    def serialize(self) -> tuple[str, dict[str, Any]]:
-        return (
-            f"{type(self).__module__}.{type(self).__qualname__}",
-            {
-                "spec_path": self.spec_path,
-                "city": self.city,
-                "run_key": self.run_key,
-                "params": self.params,
-                "try_id": self.try_id,
-                "dag_id": self.dag_id,
-                "run_id": self.run_id,
-                "use_params": self.use_params,
-                "plan_task_id": self.plan_task_id,
-                "keep_alive_seconds": self.keep_alive_seconds,
-                "force_retrain": self.force_retrain,
-                "end_from_trigger": self.end_from_trigger,
-                "carry_pools": self.carry_pools,
-                "poll_interval": self.poll_interval,
-                "capacity_retry_seconds": self.capacity_retry_seconds,
-                "capacity_timeout_seconds": self.capacity_timeout_seconds,
-                **self.aws_kwargs(),
-            },
-        )
 
     def render_template_fields(self, context: Any, jinja_env: Any = None) -> None:
         """Called by the triggerer with the task instance's context when the task starts from the trigger; the
