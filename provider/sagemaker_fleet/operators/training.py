@@ -17,6 +17,7 @@ from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.triggers.base import aws_connection
 from sagemaker_fleet.triggers.city import FleetCityTrigger
+from sagemaker_fleet.triggers.errors import CityCannotTrainError
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -158,7 +159,8 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         return self.execute_complete(context, asyncio.run(_first_event(trigger)))
 
     def execute_complete(self, context: Context, event: Any = None) -> Any:
-        """The trigger's outcome when it was deferred from a worker: the result, a skip or the failure."""
+        """The trigger's outcome when it was deferred from a worker (or, from the triggerer, a failure no retry
+        mends: :class:`CityCannotTrainError`): the result, a skip or the failure."""
         if not isinstance(event, dict):
             raise AirflowException(f"{self.city}: the training trigger ended without an outcome ({event!r})")
         status = event.get("status")
@@ -168,7 +170,10 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
             return event.get("result")
         if status == "skipped":
             raise AirflowSkipException(f"{self.city}: {event.get('message', 'skipped')}")
-        raise AirflowException(f"{self.city}: {event.get('message') or 'training failed'}")
+        message = f"{self.city}: {event.get('message') or 'training failed'}"
+        if event.get("retry") is False:  # its cause is in the fleet file, the plan or the task: no retry
+            raise CityCannotTrainError(message)
+        raise AirflowException(message)
 
 
 async def _first_event(trigger: FleetCityTrigger) -> Any:

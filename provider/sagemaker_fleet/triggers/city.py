@@ -48,7 +48,9 @@ from sagemaker_fleet.jobs.request import (
 )
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
+from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
+from sagemaker_fleet.triggers.errors import TriggerContextError, UnfitPlanError, retry_cannot_help
 from sagemaker_fleet.triggers.poller import FleetPoller, watch_deadline, watch_until_terminal
 
 if TYPE_CHECKING:
@@ -104,12 +106,14 @@ class TaskIdentity:
 @dataclass(frozen=True)
 class Outcome:
     """How the city ended: ``success`` (with the result), ``failed`` (with the reason) or ``skipped``;
-    ``links``: the extra links' XComs (console page, logs) of its latest job."""
+    ``links``: the extra links' XComs (console page, logs) of its latest job; ``retry``: whether a retry of the
+    task may end otherwise (not for a failure whose cause a retry meets again, :func:`retry_cannot_help`)."""
 
     status: str
     result: dict[str, Any] | None = None
     message: str = ""
     links: dict[str, Any] | None = None
+    retry: bool = True
 
 
 _SPECS: dict[str, tuple[float, FleetSpec]] = {}
@@ -216,7 +220,7 @@ class FleetCityTrigger(RunPollerTrigger):
         if self.run_key:
             return RunInfo(self.run_key, self.params, self.try_id, self.dag_id, self.run_id)
         if self._run is None:
-            raise ValueError(f"{self.city}: no run_key given and no task context to take it from")
+            raise TriggerContextError(f"{self.city}: no run_key given and no task context to take it from")
         return self._run
 
     async def _plan_json(self, run: RunInfo) -> Any:
@@ -224,7 +228,7 @@ class FleetCityTrigger(RunPollerTrigger):
         from airflow.sdk.execution_time.xcom import XCom
 
         if not (self.plan_task_id and run.dag_id and run.run_id):
-            raise ValueError(f"{self.city}: the plan's task, DAG and run must be known to read the plan")
+            raise UnfitPlanError(f"{self.city}: the plan's task, DAG and run must be known to read the plan")
         return await asyncio.to_thread(
             XCom.get_one, key=PLAN_XCOM_KEY, dag_id=run.dag_id, task_id=self.plan_task_id, run_id=run.run_id
         )
@@ -237,12 +241,21 @@ class FleetCityTrigger(RunPollerTrigger):
 
         data = await self._plan_json(run)
         if data is None:
-            raise ValueError(f"task {self.plan_task_id} published no plan for run {run.run_id}")
-        plan = FleetPlan.from_json(data)
+            raise UnfitPlanError(f"task {self.plan_task_id} published no plan for run {run.run_id}")
+        try:
+            plan = FleetPlan.from_json(data)
+            if plan.fleet != spec.fleet:
+                raise UnfitPlanError(f"the plan is for fleet {plan.fleet!r}, not {spec.fleet!r}")
+            book = DispatchBook.from_plan(plan, spec)
+        except (PlanFormatError, KeyError) as exc:  # KeyError: a city or group the fleet file no longer has
+            raise UnfitPlanError(
+                f"the plan of task {self.plan_task_id} does not fit {self.spec_path}: {exc}; the fleet file "
+                "changed since the plan was made: clear the plan task to plan the run again"
+            ) from exc
         self.log.info(
             "dispatching run %s by plan %s (%d jobs)", run.run_key, self.plan_task_id, len(plan.jobs)
         )
-        return RunTracker(DispatchBook.from_plan(plan, spec), names, carry_pools=self.carry_pools)
+        return RunTracker(book, names, carry_pools=self.carry_pools)
 
     # ------------------------------------------------------------------------------------------ running
 
@@ -251,17 +264,22 @@ class FleetCityTrigger(RunPollerTrigger):
             outcome = await self._train()
         except Exception as exc:  # noqa: BLE001 - the task fails with the reason instead of the trigger dying
             self.log.exception("%s: %s", self.city, exc)
-            outcome = Outcome("failed", message=f"{type(exc).__name__}: {exc}")
+            outcome = Outcome(
+                "failed", message=f"{type(exc).__name__}: {exc}", retry=not retry_cannot_help(exc)
+            )
         yield self._event(outcome)
 
     def _event(self, outcome: Outcome) -> TriggerEvent:
-        if not self.end_from_trigger:
+        # a failure no retry mends ends on a worker even from here: the task's execute_complete fails it without
+        # its retries (Airflow retries a TaskFailedEvent while tries are left)
+        if not self.end_from_trigger or not outcome.retry:
             return TriggerEvent(
                 {
                     "status": outcome.status,
                     "result": outcome.result,
                     "message": outcome.message,
                     "links": outcome.links,
+                    "retry": outcome.retry,
                 }
             )
         if outcome.status == "success":
