@@ -182,3 +182,29 @@ def test_a_failure_a_retry_may_mend_still_ends_the_task_from_the_triggerer_and_i
     with pytest.raises(AirflowException, match="AlgorithmError") as raised:
         operator.execute_complete({"ti": None}, {"status": "failed", "message": "AlgorithmError"})  # type: ignore[arg-type]
     assert not isinstance(raised.value, AirflowFailException)
+
+
+def test_which_errors_a_retry_would_meet_again() -> None:
+    from botocore.exceptions import ClientError
+
+    from sagemaker_fleet.fleetspec.errors import SpecIssue
+    from sagemaker_fleet.hooks.fleet import CapacityUnavailableError, ForeignJobError
+    from sagemaker_fleet.triggers.errors import retry_cannot_help
+    from sagemaker_fleet.triggers.poller import JobWatchError
+
+    unreadable = FleetSpecError([SpecIssue("", "cannot read the file")], "f.yaml")
+    unreadable.__cause__ = FileNotFoundError("f.yaml")
+    lasting = [
+        FleetSpecError([SpecIssue("x", "bad")]),
+        ForeignJobError("another fleet's"),
+        PlanError("quota"),
+    ]
+    passing = [
+        unreadable,
+        CapacityUnavailableError("quota in use"),
+        JobWatchError("polling failed"),
+        ClientError({"Error": {"Code": "ThrottlingException"}}, "ListTrainingJobs"),
+        OSError("connection reset"),
+    ]
+    assert [retry_cannot_help(exc) for exc in lasting] == [True] * len(lasting)
+    assert [retry_cannot_help(exc) for exc in passing] == [False] * len(passing)
