@@ -62,6 +62,11 @@ PLAN_XCOM_KEY = "plan"
 WAIT_LOG_EVERY = 300.0
 #: A city that waits this long for its turn says why (not at once: hundreds of cities wait at a run's start).
 WAIT_LOG_FIRST = 30.0
+#: Defaults of the trigger and of the operator that starts it: seconds between the run's sweeps; the base
+#: back-off while the instance quota is in use (ResourceLimitExceeded), and how long to wait for it at most.
+POLL_INTERVAL = 30.0
+CAPACITY_RETRY_SECONDS = 60.0
+CAPACITY_TIMEOUT_SECONDS = 6 * 3600.0
 
 
 @dataclass(frozen=True)
@@ -172,9 +177,9 @@ class FleetCityTrigger(RunPollerTrigger):
         force_retrain: bool = False,
         end_from_trigger: bool = True,
         carry_pools: bool = False,
-        poll_interval: float = 30.0,
-        capacity_retry_seconds: float = 60.0,
-        capacity_timeout_seconds: float = 6 * 3600.0,
+        poll_interval: float = POLL_INTERVAL,
+        capacity_retry_seconds: float = CAPACITY_RETRY_SECONDS,
+        capacity_timeout_seconds: float = CAPACITY_TIMEOUT_SECONDS,
         **connection: Any,
     ) -> None:
         super().__init__(**connection)
