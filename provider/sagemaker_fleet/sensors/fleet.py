@@ -16,7 +16,7 @@ from sagemaker_fleet.jobs.pools import matching_pool
 from sagemaker_fleet.jobs.progress import run_progress
 from sagemaker_fleet.triggers.base import aws_connection
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
-from sagemaker_fleet.triggers.errors import fleet_city, fleet_spec
+from sagemaker_fleet.triggers.errors import FleetFailure, fleet_city, fleet_spec
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -50,6 +50,8 @@ class _DeferrableSensor(AwsBaseSensor[SageMakerFleetHook]):
         return None
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> dict[str, Any]:
+        if event and event.get("retry") is False:  # the trigger met a failure a retry would meet again
+            raise FleetFailure(f"{self.task_id}: {event.get('message')}")
         if not event or event.get("status") != "success":
             raise AirflowException(f"{self.task_id}: {event}")
         return event

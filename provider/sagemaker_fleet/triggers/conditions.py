@@ -18,6 +18,7 @@ from sagemaker_fleet.jobs.statuses import THROTTLING_CODES
 from sagemaker_fleet.plan.jsonread import JsonObject
 from sagemaker_fleet.plan.model import key_from_json
 from sagemaker_fleet.triggers.base import FleetAwsTrigger
+from sagemaker_fleet.triggers.errors import retry_cannot_help
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
@@ -42,6 +43,13 @@ class _PollingTrigger(FleetAwsTrigger):
                     yield TriggerEvent({"status": "error", "message": str(exc)})
                     return
                 found = None
+            except Exception as exc:
+                if not retry_cannot_help(exc):
+                    raise
+                # the fleet file went bad since the sensor read it: its task fails without retries
+                message = f"{type(exc).__name__}: {exc}"
+                yield TriggerEvent({"status": "error", "message": message, "retry": False})
+                return
             if found is not None:
                 yield TriggerEvent({"status": "success", **found})
                 return

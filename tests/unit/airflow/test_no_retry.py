@@ -208,3 +208,25 @@ def test_which_errors_a_retry_would_meet_again() -> None:
     ]
     assert [retry_cannot_help(exc) for exc in lasting] == [True] * len(lasting)
     assert [retry_cannot_help(exc) for exc in passing] == [False] * len(passing)
+
+
+def test_a_fleet_file_gone_bad_under_a_deferred_sensor_fails_it_without_retries(invalid: str) -> None:
+    from sagemaker_fleet.triggers.conditions import FleetRunTrigger
+    from sagemaker_fleet.triggers.errors import FleetFailure
+
+    trigger = FleetRunTrigger(spec_path=invalid, run_key=RUN_KEY, aws_conn_id=None, region_name="us-east-1")
+
+    async def first() -> TriggerEvent:
+        async for event in trigger.run():
+            return event
+        raise AssertionError("no event")
+
+    event = asyncio.run(asyncio.wait_for(first(), 20))  # the spec is read before any call to AWS
+    assert (event.payload["status"], event.payload["retry"]) == ("error", False)
+    sensor = FleetRunSensor(task_id="run_done", spec_path=invalid, run_key=RUN_KEY)
+    with pytest.raises(FleetFailure, match="run_done: .*error\\(s\\) in fleet spec") as raised:
+        sensor.execute_complete({}, event.payload)  # type: ignore[arg-type]
+    assert isinstance(raised.value, AirflowFailException)
+    with pytest.raises(AirflowException) as retried:  # an AWS error is still retried
+        sensor.execute_complete({}, {"status": "error", "message": "AccessDenied"})  # type: ignore[arg-type]
+    assert not isinstance(retried.value, AirflowFailException)
