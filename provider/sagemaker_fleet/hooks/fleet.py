@@ -18,11 +18,11 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from sagemaker_fleet.errors import SageMakerFleetError
-from sagemaker_fleet.jobs.paging import PageGuard
+from sagemaker_fleet.jobs.paging import PagedListing
 
 if TYPE_CHECKING:
     from mypy_boto3_sagemaker import SageMakerClient
-    from mypy_boto3_sagemaker.literals import TrainingJobStatusType, WarmPoolResourceStatusType
+    from mypy_boto3_sagemaker.literals import WarmPoolResourceStatusType
     from mypy_boto3_sagemaker.type_defs import (
         CreateTrainingJobRequestTypeDef,
         DescribeTrainingJobResponseTypeDef,
@@ -93,20 +93,31 @@ def _is_not_found(exc: ClientError) -> bool:
 def list_request(
     name_contains: str = "",
     creation_time_after: dt.datetime | None = None,
-    status_equals: TrainingJobStatusType | None = None,
     warm_pool_status_equals: WarmPoolResourceStatusType | None = None,
 ) -> ListTrainingJobsRequestTypeDef:
-    """ListTrainingJobs arguments for one sweep (the largest page, only the filters asked for)."""
+    """ListTrainingJobs arguments for one sweep (the largest page, only the filters asked for). No StatusEquals:
+    SageMaker applies it after cutting the page, so it would not make a listing any shorter."""
     kwargs: ListTrainingJobsRequestTypeDef = {"MaxResults": 100}
     if name_contains:
         kwargs["NameContains"] = name_contains
     if creation_time_after is not None:
         kwargs["CreationTimeAfter"] = creation_time_after
-    if status_equals:
-        kwargs["StatusEquals"] = status_equals
     if warm_pool_status_equals:
         kwargs["WarmPoolStatusEquals"] = warm_pool_status_equals
     return kwargs
+
+
+def job_listing(
+    name_contains: str,
+    creation_time_after: dt.datetime | None = None,
+    warm_pool_status_equals: WarmPoolResourceStatusType | None = None,
+) -> PagedListing:
+    """The paging of one ListTrainingJobs listing, for :meth:`SageMakerFleetHook.list_jobs` and ``alist_jobs``."""
+    return PagedListing(
+        f"ListTrainingJobs({name_contains!r})",
+        list_request(name_contains, creation_time_after, warm_pool_status_equals),
+        "TrainingJobSummaries",
+    )
 
 
 def _created(request: Mapping[str, Any], response: Mapping[str, Any], before: dt.datetime) -> dict[str, Any]:
@@ -233,19 +244,12 @@ class SageMakerFleetHook(AwsBaseHook):
         name_contains: str,
         *,
         creation_time_after: dt.datetime | None = None,
-        status_equals: TrainingJobStatusType | None = None,
         warm_pool_status_equals: WarmPoolResourceStatusType | None = None,
     ) -> Iterator[TrainingJobSummaryTypeDef]:
         """ListTrainingJobs summaries, every page (≤ 100 per call)."""
-        kwargs = list_request(name_contains, creation_time_after, status_equals, warm_pool_status_equals)
-        guard = PageGuard(f"ListTrainingJobs({name_contains!r})")
-        while True:
-            page = self.client.list_training_jobs(**kwargs)
-            yield from page.get("TrainingJobSummaries", [])
-            token = guard.next(page)
-            if not token:
-                return
-            kwargs["NextToken"] = token
+        listing = job_listing(name_contains, creation_time_after, warm_pool_status_equals)
+        while listing.request is not None:
+            yield from listing.take(self.client.list_training_jobs(**listing.request))
 
     def stop(self, job_name: str) -> None:
         try:
@@ -282,16 +286,10 @@ class SageMakerFleetHook(AwsBaseHook):
         warm_pool_status_equals: WarmPoolResourceStatusType | None = None,
     ) -> AsyncIterator[TrainingJobSummaryTypeDef]:
         """ListTrainingJobs summaries through an aiobotocore client, every page."""
-        kwargs = list_request(name_contains, creation_time_after, None, warm_pool_status_equals)
-        guard = PageGuard(f"ListTrainingJobs({name_contains!r})")
-        while True:
-            page = await client.list_training_jobs(**kwargs)
-            for summary in page.get("TrainingJobSummaries", []):
+        listing = job_listing(name_contains, creation_time_after, warm_pool_status_equals)
+        while listing.request is not None:
+            for summary in listing.take(await client.list_training_jobs(**listing.request)):
                 yield summary
-            token = guard.next(page)
-            if not token:
-                return
-            kwargs["NextToken"] = token
 
     async def acreate_or_attach(self, client: Any, request: CreateTrainingJobRequestTypeDef) -> Attachment:
         """:meth:`create_or_attach` through an aiobotocore client: create at once (no describe first); a job of

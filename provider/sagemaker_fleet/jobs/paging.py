@@ -7,7 +7,7 @@ from typing import Any
 
 from sagemaker_fleet.errors import SageMakerFleetError
 
-__all__ = ["MAX_LIST_PAGES", "ListingError", "PageGuard"]
+__all__ = ["MAX_LIST_PAGES", "ListingError", "PageGuard", "PagedListing"]
 
 #: Pages one listing may take (100 summaries each): a listing past it, or one whose NextToken repeats, is an
 #: endpoint fault, not a run's jobs, and raises :class:`ListingError` instead of looping forever.
@@ -35,3 +35,29 @@ class PageGuard:
             raise ListingError(f"{self.what}: more than {MAX_LIST_PAGES} pages; narrow the listing")
         self.seen.add(str(token))
         return str(token)
+
+
+class PagedListing:
+    """The paging rule of one listing, for a sync and an async loop alike (the caller makes the calls):
+
+        listing = PagedListing("ListTrainingJobs", {"MaxResults": 100}, "TrainingJobSummaries")
+        while listing.request is not None:
+            yield from listing.take(client.list_training_jobs(**listing.request))
+
+    :attr:`request` is the next call's arguments (the first ones plus the page's ``NextToken``), None once the
+    listing has ended; a NextToken that repeats, or more than :data:`MAX_LIST_PAGES` pages, raise
+    :class:`ListingError` (:class:`PageGuard`).
+    """
+
+    def __init__(self, what: str, request: Mapping[str, Any], items: str) -> None:
+        self.request: dict[str, Any] | None = dict(request)
+        self.items = items
+        self.guard = PageGuard(what)
+
+    def take(self, page: Mapping[str, Any]) -> list[Any]:
+        """The items of ``page``, the answer to :attr:`request`; moves :attr:`request` on to the next page."""
+        if self.request is None:
+            raise ListingError(f"{self.guard.what}: a page came after the listing ended")
+        token = self.guard.next(page)
+        self.request = {**self.request, "NextToken": token} if token else None
+        return list(page.get(self.items) or ())

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, cast
 import jinja2
 from airflow.sdk import BaseOperator
 
-from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.fleetspec.names import context_run_key, report_s3_uri
 from sagemaker_fleet.operators.outcome import untrained
+from sagemaker_fleet.triggers.errors import fleet_spec
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -132,7 +132,7 @@ class FleetNotifyOperator(BaseOperator):
     def execute(self, context: Context) -> dict[str, Any]:
         ti = context["ti"]
         run_id = context["run_id"]
-        spec = load_fleet_spec(self.spec_path)
+        spec = fleet_spec(self.spec_path)
         run_key = context_run_key(context)
         by_run = ti.get_task_states(
             dag_id=ti.dag_id, task_ids=sorted(self.city_task_ids.values()), run_ids=[run_id]

@@ -15,7 +15,6 @@ from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
-from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.fleetspec.names import context_run_key, reports_s3_prefix, split_s3_uri
 from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
@@ -24,6 +23,7 @@ from sagemaker_fleet.plan import DurationHistory, plan_fleet
 from sagemaker_fleet.plan.errors import PlanError
 from sagemaker_fleet.runnote import asked_line, cost_line, dry_run_line, plan_line, refused_line
 from sagemaker_fleet.triggers.city import PLAN_XCOM_KEY
+from sagemaker_fleet.triggers.errors import UnplannableFleetError, fleet_spec, unusable
 
 #: Earlier reports tried, newest first, before planning without history.
 HISTORY_CANDIDATES = 10
@@ -83,7 +83,7 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
         self.api_conn_id = api_conn_id
 
     def execute(self, context: Context) -> Any:
-        fleet = load_fleet_spec(self.spec_path)
+        fleet = fleet_spec(self.spec_path)
         params = context.get("params") or {}
         overrides = FleetOverrides.from_params(params) if self.use_params else FleetOverrides()
         dry_run = self.use_params and bool(params.get("dry_run"))
@@ -94,8 +94,10 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
             history = self._history(spec, run_key) if self.use_history else None
             plan = plan_fleet(spec, run_key, history)
         except (FleetSpecError, PlanError) as exc:
-            if not self.use_params:
-                raise
+            if not self.use_params:  # the fleet file itself: a retry would read it again
+                raise (
+                    unusable(exc) if isinstance(exc, FleetSpecError) else UnplannableFleetError(str(exc))
+                ) from exc
             self._refuse(context, asked, exc)
         unknown = sorted({c.name for c in spec.cities} - set(self.cities)) if self.cities else []
         if unknown:

@@ -17,11 +17,11 @@ from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
 
 from sagemaker_fleet.cost.report import RunJobIndex
-from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.jobs.release import IdlePool, PoolRelease, idle_pool, release_decision
 from sagemaker_fleet.operators.training import context_run_key
+from sagemaker_fleet.triggers.errors import fleet_spec
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -54,7 +54,7 @@ class FleetPoolReleaseOperator(AwsBaseOperator[SageMakerFleetHook]):
     def execute(self, context: Context) -> dict[str, Any]:
         if self.use_params and (context.get("params") or {}).get("dry_run"):
             return {"ended": [], "kept": [], "idle_seconds_saved": 0}  # a dry run launched nothing
-        spec = load_fleet_spec(self.spec_path)
+        spec = fleet_spec(self.spec_path)
         run_key = context_run_key(context)
         index = RunJobIndex.for_run(spec, run_key)
         pools = self._idle_pools(index, run_key)

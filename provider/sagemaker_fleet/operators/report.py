@@ -19,12 +19,12 @@ from sagemaker_fleet.cost.publish import upload_report_files, write_report_files
 from sagemaker_fleet.cost.report import released_pools
 from sagemaker_fleet.cost.summary import summary_lines
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
-from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.fleetspec.names import report_s3_uri, split_s3_uri
 from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.links.fleet import FleetCostReportLink
 from sagemaker_fleet.operators.training import context_run_key
+from sagemaker_fleet.triggers.errors import fleet_spec
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -68,7 +68,7 @@ class FleetCostReportOperator(AwsBaseOperator[SageMakerFleetHook]):
         self.plan_task_id = plan_task_id
 
     def execute(self, context: Context) -> dict[str, Any]:
-        spec = load_fleet_spec(self.spec_path)
+        spec = fleet_spec(self.spec_path)
         params = context.get("params") or {}
         if self.use_params:
             try:

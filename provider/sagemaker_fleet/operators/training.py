@@ -15,7 +15,14 @@ from airflow.triggers.base import StartTriggerArgs
 from sagemaker_fleet.fleetspec.names import context_run_key
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
-from sagemaker_fleet.triggers.city import FleetCityTrigger
+from sagemaker_fleet.triggers.base import aws_connection
+from sagemaker_fleet.triggers.city import (
+    CAPACITY_RETRY_SECONDS,
+    CAPACITY_TIMEOUT_SECONDS,
+    POLL_INTERVAL,
+    FleetCityTrigger,
+)
+from sagemaker_fleet.triggers.errors import CityCannotTrainError
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -23,9 +30,23 @@ if TYPE_CHECKING:
 __all__ = ["FleetTrainingOperator", "context_run_key"]
 
 TRIGGER_CLASSPATH = f"{FleetCityTrigger.__module__}.{FleetCityTrigger.__qualname__}"
+#: The operator's arguments that its trigger takes as they are (the run's own come from the task's context).
+FORWARDED = (
+    "spec_path",
+    "city",
+    "run_key",
+    "use_params",
+    "plan_task_id",
+    "keep_alive_seconds",
+    "force_retrain",
+    "carry_pools",
+    "poll_interval",
+    "capacity_retry_seconds",
+    "capacity_timeout_seconds",
+)
 TRIGGER_DEFAULTS = {
     name: parameter.default
-    for name, parameter in inspect.signature(FleetCityTrigger.__init__).parameters.items()
+    for name, parameter in FleetCityTrigger.constructor_parameters().items()
     if parameter.default is not inspect.Parameter.empty
 }
 
@@ -86,9 +107,9 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         carry_pools: bool = False,
         start_from_trigger: bool = True,
         deferrable: bool = True,
-        poll_interval: float = 30.0,
-        capacity_retry_seconds: float = 60.0,
-        capacity_timeout_seconds: float = 6 * 3600.0,
+        poll_interval: float = POLL_INTERVAL,
+        capacity_retry_seconds: float = CAPACITY_RETRY_SECONDS,
+        capacity_timeout_seconds: float = CAPACITY_TIMEOUT_SECONDS,
         use_params: bool = False,
         **kwargs: Any,
     ) -> None:
@@ -118,24 +139,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
     def _trigger_kwargs(self, **run: Any) -> dict[str, Any]:
         """The trigger's kwargs, leaving out those at the trigger's defaults: they travel in the serialized DAG of
         every city (start_from_trigger), so a 200-city DAG carries them 200 times."""
-        kwargs = {
-            "spec_path": self.spec_path,
-            "city": self.city,
-            "run_key": self.run_key,
-            "use_params": self.use_params,
-            "plan_task_id": self.plan_task_id,
-            "keep_alive_seconds": self.keep_alive_seconds,
-            "force_retrain": self.force_retrain,
-            "carry_pools": self.carry_pools,
-            "poll_interval": self.poll_interval,
-            "capacity_retry_seconds": self.capacity_retry_seconds,
-            "capacity_timeout_seconds": self.capacity_timeout_seconds,
-            "aws_conn_id": self.aws_conn_id,
-            "region_name": self.region_name,
-            "verify": self.verify,
-            "botocore_config": self.botocore_config,
-            **run,
-        }
+        kwargs = {**{name: getattr(self, name) for name in FORWARDED}, **aws_connection(self), **run}
         return {k: v for k, v in kwargs.items() if k in ("spec_path", "city") or v != TRIGGER_DEFAULTS.get(k)}
 
     # ------------------------------------------------------------------------------------------ on a worker
@@ -160,7 +164,8 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         return self.execute_complete(context, asyncio.run(_first_event(trigger)))
 
     def execute_complete(self, context: Context, event: Any = None) -> Any:
-        """The trigger's outcome when it was deferred from a worker: the result, a skip or the failure."""
+        """The trigger's outcome when it was deferred from a worker (or, from the triggerer, a failure no retry
+        mends: :class:`CityCannotTrainError`): the result, a skip or the failure."""
         if not isinstance(event, dict):
             raise AirflowException(f"{self.city}: the training trigger ended without an outcome ({event!r})")
         status = event.get("status")
@@ -170,7 +175,10 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
             return event.get("result")
         if status == "skipped":
             raise AirflowSkipException(f"{self.city}: {event.get('message', 'skipped')}")
-        raise AirflowException(f"{self.city}: {event.get('message') or 'training failed'}")
+        message = f"{self.city}: {event.get('message') or 'training failed'}"
+        if event.get("retry") is False:  # its cause is in the fleet file, the plan or the task: no retry
+            raise CityCannotTrainError(message)
+        raise AirflowException(message)
 
 
 async def _first_event(trigger: FleetCityTrigger) -> Any:

@@ -10,12 +10,13 @@ from airflow.providers.amazon.aws.sensors.base_aws import AwsBaseSensor
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
 from airflow.providers.common.compat.sdk import AirflowException
 
-from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.jobs.keys import city_key
 from sagemaker_fleet.jobs.pools import matching_pool
 from sagemaker_fleet.jobs.progress import run_progress
+from sagemaker_fleet.triggers.base import aws_connection
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
+from sagemaker_fleet.triggers.errors import FleetFailure, fleet_city, fleet_spec
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -49,17 +50,14 @@ class _DeferrableSensor(AwsBaseSensor[SageMakerFleetHook]):
         return None
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> dict[str, Any]:
+        if event and event.get("retry") is False:  # the trigger met a failure a retry would meet again
+            raise FleetFailure(f"{self.task_id}: {event.get('message')}")
         if not event or event.get("status") != "success":
             raise AirflowException(f"{self.task_id}: {event}")
         return event
 
     def _common(self) -> dict[str, Any]:
-        return {
-            "poll_interval": self.poke_interval,
-            "aws_conn_id": self.aws_conn_id,
-            "region_name": self.region_name,
-            "botocore_config": self.botocore_config,
-        }
+        return {"poll_interval": self.poke_interval, **aws_connection(self)}
 
 
 class FleetRunSensor(_DeferrableSensor):
@@ -73,7 +71,7 @@ class FleetRunSensor(_DeferrableSensor):
         self.run_key = run_key
 
     def poke(self, context: Context) -> bool:
-        spec = load_fleet_spec(self.spec_path)
+        spec = fleet_spec(self.spec_path)
         progress = run_progress(spec, self.run_key, self.hook.list_jobs(self.run_key))
         self.log.info(
             "run %s: %d/%d cities terminal (%d completed, %d failed), %d running",
@@ -102,7 +100,7 @@ class WarmPoolAvailableSensor(_DeferrableSensor):
         self.name_contains = name_contains
 
     def _key(self) -> Any:
-        return city_key(load_fleet_spec(self.spec_path).city(self.city))
+        return city_key(fleet_city(fleet_spec(self.spec_path), self.city))
 
     def poke(self, context: Context) -> bool:
         key = self._key()

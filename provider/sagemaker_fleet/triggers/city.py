@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from airflow.triggers.base import (
-    BaseTrigger,
     TaskFailedEvent,
     TaskSkippedEvent,
     TaskSuccessEvent,
@@ -49,12 +48,10 @@ from sagemaker_fleet.jobs.request import (
 )
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
-from sagemaker_fleet.triggers.poller import (
-    AwsConnectionArgs,
-    FleetPoller,
-    watch_deadline,
-    watch_until_terminal,
-)
+from sagemaker_fleet.plan.errors import PlanFormatError
+from sagemaker_fleet.triggers.base import RunPollerTrigger
+from sagemaker_fleet.triggers.errors import TriggerContextError, UnfitPlanError, retry_cannot_help
+from sagemaker_fleet.triggers.poller import FleetPoller, watch_deadline, watch_until_terminal
 
 if TYPE_CHECKING:
     from mypy_boto3_sagemaker.type_defs import CreateTrainingJobRequestTypeDef
@@ -68,6 +65,11 @@ PLAN_XCOM_KEY = "plan"
 WAIT_LOG_EVERY = 300.0
 #: A city that waits this long for its turn says why (not at once: hundreds of cities wait at a run's start).
 WAIT_LOG_FIRST = 30.0
+#: Defaults of the trigger and of the operator that starts it: seconds between the run's sweeps; the base
+#: back-off while the instance quota is in use (ResourceLimitExceeded), and how long to wait for it at most.
+POLL_INTERVAL = 30.0
+CAPACITY_RETRY_SECONDS = 60.0
+CAPACITY_TIMEOUT_SECONDS = 6 * 3600.0
 
 
 @dataclass(frozen=True)
@@ -112,12 +114,14 @@ class TaskIdentity:
 @dataclass(frozen=True)
 class Outcome:
     """How the city ended: ``success`` (with the result), ``failed`` (with the reason) or ``skipped``;
-    ``links``: the extra links' XComs (console page, logs) of its latest job."""
+    ``links``: the extra links' XComs (console page, logs) of its latest job; ``retry``: whether a retry of the
+    task may end otherwise (not for a failure whose cause a retry meets again, :func:`retry_cannot_help`)."""
 
     status: str
     result: dict[str, Any] | None = None
     message: str = ""
     links: dict[str, Any] | None = None
+    retry: bool = True
 
 
 _SPECS: dict[str, tuple[float, FleetSpec]] = {}
@@ -145,7 +149,7 @@ def _keep_alive_at_create(
     return keep_alive
 
 
-class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
+class FleetCityTrigger(RunPollerTrigger):
     """Train one city of a fleet run (see the module docstring).
 
     :param spec_path: the fleet YAML.
@@ -159,6 +163,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         retry or a clear of the task attaches to the forced job).
     :param end_from_trigger: end the task from here (True when the task started here).
     :param carry_pools: the run's pools are kept for the next run: its poller ends none early.
+    :param aws_conn_id, region_name, verify, botocore_config: the AWS connection (:class:`FleetAwsTrigger`).
     """
 
     def __init__(
@@ -177,15 +182,12 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         force_retrain: bool = False,
         end_from_trigger: bool = True,
         carry_pools: bool = False,
-        poll_interval: float = 30.0,
-        capacity_retry_seconds: float = 60.0,
-        capacity_timeout_seconds: float = 6 * 3600.0,
-        aws_conn_id: str | None = "aws_default",
-        region_name: str | None = None,
-        verify: bool | str | None = None,
-        botocore_config: dict[str, Any] | None = None,
+        poll_interval: float = POLL_INTERVAL,
+        capacity_retry_seconds: float = CAPACITY_RETRY_SECONDS,
+        capacity_timeout_seconds: float = CAPACITY_TIMEOUT_SECONDS,
+        **connection: Any,
     ) -> None:
-        super().__init__()
+        super().__init__(**connection)
         self.spec_path = spec_path
         self.city = city
         self.run_key = run_key
@@ -202,36 +204,8 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         self.poll_interval = float(poll_interval)
         self.capacity_retry_seconds = float(capacity_retry_seconds)
         self.capacity_timeout_seconds = float(capacity_timeout_seconds)
-        self.aws_conn_id = aws_conn_id
-        self.region_name = region_name
-        self.verify = verify
-        self.botocore_config = botocore_config
         self._run: RunInfo | None = None
         self._watching: str | None = None  # the job this trigger waits on, for on_kill
-
-    def serialize(self) -> tuple[str, dict[str, Any]]:
-        return (
-            f"{type(self).__module__}.{type(self).__qualname__}",
-            {
-                "spec_path": self.spec_path,
-                "city": self.city,
-                "run_key": self.run_key,
-                "params": self.params,
-                "try_id": self.try_id,
-                "dag_id": self.dag_id,
-                "run_id": self.run_id,
-                "use_params": self.use_params,
-                "plan_task_id": self.plan_task_id,
-                "keep_alive_seconds": self.keep_alive_seconds,
-                "force_retrain": self.force_retrain,
-                "end_from_trigger": self.end_from_trigger,
-                "carry_pools": self.carry_pools,
-                "poll_interval": self.poll_interval,
-                "capacity_retry_seconds": self.capacity_retry_seconds,
-                "capacity_timeout_seconds": self.capacity_timeout_seconds,
-                **self.aws_kwargs(),
-            },
-        )
 
     def render_template_fields(self, context: Any, jinja_env: Any = None) -> None:
         """Called by the triggerer with the task instance's context when the task starts from the trigger; the
@@ -256,7 +230,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         if self.run_key:
             return RunInfo(self.run_key, self.params, self.try_id, self.dag_id, self.run_id)
         if self._run is None:
-            raise ValueError(f"{self.city}: no run_key given and no task context to take it from")
+            raise TriggerContextError(f"{self.city}: no run_key given and no task context to take it from")
         return self._run
 
     async def _plan_json(self, run: RunInfo) -> Any:
@@ -264,7 +238,7 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
         from airflow.sdk.execution_time.xcom import XCom
 
         if not (self.plan_task_id and run.dag_id and run.run_id):
-            raise ValueError(f"{self.city}: the plan's task, DAG and run must be known to read the plan")
+            raise UnfitPlanError(f"{self.city}: the plan's task, DAG and run must be known to read the plan")
         return await asyncio.to_thread(
             XCom.get_one, key=PLAN_XCOM_KEY, dag_id=run.dag_id, task_id=self.plan_task_id, run_id=run.run_id
         )
@@ -277,12 +251,21 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
 
         data = await self._plan_json(run)
         if data is None:
-            raise ValueError(f"task {self.plan_task_id} published no plan for run {run.run_id}")
-        plan = FleetPlan.from_json(data)
+            raise UnfitPlanError(f"task {self.plan_task_id} published no plan for run {run.run_id}")
+        try:
+            plan = FleetPlan.from_json(data)
+            if plan.fleet != spec.fleet:
+                raise UnfitPlanError(f"the plan is for fleet {plan.fleet!r}, not {spec.fleet!r}")
+            book = DispatchBook.from_plan(plan, spec)
+        except (PlanFormatError, KeyError) as exc:  # KeyError: a city or group the fleet file no longer has
+            raise UnfitPlanError(
+                f"the plan of task {self.plan_task_id} does not fit {self.spec_path}: {exc}; the fleet file "
+                "changed since the plan was made: clear the plan task to plan the run again"
+            ) from exc
         self.log.info(
             "dispatching run %s by plan %s (%d jobs)", run.run_key, self.plan_task_id, len(plan.jobs)
         )
-        return RunTracker(DispatchBook.from_plan(plan, spec), names, carry_pools=self.carry_pools)
+        return RunTracker(book, names, carry_pools=self.carry_pools)
 
     # ------------------------------------------------------------------------------------------ running
 
@@ -291,17 +274,22 @@ class FleetCityTrigger(AwsConnectionArgs, BaseTrigger):
             outcome = await self._train()
         except Exception as exc:  # noqa: BLE001 - the task fails with the reason instead of the trigger dying
             self.log.exception("%s: %s", self.city, exc)
-            outcome = Outcome("failed", message=f"{type(exc).__name__}: {exc}")
+            outcome = Outcome(
+                "failed", message=f"{type(exc).__name__}: {exc}", retry=not retry_cannot_help(exc)
+            )
         yield self._event(outcome)
 
     def _event(self, outcome: Outcome) -> TriggerEvent:
-        if not self.end_from_trigger:
+        # a failure no retry mends ends on a worker even from here: the task's execute_complete fails it without
+        # its retries (Airflow retries a TaskFailedEvent while tries are left)
+        if not self.end_from_trigger or not outcome.retry:
             return TriggerEvent(
                 {
                     "status": outcome.status,
                     "result": outcome.result,
                     "message": outcome.message,
                     "links": outcome.links,
+                    "retry": outcome.retry,
                 }
             )
         if outcome.status == "success":

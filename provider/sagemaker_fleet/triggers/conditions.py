@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from airflow.triggers.base import BaseTrigger, TriggerEvent
+from airflow.triggers.base import TriggerEvent
 from botocore.exceptions import ClientError
 
 from sagemaker_fleet.fleetspec.load import load_fleet_spec
@@ -17,44 +17,23 @@ from sagemaker_fleet.jobs.progress import run_progress
 from sagemaker_fleet.jobs.statuses import THROTTLING_CODES
 from sagemaker_fleet.plan.jsonread import JsonObject
 from sagemaker_fleet.plan.model import key_from_json
+from sagemaker_fleet.triggers.base import FleetAwsTrigger
+from sagemaker_fleet.triggers.errors import retry_cannot_help
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
 
 
-class _PollingTrigger(BaseTrigger):
-    def __init__(
-        self,
-        *,
-        poll_interval: float = 30.0,
-        aws_conn_id: str | None = "aws_default",
-        region_name: str | None = None,
-        botocore_config: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__()
+class _PollingTrigger(FleetAwsTrigger):
+    def __init__(self, *, poll_interval: float = 30.0, **connection: Any) -> None:
+        super().__init__(**connection)
         self.poll_interval = float(poll_interval)
-        self.aws_conn_id = aws_conn_id
-        self.region_name = region_name
-        self.botocore_config = botocore_config
-
-    def _common(self) -> dict[str, Any]:
-        return {
-            "poll_interval": self.poll_interval,
-            "aws_conn_id": self.aws_conn_id,
-            "region_name": self.region_name,
-            "botocore_config": self.botocore_config,
-        }
-
-    def _hook(self) -> SageMakerFleetHook:
-        return SageMakerFleetHook(
-            aws_conn_id=self.aws_conn_id, region_name=self.region_name, config=self.botocore_config
-        )
 
     async def check(self, hook: SageMakerFleetHook, client: Any) -> dict[str, Any] | None:
         raise NotImplementedError
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
-        hook = self._hook()
+        hook = self.hook()
         while True:
             try:
                 async with await hook.get_async_conn() as client:
@@ -64,6 +43,13 @@ class _PollingTrigger(BaseTrigger):
                     yield TriggerEvent({"status": "error", "message": str(exc)})
                     return
                 found = None
+            except Exception as exc:
+                if not retry_cannot_help(exc):
+                    raise
+                # the fleet file went bad since the sensor read it: its task fails without retries
+                message = f"{type(exc).__name__}: {exc}"
+                yield TriggerEvent({"status": "error", "message": message, "retry": False})
+                return
             if found is not None:
                 yield TriggerEvent({"status": "success", **found})
                 return
@@ -77,12 +63,6 @@ class FleetRunTrigger(_PollingTrigger):
         super().__init__(**kwargs)
         self.spec_path = spec_path
         self.run_key = run_key
-
-    def serialize(self) -> tuple[str, dict[str, Any]]:
-        return (
-            f"{type(self).__module__}.{type(self).__qualname__}",
-            {"spec_path": self.spec_path, "run_key": self.run_key, **self._common()},
-        )
 
     @cached_property
     def spec(self) -> FleetSpec:
@@ -109,12 +89,6 @@ class WarmPoolTrigger(_PollingTrigger):
         super().__init__(**kwargs)
         self.key = key
         self.name_contains = name_contains
-
-    def serialize(self) -> tuple[str, dict[str, Any]]:
-        return (
-            f"{type(self).__module__}.{type(self).__qualname__}",
-            {"key": self.key, "name_contains": self.name_contains, **self._common()},
-        )
 
     async def check(self, hook: SageMakerFleetHook, client: Any) -> dict[str, Any] | None:
         key = key_from_json(JsonObject(self.key, "key"))

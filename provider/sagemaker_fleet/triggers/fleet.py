@@ -6,13 +6,14 @@ import datetime as dt
 from collections.abc import AsyncIterator
 from typing import Any
 
-from airflow.triggers.base import BaseTrigger, TriggerEvent
+from airflow.triggers.base import TriggerEvent
 
 from sagemaker_fleet.jobs.describe import summarize, to_json_safe, without_secrets
-from sagemaker_fleet.triggers.poller import AwsConnectionArgs, JobWatchError, watch_until_terminal
+from sagemaker_fleet.triggers.base import RunPollerTrigger
+from sagemaker_fleet.triggers.poller import JobWatchError, watch_until_terminal
 
 
-class FleetJobTrigger(AwsConnectionArgs, BaseTrigger):
+class FleetJobTrigger(RunPollerTrigger):
     """Fires once the training job ``job_name`` is Completed, Failed or Stopped, with its summary and its
     description less ``Environment`` and ``HyperParameters`` (they may hold secrets).
 
@@ -20,6 +21,7 @@ class FleetJobTrigger(AwsConnectionArgs, BaseTrigger):
     :param name_contains: what every job of the run's name contains; jobs sharing it share one poller.
     :param poll_interval: seconds between ListTrainingJobs sweeps.
     :param created_after: ISO timestamp a little before the job's creation; narrows the listing.
+    :param aws_conn_id, region_name, verify, botocore_config: the AWS connection (:class:`FleetAwsTrigger`).
     """
 
     def __init__(
@@ -29,32 +31,13 @@ class FleetJobTrigger(AwsConnectionArgs, BaseTrigger):
         name_contains: str,
         poll_interval: float = 30.0,
         created_after: str | None = None,
-        aws_conn_id: str | None = "aws_default",
-        region_name: str | None = None,
-        verify: bool | str | None = None,
-        botocore_config: dict[str, Any] | None = None,
+        **connection: Any,
     ) -> None:
-        super().__init__()
+        super().__init__(**connection)
         self.job_name = job_name
         self.name_contains = name_contains
         self.poll_interval = float(poll_interval)
         self.created_after = created_after
-        self.aws_conn_id = aws_conn_id
-        self.region_name = region_name
-        self.verify = verify
-        self.botocore_config = botocore_config
-
-    def serialize(self) -> tuple[str, dict[str, Any]]:
-        return (
-            f"{type(self).__module__}.{type(self).__qualname__}",
-            {
-                "job_name": self.job_name,
-                "name_contains": self.name_contains,
-                "poll_interval": self.poll_interval,
-                "created_after": self.created_after,
-                **self.aws_kwargs(),
-            },
-        )
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
         poller = self.shared_poller(self.name_contains, self.poll_interval)

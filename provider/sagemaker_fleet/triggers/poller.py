@@ -487,36 +487,6 @@ class JobWatchError(SageMakerFleetError, RuntimeError):
     """The poller gave up on a watched job (it vanished, or polling failed again and again)."""
 
 
-class AwsConnectionArgs:
-    """The AWS connection arguments a fleet trigger carries (JSON-safe), and the hook and poller they give."""
-
-    aws_conn_id: str | None
-    region_name: str | None
-    verify: bool | str | None
-    botocore_config: dict[str, Any] | None
-
-    def aws_kwargs(self) -> dict[str, Any]:
-        return {
-            "aws_conn_id": self.aws_conn_id,
-            "region_name": self.region_name,
-            "verify": self.verify,
-            "botocore_config": self.botocore_config,
-        }
-
-    def fleet_hook(self) -> SageMakerFleetHook:
-        """The hook of the run's poller. Its client retries throttled calls in botocore's standard mode unless the
-        trigger's config sets a retry mode: adaptive mode's client-side rate limiter, shared by a whole run's
-        sweeps and creates, held hand-offs back ~10 s under 20 % throttling (docs/benchmarks.md)."""
-        config = dict(self.botocore_config or {})
-        config.setdefault("retries", TRIGGERER_RETRIES)
-        return SageMakerFleetHook(
-            aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify, config=config
-        )
-
-    def shared_poller(self, name_contains: str, interval: float) -> FleetPoller:
-        return run_poller(self.fleet_hook(), self.aws_kwargs(), name_contains, interval)
-
-
 def run_poller(
     hook: SageMakerFleetHook, conn: Mapping[str, Any], name_contains: str, interval: float
 ) -> FleetPoller:

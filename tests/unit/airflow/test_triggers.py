@@ -279,14 +279,27 @@ def test_a_poll_interval_below_5_s_is_clamped_against_aws_only(endpoint: str, ex
     assert second == (expected if expected == 5.0 else 0.1)  # a later trigger cannot undo the clamp
 
 
-def _non_default_arguments(cls: type) -> dict[str, Any]:
-    """A value for every keyword of ``cls.__init__`` that differs from its default (so a dropped one shows)."""
+def _keyword_parameters(cls: type) -> dict[str, Any]:
+    """The keywords ``cls(...)`` takes: its ``__init__``'s, and its bases' for as long as one hands ``**kwargs`` on."""
     import inspect
 
-    values: dict[str, Any] = {}
-    for name, parameter in inspect.signature(cls.__init__).parameters.items():
-        if name == "self" or parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
+    found: dict[str, Any] = {}
+    for klass in cls.__mro__:
+        if "__init__" not in vars(klass):
             continue
+        parameters = inspect.signature(vars(klass)["__init__"]).parameters
+        for name, parameter in parameters.items():
+            if parameter.kind is inspect.Parameter.KEYWORD_ONLY:
+                found.setdefault(name, parameter)
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+            break
+    return found
+
+
+def _non_default_arguments(cls: type) -> dict[str, Any]:
+    """A value for every keyword of ``cls(...)`` that differs from its default (so a dropped one shows)."""
+    values: dict[str, Any] = {}
+    for name, parameter in _keyword_parameters(cls).items():
         default = parameter.default
         annotation = str(parameter.annotation)
         if "bool" in annotation:
@@ -321,3 +334,47 @@ def test_every_constructor_argument_survives_serialization(cls: type) -> None:
     rebuilt = cls(**kwargs)
     for name, value in given.items():
         assert getattr(rebuilt, name) == value, name
+
+
+AWS_CONNECTION = {"aws_conn_id", "region_name", "verify", "botocore_config"}
+
+
+@pytest.mark.parametrize("cls", [FleetJobTrigger, FleetRunTrigger, WarmPoolTrigger, FleetCityTrigger],
+                         ids=lambda c: c.__name__)
+def test_every_trigger_takes_and_keeps_the_whole_aws_connection(cls: type) -> None:
+    """``verify`` (a CA bundle, or False against a local endpoint) goes wherever the rest of the connection goes:
+    into the stored kwargs, back into the rebuilt trigger, and into the hook it talks to AWS with."""
+    given = _non_default_arguments(cls)
+    assert set(given) >= AWS_CONNECTION, cls
+    if cls is WarmPoolTrigger:
+        given["key"] = {}
+    given.update(verify="/etc/ssl/fleet-ca.pem", region_name="eu-west-1", botocore_config={"connect_timeout": 3})
+    kwargs = cls(**given).serialize()[1]
+    assert {name: kwargs[name] for name in AWS_CONNECTION} == {name: given[name] for name in AWS_CONNECTION}
+    trigger = cls(**kwargs)
+    hooks = [trigger.hook()] + ([trigger.fleet_hook()] if hasattr(trigger, "fleet_hook") else [])
+    for hook in hooks:  # what the hook hands boto3 and aiobotocore (its properties would read the connection)
+        assert (hook.aws_conn_id, hook._region_name, hook._verify) == (
+            given["aws_conn_id"],
+            "eu-west-1",
+            "/etc/ssl/fleet-ca.pem",
+        )
+        assert hook._config.connect_timeout == 3
+
+
+def test_the_sensors_hand_their_whole_aws_connection_to_their_triggers() -> None:
+    from sagemaker_fleet.sensors.fleet import FleetRunSensor, WarmPoolAvailableSensor
+
+    connection = {"aws_conn_id": "fleet_aws", "region_name": "eu-west-1", "verify": False,
+                  "botocore_config": {"connect_timeout": 3}}
+    run = FleetRunSensor(task_id="run", spec_path="/x/fleet.yaml", run_key="20261129", **connection)
+    assert {name: getattr(run._trigger(), name) for name in AWS_CONNECTION} == connection
+
+    class Pool(WarmPoolAvailableSensor):
+        def _key(self) -> Any:  # not read from a fleet file: only the connection matters here
+            from types import SimpleNamespace
+
+            return SimpleNamespace(to_json=dict)
+
+    pool = Pool(task_id="pool", spec_path="/x/fleet.yaml", city="oslo", **connection)
+    assert {name: getattr(pool._trigger(), name) for name in AWS_CONNECTION} == connection

@@ -14,7 +14,7 @@ from sagemaker_fleet.cost.report import RunJobIndex
 from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
 from sagemaker_fleet.fleetspec.names import job_name, run_key_floor, run_name_contains
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
-from sagemaker_fleet.jobs.paging import MAX_LIST_PAGES, ListingError, PageGuard
+from sagemaker_fleet.jobs.paging import MAX_LIST_PAGES, ListingError, PagedListing, PageGuard
 
 
 class LoopingClient:
@@ -119,3 +119,23 @@ def test_run_filters() -> None:
     for key in ("20261129", "m3fa772980"):
         assert run_name_contains(key) in job_name("f", "oslo", key, 3)
         assert run_name_contains(key) in job_name("f", "o" * 80, key, 3)  # shortened names keep it
+
+
+def test_a_paged_listing_follows_the_tokens_and_keeps_the_first_requests_filters() -> None:
+    listing = PagedListing("listing", {"MaxResults": 100, "NameContains": "-1"}, "Items")
+    assert listing.request == {"MaxResults": 100, "NameContains": "-1"}
+    assert listing.take({"Items": [1, 2], "NextToken": "a"}) == [1, 2]
+    assert listing.request == {"MaxResults": 100, "NameContains": "-1", "NextToken": "a"}
+    assert listing.take({"NextToken": "b"}) == []  # an empty page that goes on (filters apply after the cut)
+    assert listing.request == {"MaxResults": 100, "NameContains": "-1", "NextToken": "b"}
+    assert listing.take({"Items": [3]}) == [3]
+    assert listing.request is None
+    with pytest.raises(ListingError, match="after the listing ended"):
+        listing.take({"Items": [4]})
+
+
+def test_a_paged_listing_refuses_a_repeated_token() -> None:
+    listing = PagedListing("listing", {}, "Items")
+    listing.take({"NextToken": "a"})
+    with pytest.raises(ListingError, match="came back a second time"):
+        listing.take({"NextToken": "a"})

@@ -12,6 +12,8 @@ from airflow.providers.common.compat.sdk import AirflowFailException
 
 import sagemaker_fleet
 from sagemaker_fleet import SageMakerFleetError
+from sagemaker_fleet.fleetspec.errors import FleetSpecError
+from sagemaker_fleet.plan.errors import PlanError
 
 #: Not raised to a caller: the simulator's HTTP server turns these into AWS-shaped error responses.
 SERVER_INTERNAL = {"sagemaker_fleet.sim.errors.SimApiError", "sagemaker_fleet.sim.server.admin.AdminError"}
@@ -65,6 +67,18 @@ def test_every_public_error_derives_from_the_root() -> None:
         ("sagemaker_fleet.hooks.fleet.ForeignJobError", RuntimeError),
         ("sagemaker_fleet.operators.plan.PlanMismatchError", AirflowFailException),
         ("sagemaker_fleet.operators.plan.RefusedParamsError", AirflowFailException),
+        ("sagemaker_fleet.triggers.errors.FleetFailure", AirflowFailException),
+        ("sagemaker_fleet.triggers.errors.UnusableSpecError", AirflowFailException),
+        ("sagemaker_fleet.triggers.errors.UnusableSpecError", FleetSpecError),
+        ("sagemaker_fleet.triggers.errors.UnknownCityError", AirflowFailException),
+        ("sagemaker_fleet.triggers.errors.UnknownCityError", KeyError),
+        ("sagemaker_fleet.triggers.errors.UnplannableFleetError", AirflowFailException),
+        ("sagemaker_fleet.triggers.errors.UnplannableFleetError", PlanError),
+        ("sagemaker_fleet.triggers.errors.UnfitPlanError", AirflowFailException),
+        ("sagemaker_fleet.triggers.errors.UnfitPlanError", ValueError),
+        ("sagemaker_fleet.triggers.errors.TriggerContextError", AirflowFailException),
+        ("sagemaker_fleet.triggers.errors.TriggerContextError", ValueError),
+        ("sagemaker_fleet.triggers.errors.CityCannotTrainError", AirflowFailException),
     ],
 )
 def test_each_keeps_the_base_callers_catch(name: str, base: type[BaseException]) -> None:

@@ -12,13 +12,19 @@ import sagemaker_fleet
 from sagemaker_fleet.get_provider_info import get_provider_info
 
 
+def _is_a_base(cls: type) -> bool:
+    """A class the package's own classes derive from (``FleetAwsTrigger``): a base to build on, not one to use."""
+    return any(sub.__module__.startswith("sagemaker_fleet.") for sub in cls.__subclasses__())
+
+
 def _defining(kind: str, base: type) -> set[str]:
-    """Modules of ``sagemaker_fleet.<kind>`` that define a public subclass of ``base``."""
+    """Modules of ``sagemaker_fleet.<kind>`` that define a public subclass of ``base`` (not only bases of others)."""
     package = importlib.import_module(f"sagemaker_fleet.{kind}")
     found = set()
     for info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         if any(issubclass(obj, base) and obj.__module__ == module.__name__ and not name.startswith("_")
+               and not _is_a_base(obj)
                for name, obj in inspect.getmembers(module, inspect.isclass)):
             found.add(module.__name__)
     return found

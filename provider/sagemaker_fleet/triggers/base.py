@@ -1,0 +1,110 @@
+"""FleetAwsTrigger: the base of every fleet trigger; it carries the AWS connection and serialises it once.
+RunPollerTrigger: the base of those that watch a run's jobs through its shared poller.
+
+A trigger is stored in Airflow's database as its classpath and the keyword arguments :meth:`serialize` returns, and
+rebuilt from them in the triggerer. The base serialises every keyword its class's constructors take (each kept under
+an attribute of the same name): the AWS connection (``aws_conn_id``, ``region_name``, ``verify``,
+``botocore_config``), which it takes itself, and the subclass's own fields, so no trigger can drop one of them and
+talk to AWS differently in the triggerer than its task did on a worker.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, ClassVar
+
+from airflow.triggers.base import BaseTrigger
+
+from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+from sagemaker_fleet.triggers.poller import TRIGGERER_RETRIES, FleetPoller, run_poller
+
+#: The AWS connection parameters a fleet trigger carries, as its constructor and ``AwsBaseOperator`` name them.
+AWS_CONNECTION_FIELDS = ("aws_conn_id", "region_name", "verify", "botocore_config")
+
+
+def aws_connection(source: Any) -> dict[str, Any]:
+    """The AWS connection parameters of ``source`` (a fleet trigger, or an ``AwsBaseOperator``/``AwsBaseSensor``
+    that defers to one), as a trigger's keyword arguments."""
+    return {name: getattr(source, name) for name in AWS_CONNECTION_FIELDS}
+
+
+class FleetAwsTrigger(BaseTrigger):
+    """A trigger that talks to SageMaker through :class:`SageMakerFleetHook`.
+
+    :param aws_conn_id: the Airflow AWS connection.
+    :param region_name: the region (default: the connection's).
+    :param verify: whether to verify SSL certificates, or the CA bundle to verify them with.
+    :param botocore_config: botocore client configuration (``botocore.config.Config`` keyword arguments).
+    """
+
+    #: The subclass's own constructor arguments, serialised with the AWS connection's (set for each subclass from
+    #: its constructors' keywords).
+    serialized_fields: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.serialized_fields = tuple(
+            name for name in cls.constructor_parameters() if name not in AWS_CONNECTION_FIELDS
+        )
+
+    @classmethod
+    def constructor_parameters(cls) -> dict[str, inspect.Parameter]:
+        """The keywords the class's constructor takes, its own and those it hands on to its bases' (``**kwargs``)
+        down to this one."""
+        found: dict[str, inspect.Parameter] = {}
+        for klass in cls.__mro__:
+            if "__init__" in vars(klass):
+                for name, parameter in inspect.signature(vars(klass)["__init__"]).parameters.items():
+                    if name != "self" and parameter.kind not in (
+                        parameter.VAR_KEYWORD,
+                        parameter.VAR_POSITIONAL,
+                    ):
+                        found.setdefault(name, parameter)
+            if klass is FleetAwsTrigger:
+                break
+        return found
+
+    def __init__(
+        self,
+        *,
+        aws_conn_id: str | None = "aws_default",
+        region_name: str | None = None,
+        verify: bool | str | None = None,
+        botocore_config: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.aws_conn_id = aws_conn_id
+        self.region_name = region_name
+        self.verify = verify
+        self.botocore_config = botocore_config
+
+    def aws_kwargs(self) -> dict[str, Any]:
+        """The AWS connection as keyword arguments (JSON-safe)."""
+        return aws_connection(self)
+
+    def serialize(self) -> tuple[str, dict[str, Any]]:
+        fields = {name: getattr(self, name) for name in self.serialized_fields}
+        return f"{type(self).__module__}.{type(self).__qualname__}", {**fields, **self.aws_kwargs()}
+
+    def hook(self, config: dict[str, Any] | None = None) -> SageMakerFleetHook:
+        """A hook on the trigger's connection; ``config``: botocore settings the trigger's own config does not
+        set (its own win)."""
+        return SageMakerFleetHook(
+            aws_conn_id=self.aws_conn_id,
+            region_name=self.region_name,
+            verify=self.verify,
+            config={**(config or {}), **(self.botocore_config or {})} if config else self.botocore_config,
+        )
+
+
+class RunPollerTrigger(FleetAwsTrigger):
+    """A fleet trigger that watches its run's jobs through the run's shared :class:`FleetPoller`."""
+
+    def fleet_hook(self) -> SageMakerFleetHook:
+        """The hook of the run's poller. Its client retries throttled calls in botocore's standard mode unless the
+        trigger's config sets a retry mode: adaptive mode's client-side rate limiter, shared by a whole run's
+        sweeps and creates, held hand-offs back ~10 s under 20 % throttling (docs/benchmarks.md)."""
+        return self.hook({"retries": TRIGGERER_RETRIES})
+
+    def shared_poller(self, name_contains: str, interval: float) -> FleetPoller:
+        return run_poller(self.fleet_hook(), self.aws_kwargs(), name_contains, interval)

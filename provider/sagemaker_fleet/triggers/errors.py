@@ -1,0 +1,102 @@
+"""Failures a retry cannot mend: the task fails at once, without the retries Airflow would spend in vain.
+
+Each is an ``AirflowFailException`` (Airflow fails the task without retrying it) under the package's root, and keeps
+the built-in base of the error it stands for (``FleetSpecError`` is a ``ValueError``, an unknown city a
+``KeyError``), so existing ``except`` blocks keep catching it. The cause is in the fleet file, the plan or the
+task's own arguments: fix it, then clear the task.
+
+A trigger cannot fail its task without retries itself (Airflow retries a ``TaskFailedEvent`` while tries are left):
+the city trigger hands such a failure to its task on a worker, whose ``execute_complete`` raises it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from airflow.providers.common.compat.sdk import AirflowFailException
+
+from sagemaker_fleet.errors import SageMakerFleetError
+from sagemaker_fleet.fleetspec.errors import FleetSpecError
+from sagemaker_fleet.fleetspec.load import load_fleet_spec
+from sagemaker_fleet.fleetspec.names import InvalidRunKeyError
+from sagemaker_fleet.hooks.fleet import ForeignJobError
+from sagemaker_fleet.plan.errors import PlanError, PlanFormatError
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
+
+
+class FleetFailure(SageMakerFleetError, AirflowFailException):
+    """A failure no retry can mend (the base of the ones below): the task fails without its retries."""
+
+
+class UnusableSpecError(FleetSpecError, FleetFailure):
+    """The fleet file (or the run's params applied to it) is invalid: a retry would read the same file."""
+
+
+class UnknownCityError(FleetFailure, KeyError):
+    """The task names a city the fleet file does not have."""
+
+    def __str__(self) -> str:  # KeyError's own would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class UnplannableFleetError(PlanError, FleetFailure):
+    """The fleet cannot be planned as its file stands (a quota smaller than one city's job, say)."""
+
+
+class UnfitPlanError(FleetFailure, ValueError):
+    """The run's plan cannot be used: the plan task published none, it does not read, it does not fit the fleet
+    file (another fleet's, or a city or group the file no longer has), or where to read it is not known."""
+
+
+class TriggerContextError(FleetFailure, ValueError):
+    """A city trigger was given neither a run key nor a task context to take the run from."""
+
+
+class CityCannotTrainError(FleetFailure):
+    """A city's trigger ended with a failure no retry can mend (its message says which)."""
+
+
+#: Errors whose cause a retry would meet again; a trigger reports them as such (:func:`retry_cannot_help`).
+LASTING: tuple[type[BaseException], ...] = (
+    AirflowFailException,
+    FleetSpecError,
+    InvalidRunKeyError,
+    PlanError,
+    PlanFormatError,
+    ForeignJobError,
+)
+
+
+def retry_cannot_help(exc: BaseException) -> bool:
+    """Whether ``exc`` would happen again on a retry (:data:`LASTING`); not a fleet file that could not be read
+    (a volume or a DAG bundle not there yet may be by the retry)."""
+    if isinstance(exc, FleetSpecError) and isinstance(exc.__cause__, OSError):
+        return False
+    return isinstance(exc, LASTING)
+
+
+def fleet_spec(path: str) -> FleetSpec:
+    """The fleet file at ``path``; :class:`UnusableSpecError` when it is invalid (one that cannot be read is
+    raised as it is: a retry may read it)."""
+    try:
+        return load_fleet_spec(path)
+    except FleetSpecError as exc:
+        if not retry_cannot_help(exc):
+            raise
+        raise unusable(exc) from exc
+
+
+def unusable(exc: FleetSpecError) -> UnusableSpecError:
+    """``exc`` as the failure it is for a task: one no retry can mend."""
+    return exc if isinstance(exc, UnusableSpecError) else UnusableSpecError(list(exc.issues), exc.source)
+
+
+def fleet_city(spec: FleetSpec, city: str) -> CitySpec:
+    """``city`` of ``spec``; :class:`UnknownCityError` when the fleet file does not have it."""
+    try:
+        return spec.city(city)
+    except KeyError:
+        known = ", ".join(c.name for c in spec.cities)
+        raise UnknownCityError(f"fleet {spec.fleet!r} has no city {city!r} (its cities: {known})") from None

@@ -1,0 +1,53 @@
+"""The training operator hands its trigger every argument the trigger takes, and they share their defaults (the
+operator leaves out what is at the trigger's default, so a default that differed would be lost)."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from sagemaker_fleet.operators.training import FORWARDED, FleetTrainingOperator
+from sagemaker_fleet.triggers.city import FleetCityTrigger
+
+#: The trigger's arguments that are the run's (from the task's context) or the start's, not the operator's.
+RUN = {"params", "try_id", "dag_id", "run_id", "end_from_trigger"}
+AWS = {"aws_conn_id": "fleet_aws", "region_name": "eu-west-1", "verify": False, "botocore_config": {"a": 1}}
+
+
+def operator_parameters() -> dict[str, inspect.Parameter]:
+    return dict(inspect.signature(FleetTrainingOperator.__init__).parameters)
+
+
+def test_every_trigger_argument_comes_from_the_operator_or_the_run() -> None:
+    trigger = set(FleetCityTrigger.constructor_parameters())
+    assert set(FORWARDED) | set(AWS) | RUN == trigger
+    assert set(FORWARDED) <= set(operator_parameters())
+
+
+def test_the_operator_and_its_trigger_share_their_defaults() -> None:
+    trigger = FleetCityTrigger.constructor_parameters()
+    operator = operator_parameters()
+    for name in FORWARDED:
+        assert operator[name].default == trigger[name].default, name
+
+
+def test_what_differs_from_the_triggers_defaults_reaches_it() -> None:
+    given: dict[str, Any] = {
+        "spec_path": "/x/fleet.yaml",
+        "city": "oslo",
+        "run_key": "20261129",
+        "use_params": True,
+        "plan_task_id": "plan",
+        "keep_alive_seconds": 600,
+        "force_retrain": True,
+        "carry_pools": True,
+        "poll_interval": 7.0,
+        "capacity_retry_seconds": 9.0,
+        "capacity_timeout_seconds": 99.0,
+    }
+    assert set(given) == set(FORWARDED)
+    operator = FleetTrainingOperator(task_id="train_oslo", **given, **AWS)
+    kwargs = operator.start_trigger_args.trigger_kwargs
+    assert kwargs == {**given, **AWS}  # end_from_trigger=True is the trigger's default: left out
+    trigger = FleetCityTrigger(**kwargs)
+    assert {k: getattr(trigger, k) for k in (*given, *AWS)} == {**given, **AWS}
