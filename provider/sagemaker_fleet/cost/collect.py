@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Protocol, cast
 
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
-from sagemaker_fleet.jobs.paging import PageGuard
+from sagemaker_fleet.jobs.paging import PagedListing
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -51,18 +51,17 @@ def list_run_job_names(client: TrainingJobReader, fleet: str, index: RunJobIndex
     floor = run_key_floor(index.run_key)
     if floor is not None:
         kwargs["CreationTimeAfter"] = floor
-    guard = PageGuard(f"ListTrainingJobs of fleet {fleet}, run {index.run_key}")
-    while True:
-        page = client.list_training_jobs(**kwargs)
+    listing = PagedListing(
+        f"ListTrainingJobs of fleet {fleet}, run {index.run_key}", kwargs, "TrainingJobSummaries"
+    )
+    while listing.request is not None:
+        page = client.list_training_jobs(**listing.request)
         names.update(
             summary["TrainingJobName"]
-            for summary in page.get("TrainingJobSummaries") or ()
+            for summary in listing.take(page)
             if summary.get("TrainingJobName") in index
         )
-        token = guard.next(page)
-        if not token:
-            return sorted(names)
-        kwargs["NextToken"] = token
+    return sorted(names)
 
 
 def describe_run_jobs(

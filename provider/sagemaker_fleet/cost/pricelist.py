@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sagemaker_fleet.cost.errors import PriceListError
-from sagemaker_fleet.jobs.paging import PageGuard
+from sagemaker_fleet.jobs.paging import PagedListing
 
 SERVICE_CODE = "AmazonSageMaker"
 #: The Price List Query API is served from these regions only; the CLI uses the first.
@@ -101,20 +101,13 @@ def fetch_training_price(client: PricingClient, region: str, instance_type: str)
         {"Type": "TERM_MATCH", "Field": "usagetype", "Value": usage_type},
     ]
     found: set[float] = set()
-    token: str | None = None
-    guard = PageGuard(f"GetProducts({usage_type})")
-    while True:
-        kwargs: dict[str, Any] = {"ServiceCode": SERVICE_CODE, "Filters": filters, "MaxResults": 100}
-        if token:
-            kwargs["NextToken"] = token
-        page = client.get_products(**kwargs)
-        for entry in page.get("PriceList") or ():
+    request = {"ServiceCode": SERVICE_CODE, "Filters": filters, "MaxResults": 100}
+    listing = PagedListing(f"GetProducts({usage_type})", request, "PriceList")
+    while listing.request is not None:
+        for entry in listing.take(client.get_products(**listing.request)):
             usd = on_demand_usd_per_hour(entry)
             if usd is not None:
                 found.add(usd)
-        token = guard.next(page)
-        if not token:
-            break
     if not found:
         raise PriceListError(
             f"the AWS Price List API has no on-demand price for usage type {usage_type}; "

@@ -17,7 +17,7 @@ from contextlib import suppress
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL
-from sagemaker_fleet.jobs.paging import ListingError, PageGuard
+from sagemaker_fleet.jobs.paging import ListingError, PagedListing
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.jobs.statuses import THROTTLING_CODES as THROTTLED
 from sagemaker_fleet.sim.driver.errors import SimulationError
@@ -121,24 +121,21 @@ class BatchedPoller:
 
     def _list(self, window: float | None) -> list[dict[str, Any]] | None:
         """Every summary of the run's listing; None when a page was throttled. Pages are followed by the hook's
-        rule (:class:`PageGuard`): a listing that does not end is a fault of the simulator, not the run's jobs."""
+        rule (:class:`PagedListing`): a listing that does not end is a fault of the simulator, not the run's jobs."""
         request: dict[str, Any] = {"NameContains": self.name_contains, "MaxResults": PAGE_SIZE}
         if window is not None:
             request["CreationTimeAfter"] = window
-        guard = PageGuard(f"ListTrainingJobs({self.name_contains!r})")
+        listing = PagedListing(f"ListTrainingJobs({self.name_contains!r})", request, "TrainingJobSummaries")
         seen: list[dict[str, Any]] = []
-        while True:
-            page = _api(self.engine.list_training_jobs, request)
+        while listing.request is not None:
+            page = _api(self.engine.list_training_jobs, listing.request)
             if page is None:
                 return None
-            seen += page.get("TrainingJobSummaries", ())
             try:
-                token = guard.next(page)
+                seen += listing.take(page)
             except ListingError as exc:
                 raise SimulationError(str(exc)) from exc
-            if not token:
-                return seen
-            request = {**request, "NextToken": token}
+        return seen
 
     def _describe_terminal(self, statuses: dict[str, str]) -> None:
         for name in [name for name in self.watches if statuses.get(name) in TERMINAL]:
