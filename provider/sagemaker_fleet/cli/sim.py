@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from sagemaker_fleet.cli.argtypes import non_negative, port, positive, share
 from sagemaker_fleet.cli.inputs import refused
 from sagemaker_fleet.fleetspec import FleetSpecError, InstanceQuota, load_fleet_spec
-from sagemaker_fleet.fleetspec.load import INSTANCE_TYPE_RE
+from sagemaker_fleet.fleetspec.formats import INSTANCE_TYPE_RE
 from sagemaker_fleet.fleetspec.model import QUOTA_MAX
 
 if TYPE_CHECKING:

@@ -7,61 +7,23 @@ The work is done by the modules beside this one: :mod:`~sagemaker_fleet.fleetspe
 line of every field path, duplicate keys), :mod:`~sagemaker_fleet.fleetspec.build` (the checks and the resolved
 spec) with :mod:`~sagemaker_fleet.fleetspec.formats`, :mod:`~sagemaker_fleet.fleetspec.messages`,
 :mod:`~sagemaker_fleet.fleetspec.repair`, :mod:`~sagemaker_fleet.fleetspec.resolve` and
-:mod:`~sagemaker_fleet.fleetspec.triggerer`. The names they define that were imported from here before still are.
+:mod:`~sagemaker_fleet.fleetspec.triggerer`; import their names from there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sagemaker_fleet.fleetspec.build import SpecBuilder
 from sagemaker_fleet.fleetspec.errors import FleetSpecError, SpecIssue
-from sagemaker_fleet.fleetspec.formats import (
-    CITY_RE,
-    ECR_RE,
-    ENV_KEY_RE,
-    FLEET_RE,
-    INSTANCE_TYPE_RE,
-    KMS_RE,
-    REGION_RE,
-    ROLE_ARN_RE,
-    S3_URI_RE,
-    SECURITY_GROUP_RE,
-    SUBNET_RE,
-)
-from sagemaker_fleet.fleetspec.model import ASSUMED_QUOTA, DEFAULT_EXPECTED, DEFAULT_MAX_RUNTIME, FleetSpec
-from sagemaker_fleet.fleetspec.triggerer import (
-    TRIGGERER_BATCH_BUDGET,
-    TRIGGERER_CAPACITY_DEFAULT,
-    TRIGGERER_SELECT_DEFAULT,
-    triggerer_select_per_loop,
-)
 from sagemaker_fleet.fleetspec.yamlread import read_yaml
 
-__all__ = [
-    "ASSUMED_QUOTA",
-    "CITY_RE",
-    "DEFAULT_EXPECTED",
-    "DEFAULT_MAX_RUNTIME",
-    "ECR_RE",
-    "ENV_KEY_RE",
-    "FLEET_RE",
-    "INSTANCE_TYPE_RE",
-    "KMS_RE",
-    "REGION_RE",
-    "ROLE_ARN_RE",
-    "S3_URI_RE",
-    "SECURITY_GROUP_RE",
-    "SUBNET_RE",
-    "TRIGGERER_BATCH_BUDGET",
-    "TRIGGERER_CAPACITY_DEFAULT",
-    "TRIGGERER_SELECT_DEFAULT",
-    "build_fleet_spec",
-    "load_fleet_spec",
-    "parse_fleet_spec",
-    "triggerer_select_per_loop",
-]
+if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import FleetSpec
+
+__all__ = ["build_fleet_spec", "load_fleet_spec", "parse_fleet_spec"]
 
 
 def load_fleet_spec(path: str | Path) -> FleetSpec:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sagemaker_fleet.fleetspec import FleetSpec, InstanceQuota, SpotSettings, VpcSettings, parse_fleet_spec
-from sagemaker_fleet.fleetspec.load import ASSUMED_QUOTA
+from sagemaker_fleet.fleetspec.model import ASSUMED_QUOTA
 
 HEAD = """\
 fleet: citydemand
