@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack, cast
 
 from airflow.providers.amazon.aws.hooks.base_aws import AwsBaseHook
 from botocore.config import Config
@@ -90,33 +90,30 @@ def _is_not_found(exc: ClientError) -> bool:
     )
 
 
-def list_request(
-    name_contains: str = "",
-    creation_time_after: dt.datetime | None = None,
-    warm_pool_status_equals: WarmPoolResourceStatusType | None = None,
-) -> ListTrainingJobsRequestTypeDef:
+class JobFilters(TypedDict, total=False):
+    """The filters of a training-job listing besides the name; one left out (or None) filters nothing."""
+
+    creation_time_after: dt.datetime | None
+    warm_pool_status_equals: WarmPoolResourceStatusType | None
+
+
+def list_request(name_contains: str = "", **filters: Unpack[JobFilters]) -> ListTrainingJobsRequestTypeDef:
     """ListTrainingJobs arguments for one sweep (the largest page, only the filters asked for). No StatusEquals:
     SageMaker applies it after cutting the page, so it would not make a listing any shorter."""
     kwargs: ListTrainingJobsRequestTypeDef = {"MaxResults": 100}
     if name_contains:
         kwargs["NameContains"] = name_contains
-    if creation_time_after is not None:
-        kwargs["CreationTimeAfter"] = creation_time_after
-    if warm_pool_status_equals:
-        kwargs["WarmPoolStatusEquals"] = warm_pool_status_equals
+    if (after := filters.get("creation_time_after")) is not None:
+        kwargs["CreationTimeAfter"] = after
+    if warm_pool_status := filters.get("warm_pool_status_equals"):
+        kwargs["WarmPoolStatusEquals"] = warm_pool_status
     return kwargs
 
 
-def job_listing(
-    name_contains: str,
-    creation_time_after: dt.datetime | None = None,
-    warm_pool_status_equals: WarmPoolResourceStatusType | None = None,
-) -> PagedListing:
+def job_listing(name_contains: str, **filters: Unpack[JobFilters]) -> PagedListing:
     """The paging of one ListTrainingJobs listing, for :meth:`SageMakerFleetHook.list_jobs` and ``alist_jobs``."""
     return PagedListing(
-        f"ListTrainingJobs({name_contains!r})",
-        list_request(name_contains, creation_time_after, warm_pool_status_equals),
-        "TrainingJobSummaries",
+        f"ListTrainingJobs({name_contains!r})", list_request(name_contains, **filters), "TrainingJobSummaries"
     )
 
 
@@ -242,12 +239,10 @@ class SageMakerFleetHook(AwsBaseHook):
     def list_jobs(
         self,
         name_contains: str,
-        *,
-        creation_time_after: dt.datetime | None = None,
-        warm_pool_status_equals: WarmPoolResourceStatusType | None = None,
+        **filters: Unpack[JobFilters],
     ) -> Iterator[TrainingJobSummaryTypeDef]:
         """ListTrainingJobs summaries, every page (≤ 100 per call)."""
-        listing = job_listing(name_contains, creation_time_after, warm_pool_status_equals)
+        listing = job_listing(name_contains, **filters)
         while listing.request is not None:
             yield from listing.take(self.client.list_training_jobs(**listing.request))
 
@@ -281,12 +276,10 @@ class SageMakerFleetHook(AwsBaseHook):
         self,
         client: Any,
         name_contains: str,
-        *,
-        creation_time_after: dt.datetime | None = None,
-        warm_pool_status_equals: WarmPoolResourceStatusType | None = None,
+        **filters: Unpack[JobFilters],
     ) -> AsyncIterator[TrainingJobSummaryTypeDef]:
         """ListTrainingJobs summaries through an aiobotocore client, every page."""
-        listing = job_listing(name_contains, creation_time_after, warm_pool_status_equals)
+        listing = job_listing(name_contains, **filters)
         while listing.request is not None:
             for summary in listing.take(await client.list_training_jobs(**listing.request)):
                 yield summary
