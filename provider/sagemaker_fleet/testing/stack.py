@@ -61,28 +61,39 @@ class StackError(SageMakerFleetError, RuntimeError):
     """A component did not start, or Airflow answered with an error."""
 
 
+#: Connection arguments of a SQLite metadata database, which ``AIRFLOW__DATABASE__SQL_ALCHEMY_CONNECT_ARGS`` (and
+#: ``…_ASYNC``) name by import path. SQLite has one writer at a time, and Python's driver waits 5 s for the lock by
+#: default: a trigger from the UI (it unpauses the DAG and creates the run in two requests at once) while the
+#: scheduler writes could answer 500 "database is locked". Waiting up to 60 s serialises the writes instead. A
+#: plain dict, because Airflow adds its own keys to it (in each component's own process).
+SQLITE_CONNECT_ARGS: dict[str, object] = {"timeout": 60}
+SQLITE_CONNECT_ARGS_PATH = f"{__name__}.SQLITE_CONNECT_ARGS"
+
+
 #: How soon a dead component's work is taken over: the end-to-end tests' faults (a killed scheduler, triggerer or
 #: Celery worker) recover through these, and docker-compose.yaml ships the same values (its tests check it), so
 #: what was proven is what runs. Airflow's defaults, for comparison: heartbeats 5 s, scheduler health 30 s,
 #: orphaned-task check 300 s, task heartbeat timeout 300 s (detected every 10 s), queued timeout 600 s (checked
 #: every 120 s), triggerer health 30 s.
-FAILOVER_SETTINGS: Mapping[str, str] = MappingProxyType({
-    # a dead scheduler's queued and running task instances are adopted within seconds
-    "AIRFLOW__SCHEDULER__JOB_HEARTBEAT_SEC": "2",
-    "AIRFLOW__SCHEDULER__SCHEDULER_HEALTH_CHECK_THRESHOLD": "10",
-    "AIRFLOW__SCHEDULER__ORPHANED_TASKS_CHECK_INTERVAL": "10",
-    # a task whose worker died while running it is failed (and retried) after 30 s without a heartbeat
-    "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT": "30",
-    "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT_DETECTION_INTERVAL": "5",
-    # a task an executor lost before it started (a Celery worker killed with the message taken) is re-queued
-    # after 120 s; keep it above the longest legitimate wait for a worker slot (the workload token lives as long)
-    "AIRFLOW__SCHEDULER__TASK_QUEUED_TIMEOUT": "120",
-    "AIRFLOW__SCHEDULER__TASK_QUEUED_TIMEOUT_CHECK_INTERVAL": "15",
-    # a dead triggerer's triggers (every waiting and training city) move to a live one after 30 s; a loaded
-    # machine can delay a heartbeat past 10 s, and a second triggerer taking everything over is then a fault
-    "AIRFLOW__TRIGGERER__JOB_HEARTBEAT_SEC": "2",
-    "AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_THRESHOLD": "30",
-})
+FAILOVER_SETTINGS: Mapping[str, str] = MappingProxyType(
+    {
+        # a dead scheduler's queued and running task instances are adopted within seconds
+        "AIRFLOW__SCHEDULER__JOB_HEARTBEAT_SEC": "2",
+        "AIRFLOW__SCHEDULER__SCHEDULER_HEALTH_CHECK_THRESHOLD": "10",
+        "AIRFLOW__SCHEDULER__ORPHANED_TASKS_CHECK_INTERVAL": "10",
+        # a task whose worker died while running it is failed (and retried) after 30 s without a heartbeat
+        "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT": "30",
+        "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT_DETECTION_INTERVAL": "5",
+        # a task an executor lost before it started (a Celery worker killed with the message taken) is re-queued
+        # after 120 s; keep it above the longest legitimate wait for a worker slot (the workload token lives as long)
+        "AIRFLOW__SCHEDULER__TASK_QUEUED_TIMEOUT": "120",
+        "AIRFLOW__SCHEDULER__TASK_QUEUED_TIMEOUT_CHECK_INTERVAL": "15",
+        # a dead triggerer's triggers (every waiting and training city) move to a live one after 30 s; a loaded
+        # machine can delay a heartbeat past 10 s, and a second triggerer taking everything over is then a fault
+        "AIRFLOW__TRIGGERER__JOB_HEARTBEAT_SEC": "2",
+        "AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_THRESHOLD": "30",
+    }
+)
 
 
 @dataclass
@@ -149,13 +160,18 @@ class LocalAirflowStack:
             }
         )
         if s.users:
-            env["AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS"] = ",".join(f"{n}:{r}" for n, (r, _) in s.users.items())
+            env["AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS"] = ",".join(
+                f"{n}:{r}" for n, (r, _) in s.users.items()
+            )
             env["AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_PASSWORDS_FILE"] = str(self.passwords_file)
             # the plan task writes the run's note through the api-server: as the first admin user
             admin = next(n for n, (role, _) in s.users.items() if role.lower() == "admin")
             env["AIRFLOW_CONN_AIRFLOW_API"] = json.dumps(
                 {"conn_type": "http", "host": self.url, "login": admin, "password": s.users[admin][1]}
             )
+        if env["AIRFLOW__DATABASE__SQL_ALCHEMY_CONN"].startswith("sqlite"):
+            env["AIRFLOW__DATABASE__SQL_ALCHEMY_CONNECT_ARGS"] = SQLITE_CONNECT_ARGS_PATH
+            env["AIRFLOW__DATABASE__SQL_ALCHEMY_CONNECT_ARGS_ASYNC"] = SQLITE_CONNECT_ARGS_PATH
         if s.celery_broker_url:
             env["AIRFLOW__CELERY__BROKER_URL"] = s.celery_broker_url
             env["AIRFLOW__CELERY__RESULT_BACKEND"] = "db+" + (s.sql_alchemy_conn or "").replace(
@@ -174,8 +190,9 @@ class LocalAirflowStack:
         users = self.settings.users
         name = username or next(n for n, (role, _) in users.items() if role.lower() == "admin")
         body = json.dumps({"username": name, "password": users[name][1]}).encode()
-        request = urllib.request.Request(self.url + "/auth/token", data=body, method="POST",
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            self.url + "/auth/token", data=body, method="POST", headers={"Content-Type": "application/json"}
+        )
         with urllib.request.urlopen(request, timeout=30) as response:
             return str(json.loads(response.read())["access_token"])
 
@@ -184,7 +201,9 @@ class LocalAirflowStack:
         command = [str(Path(sys.executable).parent / "airflow"), *args]
         result = subprocess.run(command, env=self.env(), capture_output=True, text=True, check=False)
         if check and result.returncode != 0:
-            raise StackError(f"airflow {' '.join(args)} failed:\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}")
+            raise StackError(
+                f"airflow {' '.join(args)} failed:\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}"
+            )
         return result
 
     # ------------------------------------------------------------------------------------------ lifecycle
@@ -340,7 +359,9 @@ class LocalAirflowStack:
     def runs(self, dag_id: str) -> list[dict[str, Any]]:
         return list(self.api("GET", f"/api/v2/dags/{dag_id}/dagRuns?order_by=-run_after")["dag_runs"])
 
-    def trigger(self, dag_id: str, conf: Mapping[str, Any] | None = None, logical_date: str | None = None) -> str:
+    def trigger(
+        self, dag_id: str, conf: Mapping[str, Any] | None = None, logical_date: str | None = None
+    ) -> str:
         """Unpause the DAG and start a run (a paused DAG's runs would never be scheduled)."""
         self.unpause(dag_id)
         body: dict[str, Any] = {"conf": dict(conf or {}), "logical_date": logical_date}
@@ -354,7 +375,9 @@ class LocalAirflowStack:
         out: list[dict[str, Any]] = []
         offset = 0
         while True:
-            page = self.api("GET", f"/api/v2/dags/{dag_id}/dagRuns/{run_id}/taskInstances?limit=100&offset={offset}")
+            page = self.api(
+                "GET", f"/api/v2/dags/{dag_id}/dagRuns/{run_id}/taskInstances?limit=100&offset={offset}"
+            )
             out.extend(page["task_instances"])
             offset += 100
             if offset >= page["total_entries"]:
