@@ -45,7 +45,8 @@ def test_a_dag_that_reads_a_connection_at_parse_time_is_reported(tmp_path: Path)
 def test_a_broken_fleet_yaml_is_reported(tmp_path: Path) -> None:
     (tmp_path / "fleet.yaml").write_text("fleet: Bad\n", encoding="utf-8")
     report = check_dag_folder(tmp_path)
-    (problem,) = report.problems
+    problem, no_dag = report.problems  # a folder without a DAG file is a problem of its own
+    assert "no DAG found" in no_dag
     assert problem.startswith(f"{tmp_path / 'fleet.yaml'}: ")
     assert (
         "- fleet (line 1): 'Bad' is not valid" in problem
