@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns its exit code: 0 done, 2 bad input (a flag, a file: the message says which), 1 a
-    failure outside (AWS unreachable, an upload refused)."""
+    failure outside (AWS unreachable, an upload refused), 3 ``report`` found no job in the run (nothing written)."""
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse: a bad flag (2, its message already on stderr) or --help (0)

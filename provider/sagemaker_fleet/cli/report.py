@@ -9,13 +9,16 @@ product and a dev or simulator account often has no bucket — so the command st
 (access denied, network) exits 1 after the local files are written.
 
 Exit codes: 0 report written; 1 AWS could not be read or the upload failed; 2 the spec, the run key, a flag, the
-output folder or a price is missing or wrong (the message names the fix). Flags and the output folder are checked
-before AWS is called.
+output folder or a price is missing or wrong (the message names the fix); 3 (:data:`NO_JOBS_EXIT`) the run has no
+training job, so no report is written: an empty $0.00 report would read like a real, free run, and a script must
+tell "nothing ran under this key" (a mistyped key, the wrong endpoint or account) from a report. Flags and the output
+folder are checked before AWS is called.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from datetime import UTC, datetime
@@ -45,6 +48,9 @@ if TYPE_CHECKING:
 
     from sagemaker_fleet.cost.report import CostReport
     from sagemaker_fleet.fleetspec.model import FleetSpec
+
+#: exit code of ``report`` for a run without any training job (nothing written, nothing uploaded)
+NO_JOBS_EXIT = 3
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     except (FleetSpecError, InvalidRunKeyError) as exc:
         return _fail(str(exc), 2)
     out_dir = args.out if args.out is not None else Path("out") / "reports" / args.run_key
+    created = not out_dir.exists()
     problem = _unwritable(out_dir)
     if problem is not None:
         return _fail(f"--out {out_dir}: {problem}", 2)
@@ -107,9 +114,15 @@ def run(args: argparse.Namespace) -> int:
     except (BotoCoreError, ClientError) as exc:
         return _fail(f"cannot read the training jobs of run {args.run_key}: {exc}", 1)
     if not describes:
-        print(
-            f"warning: no training job of fleet {spec.fleet} run {args.run_key} was found; the report is empty",
-            file=sys.stderr,
+        if created:
+            with contextlib.suppress(OSError):  # the folder made for the report, left empty: leave no trace
+                out_dir.rmdir()
+        where = args.endpoint_url or os.environ.get("AWS_ENDPOINT_URL") or f"AWS {spec.region}"
+        return _fail(
+            f"no training job of fleet {spec.fleet} run {args.run_key} was found at {where}; no report written. "
+            f"Check the run key (a scheduled run's is its logical date in UTC, e.g. 20261129) and the account or "
+            f"--endpoint-url the run used (exit {NO_JOBS_EXIT}: a run without jobs)",
+            NO_JOBS_EXIT,
         )
     book = _price_book(spec, describes, args, session)
     try:
