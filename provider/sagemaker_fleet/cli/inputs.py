@@ -1,5 +1,6 @@
 """What the commands share about their input: the fleet spec read with its warnings on stderr, the ``--history``
-file when given, and one way of saying why the input does not allow a run (exit 2)."""
+file when given, the ``--run-key`` flag and its one default, and one way of saying why the input does not allow a
+run (exit 2)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,33 @@ import sys
 from typing import TYPE_CHECKING
 
 from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
-from sagemaker_fleet.fleetspec.names import InvalidRunKeyError
+from sagemaker_fleet.fleetspec.names import InvalidRunKeyError, today_run_key
 from sagemaker_fleet.plan import DurationHistory, HistoryError, PlanError
 
 if TYPE_CHECKING:
+    import argparse
+
     from sagemaker_fleet.fleetspec.model import FleetSpec
 
 #: The errors of a spec, a run key, a history file or quotas that allow no plan: the message says what to fix.
 INPUT_ERRORS: tuple[type[Exception], ...] = (FleetSpecError, HistoryError, InvalidRunKeyError, PlanError)
+
+
+def add_run_key_argument(parser: argparse.ArgumentParser) -> None:
+    """``--run-key`` with the one default of every command (:func:`run_key_of`)."""
+    parser.add_argument(
+        "--run-key",
+        metavar="K",
+        default=None,
+        help="run key in job names, 1-16 lowercase letters or digits (default: today's date in UTC, YYYYMMDD, "
+        "the key of today's run of a daily DAG)",
+    )
+
+
+def run_key_of(args: argparse.Namespace) -> str:
+    """The ``--run-key`` given, or today's in UTC (:func:`~sagemaker_fleet.fleetspec.names.today_run_key`)."""
+    given: str | None = args.run_key
+    return today_run_key() if given is None else given
 
 
 def load_spec(path: str) -> FleetSpec:

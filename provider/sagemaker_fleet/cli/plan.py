@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import UTC, datetime
 
-from sagemaker_fleet.cli.inputs import INPUT_ERRORS, load_history, load_spec, refused
+from sagemaker_fleet.cli.inputs import (
+    INPUT_ERRORS,
+    add_run_key_argument,
+    load_history,
+    load_spec,
+    refused,
+    run_key_of,
+)
 from sagemaker_fleet.plan import FleetPlan, plan_fleet
 from sagemaker_fleet.plan.render import render_table
-
-
-def default_run_key() -> str:
-    """Today's UTC date, the run key a scheduled run of today would get."""
-    return datetime.now(UTC).strftime("%Y%m%d")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,9 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="H.json",
         help="a previous run's report.json: its measured training seconds replace expected_seconds",
     )
-    parser.add_argument(
-        "--run-key", metavar="K", default=None, help="run key used in job names (default: today's UTC date)"
-    )
+    add_run_key_argument(parser)
     parser.add_argument(
         "--format", choices=("json", "table"), default="json", help="plan JSON (default) or a readable table"
     )
@@ -37,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _build(args: argparse.Namespace) -> FleetPlan:
     spec = load_spec(args.spec)
-    return plan_fleet(spec, args.run_key or default_run_key(), load_history(args.history, spec))
+    return plan_fleet(spec, run_key_of(args), load_history(args.history, spec))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -2,7 +2,8 @@
 
 Runs the whole fleet through the simulator engine in virtual time (no Airflow, no HTTP) and prints the simulate
 JSON (``--json``) or a readable summary. ``--compare`` runs both strategies with the same seed and shows
-them side by side with the ratio naive / planned. Exit 0 with the result; exit 2 with the errors on stderr when
+them side by side with the ratio naive / planned. The run key defaults to today's date in UTC, as for ``plan``;
+the simulated draws follow the job names, so a fixed ``--run-key`` reproduces a result another day. Exit 0 with the result; exit 2 with the errors on stderr when
 the spec, the run key, the history file, the quotas or the prices do not allow a run.
 """
 
@@ -16,14 +17,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cli.argtypes import share
-from sagemaker_fleet.cli.inputs import INPUT_ERRORS, load_history, load_spec, refused
+from sagemaker_fleet.cli.inputs import (
+    INPUT_ERRORS,
+    add_run_key_argument,
+    load_history,
+    load_spec,
+    refused,
+    run_key_of,
+)
 from sagemaker_fleet.cost.errors import CostReportError
 from sagemaker_fleet.jobs.duration_text import duration
 
 if TYPE_CHECKING:
     from sagemaker_fleet.sim.driver import SimulationResult
-
-DEFAULT_RUN_KEY = "20261129"
 
 #: Rows of the readable comparison: (label, simulate JSON field); ratios are naive / planned.
 COMPARED = (
@@ -54,12 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="follow the planner (default), or the stock operator's pattern (spec order, 600 s keep-alive)",
     )
     parser.add_argument("--seed", type=int, default=7, help="seed of every simulated draw (default 7)")
-    parser.add_argument(
-        "--run-key",
-        metavar="K",
-        default=DEFAULT_RUN_KEY,
-        help=f"run key in job names (default {DEFAULT_RUN_KEY})",
-    )
+    add_run_key_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the simulate JSON (docs/quickstart.md)")
     parser.add_argument(
         "--compare", action="store_true", help="run both strategies with the same seed, side by side"
@@ -89,7 +90,7 @@ def _simulate(args: argparse.Namespace) -> list[SimulationResult]:
     options = SimulateOptions(
         strategy=args.strategy,
         seed=args.seed,
-        run_key=args.run_key,
+        run_key=run_key_of(args),
         history=load_history(args.history, spec),
         throttle_share=args.throttle_share,
     )

@@ -61,6 +61,15 @@ def logical_run_key(logical_date: dt.datetime) -> str:
     return utc.strftime("%Y%m%dt%H%M%S")
 
 
+def today_run_key(now: dt.datetime | None = None) -> str:
+    """Today's date in UTC as ``YYYYMMDD``: the run key of today's run of a daily DAG (its logical date is midnight
+    UTC), and the one default of every command's ``--run-key``, so ``plan`` and ``simulate`` name the same jobs
+    as the run they stand for. ``now`` (default: the clock) may be in any time zone."""
+    moment = now if now is not None else dt.datetime.now(dt.UTC)
+    day = (moment.astimezone(dt.UTC) if moment.tzinfo else moment).date()
+    return logical_run_key(dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC))
+
+
 def run_key_for(logical_date: dt.datetime | None, run_id: str, run_type: str | None = None) -> str:
     """The run key of an Airflow run: its logical date (:func:`logical_run_key`) for scheduled and backfill runs,
     else ``m`` + a short hash of the run id. Decided by the run's type, never by the shape of its run id (a

@@ -9,6 +9,7 @@ import pytest
 
 from contract_fields import SIMULATE_FIELDS
 from sagemaker_fleet.cli.main import main
+from sagemaker_fleet.fleetspec.names import today_run_key
 
 STABLE_FIELDS = list(SIMULATE_FIELDS)
 
@@ -23,7 +24,7 @@ def test_json_defaults_to_planned_with_seed_7(small: str, capsys: pytest.Capture
     doc = json.loads(capsys.readouterr().out)
 
     assert list(doc)[: len(STABLE_FIELDS)] == STABLE_FIELDS
-    assert (doc["strategy"], doc["seed"], doc["run_key"]) == ("planned", 7, "20261129")
+    assert (doc["strategy"], doc["seed"], doc["run_key"]) == ("planned", 7, today_run_key())
     assert set(doc["api_calls"]) == {"CreateTrainingJob", "DescribeTrainingJob", "ListTrainingJobs"}
     assert doc["jobs"] == 12
 
