@@ -17,9 +17,22 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+#: What ``sagemaker-fleet --help`` opens with: what the tool does, for its users (the module docstring is for
+#: contributors).
+DESCRIPTION = (
+    "Train many per-city models on Amazon SageMaker in warm-pool-aware order: check a fleet spec, plan it, "
+    "simulate it in virtual time, serve a simulated SageMaker endpoint, and report what a run cost."
+)
+EPILOG = (
+    "Run 'sagemaker-fleet COMMAND --help' for a command's options. Exit codes: 0 done, 1 a failure outside "
+    "(AWS unreachable, an upload refused), 2 bad input (the message says which), 3 'report' found no job in "
+    "the run. Every command honours AWS_ENDPOINT_URL and the standard AWS environment."
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sagemaker-fleet", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser = argparse.ArgumentParser(prog="sagemaker-fleet", description=DESCRIPTION, epilog=EPILOG)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
     for name, (module_name, help_text) in COMMANDS.items():
         module = importlib.import_module(f"sagemaker_fleet.cli.{module_name}")
         command = sub.add_parser(name, help=help_text, description=help_text)

@@ -27,6 +27,12 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sagemaker_fleet.sim.config import (
+        SpotMarketConfig,
+    )  # the defaults the help states, from their one definition
+    from sagemaker_fleet.sim.workload import WorkModel
+
+    spot, work = SpotMarketConfig(), WorkModel()
     sub = parser.add_subparsers(dest="sim_command", required=True, metavar="SUBCOMMAND")
     serve = sub.add_parser("serve", help="serve the simulated AWS endpoint on loopback", description=__doc__)
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -51,9 +57,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--throttle", type=share, default=0.0, metavar="SHARE", help="share of calls throttled"
     )
-    serve.add_argument("--spot-interruptions-per-hour", type=non_negative, default=None, metavar="RATE")
-    serve.add_argument("--spot-discount", type=share, default=None, metavar="FRACTION")
-    serve.add_argument("--default-work-seconds", type=positive, default=None, metavar="SECONDS")
+    serve.add_argument(
+        "--spot-interruptions-per-hour",
+        type=non_negative,
+        default=None,
+        metavar="RATE",
+        help=f"mean interruptions per hour of a running spot job, 0 for none (default {spot.interruptions_per_hour:g})",
+    )
+    serve.add_argument(
+        "--spot-discount",
+        type=share,
+        default=None,
+        metavar="FRACTION",
+        help=f"spot price saving against on-demand, 0..1, each job's drawn within ±{spot.discount_spread:g} of it "
+        f"(default {spot.discount:g})",
+    )
+    serve.add_argument(
+        "--default-work-seconds",
+        type=positive,
+        default=None,
+        metavar="SECONDS",
+        help=f"training seconds of a job whose city sets no expected_seconds (default {work.default_seconds:g})",
+    )
     serve.add_argument("--no-moto", action="store_true", help="serve only the SageMaker training APIs")
     serve.add_argument("--log-requests", action="store_true", help="log one line per HTTP request")
 

@@ -8,6 +8,7 @@ digits, ``!!bool maybe``) is reported where it is written.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -74,9 +75,7 @@ def _compose(loader: _Loader, text: str, source: str) -> yaml.Node:
     except yaml.reader.ReaderError as exc:
         raise FleetSpecError([_reader_issue(exc, text)], source) from exc
     except yaml.MarkedYAMLError as exc:
-        raise FleetSpecError(
-            [_marked_issue(exc, "YAML syntax error", "fix the indentation or quoting there")], source
-        ) from exc
+        raise FleetSpecError([_syntax_issue(exc, text)], source) from exc
     except yaml.YAMLError as exc:
         raise FleetSpecError([SpecIssue("", f"YAML error: {_one_line(str(exc))}")], source) from exc
     if node is None:
@@ -201,10 +200,56 @@ def _too_deep(line: int) -> SpecIssue:
 def _marked_issue(exc: yaml.MarkedYAMLError, kind: str, fix: str) -> SpecIssue:
     mark = exc.problem_mark
     line = mark.line + 1 if mark is not None else None
+    return SpecIssue("", f"{kind}: {_problem(exc)}; {fix}", line)
+
+
+def _problem(exc: yaml.MarkedYAMLError) -> str:
+    """PyYAML's problem on one line, with where the construct it was in began."""
     problem = exc.problem or "invalid YAML"
     if exc.context and exc.context_mark is not None:
         problem = f"{problem} ({exc.context} at line {exc.context_mark.line + 1})"
-    return SpecIssue("", f"{kind}: {_one_line(problem)}; {fix}", line)
+    return _one_line(problem)
+
+
+#: A key at the start of a line (after an optional list dash): plain, or quoted.
+_KEY_RE = re.compile(r"""\s*(?:-\s+)?("[^"]*"|'[^']*'|[^\s#'"\-?:][^#:]*?|[-?:][^\s#:][^#:]*?)\s*:(?:\s|$)""")
+
+
+def _key_on(lines: list[str], index: int) -> str | None:
+    """The mapping key written on line ``index`` (0-based), or None."""
+    if not 0 <= index < len(lines):
+        return None
+    match = _KEY_RE.match(lines[index])
+    return match.group(1).strip("'\"") if match else None
+
+
+def _syntax_issue(exc: yaml.MarkedYAMLError, text: str) -> SpecIssue:
+    """A syntax error named by the key it broke: the key on the problem's line (a slip of indentation is nearly
+    always there) and the key above it, rather than PyYAML's parser states ("expected <block end>, but found
+    '<block mapping start>'"), which stay at the end for the rare case they say more."""
+    fix = "fix the indentation or quoting there"
+    mark = exc.problem_mark
+    if mark is None:
+        return _marked_issue(exc, "YAML syntax error", fix)
+    lines = text.splitlines()
+    at = _key_on(lines, mark.line)
+    above = next(
+        ((i + 1, key) for i in range(mark.line - 1, -1, -1) if (key := _key_on(lines, i)) is not None), None
+    )
+    detail = f" (PyYAML: {_problem(exc)})"
+    if at is not None and above is not None:
+        message = (
+            f"YAML syntax error: key '{at}' does not line up with the key '{above[1]}' above it (line "
+            f"{above[0]}); fix the indentation: indent '{at}' exactly as far as the key it belongs beside (spaces, "
+            f"not tabs), or quote a value that holds ': '{detail}"
+        )
+    elif at is not None:
+        message = f"YAML syntax error at key '{at}'; {fix}{detail}"
+    elif above is not None:
+        message = f"YAML syntax error below key '{above[1]}' (line {above[0]}); {fix}{detail}"
+    else:
+        return _marked_issue(exc, "YAML syntax error", fix)
+    return SpecIssue("", message, mark.line + 1)
 
 
 def _reader_issue(exc: yaml.reader.ReaderError, text: str) -> SpecIssue:
