@@ -130,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
             spec, args.run_key, describes, book, generated_at=datetime.now(UTC), index=index
         )
     except UnknownPriceError as exc:
-        return _fail(str(exc), 2)
+        lookup = "" if args.price_list else ", or pass `--price-list` to look it up in the AWS Price List API"
+        return _fail(f"{exc}{lookup}", 2)
     except CostReportError as exc:
         return _fail(str(exc), 1)
     try:

@@ -31,7 +31,6 @@ from sagemaker_fleet.fleetspec.formats import (
     ENV_KEY_RE,
     FIXES,
     FLEET_RE,
-    INSTANCE_TYPE_RE,
     KMS_RE,
     REGION_RE,
     ROLE_ARN_RE,
@@ -39,6 +38,7 @@ from sagemaker_fleet.fleetspec.formats import (
     SECURITY_GROUP_RE,
     SUBNET_RE,
 )
+from sagemaker_fleet.fleetspec.instance_types import is_training_instance_type, unknown_instance_type
 from sagemaker_fleet.fleetspec.messages import UNION_TAG_RE, plain, unknown_key, with_fix
 from sagemaker_fleet.fleetspec.model import (
     ASSUMED_QUOTA,
@@ -64,6 +64,8 @@ from sagemaker_fleet.fleetspec.model import (
     SpotSettings,
 )
 from sagemaker_fleet.fleetspec.paths import join, lineage
+from sagemaker_fleet.fleetspec.price_table import unpriced_warnings
+from sagemaker_fleet.fleetspec.render import label_cities
 from sagemaker_fleet.fleetspec.repair import repair
 from sagemaker_fleet.fleetspec.resolve import Resolved, city_spec, hyper_text
 from sagemaker_fleet.fleetspec.triggerer import triggerer_warnings
@@ -88,6 +90,7 @@ class SpecBuilder:
         ] = {}  # ordered, each once (a default shared by many cities warns once)
         self.poisoned: set[str] = set()  # paths with a structural error: later checks stay quiet there
         self._above_poisoned: set[str] = set()  # every path holding a poisoned one
+        self.city_names: dict[int, str] = {}  # index -> name of each city whose name is valid, for messages
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -128,6 +131,7 @@ class SpecBuilder:
         layers: list[CityLayer | None] = []
         if isinstance(raw_cities, list):
             layers = [self._parse(CityLayer, raw, f"cities[{i}]") for i, raw in enumerate(raw_cities)]
+        self.city_names = self._names(layers)
         if top is None:
             return None
         self._check_top(top)
@@ -142,21 +146,35 @@ class SpecBuilder:
             return None
         for warning in triggerer_warnings(len(cities)):
             self.warn(warning)
+        resolved = [c for c in cities if c is not None]
+        for warning in unpriced_warnings(top.region, top.prices or {}, resolved):
+            self.warn(warning)
         return FleetSpec(
             fleet=top.fleet,
             region=top.region,
             role_arn=top.role_arn,
             image_uri=top.image_uri,
             output_s3_uri=top.output_s3_uri.rstrip("/"),
-            cities=tuple(c for c in cities if c is not None),
+            cities=tuple(resolved),
             input_mode=top.input_mode,
             orchestration_latency_seconds=top.orchestration_latency_seconds,
             deadline_seconds=top.deadline_seconds,
             quotas=quotas,
             quotas_given=top.quotas is not None,
             prices={k: float(v) for k, v in (top.prices or {}).items()},
-            warnings=self.warnings,
+            warnings=tuple(label_cities(warning, self.city_names) for warning in self.warnings),
         )
+
+    def _names(self, layers: list[CityLayer | None]) -> dict[int, str]:
+        """The cities whose ``name`` is valid, by index: only those are named in messages."""
+        return {
+            index: layer.name
+            for index, layer in enumerate(layers)
+            if layer is not None
+            and layer.name is not None
+            and CITY_RE.fullmatch(layer.name)
+            and not self._under_poisoned(f"cities[{index}].name")
+        }
 
     # -- structural (pydantic) ----------------------------------------------------------------------------
 
@@ -218,22 +236,21 @@ class SpecBuilder:
         self._match(ROLE_ARN_RE, top.role_arn, "role_arn")
         self._match(S3_URI_RE, top.output_s3_uri, "output_s3_uri")
         self._check_image(top.image_uri, "image_uri")
-        for instance_type in top.quotas or {}:
-            if not INSTANCE_TYPE_RE.fullmatch(instance_type):
-                self.error(
-                    join("quotas", instance_type),
-                    f"{instance_type!r} is not an instance type; " + FIXES["instance_type"],
-                )
-        for instance_type in top.prices or {}:
-            if not INSTANCE_TYPE_RE.fullmatch(instance_type):
-                self.error(
-                    join("prices", instance_type),
-                    f"{instance_type!r} is not an instance type; " + FIXES["instance_type"],
-                )
+        for field in ("quotas", "prices"):
+            for instance_type in getattr(top, field) or {}:
+                self._check_instance_type(instance_type, join(field, instance_type))
         if top.defaults.name is not None:
             self.error("defaults.name", "a name belongs to one city; move it into `cities`")
         if top.defaults.train_s3_uri is not None:
             self.error("defaults.train_s3_uri", "training data is per city; set `train_s3_uri` on each city")
+
+    def _check_instance_type(self, value: str, path: str) -> bool:
+        """A SageMaker training instance type, or an error suggesting the nearest one (a typo would otherwise be
+        refused by SageMaker at the first job, or here as a type with no quota)."""
+        if is_training_instance_type(value):
+            return True
+        self.error(path, unknown_instance_type(value))
+        return False
 
     def _match(self, pattern: re.Pattern[str], value: str, path: str) -> bool:
         if pattern.fullmatch(value):
@@ -346,7 +363,7 @@ class SpecBuilder:
         if instance_type is None:
             self.error(path, "required field is missing; set `instance_type` in defaults or on the city")
             return None
-        if not self._match(INSTANCE_TYPE_RE, instance_type, path) or instance_type in quotas:
+        if not self._check_instance_type(instance_type, path) or instance_type in quotas:
             return instance_type
         if resolved.top.quotas is None:
             quotas[instance_type] = ASSUMED_QUOTA

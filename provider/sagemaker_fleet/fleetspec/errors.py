@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sagemaker_fleet.errors import SageMakerFleetError
@@ -22,11 +23,16 @@ class SpecIssue:
 
 
 class FleetSpecError(SageMakerFleetError, ValueError):
-    """The spec has one or more errors; nothing may be launched while any stands."""
+    """The spec has one or more errors; nothing may be launched while any stands. ``city_names`` (index -> name,
+    for the cities whose name is valid) lets the message say ``cities[4] (store-005)``; ``issues`` keep the bare
+    paths."""
 
-    def __init__(self, issues: list[SpecIssue], source: str = "") -> None:
+    def __init__(
+        self, issues: list[SpecIssue], source: str = "", city_names: Mapping[int, str] | None = None
+    ) -> None:
         self.issues = tuple(issues)
         self.source = source
+        self.city_names = dict(city_names or {})
         head = f"{source}: " if source else ""
-        lines = "\n".join(render_issues(self.issues))
+        lines = "\n".join(render_issues(self.issues, self.city_names))
         super().__init__(f"{head}{len(self.issues):,} error(s) in fleet spec:\n{lines}")

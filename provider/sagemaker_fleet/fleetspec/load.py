@@ -57,5 +57,5 @@ def _build(data: object, source: str, lines: Mapping[str, int], issues: list[Spe
     builder.extend(issues)
     spec = builder.build(data)
     if builder.issues or spec is None:
-        raise FleetSpecError(builder.issues, source)
+        raise FleetSpecError(builder.issues, source, builder.city_names)
     return spec

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.fleetspec.errors import FleetSpecError, SpecIssue
+from sagemaker_fleet.fleetspec.instance_types import is_training_instance_type, unknown_instance_type
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
@@ -50,7 +51,9 @@ def apply_overrides(spec: FleetSpec, overrides: FleetOverrides) -> FleetSpec:
         if name not in known
     ]
     itype = overrides.instance_type
-    if itype is not None and spec.quotas and itype not in spec.quotas:
+    if itype is not None and not is_training_instance_type(itype):
+        issues.append(SpecIssue("params.instance_type", unknown_instance_type(itype)))
+    elif itype is not None and spec.quotas and itype not in spec.quotas:
         issues.append(
             SpecIssue("params.instance_type", f"no quota for {itype}; use one of {sorted(spec.quotas)}")
         )

@@ -1,16 +1,21 @@
-"""Spec errors as text a person can read when there are thousands of them.
+"""Spec errors as text a person can read when there are thousands of them, naming stores rather than indices.
 
 A rule that fails for many cities (20,000 cities without ``train_s3_uri``, say) is printed once in full — path,
 line, message, fix — followed by the exact count and the index of every other city it fails for, as ranges
-(``cities 4, 8-12, 17``). Errors of a single place, or of fewer than :data:`GROUP_MIN` cities, print one a line.
-The jobs of a history file (``jobs[3].city``) group the same way.
+(``cities 4, 8-12, 17``) and the first few of their names. Errors of a single place, or of fewer than
+:data:`GROUP_MIN` cities, print one a line. The jobs of a history file (``jobs[3].city``) group the same way.
+
+Every ``cities[N]`` printed — an error's path, a path inside its message, a warning — carries the city's name,
+``cities[4] (store-005)``: the index is zero-based and the user numbers stores their own way. It is added here, when
+the text is rendered (:func:`label_cities`), so that no message writes it itself; a city whose ``name`` is itself
+invalid is known by its index alone.
 """
 
 from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -18,6 +23,10 @@ if TYPE_CHECKING:
 
 #: The fewest cities failing one rule that are printed as a group.
 GROUP_MIN = 4
+#: How many names a list of cities shows before "and N more".
+SHOWN_NAMES = 5
+#: A city's path in printed text, not already followed by its name.
+_CITY_PATH_RE = re.compile(r"\bcities\[(\d+)\](?! \()")
 _CITY_RE = re.compile(r"^(cities|jobs)\[(\d+)\]")
 #: What varies between cities failing the same rule: quoted values and numbers.
 _VALUE_RE = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\d+(?:\.\d+)?")
@@ -52,8 +61,35 @@ def ranges(numbers: Iterable[int]) -> str:
     return ", ".join(parts)
 
 
-def render_issues(issues: Sequence[SpecIssue]) -> list[str]:
-    """One line per issue (``  - path (line N): message``), a group's other cities wrapped below its first."""
+def some_names(names: Sequence[str], shown: int = SHOWN_NAMES) -> str:
+    """``a, b, c`` or, for a long list, its first ``shown`` and ``and N more`` (a group of 2,000 stores is one line)."""
+    if len(names) <= shown:
+        return ", ".join(names)
+    return f"{', '.join(names[:shown])} and {len(names) - shown:,} more"
+
+
+def label_cities(text: str, names: Mapping[int, str]) -> str:
+    """``cities[4].spot`` -> ``cities[4] (store-005).spot`` wherever the city's name is known: at the first
+    ``cities[4]`` of the text only, so that a message naming two fields of one city says its name once."""
+    if not names:
+        return text
+    seen: set[int] = set()
+
+    def named(match: re.Match[str]) -> str:
+        index = int(match.group(1))
+        name = names.get(index)
+        if name is None or index in seen:
+            return match.group(0)
+        seen.add(index)
+        return f"{match.group(0)} ({name})"
+
+    return _CITY_PATH_RE.sub(named, text)
+
+
+def render_issues(issues: Sequence[SpecIssue], names: Mapping[int, str] | None = None) -> list[str]:
+    """One line per issue (``  - path (line N): message``), a group's other cities wrapped below its first;
+    ``names`` (index -> city name) labels every ``cities[N]`` printed."""
+    names = names or {}
     groups: dict[tuple[str, str], list[SpecIssue]] = {}
     for issue in issues:
         key = _key(issue)
@@ -64,14 +100,16 @@ def render_issues(issues: Sequence[SpecIssue]) -> list[str]:
         key = _key(issue)
         members = groups.get(key) if key is not None else None
         if members is None or len(members) < GROUP_MIN:
-            lines.append(f"  - {issue}")
+            lines.append(f"  - {label_cities(str(issue), names)}")
         elif members[0] is issue:
-            lines.append(f"  - {issue}")
-            others = ranges(_city(other) for other in members[1:])
+            lines.append(f"  - {label_cities(str(issue), names)}")
+            indices = [_city(other) for other in members[1:]]
             where = key[0] if key else ""
             kind = where.split("[", 1)[0]
+            known = [names[index] for index in indices if index in names] if kind == "cities" else []
+            stores = f" ({some_names(known)})" if known else ""
             lines += textwrap.wrap(
-                f"the same error for {len(members) - 1:,} more {kind} (at {where}): {kind} {others}",
+                f"the same error for {len(members) - 1:,} more {kind} (at {where}): {kind} {ranges(indices)}{stores}",
                 width=_WIDTH,
                 initial_indent="      ",
                 subsequent_indent="      ",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sagemaker_fleet.errors import SageMakerFleetError
+from sagemaker_fleet.fleetspec.price_table import PRICING_PAGE
 
 
 class CostReportError(SageMakerFleetError):
@@ -16,7 +17,9 @@ class CostReportError(SageMakerFleetError):
 
 
 class UnknownPriceError(CostReportError, LookupError):
-    """No price source knows one or more instance types of the run."""
+    """No price source knows one or more instance types of the run. The fix works offline and before any run:
+    the spec's ``prices:`` (``validate`` warns about the same types). ``report`` adds its ``--price-list`` look-up,
+    the only command that has one."""
 
     def __init__(self, instance_types: Iterable[str], region: str, known: Iterable[str] = ()) -> None:
         self.instance_types = tuple(sorted(set(instance_types)))
@@ -26,8 +29,7 @@ class UnknownPriceError(CostReportError, LookupError):
         shipped = ", ".join(sorted(known)) or "none"
         super().__init__(
             f"no price for {names} in {region} (the shipped table there covers: {shipped}); "
-            f"add it to the fleet spec as `prices: {{{example}}}` (on-demand training price), "
-            "or run `sagemaker-fleet report … --price-list` to look it up in the AWS Price List API"
+            f"add its on-demand training price to the fleet spec as `prices: {{{example}}}` ({PRICING_PAGE})"
         )
 
 

@@ -7,16 +7,17 @@ billed at the on-demand rate (an assumption; AWS does not say otherwise: docs/sa
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
+from sagemaker_fleet.fleetspec.price_table import PriceTable, TableEntry, load_price_table
 from sagemaker_fleet.jobs.errors import UnknownPriceError
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
+
+__all__ = ["Price", "PriceBook", "PriceSource", "PriceTable", "TableEntry", "load_price_table"]
 
 PriceSource = Literal["spec", "price-list-api", "table"]
 
@@ -29,53 +30,6 @@ class Price:
     usd_per_hour: float
     source: PriceSource
     detail: str = ""
-
-
-@dataclass(frozen=True)
-class TableEntry:
-    usd_per_hour: float
-    source: str
-    usage_type: str | None = None
-
-
-@dataclass(frozen=True)
-class PriceTable:
-    """The dated table shipped in ``sagemaker_fleet/data/prices.json``."""
-
-    as_of: str
-    source_note: str
-    regions: Mapping[str, Mapping[str, TableEntry]]
-    sources: Mapping[str, str] = field(default_factory=dict)
-
-    def entry(self, region: str, instance_type: str) -> TableEntry | None:
-        return self.regions.get(region, {}).get(instance_type)
-
-    def known_types(self, region: str) -> tuple[str, ...]:
-        return tuple(sorted(self.regions.get(region, {})))
-
-
-def load_price_table(data: Mapping[str, Any] | None = None) -> PriceTable:
-    """Read the shipped table (or ``data`` in the same shape, for tests)."""
-    if data is None:
-        text = resources.files("sagemaker_fleet").joinpath("data/prices.json").read_text(encoding="utf-8")
-        data = json.loads(text)
-    regions = {
-        region: {
-            itype: TableEntry(
-                usd_per_hour=float(raw["usd_per_hour"]),
-                source=str(raw.get("source", "")),
-                usage_type=raw.get("usage_type"),
-            )
-            for itype, raw in types.items()
-        }
-        for region, types in data["regions"].items()
-    }
-    return PriceTable(
-        as_of=str(data["as_of"]),
-        source_note=str(data.get("source", "")),
-        regions=regions,
-        sources={str(k): str(v) for k, v in (data.get("sources") or {}).items()},
-    )
 
 
 @dataclass(frozen=True)

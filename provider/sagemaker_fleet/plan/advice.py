@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sagemaker_fleet.fleetspec.render import some_names
 from sagemaker_fleet.jobs.errors import UnknownPriceError
 from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.jobs.startup import IMAGE_PULL_P90, STARTUP_P90
@@ -37,12 +38,6 @@ DISTINCT_IMAGE_SHARE = 0.5
 IMAGE_NOTE_MIN_CITIES = 3
 #: An explicit keep-alive is noted when it is more than this many times what the hand-off needs.
 KEEP_ALIVE_FACTOR = 2
-_SHOWN = 5
-
-
-def _names(names: list[str]) -> str:
-    shown = ", ".join(names[:_SHOWN])
-    return f"{shown}, … ({len(names)} in all)" if len(names) > _SHOWN else shown
 
 
 def pool_groups(spec: FleetSpec) -> list[CityGroup]:
@@ -79,7 +74,8 @@ def image_notes(spec: FleetSpec, groups: list[CityGroup]) -> list[str]:
         if cities < IMAGE_NOTE_MIN_CITIES or images <= DISTINCT_IMAGE_SHARE * cities:
             continue
         notes.append(
-            f"{group.group_id} ({key_summary(group.key)}): {images} distinct images among its {cities} cities — "
+            f"{group.label}, {key_summary(group.key)}: {images} distinct images among its {cities} "
+            "cities — "
             "the image is no warm-pool matching criterion, so their jobs share pools, but a warm start whose "
             f"image differs from the pool's previous job's pulls it from ECR again (about {IMAGE_PULL_P90} s for "
             f"the seed's 1.34 GB image, on top of a {warm} s warm start) and no job order avoids most of those "
@@ -116,7 +112,7 @@ def keep_alive_notes(spec: FleetSpec, groups: list[CityGroup]) -> list[str]:
         if price is not None:
             cost = f"about ${extra * count * price / 3600:.2f} per pool ({count} × {instance_type} at ${price:.3f}/h)"
         notes.append(
-            f"keep_alive {keep_alive} s of {_names(sorted(names))} is far above what a hand-off needs "
+            f"keep_alive {keep_alive} s of {some_names(sorted(names))} is far above what a hand-off needs "
             f"(orchestration_latency_seconds {latency} + {margin_seconds(latency)} s margin = {needed} s): each "
             f"of their pools may idle up to {extra} s more after its lane's last job, "
             f"{cost}; use "

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from sagemaker_fleet.fleetspec.render import some_names
 from sagemaker_fleet.jobs.keys import KeyedByPool, WarmPoolKey, city_key
 
 if TYPE_CHECKING:
@@ -41,6 +42,13 @@ class CityGroup(KeyedByPool):
     @property
     def group_id(self) -> str:
         return f"g{self.index}"
+
+    @property
+    def label(self) -> str:
+        """``g3 (store-004, store-011 and 12 more)``: the group with its stores in spec order, for warnings — a
+        reader knows their stores, not the planner's group numbers."""
+        names = [task.name for task in sorted(self.tasks, key=lambda task: task.city)]
+        return f"{self.group_id} ({some_names(names)})"
 
     @property
     def training_max(self) -> int:

@@ -5,19 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from sagemaker_fleet.fleetspec.render import some_names
 from sagemaker_fleet.plan.keepalive import AUTO_KEEP_ALIVE_MAX, MIN_MARGIN_SECONDS, warm_reuse_possible
 
 if TYPE_CHECKING:
     from sagemaker_fleet.plan.capacity import CapacityPool
     from sagemaker_fleet.plan.groups import CityGroup
     from sagemaker_fleet.plan.schedule import ScheduledLane
-
-_SHOWN = 5
-
-
-def _names(names: Sequence[str]) -> str:
-    shown = ", ".join(names[:_SHOWN])
-    return f"{shown}, … ({len(names)} in all)" if len(names) > _SHOWN else shown
 
 
 def latency_note(latency: int) -> list[str]:
@@ -43,7 +37,7 @@ def pool_notes(
     notes = []
     for pool in pools:
         cold = [
-            g.group_id
+            g.label
             for g in groups
             if pool_of[g.index] == pool.index and not g.spot and g.index not in warm_groups
         ]
@@ -54,7 +48,7 @@ def pool_notes(
         else:
             why = f"the {pool.instance_type} warm-pool quota ({pool.warm_instances} instance(s)) is used by other groups or too small"
         notes.append(
-            f"{why}: {_names(cold)} run without warm pools and every job of theirs starts cold; "
+            f"{why}: {'; '.join(cold)} run without warm pools and every job of theirs starts cold; "
             "raise `warm_pools` (Service Quotas) to keep pools for them"
         )
     return notes
@@ -68,6 +62,6 @@ def keep_alive_notes(lanes: Sequence[ScheduledLane]) -> list[str]:
     if not dropped:
         return []
     return [
-        f"keep_alive of {_names(dropped)} planned 0: their lanes keep no warm pool (no warm-pool quota left "
+        f"keep_alive of {some_names(dropped)} planned 0: their lanes keep no warm pool (no warm-pool quota left "
         "or spot), and a pool there would exceed the warm-pool quota"
     ]

@@ -126,3 +126,21 @@ def test_compare_counts_warm_image_re_pulls(capsys: pytest.CaptureFixture[str]) 
     rows = {line[:24].strip(): line[24:].split() for line in capsys.readouterr().out.splitlines()[2:]}
     planned, naive, _ = rows["warm image re-pulls"]
     assert int(planned) < int(naive)
+
+
+def test_an_unpriced_type_is_refused_with_the_fix_validate_already_gave(
+    small: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`validate` warned about the type; `simulate` refuses it with the same offline fix, not `report --price-list`
+    (which needs a finished run and AWS)."""
+    text = Path(small).read_text(encoding="utf-8").replace("ml.m5.2xlarge", "ml.c5.2xlarge")
+    path = tmp_path / "unpriced.yaml"
+    path.write_text(text, encoding="utf-8")
+
+    assert main(["simulate", str(path), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "warning: prices: no price for ml.c5.2xlarge in us-east-1 (used by tehran, cairo)" in err
+    refusal = err.splitlines()[-1]
+    assert refusal.startswith(f"{path}: no price for ml.c5.2xlarge in us-east-1")
+    assert "`prices: {ml.c5.2xlarge: <USD per instance-hour>}`" in refusal
+    assert "--price-list" not in refusal

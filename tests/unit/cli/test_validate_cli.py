@@ -32,10 +32,10 @@ cities:
 BROKEN_PATHS = {
     "fleet (line 1)",
     "defaults.keep_alive (line 10)",
-    "cities[0].colour (line 12)",
-    "cities[1].name (line 13)",
-    "cities[1].train_s3_uri (line 13)",
-    "cities[2].spot.max_wait_seconds (line 14)",
+    "cities[0] (seoul).colour (line 12)",
+    "cities[1] (seoul).name (line 13)",
+    "cities[1] (seoul).train_s3_uri (line 13)",
+    "cities[2] (perth).spot.max_wait_seconds (line 14)",
 }
 
 
@@ -113,7 +113,7 @@ def test_warnings_go_to_stderr_and_still_exit_0(tmp_path: Path, capsys: pytest.C
     assert out.count("\n") == 1
     spec_warning, advice = err.splitlines()
     assert spec_warning == (
-        "warning: cities[0].keep_alive: 5400 s is above the 3600 s the developer guide documents; "
+        "warning: cities[0] (seoul).keep_alive: 5400 s is above the 3600 s the developer guide documents; "
         "the API accepts it, your account may not"
     )
     assert advice.startswith("warning: keep_alive 5400 s of seoul is far above what a hand-off needs")
@@ -177,3 +177,43 @@ def test_the_shipped_fleets_get_no_advice(capsys: pytest.CaptureFixture[str]) ->
     for path in FLEET_FILES:
         assert main(["validate", str(path)]) == 0
     assert "distinct images" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["validate", "plan"])
+def test_an_unpriced_type_is_a_warning_of_validate_and_plan(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (FLEETS_DIR / "small.yaml").read_text(encoding="utf-8").replace("ml.m5.2xlarge", "ml.c5.2xlarge")
+    path = tmp_path / "unpriced.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert main([command, str(path)]) == 0
+    err = capsys.readouterr().err
+    assert (
+        "warning: prices: no price for ml.c5.2xlarge in us-east-1 (used by tehran, cairo): `simulate` " in err
+    )
+    assert "add its on-demand training price to the spec as `prices: {ml.c5.2xlarge: " in err
+
+
+def test_a_mistyped_instance_type_is_an_error_with_the_nearest_type(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (
+        (FLEETS_DIR / "small.yaml")
+        .read_text(encoding="utf-8")
+        .replace("  ml.m5.2xlarge: {", "  ml.m5.2xlarg: {")
+    )
+    text = text.replace("  instance_type: ml.m5.xlarge\n", "  instance_type: ml.m5.xlarg\n")
+    path = tmp_path / "typo.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "quotas[ml.m5.2xlarg] (line 11): 'ml.m5.2xlarg' is not a SageMaker training instance type; did you mean ml.m5.2xlarge?"
+        in err
+    )
+    assert (
+        "defaults.instance_type (line 13): 'ml.m5.xlarg' is not a SageMaker training instance type; did you mean ml.m5.xlarge?"
+        in err
+    )
+    assert "add a quota" not in err
+    assert "no quota for ml.m5.xlarg" not in err

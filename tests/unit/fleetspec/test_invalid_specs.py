@@ -64,6 +64,14 @@ def edit(*pairs: str) -> str:
     return text
 
 
+def named(path: str, names: dict[int, str]) -> str:
+    """``path`` as printed: ``cities[2].spot`` -> ``cities[2] (lagos).spot`` when city 2's name is valid."""
+    index = path.removeprefix("cities[").split("]", 1)[0]
+    if not path.startswith("cities[") or int(index) not in names:
+        return path
+    return path.replace(f"cities[{index}]", f"cities[{index}] ({names[int(index)]})", 1)
+
+
 def add(after: str, line: str) -> str:
     return edit(after, after + line + "\n")
 
@@ -368,7 +376,17 @@ CASES: list[tuple[str, str, dict[str, str]]] = [
     (
         "malformed-instance-type",
         add(SEOUL, "    instance_type: m5.xlarge"),
-        {"cities[0].instance_type": "such as ml.m5.xlarge"},
+        {"cities[0].instance_type": "not a SageMaker training instance type; did you mean ml.m5.xlarge?"},
+    ),
+    (
+        "typo-instance-type-is-not-a-missing-quota",
+        add(SEOUL, "    instance_type: ml.m5.xlarg"),
+        {"cities[0].instance_type": "'ml.m5.xlarg' is not a SageMaker training instance type; did you mean ml.m5.xlarge?"},
+    ),
+    (
+        "unknown-instance-type-without-a-near-one",
+        add(SEOUL, "    instance_type: ml.x9.huge"),
+        {"cities[0].instance_type": "use a SageMaker training instance type such as ml.m5.xlarge"},
     ),
     (
         "no-instance-type-anywhere",
@@ -379,7 +397,7 @@ CASES: list[tuple[str, str, dict[str, str]]] = [
         "malformed-quota-instance-type",
         edit("  ml.m5.2xlarge: {", "  m5.2xlarge: {"),
         {
-            "quotas[m5.2xlarge]": "such as ml.m5.xlarge",
+            "quotas[m5.2xlarge]": "did you mean ml.m5.2xlarge?",
             "cities[1].instance_type": "no quota for ml.m5.2xlarge",
         },
     ),
@@ -449,7 +467,12 @@ CASES: list[tuple[str, str, dict[str, str]]] = [
     (
         "bad-price-key",
         add("region: us-east-1\n", "prices: {m5: 0.23}"),
-        {"prices[m5]": "such as ml.m5.xlarge"},
+        {"prices[m5]": "'m5' is not a SageMaker training instance type; did you mean ml.m5.large?"},
+    ),
+    (
+        "typo-price-key",
+        add("region: us-east-1\n", "prices: {ml.g5.xlarg: 1.4}"),
+        {"prices[ml.g5.xlarg]": "did you mean ml.g5.xlarge?"},
     ),
     # --- YAML itself
     ("yaml-syntax-error", edit("  keep_alive: auto", "  keep_alive: [auto"), {"": "YAML syntax error"}),
@@ -499,9 +522,10 @@ def test_invalid_spec_names_field_path_and_fix(
         assert expected[issue.path] in issue.message, str(issue)
         if request.node.callspec.id not in NO_LINE:
             assert issue.line is not None, f"no line number for {issue}"
-        # the rendered error carries the path, the line and the message
+        # the rendered error carries the path (naming the city where its name is valid), the line and the message
         where = f" (line {issue.line})" if issue.line is not None else ""
-        assert f"  - {issue.path or '<root>'}{where}: {issue.message}" in str(error)
+        assert f"  - {named(issue.path, error.city_names) or '<root>'}{where}: " in str(error)
+        assert issue.message.split("cities[", 1)[0] in str(error)
     assert str(error).startswith(f"fleet.yaml: {len(error.issues)} error(s) in fleet spec:")
 
 
@@ -594,8 +618,12 @@ cities:
     }
     assert {issue.path: issue.line for issue in error.issues} == expected
     assert len(error.issues) == len(expected)  # each once
+    names = {0: "seoul", 1: "seoul"}  # cities[2]'s name BAD is invalid: it is known by its index alone
+    assert error.city_names == names
     for path in expected:
-        assert path in str(error)
+        assert named(path, names) in str(error)
+    assert "cities[2].name (line 20)" in str(error)
+    assert "duplicate city 'seoul' (first at cities[0] (seoul))" in str(error)
 
 
 def test_each_of_many_cities_is_reported() -> None:
@@ -638,7 +666,7 @@ def test_unreadable_files(tmp_path: Path) -> None:
 def test_warnings_are_not_errors() -> None:
     spec = parse_fleet_spec(add(SEOUL, "    keep_alive: 3601"))
     assert spec.city("seoul").keep_alive == 3601
-    assert any("cities[0].keep_alive" in warning and "3600" in warning for warning in spec.warnings)
+    assert any("cities[0] (seoul).keep_alive" in warning and "3600" in warning for warning in spec.warnings)
 
 
 ODD_VALUES = [

@@ -65,3 +65,12 @@ def test_unknown_cities_and_a_type_without_quota_are_named_with_the_fix(spec) ->
     assert "unknown city 'atlantis'; pick cities of fleet citydemand" in text
     assert "params.instance_type" in text
     assert "no quota for ml.p3.2xlarge; use one of ['ml.c5.xlarge', 'ml.m5.xlarge']" in text
+
+
+def test_a_typo_in_the_instance_type_param_suggests_the_nearest_type(spec) -> None:
+    with pytest.raises(FleetSpecError) as caught:
+        apply_overrides(spec, FleetOverrides(instance_type="ml.c5.xlarg"))
+    text = str(caught.value)
+    assert "params.instance_type" in text
+    assert "'ml.c5.xlarg' is not a SageMaker training instance type; did you mean ml.c5.xlarge?" in text
+    assert "no quota" not in text

@@ -55,11 +55,12 @@ def test_each_rule_prints_once_with_every_other_city_counted_and_listed() -> Non
     assert text.startswith("fleet.yaml: 2,000 error(s) in fleet spec:\n")
     assert len(text.splitlines()) < 200  # 2,000 errors, four rules
     firsts = [line for line in text.splitlines() if line.startswith("  - ")]
-    assert [line.split(" ")[3] for line in firsts] == [
-        "cities[1].max_runtime_seconds",
-        "cities[2].expected_secs",
+    # each path names its city, unless the city's own name is the error (City_0 is no valid name)
+    assert [line.removeprefix("  - ").split(" (line")[0] for line in firsts] == [
+        "cities[1] (c1).max_runtime_seconds",
+        "cities[2] (c2).expected_secs",
         "cities[0].name",
-        "cities[3].train_s3_uri",
+        "cities[3] (c3).train_s3_uri",
     ]
     assert "(line 12): input should be a valid integer (got '1h')" in firsts[0]
     counts = [int(n.replace(",", "")) for n in re.findall(r"the same error for ([\d,]+) more cities", text)]
@@ -70,6 +71,9 @@ def test_each_rule_prints_once_with_every_other_city_counted_and_listed() -> Non
     ]
     listed = {int(n) for n in re.findall(r"\d+", block)}
     assert listed == set(range(4, 2000, 4))
+    # a group of named cities lists the first few of its stores after the indices
+    runtime = text.split("(at cities[N].max_runtime_seconds): cities ")[1].split("\n  - ")[0]
+    assert " ".join(runtime.split()).endswith("1997 (c5, c9, c13, c17, c21 and 494 more)")
 
 
 def test_few_cities_print_one_line_each() -> None:

@@ -212,7 +212,7 @@ def test_non_ecr_image_is_a_warning() -> None:
     assert fleet.city("oslo").image_uri == "ghcr.io/acme/demand:1.4"
     assert len(fleet.warnings) == 1
     assert fleet.warnings[0].startswith(
-        "cities[0].image_uri: 'ghcr.io/acme/demand:1.4' is not an Amazon ECR image"
+        "cities[0] (oslo).image_uri: 'ghcr.io/acme/demand:1.4' is not an Amazon ECR image"
     )
 
 

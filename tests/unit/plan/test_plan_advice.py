@@ -83,3 +83,25 @@ def test_a_keep_alive_note_follows_the_orchestration_latency_and_spec_prices() -
 def test_a_fleet_the_planner_cannot_fit_gets_no_advice_and_no_crash() -> None:
     spec = fleet([city("a", instance_type="ml.c5.xlarge", keep_alive=1800)], quotas=QUOTA, input_mode="File")
     assert fleet_advice(spec) == []
+
+
+def test_a_group_without_warm_pools_is_named_by_its_stores_first_few_and_a_count() -> None:
+    """"g0 run without warm pools" names no store: the warning lists the group's stores in spec order."""
+    stores = [city(f"store-{n:03d}") for n in range(1, 13)]
+    spec = fleet(stores, quotas={"ml.m5.xlarge": InstanceQuota(instances=4, warm_pools=0)})
+    (note,) = [w for w in plan_fleet(spec, RUN_KEY).warnings if "run without warm pools" in w]
+    assert (
+        "g0 (store-001, store-002, store-003, store-004, store-005 and 7 more) run without warm pools" in note
+    )
+
+
+def test_the_image_note_names_the_groups_stores() -> None:
+    distinct = [city(f"c{i}", image_uri=f"{IMAGE}-{i}") for i in range(4)] + [city("c4"), city("c5")]
+    (note,) = notes_about("distinct images", fleet_advice(fleet(distinct, quotas=QUOTA)))
+    assert note.startswith("g0 (c0, c1, c2, c3, c4 and 1 more), ")
+
+
+def test_a_long_list_of_keep_alive_cities_ends_with_a_count() -> None:
+    cities = [city(f"s{n:02d}", keep_alive=1800) for n in range(8)]
+    (note,) = notes_about("keep_alive", fleet_advice(fleet(cities, quotas=QUOTA)))
+    assert note.startswith("keep_alive 1800 s of s00, s01, s02, s03, s04 and 3 more is far above")
