@@ -155,25 +155,28 @@ def render_summary(doc: dict[str, Any], real_seconds: float) -> str:
     plan = doc.get("plan")
     planned_starts = f" (plan: {plan['warm_starts']} warm / {plan['cold_starts']} cold)" if plan else ""
     planned_span = f" (plan: {duration(plan['planned_makespan_seconds'])})" if plan else ""
-    return "\n".join(
-        [
-            f"fleet {doc['fleet']} · run {doc['run_key']} · strategy {doc['strategy']} · seed {doc['seed']}"
-            f" — simulated in {real_seconds:.2f} s",
-            f"cities     {doc['jobs']}: {doc['completed']} completed, {doc['failed']} failed, "
-            f"{doc['resubmitted']} re-submitted ({doc['submissions']} submissions)",
-            f"starts     {doc['warm_starts']} warm ({doc['warm_image_pulls']} with the image re-pulled) / "
-            f"{doc['cold_starts']} cold{planned_starts}",
-            f"makespan   {duration(doc['makespan_seconds'])}{planned_span}",
-            f"seconds    start-up {doc['startup_seconds']:,} · training {doc['training_seconds']:,} · "
-            f"billed {doc['billable_seconds']:,} · retained pools {doc['retained_billable_seconds']:,}",
-            f"cost       ${doc['cost_usd']:,.2f} (on-demand equivalent ${doc['on_demand_equivalent_usd']:,.2f}; "
-            f"spot saved {doc['spot_savings_pct']:.1f} % on spot jobs) · retained pools "
-            f"${doc['retained_cost_usd']:,.2f}",
-            f"API calls  Create {calls['CreateTrainingJob']:,} · Describe {calls['DescribeTrainingJob']:,} · "
-            f"List {calls['ListTrainingJobs']:,} · throttled {doc['throttled']:,} · "
-            f"quota rejections {doc['quota_rejections']:,}",
-        ]
-    )
+    lines = [
+        f"fleet {doc['fleet']} · run {doc['run_key']} · strategy {doc['strategy']} · seed {doc['seed']}"
+        f" — simulated in {real_seconds:.2f} s",
+        f"cities     {doc['jobs']}: {doc['completed']} completed, {doc['failed']} failed, "
+        f"{doc['resubmitted']} re-submitted ({doc['submissions']} submissions)",
+        f"starts     {doc['warm_starts']} warm ({doc['warm_image_pulls']} with the image re-pulled) / "
+        f"{doc['cold_starts']} cold{planned_starts}",
+        f"makespan   {duration(doc['makespan_seconds'])}{planned_span}",
+        f"seconds    start-up {doc['startup_seconds']:,} · training {doc['training_seconds']:,} · "
+        f"billed {doc['billable_seconds']:,} · retained pools {doc['retained_billable_seconds']:,}",
+        f"cost       ${doc['cost_usd']:,.2f} (on-demand equivalent ${doc['on_demand_equivalent_usd']:,.2f}; "
+        f"spot saved {doc['spot_savings_pct']:.1f} % on spot jobs) · retained pools "
+        f"${doc['retained_cost_usd']:,.2f}",
+        f"API calls  Create {calls['CreateTrainingJob']:,} · Describe {calls['DescribeTrainingJob']:,} · "
+        f"List {calls['ListTrainingJobs']:,} · throttled {doc['throttled']:,} · "
+        f"quota rejections {doc['quota_rejections']:,}",
+    ]
+    missed = plan.get("missed_warm_starts", []) if plan else []
+    if missed:
+        lines.insert(3, f"missed     {len(missed)} planned warm start(s) started cold:")
+        lines[4:4] = [f"  {m['city']}: {m['reason']} — {m['detail']}" for m in missed]
+    return "\n".join(lines)
 
 
 def _cell(value: Any) -> str:

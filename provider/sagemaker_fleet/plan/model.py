@@ -165,6 +165,36 @@ class Lane:
 
 
 @dataclass(frozen=True)
+class QuotaRequest:
+    """What a plan holds at its peak of one instance type, in instances: the Service Quotas to ask AWS for so
+    that the plan runs as laid out (docs/aws.md, quotas to request). ``instances`` counts on-demand jobs and the
+    warm pools they keep (pools count toward the instance quota); ``warm_pools`` the instances kept as pools;
+    ``spot_instances`` the spot jobs'."""
+
+    instance_type: str
+    instances: int
+    warm_pools: int
+    spot_instances: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "instance_type": self.instance_type,
+            "instances": self.instances,
+            "warm_pools": self.warm_pools,
+            "spot_instances": self.spot_instances,
+        }
+
+    @classmethod
+    def from_json(cls, obj: JsonObject) -> QuotaRequest:
+        return cls(
+            instance_type=obj.text("instance_type"),
+            instances=obj.integer("instances"),
+            warm_pools=obj.integer("warm_pools"),
+            spot_instances=obj.integer("spot_instances"),
+        )
+
+
+@dataclass(frozen=True)
 class PlanSummary:
     """Totals of a plan. See :func:`sagemaker_fleet.plan.summary.summarize` for how each is computed."""
 
@@ -179,6 +209,7 @@ class PlanSummary:
     cold_lanes: int = 0
     spot_lanes: int = 0
     image_changes: int = 0  # warm starts planned with another image than their lane predecessor's
+    quota_request: tuple[QuotaRequest, ...] = ()  # per instance type, in the order the groups first use them
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -193,6 +224,7 @@ class PlanSummary:
             "cold_lanes": self.cold_lanes,
             "spot_lanes": self.spot_lanes,
             "image_changes": self.image_changes,
+            "quota_request": [request.to_json() for request in self.quota_request],
         }
 
     @classmethod
@@ -202,6 +234,11 @@ class PlanSummary:
             for name in ("warm_lanes", "cold_lanes", "spot_lanes", "image_changes")
             if name in obj.data
         }
+        requests = (
+            tuple(QuotaRequest.from_json(item) for item in obj.objects("quota_request"))
+            if "quota_request" in obj.data
+            else ()
+        )
         return cls(
             jobs=obj.integer("jobs"),
             lanes=obj.integer("lanes"),
@@ -210,5 +247,6 @@ class PlanSummary:
             planned_makespan_seconds=obj.integer("planned_makespan_seconds"),
             makespan_lower_bound_seconds=obj.integer("makespan_lower_bound_seconds"),
             planned_retained_seconds=obj.integer("planned_retained_seconds"),
+            quota_request=requests,
             **extra,
         )

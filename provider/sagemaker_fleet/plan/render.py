@@ -73,4 +73,14 @@ def render_table(plan: FleetPlan) -> str:
         f"Planned idle warm-pool time {summary.planned_retained_seconds} s "
         f"({duration(summary.planned_retained_seconds)})",
     ]
+    if summary.quota_request:
+        lines += [
+            "",
+            "Request this quota (Service Quotas, per instance type: the most this plan holds at once)",
+            f"  {'instance type':<16} {'instances':>9} {'warm pools':>10} {'spot':>5}",
+            *(
+                f"  {q.instance_type:<16} {q.instances:>9} {q.warm_pools:>10} {q.spot_instances:>5}"
+                for q in summary.quota_request
+            ),
+        ]
     return "\n".join(lines)

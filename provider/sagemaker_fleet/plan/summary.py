@@ -15,13 +15,17 @@ since the pool never has more instances busy than at its peak, the bound never e
 the instance count, like ``ResourceRetainedBillableTimeInSeconds``): the gap until the successor takes the pool
 over, or the whole keep-alive when no successor does (an explicit keep-alive on a lane's last job, or one too
 short to reach the successor).
+
+``quota_request`` is, per instance type, the most instances the plan holds at one instant: on-demand lanes (with
+the pools they keep), the pools alone, and spot lanes. A warm lane holds its instances from its first job's
+creation until its last job's keep-alive runs out. These are the Service Quotas the plan needs as laid out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from sagemaker_fleet.plan.model import Lane, PlanSummary, PoolGroup
+from sagemaker_fleet.plan.model import Lane, PlanSummary, PoolGroup, QuotaRequest
 
 
 def lane_retained_seconds(lane: Lane) -> int:
@@ -37,18 +41,48 @@ def lane_retained_seconds(lane: Lane) -> int:
     return retained
 
 
-def parallel_lanes(lanes: Sequence[Lane], width: Mapping[str, int]) -> int:
-    """The most instances held by lanes busy (between their first job's creation and their last job's end) at
-    one instant; ``width`` gives each group's instances per job."""
-    edges = sorted(
-        [(lane.start_seconds, width[lane.group]) for lane in lanes]
-        + [(lane.end_seconds, -width[lane.group]) for lane in lanes]
-    )
+def peak_instances(spans: Sequence[tuple[int, int, int]]) -> int:
+    """The most instances held at one instant by ``(start, end, instances)`` spans (an end frees its instances
+    before a start at the same second takes them)."""
+    edges = sorted([(start, count) for start, _, count in spans] + [(end, -count) for _, end, count in spans])
     busy = peak = 0
     for _, change in edges:  # at equal times an ending lane (negative) sorts before a starting one
         busy += change
         peak = max(peak, busy)
     return peak
+
+
+def parallel_lanes(lanes: Sequence[Lane], width: Mapping[str, int]) -> int:
+    """The most instances held by lanes busy (between their first job's creation and their last job's end) at
+    one instant; ``width`` gives each group's instances per job."""
+    return peak_instances([(lane.start_seconds, lane.end_seconds, width[lane.group]) for lane in lanes])
+
+
+def quota_request(lanes: Sequence[Lane], groups: Sequence[PoolGroup]) -> tuple[QuotaRequest, ...]:
+    """Per instance type, the instances the plan holds at its peak (see the module docstring)."""
+    by_group = {group.group: group for group in groups}
+    spans: dict[str, dict[str, list[tuple[int, int, int]]]] = {}
+    for group in groups:
+        spans.setdefault(group.key.instance_type, {"instances": [], "warm_pools": [], "spot_instances": []})
+    for lane in lanes:
+        key = by_group[lane.group].key
+        held = spans[key.instance_type]
+        if lane.kind == "spot":
+            held["spot_instances"].append((lane.start_seconds, lane.end_seconds, key.instance_count))
+            continue
+        span = (lane.start_seconds, lane.end_seconds + lane.jobs[-1].keep_alive_seconds, key.instance_count)
+        held["instances"].append(span)
+        if lane.kind == "warm":
+            held["warm_pools"].append(span)
+    return tuple(
+        QuotaRequest(
+            instance_type=instance_type,
+            instances=peak_instances(held["instances"]),
+            warm_pools=peak_instances(held["warm_pools"]),
+            spot_instances=peak_instances(held["spot_instances"]),
+        )
+        for instance_type, held in spans.items()
+    )
 
 
 def _pool_bound(lanes: Sequence[Lane], width: Mapping[str, int]) -> int:
@@ -86,4 +120,5 @@ def summarize(
         cold_lanes=kinds.count("cold"),
         spot_lanes=kinds.count("spot"),
         image_changes=sum(1 for job in jobs if job.image_change),
+        quota_request=quota_request(lanes, groups),
     )

@@ -20,6 +20,7 @@ from sagemaker_fleet.cost.export import totals_json
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import CostReport
     from sagemaker_fleet.plan.model import PlanSummary
+    from sagemaker_fleet.sim.driver.missed import MissedWarmStart
 
 #: The operations the simulate JSON counts, in its stable order (docs/formats.md, simulate JSON).
 COUNTED_OPERATIONS = ("CreateTrainingJob", "DescribeTrainingJob", "ListTrainingJobs")
@@ -41,6 +42,8 @@ class SimulationResult:
     quota_rejections: int  # CreateTrainingJob answered ResourceLimitExceeded (retried after a back-off)
     report: CostReport = field(repr=False, compare=False)
     plan_summary: PlanSummary | None = field(default=None, compare=False)
+    #: The plan's warm starts that started cold, each with its reason (planned strategy only).
+    missed_warm_starts: tuple[MissedWarmStart, ...] = field(default=(), compare=False)
 
     @property
     def resubmitted(self) -> int:
@@ -84,6 +87,7 @@ class SimulationResult:
                 "lanes": summary.lanes,
                 "planned_makespan_seconds": summary.planned_makespan_seconds,
                 "planned_retained_seconds": summary.planned_retained_seconds,
+                "missed_warm_starts": [missed.to_json() for missed in self.missed_warm_starts],
             }
         out["warm_image_pulls"] = totals["warm_image_pulls"]
         return out

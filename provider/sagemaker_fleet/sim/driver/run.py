@@ -22,6 +22,7 @@ from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.plan.planner import plan_fleet
 from sagemaker_fleet.sim.clock import VirtualClock
 from sagemaker_fleet.sim.driver.errors import SimulationError
+from sagemaker_fleet.sim.driver.missed import missed_warm_starts
 from sagemaker_fleet.sim.driver.options import SimulateOptions, engine_config
 from sagemaker_fleet.sim.driver.polling import BatchedPoller, PerJobPoller, Poller
 from sagemaker_fleet.sim.driver.result import SimulationResult
@@ -223,6 +224,11 @@ class FleetSimulation:
             quota_rejections=counters["errors"].get("CreateTrainingJob:ResourceLimitExceeded", 0),
             report=report,
             plan_summary=self.plan.summary if self.plan is not None else None,
+            missed_warm_starts=tuple(
+                missed_warm_starts(self.plan, report.lines, datetime.fromtimestamp(self.started_at, UTC))
+                if self.plan is not None
+                else ()
+            ),
         )
 
     def describes(self, names: list[str] | None = None) -> list[dict[str, Any]]:
