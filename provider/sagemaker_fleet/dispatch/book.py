@@ -6,6 +6,11 @@ hands its warm pool to the next city — the plan's order, not its fixed lanes, 
 durations differ from the expected ones. As any job may be the one that ends first, every job of a group with
 successors keeps its pool; those nobody takes over are ended as soon as no city of the group waits.
 
+A warm-pool group may also start only as many jobs cold as the plan does (``cold_starts``): once those are used,
+its other cities wait for a pool of the group instead of starting cold on an instance a job without a pool freed
+(:meth:`RunTracker.admit`). The plan spends its cold starts where they shorten the run; starting more of them
+only because a job ended early takes cities away from the warm pools, which then end with nobody to take them.
+
 Each turn also carries the city's training image and its successor on the plan's lane: a pool freed by a job with
 image X goes to a waiting city with image X where one is near its turn (:meth:`RunTracker.admit`), so the plan's
 image order survives durations that differ from the plan's.
@@ -14,7 +19,7 @@ image order survives durations that differ from the plan's.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
@@ -87,12 +92,14 @@ def handoff_keep_alive(plan: FleetPlan, spec: FleetSpec) -> int:
 
 @dataclass(frozen=True)
 class DispatchBook:
-    """Turns by city, widths and ranked members by group, and the instance quotas (None: not given)."""
+    """Turns by city, widths and ranked members by group, the instance quotas (None: not given), and per warm-pool
+    group the plan's cold starts (a group not listed may start any number of jobs cold)."""
 
     turns: Mapping[str, Turn]
     widths: Mapping[str, int]
     members: Mapping[str, tuple[str, ...]]
     capacity: Mapping[QuotaPool, int]
+    cold_starts: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
 
     @classmethod
     def from_plan(cls, plan: FleetPlan, spec: FleetSpec) -> DispatchBook:
@@ -139,11 +146,17 @@ class DispatchBook:
             capacity[(itype, "instances")] = quota.instances
             if quota.spot_instances is not None:
                 capacity[(itype, "spot_instances")] = quota.spot_instances
+        cold: dict[str, int] = {}
+        for job in plan.jobs:
+            group = plan.group(job.group)
+            if group.warm_pool and not group.spot:
+                cold[job.group] = cold.get(job.group, 0) + (job.start == "cold")
         return cls(
             turns=MappingProxyType(turns),
             widths=MappingProxyType(widths),
             members=MappingProxyType({g: tuple(cities) for g, cities in members.items()}),
             capacity=MappingProxyType(capacity),
+            cold_starts=MappingProxyType(cold),
         )
 
     @classmethod

@@ -7,7 +7,15 @@ submission and each job's warm-pool status. Its rule, :meth:`RunTracker.admit`, 
   a retry — skips this); a city waiting ``stall_seconds`` while nothing of its group runs is let through, so a
   predecessor whose task never starts (marked failed by hand, say) cannot hold the group forever;
 - and its instance quota has room, counting what SageMaker counts: running jobs and idle warm pools. A city that
-  takes over an Available pool of its own group needs no new instances.
+  takes over an Available pool of its own group needs no new instances;
+- and, when it would start cold (no Available pool of its group to take), its warm-pool group has not used up the
+  plan's cold starts (``DispatchBook.cold_starts``) — or no pool of the group can come any more (no job of it
+  runs with a keep-alive, none is Available). Without this, every job that ends without a pool (a cold lane's, or
+  one whose pool the warm-pool quota refused) started the next city cold at once, the warm pools' jobs then found
+  nobody left to take their pools, and the run had fewer warm starts than planned (or than the stock behaviour).
+  A group's cold starts so far are its started cities less its warm starts (its jobs whose pool shows
+  ``Reused``, and admitted cities that take an Available pool); off with ``carry_pools``, whose run may begin on
+  the previous run's pools, which the plan does not know.
 Admitted cities count as running until the listing shows their job, so one sweep never over-admits. Every answer
 depends only on the summaries, so any number of triggerers, or a restarted one, decide alike for their cities.
 
@@ -172,8 +180,14 @@ class RunTracker:
 
     def _usage(self) -> tuple[Counter[QuotaPool], Counter[str]]:
         """Instances held per quota (running jobs, admitted ones, idle pools) and idle pools per group."""
+        used, idle, _ = self._holdings()
+        return used, idle
+
+    def _holdings(self) -> tuple[Counter[QuotaPool], Counter[str], Counter[str]]:
+        """:meth:`_usage`, and per group the admitted (not yet listed) cities that take one of its idle pools."""
         used: Counter[QuotaPool] = Counter()
         idle: Counter[str] = Counter()
+        pending_warm: Counter[str] = Counter()
         for name, state in self.jobs.items():
             turn = self.book.turns.get(state.city)
             if turn is None:
@@ -188,8 +202,49 @@ class RunTracker:
         for city, attempt in self.pending.items():
             turn = self.book.turns.get(city)
             if turn is not None:
+                before = idle[turn.group]
                 self._claim(turn, attempt, used, idle, check=False)
-        return used, idle
+                pending_warm[turn.group] += before - idle[turn.group]
+        return used, idle, pending_warm
+
+    def _cold_budget(self, pending_warm: Counter[str]) -> tuple[Counter[str], set[str]]:
+        """Per warm-pool group of the book: cold starts left of the plan's (cities started so far less their warm
+        starts), and the groups a pool may still come to (a job runs with a keep-alive, or a pool is Available).
+        Empty with ``carry_pools``: nothing is held back."""
+        left: Counter[str] = Counter()
+        coming: set[str] = set()
+        if self.carry_pools or not self.book.cold_starts:
+            return left, coming
+        reused: Counter[str] = Counter()
+        for name, state in self.jobs.items():
+            turn = self.book.turns.get(state.city)
+            if turn is None or turn.group not in self.book.cold_starts:
+                continue
+            if state.pool == "Reused":
+                reused[turn.group] += 1
+            keeps = turn.keep_alive_seconds > 0 and name not in self.tail_released
+            idle = state.pool == "Available" and name not in self.released
+            if (state.status in ACTIVE and keeps) or idle:
+                coming.add(turn.group)
+        started: Counter[str] = Counter()
+        for city, turn in self.book.turns.items():
+            if city in self.latest or city in self.pending:
+                started[turn.group] += 1
+            if city in self.pending and turn.keep_alive_seconds > 0:
+                coming.add(turn.group)
+        for group, planned in self.book.cold_starts.items():
+            left[group] = planned - max(0, started[group] - reused[group] - pending_warm[group])
+        return left, coming
+
+    def _must_wait_for_pool(
+        self, turn: Turn, wait: Wait, idle: Counter[str], left: Counter[str], coming: set[str]
+    ) -> bool:
+        """Whether ``wait``'s city would start cold beyond its group's planned cold starts while a pool may come."""
+        if not wait.first or turn.group not in self.book.cold_starts or self.carry_pools:
+            return False
+        if idle[turn.group] > 0 or turn.quota_for(wait.attempt)[1] != "instances":
+            return False  # it takes a pool (or is a spot submission, which never does)
+        return left[turn.group] <= 0 and turn.group in coming
 
     def _has_turn(
         self, turn: Turn, running: Counter[str], ended: Counter[str], waited: float, held: int = 0
@@ -217,6 +272,13 @@ class RunTracker:
                 f"(rank {turn.rank + 1} of {len(self.book.members[turn.group])}, width {width}, "
                 f"{running[turn.group]} running)"
             )
+        used, idle, pending_warm = self._holdings()
+        left, coming = self._cold_budget(pending_warm)
+        if self._must_wait_for_pool(turn, wait, idle, left, coming):
+            return (
+                f"waits for a warm pool of group {turn.group} (its {self.book.cold_starts[turn.group]} planned "
+                "cold starts are used)"
+            )
         quota = turn.quota_for(wait.attempt)
         return f"waits for room in the {quota[0]} {quota[1]} quota (running jobs and idle pools)"
 
@@ -241,7 +303,8 @@ class RunTracker:
         (or :meth:`release`). A city handed a pool holds a place in its group's width wherever it waits, so a
         triggerer without it does not give that place to the next city in start order."""
         running, ended = self.group_counts()
-        used, idle = self._usage()
+        used, idle, pending_warm = self._holdings()
+        left, coming = self._cold_budget(pending_warm)
         handoffs = self.handoffs() if self.image_handoff else {}
         held = Counter(self.book.turns[city].group for city in handoffs if city not in self.pending)
         admitted: list[str] = []
@@ -262,8 +325,13 @@ class RunTracker:
                 continue
             if wait.first and handed and running[group] >= self.book.widths[group]:
                 continue
+            if self._must_wait_for_pool(turn, wait, idle, left, coming):
+                continue
+            pools = idle[group]
             if not self._claim(turn, wait.attempt, used, idle):
                 continue
+            if wait.first and idle[group] == pools:
+                left[group] -= 1  # started cold
             running[group] += 1
             if handed:
                 held[group] -= 1

@@ -515,3 +515,73 @@ def test_the_groups_last_city_is_created_without_keep_alive() -> None:
     carrying = RunTracker(book, run_job_names(spec, RUN_KEY), carry_pools=True)
     carrying.observe([summary(spec, c) for c in ("c0", "c1", "c2", "c3")], whole=True)
     assert carrying.keep_alive_at_create("c1", 300) == 300
+
+
+# ------------------------------------------------------------------------------------------ the plan's cold starts
+
+
+def budget_book(cold_starts: int, n: int = 6, width: int = 3):
+    """One warm-pool group of ``n`` cities (all image X), width ``width``, the plan starting ``cold_starts`` cold."""
+    from dataclasses import replace
+
+    spec, book = hand_book("X" * n, width=width)
+    return spec, replace(book, cold_starts=MappingProxyType({"g0": cold_starts}))
+
+
+def test_cold_starts_come_from_the_plan_not_the_width() -> None:
+    spec, plan, book = one_group(n=8, instances=3, warm_pools=1)
+    assert book.cold_starts == {"g0": sum(job.start == "cold" for job in plan.jobs)}
+    assert book.widths["g0"] <= book.cold_starts["g0"] < 8
+
+
+def test_a_city_waits_for_a_pool_once_the_plans_cold_starts_are_used() -> None:
+    """Three cold starts planned, three started: c1 ended without a pool (the warm-pool quota was full), so c3
+    would start cold — it waits for c0's or c2's pool instead, and says so."""
+    spec, book = budget_book(cold_starts=3)
+    listing = [summary(spec, "c0"), summary(spec, "c1", "Completed", pool="Terminated"), summary(spec, "c2")]
+    tracker = tracker_for(spec, book, listing)
+    assert tracker.admit([Wait("c3"), Wait("c4")], now=0) == []
+    assert "waits for a warm pool of group g0" in tracker.waiting_reason(Wait("c3"), now=0)
+    tracker.observe([summary(spec, "c0", "Completed", pool="Available")])
+    assert tracker.admit([Wait("c3"), Wait("c4")], now=0) == ["c3"]  # on c0's pool
+
+
+def test_without_the_budget_the_same_listing_started_a_city_cold() -> None:
+    # a book without cold_starts: every cold start allowed, as before
+    spec, book = hand_book("XXXXXX", width=3)
+    listing = [summary(spec, "c0"), summary(spec, "c1", "Completed", pool="Terminated"), summary(spec, "c2")]
+    assert tracker_for(spec, book, listing).admit([Wait("c3")], now=0) == ["c3"]
+
+
+def test_warm_starts_do_not_use_the_cold_starts() -> None:
+    """c3 took c0's pool (c0 shows Reused): three started, two of them cold, so one cold start is left."""
+    spec, book = budget_book(cold_starts=3)
+    listing = [
+        summary(spec, "c0", "Completed", pool="Reused"),
+        summary(spec, "c1", "Completed", pool="Terminated"),
+        summary(spec, "c3"),
+    ]
+    tracker = tracker_for(spec, book, listing)
+    assert tracker.admit([Wait("c2"), Wait("c4")], now=0) == ["c2"]  # the last cold start; c4 then waits
+
+
+def test_a_city_starts_cold_when_no_pool_can_come() -> None:
+    """The cold starts are used, but nothing of the group runs and no pool is Available: waiting would be for
+    nothing, so the city starts cold."""
+    spec, book = budget_book(cold_starts=2)
+    listing = [
+        summary(spec, "c0", "Completed", pool="Terminated"),
+        summary(spec, "c1", "Failed"),
+    ]
+    tracker = tracker_for(spec, book, listing)
+    assert tracker.admit([Wait("c2")], now=0) == ["c2"]
+
+
+def test_retries_and_carried_pools_are_not_held_back() -> None:
+    spec, book = budget_book(cold_starts=2)
+    listing = [summary(spec, "c0"), summary(spec, "c1", "Failed")]
+    tracker = tracker_for(spec, book, listing)
+    assert tracker.admit([Wait("c1", attempt=2, first=False)], now=0) == ["c1"]  # a retry had its turn
+    carrying = RunTracker(book, run_job_names(spec, RUN_KEY), carry_pools=True)
+    carrying.observe(listing, whole=True)
+    assert carrying.admit([Wait("c2")], now=0) == ["c2"]
