@@ -202,4 +202,52 @@ def render_comparison(docs: list[dict[str, Any]], real_seconds: float) -> str:
         f"{'':24} {'planned':>12} {'naive':>12} {'naive/planned':>14}",
     ]
     lines += [f"{label:24} {_cell(p):>12} {_cell(n):>12} {_cell(r):>14}" for label, p, n, r in rows]
+    lines += why_behind(planned, naive)
     return "\n".join(lines)
+
+
+#: Planned makespan may exceed naive's by this share before ``--compare`` explains it.
+MAKESPAN_TOLERANCE = 0.02
+
+
+def _reasons(plan: dict[str, Any]) -> str:
+    """The missed planned warm starts counted by reason: ``ordering 2, quota 1`` (``none`` without any)."""
+    counts: dict[str, int] = {}
+    for missed in plan.get("missed_warm_starts", []):
+        counts[missed["reason"]] = counts.get(missed["reason"], 0) + 1
+    return (
+        ", ".join(f"{reason} {n}" for reason, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])))
+        or "none"
+    )
+
+
+def why_behind(planned: dict[str, Any], naive: dict[str, Any]) -> list[str]:
+    """One line for each way the planned run did worse than naive (fewer warm starts; a makespan more than
+    :data:`MAKESPAN_TOLERANCE` longer), saying why from the run's own counts: how many warm starts the plan has
+    (its lanes beyond the warm-pool quota start cold), which of them the run missed and why, which it got
+    unplanned; for the makespan, what the plan expected. Empty when planned is at least as good."""
+    plan = planned.get("plan")
+    if plan is None:
+        return []
+    lines = []
+    missed = len(plan.get("missed_warm_starts", []))
+    if planned["warm_starts"] < naive["warm_starts"]:
+        unplanned = planned["warm_starts"] - (plan["warm_starts"] - missed)
+        span = (
+            planned["makespan_seconds"] / naive["makespan_seconds"] - 1 if naive["makespan_seconds"] else 0.0
+        )
+        shorter = f"{-span:.0%} shorter" if span < 0 else f"{span:.0%} longer"
+        lines.append(
+            f"why: planned got {naive['warm_starts'] - planned['warm_starts']} warm start(s) fewer than naive — "
+            f"the plan has {plan['warm_starts']} (its lanes beyond the warm-pool quota start cold; its run was "
+            f"{shorter} than naive's), the run missed {missed} of them ({_reasons(plan)}) and got {unplanned} "
+            "it did not plan"
+        )
+    if planned["makespan_seconds"] > naive["makespan_seconds"] * (1 + MAKESPAN_TOLERANCE):
+        lines.append(
+            f"why: planned ran {planned['makespan_seconds'] / naive['makespan_seconds'] - 1:.0%} longer than naive — "
+            f"the plan expected {plan['planned_makespan_seconds']:,} s and the run took "
+            f"{planned['makespan_seconds']:,} s (durations differ from the expected ones; missed warm starts: "
+            f"{_reasons(plan)})"
+        )
+    return lines
