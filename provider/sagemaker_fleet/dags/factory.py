@@ -1,27 +1,29 @@
-"""build_fleet_dag: plan → one training task per city, each dispatched from the triggerer → cost report and outcome.
+"""build_fleet_dag: plan → one training task mapped over the run's cities → cost report and outcome.
 
-Structure comes from the spec at parse time (pure: no network, DB or connection lookup): a plan task, one plain
-task per city (``train_<city>``), the cost report, and the outcome (which fails the run when a city did not train:
-the report, which runs whatever happened, cannot). The training tasks start in the triggerer
-(``start_from_trigger``) and wait there for their turn: the run-time plan (with the previous run's durations and,
-in the manual DAG, the form's cities, spot and instance type) decides each warm-pool group's order and width, and
-the run's shared poller starts the next city of a group in the sweep that sees one of its jobs end.
+The DAG has the same handful of tasks whatever the fleet's size (pure at parse time: no network, DB or connection
+lookup): a plan task, the training task ``train`` mapped over the cities the plan lists in start order (one more
+per thousand cities, :mod:`sagemaker_fleet.operators.cities`), the run's idle pools released, the cost report, and
+the outcome (which fails the run when a city did not train: the report, which runs whatever happened, cannot). Each
+city's task instance starts on a worker, defers at once and is ended from the triggerer: it waits there for its
+turn — the run-time plan (with the previous run's durations and, in the manual DAG, the form's cities, spot and
+instance type) decides each warm-pool group's order and width, and the run's shared poller starts the next city of
+a group in the sweep that sees one of its jobs end. docs/concepts.md says why (Airflow's cost per city is constant).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from airflow.sdk import DAG, Asset
+from airflow.sdk import DAG, Asset, XComArg
 
 from sagemaker_fleet import settings
 from sagemaker_fleet.dags.form import manual_params
 from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.fleetspec.names import models_s3_prefix, reports_s3_prefix
+from sagemaker_fleet.operators.cities import FleetCitiesOperator, chunks_for, cities_task_id, train_task_id
 from sagemaker_fleet.operators.notify import FleetNotifyOperator
 from sagemaker_fleet.operators.outcome import FleetOutcomeOperator
 from sagemaker_fleet.operators.plan import PlanFleetOperator
@@ -35,11 +37,8 @@ PLAN_TASK_ID = "plan"
 OUTCOME_TASK_ID = "outcome"
 RELEASE_TASK_ID = "release_pools"
 NOTIFY_TASK_ID = "notify"
-
-
-def train_task_id(city: str) -> str:
-    """The training task of a city (city names are lowercase letters, digits and dashes, so this is unique)."""
-    return "train_" + re.sub(r"[^a-z0-9]+", "_", city)
+#: The grid and the task log name each mapped training task instance by its city.
+CITY_MAP_INDEX_TEMPLATE = "{{ task.city }}"
 
 
 def build_fleet_dag(
@@ -56,7 +55,6 @@ def build_fleet_dag(
     report_dir: str | None = None,
     aws_conn_id: str = "aws_default",
     api_conn_id: str | None = DEFAULT_API_CONN_ID,
-    start_from_trigger: bool = True,
     carry_pools: bool = False,
     on_success: Sequence[Any] = (),
     on_failure: Sequence[Any] = (),
@@ -76,9 +74,6 @@ def build_fleet_dag(
         ``AIRFLOW__SAGEMAKER_FLEET__REPORT_DIR``); they are uploaded to S3 either way.
     :param api_conn_id: with ``manual``, the connection to Airflow's api-server that the plan task writes the
         run's note through (default ``airflow_api``; without it, Airflow's own address and no credentials).
-    :param start_from_trigger: start each city's task in the triggerer (default). Off, each starts on a worker and
-        defers at once to the same trigger: a task process per city at the start and at the end, for a triggerer
-        that must not receive the serialized DAG once per city (docs/troubleshooting.md).
     :param carry_pools: at the run's end keep the idle warm pools that will still be alive when the next
         scheduled run starts (its first jobs then start warm); by default every pool of the run is ended as soon
         as no city of its group is left to take it over (the group's last jobs end without a pool).
@@ -95,9 +90,10 @@ def build_fleet_dag(
     report_dir = report_dir or settings.get("report_dir")
     report_asset = Asset(name=f"{spec.fleet}-reports", uri=reports_s3_prefix(spec.output_s3_uri))
     model_asset = Asset(name=f"{spec.fleet}-models", uri=models_s3_prefix(spec.output_s3_uri))
+    chunks = chunks_for(len(spec.cities))
     if "max_active_tasks" not in dag_kwargs:
-        # tasks that start in the triggerer skip the scheduler's concurrency checks; this only keeps a run whose
-        # training tasks start on workers (start_from_trigger off) from being throttled by the default of 16
+        # a deferred city counts as an active task: with Airflow's default of 16 the 17th city would not start
+        # before the first one ended, and no warm pool could be handed over
         dag_kwargs["max_active_tasks"] = len(spec.cities) + 2
     with DAG(
         dag_id=dag_id or f"fleet_{spec.fleet.replace('-', '_')}",
@@ -114,26 +110,31 @@ def build_fleet_dag(
         plan = PlanFleetOperator(
             task_id=PLAN_TASK_ID,
             spec_path=spec_path,
-            cities=[c.name for c in spec.cities],
+            chunks=chunks,
             use_params=manual,
             aws_conn_id=aws_conn_id,
             api_conn_id=api_conn_id,
         )
+        # one mapped task per thousand cities, each over its part of the plan's start order: map index i is the
+        # i-th city to start, and Airflow queues mapped instances by map index, so the first wave defers first
+        sources = [plan] + [
+            FleetCitiesOperator(task_id=cities_task_id(chunk), plan_task_id=PLAN_TASK_ID, chunk=chunk)
+            for chunk in range(1, chunks)
+        ]
         trains = [
-            FleetTrainingOperator(
-                task_id=train_task_id(city.name),
+            FleetTrainingOperator.partial(
+                task_id=train_task_id(chunk),
                 spec_path=spec_path,
-                city=city.name,
                 plan_task_id=PLAN_TASK_ID,
                 use_params=manual,
                 poll_interval=poll_interval,
                 capacity_retry_seconds=capacity_retry_seconds,
                 aws_conn_id=aws_conn_id,
-                start_from_trigger=start_from_trigger,
                 carry_pools=carry_pools,
                 outlets=[model_asset],
-            )
-            for city in spec.cities
+                map_index_template=CITY_MAP_INDEX_TEMPLATE,
+            ).expand(city=XComArg(sources[chunk]))
+            for chunk in range(chunks)
         ]
         # every city has had its turn: end the pools nobody will take over, so the report sees final idle time
         release = FleetPoolReleaseOperator(
@@ -156,16 +157,16 @@ def build_fleet_dag(
             release_task_id=RELEASE_TASK_ID,
         )
         # the report succeeds whatever happened, so the run's state comes from this second leaf
-        outcome = FleetOutcomeOperator(
-            task_id=OUTCOME_TASK_ID, city_task_ids={c.name: train_task_id(c.name) for c in spec.cities}
-        )
+        outcome = FleetOutcomeOperator(task_id=OUTCOME_TASK_ID, chunks=chunks, plan_task_id=PLAN_TASK_ID)
+        plan >> sources[1:]
         plan >> trains >> release >> report
         trains >> outcome
         if on_success or on_failure:
             notify = FleetNotifyOperator(
                 task_id=NOTIFY_TASK_ID,
                 spec_path=spec_path,
-                city_task_ids={c.name: train_task_id(c.name) for c in spec.cities},
+                chunks=chunks,
+                plan_task_id=PLAN_TASK_ID,
                 on_success=on_success,
                 on_failure=on_failure,
                 **({"message": notice} if notice else {}),

@@ -16,7 +16,7 @@ import jinja2
 from airflow.sdk import BaseOperator
 
 from sagemaker_fleet.fleetspec.names import context_run_key, report_s3_uri
-from sagemaker_fleet.operators.outcome import untrained
+from sagemaker_fleet.operators.outcome import run_city_states, untrained
 from sagemaker_fleet.triggers.errors import fleet_spec
 
 if TYPE_CHECKING:
@@ -97,7 +97,8 @@ class FleetNotifyOperator(BaseOperator):
     """Send the run's summary through notifiers once the report and the outcome are in (``all_done``).
 
     :param spec_path: the fleet YAML (for its name and the report's S3 address).
-    :param city_task_ids: ``{city: training task id}``.
+    :param chunks: the DAG's mapped training tasks (:mod:`sagemaker_fleet.operators.cities`).
+    :param plan_task_id: the plan task, whose ``cities`` XComs name each mapped task instance's city.
     :param on_success: notifiers called when every city trained (or was left out of the run).
     :param on_failure: notifiers called when a city did not train.
     :param message: the Jinja template of ``fleet_message`` (``summary`` is the run's summary).
@@ -113,7 +114,8 @@ class FleetNotifyOperator(BaseOperator):
         self,
         *,
         spec_path: str,
-        city_task_ids: Mapping[str, str],
+        chunks: int = 1,
+        plan_task_id: str = "plan",
         on_success: Sequence[Any] = (),
         on_failure: Sequence[Any] = (),
         message: str = DEFAULT_MESSAGE,
@@ -123,7 +125,8 @@ class FleetNotifyOperator(BaseOperator):
         kwargs.setdefault("trigger_rule", "all_done")
         super().__init__(**kwargs)
         self.spec_path = spec_path
-        self.city_task_ids = dict(city_task_ids)
+        self.chunks = chunks
+        self.plan_task_id = plan_task_id
         self.on_success = list(on_success)
         self.on_failure = list(on_failure)
         self.message = message
@@ -131,18 +134,15 @@ class FleetNotifyOperator(BaseOperator):
 
     def execute(self, context: Context) -> dict[str, Any]:
         ti = context["ti"]
-        run_id = context["run_id"]
         spec = fleet_spec(self.spec_path)
         run_key = context_run_key(context)
-        by_run = ti.get_task_states(
-            dag_id=ti.dag_id, task_ids=sorted(self.city_task_ids.values()), run_ids=[run_id]
-        )
+        keys, states = run_city_states(context, self.chunks, self.plan_task_id)
         report = ti.xcom_pull(task_ids=self.report_task_id)
         summary = run_summary(
             spec.fleet,
             run_key,
-            by_run.get(run_id, {}),
-            self.city_task_ids,
+            states,
+            keys,
             report if isinstance(report, dict) else None,
             report_s3_uri(spec.output_s3_uri, run_key) + "report.html",
         )

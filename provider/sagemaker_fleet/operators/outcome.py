@@ -9,11 +9,18 @@ succeeds; the report is written either way.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from airflow.providers.common.compat.sdk import AirflowFailException
 from airflow.sdk import BaseOperator
+
+from sagemaker_fleet.operators.cities import (
+    cities_xcom_key,
+    city_state_keys,
+    train_task_id,
+    unexpanded_states,
+)
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -24,8 +31,9 @@ DONE_STATES = frozenset({"success", "skipped"})
 
 
 def untrained(states: Mapping[str, str | None], task_ids: Mapping[str, str]) -> dict[str, str]:
-    """``{city: state}`` of the cities whose training task (``task_ids``: city → task id) did not end done; a task
-    missing from ``states`` is reported as ``none``."""
+    """``{city: state}`` of the cities whose training task instance (``task_ids``: city → its key in ``states``,
+    :func:`sagemaker_fleet.operators.cities.city_state_keys`) did not end done; one missing from ``states`` is
+    reported as ``none``."""
     out = {}
     for city, task_id in task_ids.items():
         state = states.get(task_id)
@@ -40,29 +48,45 @@ def outcome_message(failed: Mapping[str, str], total: int) -> str:
             "the cost report counts every job they ran. Clear a city's task to train it again in this run.")
 
 
+def run_city_states(context: Context, chunks: int, plan_task_id: str) -> tuple[dict[str, str], dict[str, Any]]:
+    """``({city: state key}, {state key: state})`` of this run's training task instances: the cities come from
+    the plan task's ``cities`` XComs (the map indexes), the states from Airflow. A training task that was never
+    expanded (its plan task failed) appears under its own task id, as a city named after it."""
+    ti = context["ti"]
+    run_id = context["run_id"]
+    parts = [ti.xcom_pull(task_ids=plan_task_id, key=cities_xcom_key(k)) or [] for k in range(chunks)]
+    keys = city_state_keys(parts)
+    by_run = ti.get_task_states(
+        dag_id=ti.dag_id, task_ids=[train_task_id(k) for k in range(chunks)], run_ids=[run_id]
+    )
+    states: dict[str, Any] = dict(by_run.get(run_id, {}))
+    for task_id, state in unexpanded_states(states, chunks).items():
+        if state not in DONE_STATES:
+            keys[f"(all cities of {task_id})"] = task_id
+    return keys, states
+
+
 class FleetOutcomeOperator(BaseOperator):
     """Fail the run when any city's training task did not succeed (runs with ``trigger_rule="all_done"``).
 
-    :param city_task_ids: ``{city: training task id}`` of the fleet's cities.
+    :param chunks: the DAG's mapped training tasks (:mod:`sagemaker_fleet.operators.cities`).
+    :param plan_task_id: the plan task, whose ``cities`` XComs name each mapped task instance's city.
     """
 
     ui_color = "#f0e4d7"
 
-    def __init__(self, *, city_task_ids: Mapping[str, str], **kwargs: Any) -> None:
+    def __init__(self, *, chunks: int = 1, plan_task_id: str = "plan", **kwargs: Any) -> None:
         kwargs.setdefault("trigger_rule", "all_done")
         super().__init__(**kwargs)
-        self.city_task_ids = dict(city_task_ids)
+        self.chunks = chunks
+        self.plan_task_id = plan_task_id
 
     def execute(self, context: Context) -> dict[str, Any]:
-        ti = context["ti"]
-        run_id = context["run_id"]
-        task_ids: Sequence[str] = sorted(self.city_task_ids.values())
-        by_run = ti.get_task_states(dag_id=ti.dag_id, task_ids=list(task_ids), run_ids=[run_id])
-        states: Mapping[str, str | None] = by_run.get(run_id, {})
-        failed = untrained(states, self.city_task_ids)
+        keys, states = run_city_states(context, self.chunks, self.plan_task_id)
+        failed = untrained(states, keys)
         if failed:
-            raise AirflowFailException(outcome_message(failed, len(self.city_task_ids)))
-        trained = sum(1 for task_id in task_ids if states.get(task_id) == "success")
-        self.log.info("All %d cities done (%d trained, %d left out of this run)", len(task_ids), trained,
-                      len(task_ids) - trained)
-        return {"cities": len(task_ids), "trained": trained, "failed": {}}
+            raise AirflowFailException(outcome_message(failed, len(keys)))
+        trained = sum(1 for key in keys.values() if states.get(key) == "success")
+        self.log.info("All %d cities done (%d trained, %d left out of this run)", len(keys), trained,
+                      len(keys) - trained)
+        return {"cities": len(keys), "trained": trained, "failed": {}}

@@ -18,6 +18,7 @@ from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.names import context_run_key, reports_s3_prefix, split_s3_uri
 from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+from sagemaker_fleet.operators.cities import cities_xcom_key, split_cities
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID, write_run_note
 from sagemaker_fleet.plan import DurationHistory, plan_fleet
 from sagemaker_fleet.plan.errors import PlanError
@@ -25,6 +26,8 @@ from sagemaker_fleet.runnote import asked_line, cost_line, dry_run_line, plan_li
 from sagemaker_fleet.triggers.city import PLAN_XCOM_KEY
 from sagemaker_fleet.triggers.errors import UnplannableFleetError, fleet_spec, unusable
 
+#: The XCom key of the plan's summary (cities, starts, makespan).
+SUMMARY_XCOM_KEY = "summary"
 #: Earlier reports tried, newest first, before planning without history.
 HISTORY_CANDIDATES = 10
 
@@ -43,17 +46,18 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 
     from sagemaker_fleet.fleetspec.model import FleetSpec
+    from sagemaker_fleet.plan import FleetPlan
 
 
 class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
     """Plan this run of the fleet: the order and keep-alive its training tasks dispatch by.
 
     The plan is pushed under the XCom key ``plan`` (the training triggers read it once per run and triggerer) and
-    its summary is returned.
+    its summary under ``summary``; the run's cities are returned in start order (the mapped training task expands
+    over them; past a thousand the next ones go under ``cities_2``, …: :mod:`sagemaker_fleet.operators.cities`).
 
     :param spec_path: the fleet YAML (templated).
-    :param cities: the cities the DAG has a training task for; a run-time city outside them is an error (the
-        fleet file changed since the DAG was parsed).
+    :param chunks: how many mapped training tasks the DAG has (one per thousand cities when it was parsed).
     :param use_params: apply the run's params (cities, spot, instance_type, dry_run) as overrides (the manual
         DAG), and write the run's note: what was asked, the planned starts and makespan, the expected cost — or,
         when the fleet cannot do what was asked, why the run was refused (the task then fails without retries).
@@ -69,7 +73,7 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
         self,
         *,
         spec_path: str,
-        cities: Sequence[str] = (),
+        chunks: int = 1,
         use_params: bool = False,
         use_history: bool = True,
         api_conn_id: str | None = DEFAULT_API_CONN_ID,
@@ -77,7 +81,7 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
     ) -> None:
         super().__init__(**kwargs)
         self.spec_path = spec_path
-        self.cities = list(cities)
+        self.chunks = chunks
         self.use_params = use_params
         self.use_history = use_history
         self.api_conn_id = api_conn_id
@@ -99,12 +103,10 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
                     unusable(exc) if isinstance(exc, FleetSpecError) else UnplannableFleetError(str(exc))
                 ) from exc
             self._refuse(context, asked, exc)
-        unknown = sorted({c.name for c in spec.cities} - set(self.cities)) if self.cities else []
-        if unknown:
-            raise PlanMismatchError(
-                f"the fleet has cities {unknown} that this DAG has no training task for; the "
-                "fleet file changed since the DAG was parsed — let the DAG re-parse"
-            )
+        try:
+            parts = split_cities(start_order(plan), self.chunks)
+        except ValueError as exc:
+            raise PlanMismatchError(str(exc)) from exc
         book = DispatchBook.from_plan(plan, spec)
         self.log.info("plan %s/%s: %s", spec.fleet, run_key, json.dumps(plan.summary.to_json()))
         for group in plan.groups:
@@ -117,6 +119,9 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
                 book.widths[group.group],
             )
         context["ti"].xcom_push(key=PLAN_XCOM_KEY, value=plan.to_json())
+        for chunk, cities in enumerate(parts[1:], start=1):
+            context["ti"].xcom_push(key=cities_xcom_key(chunk), value=cities)
+        context["ti"].xcom_push(key=SUMMARY_XCOM_KEY, value=plan.summary.to_json())
         if self.use_params:
             prices = PriceBook.for_spec(spec)
             estimate = estimate_plan_cost(plan.to_json(), spec, prices)
@@ -124,7 +129,7 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
                 [dry_run_line(plan.summary, estimate), asked] if dry_run else [asked, plan_line(plan.summary)]
             )
             write_run_note(context, [*first, cost_line(estimate)], self.api_conn_id, self.log)
-        return plan.summary.to_json()
+        return parts[0]
 
     def _refuse(self, context: Context, asked: str, exc: FleetSpecError | PlanError) -> NoReturn:
         """Say in the run's note why nothing is launched, and fail without retries."""
@@ -171,3 +176,10 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
             "no readable earlier report under s3://%s/%s; planning from expected_seconds", bucket, reports
         )
         return None
+
+
+def start_order(plan: FleetPlan) -> list[str]:
+    """The plan's cities, first to start first (planned start, then group, lane and place in the lane): the order
+    of the training task's map indexes, so that Airflow defers the first wave first."""
+    jobs = sorted(plan.jobs, key=lambda j: (j.planned_start_seconds, j.group, j.lane, j.position, j.city))
+    return [job.city for job in jobs]

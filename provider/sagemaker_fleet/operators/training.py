@@ -1,4 +1,4 @@
-"""FleetTrainingOperator: train one city of a fleet, exactly once per run, from the triggerer."""
+"""FleetTrainingOperator: train one city of a fleet, exactly once per run, waiting and ending in the triggerer."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
 from airflow.providers.common.compat.sdk import AirflowException, AirflowSkipException
-from airflow.triggers.base import StartTriggerArgs
 
 from sagemaker_fleet.fleetspec.names import context_run_key
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
@@ -29,7 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = ["FleetTrainingOperator", "context_run_key"]
 
-TRIGGER_CLASSPATH = f"{FleetCityTrigger.__module__}.{FleetCityTrigger.__qualname__}"
 #: The operator's arguments that its trigger takes as they are (the run's own come from the task's context).
 FORWARDED = (
     "spec_path",
@@ -54,8 +52,9 @@ TRIGGER_DEFAULTS = {
 class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
     """Train one city of a fleet spec on SageMaker.
 
-    The task starts in the triggerer (``start_from_trigger``) and ends there: no worker process runs while the city
-    waits for its turn, trains, or hands its warm pool to the next city (:class:`FleetCityTrigger`). The job name
+    The task defers at once to :class:`FleetCityTrigger`, which ends it from the triggerer: a worker runs it only for
+    that moment, and no worker process runs while the city waits for its turn, trains, or hands its warm pool to the
+    next city. In a fleet DAG it is mapped over the run's cities (``.partial(...).expand(city=...)``). The job name
     is deterministic (docs/formats.md, job names), so a retry, a restarted triggerer or a cleared task attaches to the job already
     running instead of launching a duplicate. Re-running a task whose city already completed in this run returns
     the existing result without training again; ``force_retrain=True`` trains anew once per run (the new
@@ -72,10 +71,8 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         run).
     :param carry_pools: the DAG keeps its pools for the next scheduled run (``build_fleet_dag(carry_pools=True)``):
         the run's poller then ends none of them early; ``release_pools`` decides at the run's end.
-    :param start_from_trigger: start the task in the triggerer (default). Off, it starts on a worker and defers at
-        once to the same trigger, which costs a task process at the start and one at the end.
-    :param deferrable: with ``start_from_trigger`` off, wait in the triggerer (default) instead of holding a worker
-        slot; a synchronous wait does not read the plan, so the city starts at once.
+    :param deferrable: wait in the triggerer (default) instead of holding a worker slot; a synchronous wait does
+        not read the plan, so the city starts at once.
     :param poll_interval: seconds between status sweeps of the run's jobs (at most 10 s while a city waits).
     :param capacity_retry_seconds: base back-off when the instance quota is in use (ResourceLimitExceeded).
     :param capacity_timeout_seconds: give up waiting for capacity after this long.
@@ -86,14 +83,6 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
     template_fields: Sequence[str] = aws_template_fields("spec_path", "city", "run_key", "keep_alive_seconds")
     operator_extra_links = (SageMakerTrainingJobLink(), TrainingJobLogsLink())
     ui_color = "#f0ede4"
-    start_trigger_args = StartTriggerArgs(
-        trigger_cls=TRIGGER_CLASSPATH,
-        trigger_kwargs={},
-        next_method="execute_complete",
-        next_kwargs=None,
-        timeout=None,
-    )
-    start_from_trigger = True
 
     def __init__(
         self,
@@ -105,7 +94,6 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         plan_task_id: str | None = None,
         force_retrain: bool = False,
         carry_pools: bool = False,
-        start_from_trigger: bool = True,
         deferrable: bool = True,
         poll_interval: float = POLL_INTERVAL,
         capacity_retry_seconds: float = CAPACITY_RETRY_SECONDS,
@@ -126,26 +114,17 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         self.capacity_retry_seconds = capacity_retry_seconds
         self.capacity_timeout_seconds = capacity_timeout_seconds
         self.use_params = use_params
-        self.start_from_trigger = start_from_trigger
-        if start_from_trigger:
-            self.start_trigger_args = StartTriggerArgs(
-                trigger_cls=TRIGGER_CLASSPATH,
-                trigger_kwargs=self._trigger_kwargs(end_from_trigger=True),
-                next_method="execute_complete",
-                next_kwargs=None,
-                timeout=None,
-            )
 
     def _trigger_kwargs(self, **run: Any) -> dict[str, Any]:
-        """The trigger's kwargs, leaving out those at the trigger's defaults: they travel in the serialized DAG of
-        every city (start_from_trigger), so a 200-city DAG carries them 200 times."""
+        """The trigger's kwargs, leaving out those at the trigger's defaults (the trigger row stays small)."""
         kwargs = {**{name: getattr(self, name) for name in FORWARDED}, **aws_connection(self), **run}
         return {k: v for k, v in kwargs.items() if k in ("spec_path", "city") or v != TRIGGER_DEFAULTS.get(k)}
 
     # ------------------------------------------------------------------------------------------ on a worker
 
     def execute(self, context: Context) -> Any:
-        """Started on a worker (``start_from_trigger`` off, or ``dag.test()``): hand the city to its trigger."""
+        """Hand the city to its trigger at once; the trigger ends the task from the triggerer (a failure that no
+        retry mends comes back here, to :meth:`execute_complete`)."""
         ti = context["ti"]
         params = context.get("params")
         trigger = FleetCityTrigger(
@@ -155,7 +134,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
                 try_id=f"{ti.run_id}/{ti.try_number}",
                 dag_id=ti.dag_id,
                 run_id=ti.run_id,
-                end_from_trigger=False,
+                end_from_trigger=self.deferrable,
             )
         )
         if self.deferrable:
@@ -164,7 +143,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         return self.execute_complete(context, asyncio.run(_first_event(trigger)))
 
     def execute_complete(self, context: Context, event: Any = None) -> Any:
-        """The trigger's outcome when it was deferred from a worker (or, from the triggerer, a failure no retry
+        """The trigger's outcome when it did not end the task itself (a synchronous wait, or a failure no retry
         mends: :class:`CityCannotTrainError`): the result, a skip or the failure."""
         if not isinstance(event, dict):
             raise AirflowException(f"{self.city}: the training trigger ended without an outcome ({event!r})")

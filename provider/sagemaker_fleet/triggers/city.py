@@ -1,12 +1,12 @@
 """FleetCityTrigger: one city of a fleet run, from its turn to its result, entirely in the triggerer.
 
-The training task starts here (``start_from_trigger``): no worker process runs for a city that trains normally.
+The training task defers here at once from its worker, and no worker process runs for a city after that.
 The trigger waits for the city's turn in its warm-pool group (the run's shared poller admits it in the sweep that
 saw a predecessor end), creates its job (the name is the idempotency key: a job that exists is attached to),
 watches it through the same poller, re-submits spot jobs from the same checkpoint or falls back to on-demand as the
 spec says, backs off while the instance quota is in use, and ends the task: ``TaskSuccessEvent`` with the result as
-its XCom, ``TaskFailedEvent`` (Airflow's retries and callbacks apply) or ``TaskSkippedEvent``. Deferred from a
-worker instead (``end_from_trigger=False``), it fires one ordinary event that the operator's
+its XCom, ``TaskFailedEvent`` (Airflow's retries and callbacks apply) or ``TaskSkippedEvent``. With
+``end_from_trigger=False`` (a synchronous wait, tests) it fires one ordinary event that the operator's
 ``execute_complete`` turns into the same outcome.
 
 Every decision about a terminal job is :func:`sagemaker_fleet.jobs.attempts.next_step`; every decision about who
@@ -20,7 +20,7 @@ import asyncio
 import datetime as dt
 import random
 import time
-from collections.abc import AsyncIterator, Mapping, MutableMapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +33,7 @@ from airflow.triggers.base import (
 
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
 from sagemaker_fleet.fleetspec.load import load_fleet_spec
-from sagemaker_fleet.fleetspec.names import context_run_key, run_key_floor, run_name_contains
+from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
 from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
 from sagemaker_fleet.hooks.fleet import Attachment, CapacityUnavailableError
 from sagemaker_fleet.jobs.attempts import NextStep, capacity_delay, next_step, stopped_by_someone
@@ -83,34 +83,6 @@ class RunInfo:
     run_id: str | None
 
 
-def _run_from_context(context: Mapping[str, Any]) -> RunInfo:
-    ti = context.get("ti")
-    params = context.get("params")
-    return RunInfo(
-        run_key=context_run_key(context),
-        params=dict(params) if params is not None else None,
-        try_id=f"{ti.run_id}/{ti.try_number}" if ti is not None else None,
-        dag_id=getattr(ti, "dag_id", None),
-        run_id=getattr(ti, "run_id", None),
-    )
-
-
-@dataclass(frozen=True)
-class TaskIdentity:
-    """Who the trigger works for, without the task (and through it the DAG) that Airflow's task instance holds."""
-
-    id: Any
-    dag_id: str
-    run_id: str
-    task_id: str
-    map_index: int
-    try_number: int
-
-    @classmethod
-    def of(cls, ti: Any) -> TaskIdentity:
-        return cls(ti.id, ti.dag_id, ti.run_id, ti.task_id, ti.map_index, ti.try_number)
-
-
 @dataclass(frozen=True)
 class Outcome:
     """How the city ended: ``success`` (with the result), ``failed`` (with the reason) or ``skipped``;
@@ -154,14 +126,13 @@ class FleetCityTrigger(RunPollerTrigger):
 
     :param spec_path: the fleet YAML.
     :param city: the city to train.
-    :param run_key, params, try_id, dag_id, run_id: the run, given when deferred from a worker; when the task
-        starts from the trigger they come from the task instance's context.
+    :param run_key, params, try_id, dag_id, run_id: the run, as the operator took it from its task's context.
     :param use_params: apply the run's params (cities, spot, instance_type, dry_run).
     :param plan_task_id: the task whose ``plan`` XCom orders the run; without it the city starts at once.
     :param keep_alive_seconds: keep-alive when there is no plan (the plan's turn decides otherwise).
     :param force_retrain: train again even when the city's job of this run completed (once per run: a
         retry or a clear of the task attaches to the forced job).
-    :param end_from_trigger: end the task from here (True when the task started here).
+    :param end_from_trigger: end the task from here (the operator's default: no second worker start).
     :param carry_pools: the run's pools are kept for the next run: its poller ends none early.
     :param aws_conn_id, region_name, verify, botocore_config: the AWS connection (:class:`FleetAwsTrigger`).
     """
@@ -204,34 +175,14 @@ class FleetCityTrigger(RunPollerTrigger):
         self.poll_interval = float(poll_interval)
         self.capacity_retry_seconds = float(capacity_retry_seconds)
         self.capacity_timeout_seconds = float(capacity_timeout_seconds)
-        self._run: RunInfo | None = None
         self._watching: str | None = None  # the job this trigger waits on, for on_kill
-
-    def render_template_fields(self, context: Any, jinja_env: Any = None) -> None:
-        """Called by the triggerer with the task instance's context when the task starts from the trigger; the
-        run key, params and try come from it.
-
-        Airflow builds that context from its own deserialized copy of the whole DAG, one copy per trigger, and
-        keeps it for the trigger's life (the context and ``task_instance`` reach it). A fleet of N cities would
-        hold N copies of an N-task DAG: 6 GB at 1,000 cities. What the trigger needs is taken here, and the
-        references to the DAG are dropped so each copy is freed once the trigger has started.
-        """
-        super().render_template_fields(context, jinja_env)
-        self._run = _run_from_context(context)
-        ti = self.task_instance
-        if ti is not None and getattr(ti, "task", None) is not None:
-            self.task_instance = TaskIdentity.of(ti)  # type: ignore[assignment]  # ids are all a trigger reads
-        if isinstance(context, MutableMapping):
-            context.clear()  # the triggerer only hands it to this method; the DAG's copy goes with it
 
     # ------------------------------------------------------------------------------------------ set-up
 
     def _run_info(self) -> RunInfo:
-        if self.run_key:
-            return RunInfo(self.run_key, self.params, self.try_id, self.dag_id, self.run_id)
-        if self._run is None:
-            raise TriggerContextError(f"{self.city}: no run_key given and no task context to take it from")
-        return self._run
+        if not self.run_key:
+            raise TriggerContextError(f"{self.city}: no run_key given (the operator takes it from its task's context)")
+        return RunInfo(self.run_key, self.params, self.try_id, self.dag_id, self.run_id)
 
     async def _plan_json(self, run: RunInfo) -> Any:
         """The plan task's ``plan`` XCom, read through the triggerer's API connection (off the event loop)."""
