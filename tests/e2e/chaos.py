@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sagemaker_fleet.cost import PriceBook, load_price_table
-from sagemaker_fleet.dags.factory import train_task_id
+from sagemaker_fleet.testing.stack import ti_label
 from sagemaker_fleet.fleetspec.names import run_key_for
 from sagemaker_fleet.sim.client import billed_cost
 
@@ -81,7 +81,9 @@ def failed_tries(stack: Any, dag_id: str, run_id: str, task: dict) -> int:
     """How many of a task's tries ended failed (the ones Airflow retried, and a final failure)."""
     if task["try_number"] <= 1 and task["state"] != "failed":
         return 0
-    tries = stack.api("GET", f"/api/v2/dags/{dag_id}/dagRuns/{run_id}/taskInstances/{task['task_id']}/tries")
+    index = task.get("map_index", -1)
+    path = task["task_id"] if index in (-1, None) else f"{task['task_id']}/{index}"
+    tries = stack.api("GET", f"/api/v2/dags/{dag_id}/dagRuns/{run_id}/taskInstances/{path}/tries")
     return sum(1 for t in tries["task_instances"] if t["state"] in ("failed", "up_for_retry"))
 
 
@@ -109,16 +111,16 @@ def reliability(
         and not any(j["status"] == "Completed" for j in cities.get(c.name, []))
     )
     tis = stack.task_instances(dag_id, run_id)
-    stuck = sorted(t["task_id"] for t in tis if t["state"] in UNFINISHED)
-    failed_tasks = sorted(t["task_id"] for t in tis if t["state"] not in ("success", "skipped"))
+    stuck = sorted(ti_label(t) for t in tis if t["state"] in UNFINISHED)
+    failed_tasks = sorted(ti_label(t) for t in tis if t["state"] not in ("success", "skipped"))
     unexplained: dict[str, int] = {}
-    city_of_task = {train_task_id(c.name): c.name for c in spec.cities}
     for task in tis:
+        city = task.get("rendered_map_index") if task["task_id"].startswith("train") else None
         # a failed or stopped job fails its try (Airflow retries it); a spot job that ran out of MaxWait does not:
         # the same try resubmits it. The plan and report tasks have no job to explain a failure.
         explained = sum(
             1
-            for j in cities.get(city_of_task.get(task["task_id"], ""), [])
+            for j in cities.get(city or "", [])
             if j["status"] == "Failed"
             or (j["status"] == "Stopped" and j["secondary_status"] != "MaxWaitTimeExceeded")
         )
@@ -126,7 +128,7 @@ def reliability(
             explained = 1  # the outcome fails the run, once, because a city did not train
         extra = failed_tries(stack, dag_id, run_id, task) - explained
         if extra > 0:
-            unexplained[task["task_id"]] = extra
+            unexplained[ti_label(task)] = extra
     book = PriceBook(region=spec.region, table=load_price_table(), spec_prices=spec.prices)
     price = lambda t: book.price(t).usd_per_hour  # noqa: E731
     total = billed_cost(jobs, price)

@@ -39,7 +39,7 @@ from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.fleetspec.names import job_name
 from sagemaker_fleet.plan import FleetPlan
 from sagemaker_fleet.sim.client import billed_cost
-from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
+from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings, ti_label
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.postgres]
 E2E_DIR = Path(__file__).resolve().parent
@@ -129,28 +129,29 @@ def _fail_a_running_on_demand_job(sim, spec) -> str:
 
 
 def _clear_a_completed_city(stack: LocalAirflowStack, sim, spec, run_id: str) -> str:
-    """Clear a finished city's task while its group still runs: it must come back done, training nothing."""
+    """Clear a finished city's task instance (one map index of ``train``) while its group still runs: it must come
+    back done, training nothing."""
     deadline = time.monotonic() + 120
-    done: list[str] = []
+    done: list[dict] = []
     while not done and time.monotonic() < deadline:
-        states = stack.task_states("e2e_fleet", run_id)
-        done = [t for t in states.get("success", []) if t.startswith("train_")]
+        tis = stack.task_instances("e2e_fleet", run_id)
+        done = [t for t in tis if t["task_id"] == "train" and t["state"] == "success"]
         time.sleep(0.5)
-    assert done, states
-    task_id = done[0]
+    assert done, tis
+    ti = done[0]
     stack.api(
         "POST",
         "/api/v2/dags/e2e_fleet/clearTaskInstances",
         {
             "dry_run": False,
             "dag_run_id": run_id,
-            "task_ids": [task_id],
+            "task_ids": [[ti["task_id"], ti["map_index"]]],
             "only_failed": False,
             "reset_dag_runs": False,
             "include_downstream": False,
         },
     )
-    return task_id
+    return ti_label(ti)
 
 
 def _kill_during_a_hand_off(stack: LocalAirflowStack, sim, spec, kill: str | None) -> str:
@@ -260,8 +261,8 @@ def check_run_state(
     """The run ended; every task succeeded but the failing cities' and, naming them, the outcome task, which
     fails the run (the cost report, the other last task, succeeds whatever happened)."""
     tis = result["tis"]
-    failed = sorted(t["task_id"] for t in tis if t["state"] != "success")
-    expected = sorted([f"train_{city}" for city in failing] + (["outcome"] if failing else []))
+    failed = sorted(ti_label(t) for t in tis if t["state"] != "success")
+    expected = sorted([f"train[{city}]" for city in failing] + (["outcome"] if failing else []))
     assert failed == expected, f"run {result['state']}; not successful: {failed} (expected {expected})"
     assert result["state"] == ("failed" if failing else "success"), result["state"]
     if failing:
@@ -337,7 +338,7 @@ def check_outcome(
 
     run_key = run_key_of(stack, "e2e_fleet", run_id)
     if result.get("cleared"):  # cleared and run again: success, and still the city's one job
-        cleared = next(t for t in result["tis"] if t["task_id"] == result["cleared"])
+        cleared = next(t for t in result["tis"] if ti_label(t) == result["cleared"])
         assert cleared["state"] == "success", cleared
         assert cleared["try_number"] >= 2, cleared
     # the run's release_pools task ended every pool still idle at its end, so nothing accrues between the DAG's
@@ -398,14 +399,15 @@ def check_outcome(
     check_order_and_concurrency(spec, plan, jobs, order=order)
 
 
-def check_failing_city_log(stack: LocalAirflowStack) -> None:
+def check_failing_city_log(stack: LocalAirflowStack, tis: list[dict]) -> None:
     """The failing city's task log says why: the training job's FailureReason (an AlgorithmError)."""
+    (index,) = {t["map_index"] for t in tis if ti_label(t) == f"train[{FAILING_CITY}]"}
     logs = [
         p
         for p in Path(stack.settings.home).rglob("*")
-        if p.is_file() and f"task_id=train_{FAILING_CITY}" in str(p)
+        if p.is_file() and "task_id=train/" in str(p) and f"map_index={index}/" in str(p)
     ]
-    assert logs, f"no task log of train_{FAILING_CITY}"
+    assert logs, f"no task log of train[{FAILING_CITY}] (map index {index})"
     assert any(b"AlgorithmError" in p.read_bytes() for p in logs), [str(p) for p in logs]
 
 
@@ -580,7 +582,7 @@ def test_local_executor_on_postgres(tmp_path, e2e_server, e2e_sim, e2e_spec, pos
         # its submissions can take a pool planned for another city), and every hand-off the outage held up
         allowance = 1 + (RETRIES + 1) + _outage_allowance(fleet_jobs(e2e_sim, e2e_spec), result["outage"])
         check_outcome(e2e_sim, e2e_spec, stack, result, tmp_path, allowance=allowance)
-        check_failing_city_log(stack)
+        check_failing_city_log(stack, result["tis"])
         check_no_secret_in_logs(stack)
 
 

@@ -188,6 +188,19 @@ def test_three_cities_picked_in_the_form_train_and_nothing_else(stack, sim, spec
     trained = run_jobs(sim, spec, run_key)
     assert sorted(trained) == sorted(PICKED)
     assert all(len(names) == 1 for names in trained.values()), trained
+    # one mapped training task instance per picked city, named by its city in the grid, with its job's links
+    tis = [t for t in stack.task_instances(DAG_ID, run_id) if t["task_id"] == "train"]
+    assert sorted(t["rendered_map_index"] for t in tis) == sorted(PICKED)
+    assert {t["state"] for t in tis} == {"success"}
+    city_ti = tis[0]
+    quoted = urllib.parse.quote(run_id, safe="")
+    links = stack.api(
+        "GET", f"/api/v2/dags/{DAG_ID}/dagRuns/{quoted}/taskInstances/train/links?map_index={city_ti['map_index']}"
+    )
+    assert trained[city_ti["rendered_map_index"]][0] in json.dumps(links), links
+    page.goto(f"{stack.url}/dags/{DAG_ID}/runs/{quoted}/tasks/train/mapped/{city_ti['map_index']}")
+    page.get_by_text(city_ti["rendered_map_index"]).first.wait_for(timeout=60_000)
+    page.screenshot(path=str(ARTIFACTS / "city-task-instance.png"))
     note = note_of(stack, run_id)
     assert note.startswith(
         "- Asked: 3 of 12 cities (lagos, lima, oslo) · spot on · instance type: fleet default"
@@ -217,7 +230,7 @@ def test_a_dry_run_shows_its_expected_cost_in_the_run_note_and_launches_nothing(
     assert len(sim.state()["jobs"]) == before  # no training job was created
     states = stack.task_states(DAG_ID, run_id)
     assert sorted(states) == ["skipped", "success"]
-    assert all(t.startswith("train_") for t in states["skipped"])
+    assert sorted(states["skipped"]) == sorted(f"train[{c.name}]" for c in spec.cities)
 
 
 def test_an_unknown_city_from_the_rest_api_is_refused_in_one_line(stack, sim) -> None:

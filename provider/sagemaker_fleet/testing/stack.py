@@ -57,6 +57,15 @@ def _proc_times(pid: int) -> tuple[int, int, int, int] | None:
     return int(fields[11]), int(fields[12]), int(fields[13]), int(fields[14])
 
 
+def ti_label(ti: Mapping[str, Any]) -> str:
+    """A task instance from Airflow's REST API as a person reads it in the grid: its task id, and for a mapped
+    instance the rendered map index (a fleet's city) or the index in brackets: ``train[seoul]``, ``train[3]``."""
+    index = ti.get("map_index", -1)
+    if index in (-1, None):
+        return str(ti["task_id"])
+    return f"{ti['task_id']}[{ti.get('rendered_map_index') or index}]"
+
+
 class StackError(SageMakerFleetError, RuntimeError):
     """A component did not start, or Airflow answered with an error."""
 
@@ -384,12 +393,10 @@ class LocalAirflowStack:
                 return out
 
     def task_states(self, dag_id: str, run_id: str) -> dict[str, list[str]]:
-        """Task instances of a run by state: ``{"queued": ["train[3]", ...], ...}``."""
+        """Task instances of a run by state: ``{"queued": ["train[seoul]", ...], ...}`` (:func:`ti_label`)."""
         out: dict[str, list[str]] = {}
         for ti in self.task_instances(dag_id, run_id):
-            index = ti.get("map_index", -1)
-            label = ti["task_id"] if index in (-1, None) else f"{ti['task_id']}[{index}]"
-            out.setdefault(str(ti["state"]), []).append(label)
+            out.setdefault(str(ti["state"]), []).append(ti_label(ti))
         return out
 
     def wait_for_run(self, dag_id: str, run_id: str, timeout: float, poll: float = 3.0) -> str:
