@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from sagemaker_fleet.cost import PriceBook, load_price_table
-from sagemaker_fleet.testing.stack import ti_label
 from sagemaker_fleet.fleetspec.names import run_key_for
 from sagemaker_fleet.sim.client import billed_cost
+from sagemaker_fleet.testing.stack import ti_label
 
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "build" / "reliability"
 ENDED = frozenset({"Completed", "Failed", "Stopped"})

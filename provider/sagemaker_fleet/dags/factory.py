@@ -15,22 +15,17 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from airflow.sdk import DAG, Asset, XComArg
+from airflow.sdk import DAG, Asset, XComArg, get_parsing_context
 
 from sagemaker_fleet import settings
-from sagemaker_fleet.dags.form import manual_params
-from sagemaker_fleet.fleetspec.load import load_fleet_spec
-from sagemaker_fleet.fleetspec.names import models_s3_prefix, reports_s3_prefix
 from sagemaker_fleet.operators.cities import FleetCitiesOperator, chunks_for, cities_task_id, train_task_id
-from sagemaker_fleet.operators.notify import FleetNotifyOperator
-from sagemaker_fleet.operators.outcome import FleetOutcomeOperator
-from sagemaker_fleet.operators.plan import PlanFleetOperator
-from sagemaker_fleet.operators.release import FleetPoolReleaseOperator
-from sagemaker_fleet.operators.report import FleetCostReportOperator
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID
 from sagemaker_fleet.operators.training import FleetTrainingOperator
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import FleetSpec
 
 DEFAULT_ARGS: dict[str, Any] = {"owner": "ml-platform", "retries": 2, "retry_delay": dt.timedelta(minutes=1)}
 PLAN_TASK_ID = "plan"
@@ -84,9 +79,94 @@ def build_fleet_dag(
         :data:`sagemaker_fleet.operators.notify.DEFAULT_MESSAGE`).
     """
     spec_path = str(spec_path)
-    spec = load_fleet_spec(spec_path)
     poll_interval = poll_interval or settings.get_float("poll_interval")
     capacity_retry_seconds = capacity_retry_seconds or settings.get_float("capacity_retry_seconds")
+    default_args = {**DEFAULT_ARGS, **(default_args or {})}
+    city_task = {
+        "spec_path": spec_path,
+        "plan_task_id": PLAN_TASK_ID,
+        "use_params": manual,
+        "poll_interval": poll_interval,
+        "capacity_retry_seconds": capacity_retry_seconds,
+        "aws_conn_id": aws_conn_id,
+        "carry_pools": carry_pools,
+        "map_index_template": CITY_MAP_INDEX_TEMPLATE,
+    }
+    parsing = get_parsing_context()
+    if dag_id is not None and parsing.dag_id == dag_id and _is_city_task(parsing.task_id):
+        # a worker parses this file to run one city's task instance, which only defers: build that task alone,
+        # without loading a thousand-city spec or importing the other operators (boto3, the planner, …)
+        return _city_task_dag(dag_id, str(parsing.task_id), spec_path, manual, default_args, city_task, dag_kwargs)
+    from sagemaker_fleet.fleetspec.load import load_fleet_spec
+
+    spec = load_fleet_spec(spec_path)
+    return _fleet_dag(spec, spec_path, dag_id, schedule, start_date, manual, tags, default_args, city_task,
+                      report_dir, api_conn_id, carry_pools, on_success, on_failure, notice, dag_kwargs)
+
+
+def _is_city_task(task_id: str | None) -> bool:
+    return task_id is not None and (task_id == train_task_id(0) or task_id.startswith(train_task_id(0) + "_"))
+
+
+def _chunk_of(task_id: str) -> int:
+    """0 for ``train``, 1 for ``train_2``, …"""
+    return 0 if task_id == train_task_id(0) else int(task_id.rsplit("_", 1)[1]) - 1
+
+
+def _city_task_dag(
+    dag_id: str,
+    task_id: str,
+    spec_path: str,
+    manual: bool,
+    default_args: dict[str, Any],
+    city_task: dict[str, Any],
+    dag_kwargs: dict[str, Any],
+) -> DAG:
+    """The DAG as a city's task process needs it: the training task, mapped over a stand-in of the task its
+    cities come from (the task process reads that task's return value by task id), and the trigger form's params
+    for a manual DAG. Built the same way as in :func:`_fleet_dag`, from the same ``city_task`` arguments."""
+    from airflow.sdk import BaseOperator
+
+    params = None
+    if manual:
+        from sagemaker_fleet.dags.form import manual_params
+        from sagemaker_fleet.fleetspec.load import load_fleet_spec
+
+        params = manual_params(load_fleet_spec(spec_path))
+    chunk = _chunk_of(task_id)
+    with DAG(dag_id=dag_id, schedule=None, default_args=default_args, params=params,
+             max_active_tasks=dag_kwargs.get("max_active_tasks", 16)) as dag:
+        source = BaseOperator(task_id=PLAN_TASK_ID if chunk == 0 else cities_task_id(chunk))
+        FleetTrainingOperator.partial(task_id=task_id, **city_task).expand(city=XComArg(source))
+    return dag
+
+
+def _fleet_dag(  # noqa: PLR0913 - the factory's own arguments, passed on
+    spec: FleetSpec,
+    spec_path: str,
+    dag_id: str | None,
+    schedule: Any,
+    start_date: dt.datetime | None,
+    manual: bool,
+    tags: Sequence[str],
+    default_args: dict[str, Any],
+    city_task: dict[str, Any],
+    report_dir: str | None,
+    api_conn_id: str | None,
+    carry_pools: bool,
+    on_success: Sequence[Any],
+    on_failure: Sequence[Any],
+    notice: str | None,
+    dag_kwargs: dict[str, Any],
+) -> DAG:
+    from sagemaker_fleet.dags.form import manual_params
+    from sagemaker_fleet.fleetspec.names import models_s3_prefix, reports_s3_prefix
+    from sagemaker_fleet.operators.notify import FleetNotifyOperator
+    from sagemaker_fleet.operators.outcome import FleetOutcomeOperator
+    from sagemaker_fleet.operators.plan import PlanFleetOperator
+    from sagemaker_fleet.operators.release import FleetPoolReleaseOperator
+    from sagemaker_fleet.operators.report import FleetCostReportOperator
+
     report_dir = report_dir or settings.get("report_dir")
     report_asset = Asset(name=f"{spec.fleet}-reports", uri=reports_s3_prefix(spec.output_s3_uri))
     model_asset = Asset(name=f"{spec.fleet}-models", uri=models_s3_prefix(spec.output_s3_uri))
@@ -102,7 +182,7 @@ def build_fleet_dag(
         catchup=False,
         max_active_runs=1,
         tags=[*tags, "sagemaker-fleet", spec.fleet],
-        default_args={**DEFAULT_ARGS, **(default_args or {})},
+        default_args=default_args,
         params=manual_params(spec) if manual else None,
         doc_md=f"Trains the {len(spec.cities)} cities of fleet `{spec.fleet}` ({spec_path}).",
         **dag_kwargs,
@@ -112,7 +192,7 @@ def build_fleet_dag(
             spec_path=spec_path,
             chunks=chunks,
             use_params=manual,
-            aws_conn_id=aws_conn_id,
+            aws_conn_id=city_task["aws_conn_id"],
             api_conn_id=api_conn_id,
         )
         # one mapped task per thousand cities, each over its part of the plan's start order: map index i is the
@@ -123,16 +203,7 @@ def build_fleet_dag(
         ]
         trains = [
             FleetTrainingOperator.partial(
-                task_id=train_task_id(chunk),
-                spec_path=spec_path,
-                plan_task_id=PLAN_TASK_ID,
-                use_params=manual,
-                poll_interval=poll_interval,
-                capacity_retry_seconds=capacity_retry_seconds,
-                aws_conn_id=aws_conn_id,
-                carry_pools=carry_pools,
-                outlets=[model_asset],
-                map_index_template=CITY_MAP_INDEX_TEMPLATE,
+                task_id=train_task_id(chunk), outlets=[model_asset], **city_task
             ).expand(city=XComArg(sources[chunk]))
             for chunk in range(chunks)
         ]
@@ -143,14 +214,14 @@ def build_fleet_dag(
             trigger_rule="all_done",
             carry_pools=carry_pools,
             use_params=manual,
-            aws_conn_id=aws_conn_id,
+            aws_conn_id=city_task["aws_conn_id"],
         )
         report = FleetCostReportOperator(
             task_id="cost_report",
             spec_path=spec_path,
             trigger_rule="all_done",
             use_params=manual,
-            aws_conn_id=aws_conn_id,
+            aws_conn_id=city_task["aws_conn_id"],
             outlets=[report_asset],
             out_dir=report_dir,
             plan_task_id=PLAN_TASK_ID,

@@ -3,28 +3,28 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
-from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
 from airflow.providers.common.compat.sdk import AirflowException, AirflowSkipException
+from airflow.sdk import BaseOperator
 
 from sagemaker_fleet.fleetspec.names import context_run_key
-from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
-from sagemaker_fleet.triggers.base import aws_connection
-from sagemaker_fleet.triggers.city import (
+from sagemaker_fleet.triggers.defaults import (
     CAPACITY_RETRY_SECONDS,
     CAPACITY_TIMEOUT_SECONDS,
+    CITY_TRIGGER_CLASSPATH,
+    CITY_TRIGGER_DEFAULTS,
     POLL_INTERVAL,
-    FleetCityTrigger,
+    TriggerHandle,
+    aws_connection,
 )
-from sagemaker_fleet.triggers.errors import CityCannotTrainError
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
+
+    from sagemaker_fleet.triggers.city import FleetCityTrigger
 
 __all__ = ["FleetTrainingOperator", "context_run_key"]
 
@@ -42,14 +42,10 @@ FORWARDED = (
     "capacity_retry_seconds",
     "capacity_timeout_seconds",
 )
-TRIGGER_DEFAULTS = {
-    name: parameter.default
-    for name, parameter in FleetCityTrigger.constructor_parameters().items()
-    if parameter.default is not inspect.Parameter.empty
-}
+TRIGGER_DEFAULTS = CITY_TRIGGER_DEFAULTS
 
 
-class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
+class FleetTrainingOperator(BaseOperator):
     """Train one city of a fleet spec on SageMaker.
 
     The task defers at once to :class:`FleetCityTrigger`, which ends it from the triggerer: a worker runs it only for
@@ -77,10 +73,23 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
     :param capacity_retry_seconds: base back-off when the instance quota is in use (ResourceLimitExceeded).
     :param capacity_timeout_seconds: give up waiting for capacity after this long.
     :param use_params: apply the run's params (cities, spot, instance_type, dry_run) — the manual DAG's form.
+    :param aws_conn_id, region_name, verify, botocore_config: the AWS connection the trigger uses (as
+        ``AwsBaseOperator`` names them).
+
+    Unlike the fleet's other operators it is a plain ``BaseOperator`` and its module imports neither boto3 nor the
+    trigger (:mod:`sagemaker_fleet.triggers.defaults`): a worker runs it once per city only to defer, and each of
+    those task processes would otherwise spend half a second importing what it never uses.
     """
 
-    aws_hook_class = SageMakerFleetHook
-    template_fields: Sequence[str] = aws_template_fields("spec_path", "city", "run_key", "keep_alive_seconds")
+    template_fields: Sequence[str] = (
+        "aws_conn_id",
+        "city",
+        "keep_alive_seconds",
+        "region_name",
+        "run_key",
+        "spec_path",
+        "verify",
+    )
     operator_extra_links = (SageMakerTrainingJobLink(), TrainingJobLogsLink())
     ui_color = "#f0ede4"
 
@@ -99,9 +108,17 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         capacity_retry_seconds: float = CAPACITY_RETRY_SECONDS,
         capacity_timeout_seconds: float = CAPACITY_TIMEOUT_SECONDS,
         use_params: bool = False,
+        aws_conn_id: str | None = "aws_default",
+        region_name: str | None = None,
+        verify: bool | str | None = None,
+        botocore_config: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        self.aws_conn_id = aws_conn_id
+        self.region_name = region_name
+        self.verify = verify
+        self.botocore_config = botocore_config
         self.spec_path = spec_path
         self.city = city
         self.run_key = run_key
@@ -127,18 +144,19 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         retry mends comes back here, to :meth:`execute_complete`)."""
         ti = context["ti"]
         params = context.get("params")
-        trigger = FleetCityTrigger(
-            **self._trigger_kwargs(
-                run_key=self.run_key or context_run_key(context),
-                params=dict(params) if params is not None and self.use_params else None,
-                try_id=f"{ti.run_id}/{ti.try_number}",
-                dag_id=ti.dag_id,
-                run_id=ti.run_id,
-                end_from_trigger=self.deferrable,
-            )
+        kwargs = self._trigger_kwargs(
+            run_key=self.run_key or context_run_key(context),
+            params=dict(params) if params is not None and self.use_params else None,
+            try_id=f"{ti.run_id}/{ti.try_number}",
+            dag_id=ti.dag_id,
+            run_id=ti.run_id,
+            end_from_trigger=self.deferrable,
         )
         if self.deferrable:
-            self.defer(trigger=trigger, method_name="execute_complete")
+            self.defer(trigger=TriggerHandle(CITY_TRIGGER_CLASSPATH, kwargs), method_name="execute_complete")
+        from sagemaker_fleet.triggers.city import FleetCityTrigger
+
+        trigger = FleetCityTrigger(**kwargs)
         trigger.plan_task_id = None  # a synchronous wait cannot read the plan: start at once
         return self.execute_complete(context, asyncio.run(_first_event(trigger)))
 
@@ -156,6 +174,8 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
             raise AirflowSkipException(f"{self.city}: {event.get('message', 'skipped')}")
         message = f"{self.city}: {event.get('message') or 'training failed'}"
         if event.get("retry") is False:  # its cause is in the fleet file, the plan or the task: no retry
+            from sagemaker_fleet.triggers.errors import CityCannotTrainError
+
             raise CityCannotTrainError(message)
         raise AirflowException(message)
 

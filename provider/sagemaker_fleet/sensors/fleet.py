@@ -14,8 +14,8 @@ from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.jobs.keys import city_key
 from sagemaker_fleet.jobs.pools import matching_pool
 from sagemaker_fleet.jobs.progress import run_progress
-from sagemaker_fleet.triggers.base import aws_connection
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
+from sagemaker_fleet.triggers.defaults import aws_connection
 from sagemaker_fleet.triggers.errors import FleetFailure, fleet_city, fleet_spec
 
 if TYPE_CHECKING:

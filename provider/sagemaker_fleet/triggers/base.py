@@ -16,16 +16,8 @@ from typing import Any, ClassVar
 from airflow.triggers.base import BaseTrigger
 
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+from sagemaker_fleet.triggers.defaults import AWS_CONNECTION_FIELDS, aws_connection
 from sagemaker_fleet.triggers.poller import TRIGGERER_RETRIES, FleetPoller, run_poller
-
-#: The AWS connection parameters a fleet trigger carries, as its constructor and ``AwsBaseOperator`` name them.
-AWS_CONNECTION_FIELDS = ("aws_conn_id", "region_name", "verify", "botocore_config")
-
-
-def aws_connection(source: Any) -> dict[str, Any]:
-    """The AWS connection parameters of ``source`` (a fleet trigger, or an ``AwsBaseOperator``/``AwsBaseSensor``
-    that defers to one), as a trigger's keyword arguments."""
-    return {name: getattr(source, name) for name in AWS_CONNECTION_FIELDS}
 
 
 class FleetAwsTrigger(BaseTrigger):

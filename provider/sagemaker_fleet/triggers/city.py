@@ -50,6 +50,7 @@ from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
+from sagemaker_fleet.triggers.defaults import CAPACITY_RETRY_SECONDS, CAPACITY_TIMEOUT_SECONDS, POLL_INTERVAL
 from sagemaker_fleet.triggers.errors import TriggerContextError, UnfitPlanError, retry_cannot_help
 from sagemaker_fleet.triggers.poller import FleetPoller, watch_deadline, watch_until_terminal
 
@@ -65,11 +66,6 @@ PLAN_XCOM_KEY = "plan"
 WAIT_LOG_EVERY = 300.0
 #: A city that waits this long for its turn says why (not at once: hundreds of cities wait at a run's start).
 WAIT_LOG_FIRST = 30.0
-#: Defaults of the trigger and of the operator that starts it: seconds between the run's sweeps; the base
-#: back-off while the instance quota is in use (ResourceLimitExceeded), and how long to wait for it at most.
-POLL_INTERVAL = 30.0
-CAPACITY_RETRY_SECONDS = 60.0
-CAPACITY_TIMEOUT_SECONDS = 6 * 3600.0
 
 
 @dataclass(frozen=True)
