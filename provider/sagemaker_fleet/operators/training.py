@@ -134,7 +134,7 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
                 try_id=f"{ti.run_id}/{ti.try_number}",
                 dag_id=ti.dag_id,
                 run_id=ti.run_id,
-                end_from_trigger=self.deferrable,
+                end_from_trigger=self.deferrable and not _under_dag_test(),
             )
         )
         if self.deferrable:
@@ -158,6 +158,16 @@ class FleetTrainingOperator(AwsBaseOperator[SageMakerFleetHook]):
         if event.get("retry") is False:  # its cause is in the fleet file, the plan or the task: no retry
             raise CityCannotTrainError(message)
         raise AirflowException(message)
+
+
+def _under_dag_test() -> bool:
+    """Whether the task runs under ``dag.test()``, which runs a deferred task's trigger in line and resumes the task
+    with the event's payload even when the trigger ended the task itself: a ``TaskSuccessEvent`` would come back as
+    the string ``"success"``, its XComs (the result, the links) lost. The trigger then fires an ordinary event."""
+    from airflow.sdk.execution_time import task_runner
+    from airflow.sdk.execution_time.supervisor import InProcessSupervisorComms
+
+    return isinstance(getattr(task_runner, "SUPERVISOR_COMMS", None), InProcessSupervisorComms)
 
 
 async def _first_event(trigger: FleetCityTrigger) -> Any:
