@@ -100,7 +100,8 @@ def test_past_a_thousand_the_next_cities_go_under_cities_2(tmp_path: Path) -> No
 def test_a_run_smaller_than_the_dag_pushes_empty_chunks(tmp_path: Path) -> None:
     cities, ti = _plan(tmp_path, 5, 3)
     assert len(cities) == 5
-    assert ti.xcoms["cities_2"] == [] and ti.xcoms["cities_3"] == []
+    assert ti.xcoms["cities_2"] == []
+    assert ti.xcoms["cities_3"] == []
 
 
 def test_a_fleet_that_outgrew_the_dag_is_refused(tmp_path: Path) -> None:
