@@ -69,6 +69,19 @@ class DeferralClock:
         self._thread.join()
 
 
+def rss_kib(stack: Any, component: str) -> int:
+    """Resident memory of a component's process tree now (KiB)."""
+    total = 0
+    for pid in [stack.processes[component].pid, *stack.descendants(component)]:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total
+
+
 def run_size(cities: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     from sagemaker_fleet.fleetspec import load_fleet_spec
     from sagemaker_fleet.fleetspec.triggerer import TRIGGERER_CAPACITY_DEFAULT
@@ -111,6 +124,8 @@ def run_size(cities: int, args: argparse.Namespace, folder: Path) -> dict[str, A
             for extra in range(2, args.triggerers + 1):
                 stack.start_component(f"triggerer@{extra}")
             stack.wait_for_dag("scale", timeout=300)
+            time.sleep(5)
+            idle_kib = sum(rss_kib(stack, name) for name in stack.processes if name.startswith("triggerer"))
             cpu_before = stack.cpu_seconds()
             started = time.monotonic()
             triggerers = [name for name in stack.processes if name.startswith("triggerer")]
@@ -160,7 +175,9 @@ def run_size(cities: int, args: argparse.Namespace, folder: Path) -> dict[str, A
         "state": state,
         "wall_s": round(wall),
         "triggerer_peak_mib": [round(m.peak_kib / 1024) for m in rss],
+        "triggerer_idle_mib": round(idle_kib / 1024),
         "triggerer_mib_per_city": round(sum(m.peak_kib for m in rss) / 1024 / cities, 2),
+        "triggerer_added_mib_per_city": round((sum(m.peak_kib for m in rss) - idle_kib) / 1024 / cities, 3),
         "cpu_ms_per_city": {k: round(v, 1) for k, v in by_component.items()},
         "cpu_ms_per_city_total": round(sum(by_component.values()), 1),
         "handoffs": len(gaps),
@@ -199,13 +216,14 @@ def main() -> None:
         f"\n{args.executor}, {args.triggerers} triggerer(s), width {args.width}, speed {args.speed:g}×, "
         f"poll {args.poll:g} s, [core] parallelism {args.parallelism}, Airflow's [triggerer] defaults"
     )
-    header = ("cities", "run", "trig. MiB", "MiB/city", "CPU ms/city", "sched", "tasks", "trig.", "dag-proc",
+    header = ("cities", "run", "trig. MiB (idle)", "MiB/city", "added MiB/city", "CPU ms/city", "sched", "tasks", "trig.", "dag-proc",
               "api", "P50 s", "P99 s", "deferred s", "warm/plan", "dup", "lost")
     print(" | ".join(header))
     for r in rows:
         c = r["cpu_ms_per_city"]
         print(" | ".join(str(x) for x in (
-            r["cities"], r["state"], "+".join(map(str, r["triggerer_peak_mib"])), r["triggerer_mib_per_city"],
+            r["cities"], r["state"], "+".join(map(str, r["triggerer_peak_mib"])) + f" ({r['triggerer_idle_mib']})",
+            r["triggerer_mib_per_city"], r["triggerer_added_mib_per_city"],
             r["cpu_ms_per_city_total"], c["scheduler loop"], c["task processes"], c["triggerer"],
             c["dag-processor"], c["api-server"], r["handoff_p50_s"], r["handoff_p99_s"], r["all_deferred_s"],
             f"{r['warm']}/{r['warm_plan']}", r["duplicates"], r["lost"],

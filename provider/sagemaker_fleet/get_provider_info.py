@@ -30,6 +30,7 @@ def get_provider_info() -> dict[str, Any]:
                 "integration-name": "SageMaker Fleet",
                 "python-modules": [
                     "sagemaker_fleet.operators.plan",
+                    "sagemaker_fleet.operators.cities",
                     "sagemaker_fleet.operators.training",
                     "sagemaker_fleet.operators.report",
                     "sagemaker_fleet.operators.outcome",

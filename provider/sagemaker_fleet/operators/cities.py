@@ -65,10 +65,13 @@ def city_state_keys(chunks: Sequence[Sequence[str]]) -> dict[str, str]:
     return {city: f"{train_task_id(k)}_{i}" for k, cities in enumerate(chunks) for i, city in enumerate(cities)}
 
 
-def unexpanded_states(states: Mapping[str, str | None], chunks: int) -> dict[str, str | None]:
-    """The states of training tasks that were never expanded (``{task_id: state}``: their plan task failed, so
-    Airflow left them ``upstream_failed`` with no instance per city)."""
-    return {train_task_id(k): states[train_task_id(k)] for k in range(chunks) if train_task_id(k) in states}
+def unexpanded_states(answers: Sequence[Mapping[str, str | None]]) -> dict[str, str | None]:
+    """The states of training tasks that were never expanded (``{task_id: state}``: their plan task or their
+    ``cities_<n>`` task failed, so Airflow left them ``upstream_failed``, or their list was empty and Airflow
+    skipped them, with no instance per city). ``answers[k]`` is ``get_task_states``' answer for chunk ``k``'s
+    training task *alone*: asked together, the unexpanded ``train_2`` and map index 2 of ``train`` would share the
+    key ``train_2``, and one state would hide the other."""
+    return {train_task_id(k): answer[train_task_id(k)] for k, answer in enumerate(answers) if train_task_id(k) in answer}
 
 
 class FleetCitiesOperator(BaseOperator):

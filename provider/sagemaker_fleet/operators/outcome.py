@@ -50,19 +50,24 @@ def outcome_message(failed: Mapping[str, str], total: int) -> str:
 
 def run_city_states(context: Context, chunks: int, plan_task_id: str) -> tuple[dict[str, str], dict[str, Any]]:
     """``({city: state key}, {state key: state})`` of this run's training task instances: the cities come from
-    the plan task's ``cities`` XComs (the map indexes), the states from Airflow. A training task that was never
-    expanded (its plan task failed) appears under its own task id, as a city named after it."""
+    the plan task's ``cities`` XComs (the map indexes), the states from Airflow, asked once per training task (an
+    unexpanded ``train_2`` has the key ``train_2`` of ``train``'s map index 2). A training task that was never
+    expanded (its plan task failed) and did not end done appears as a city named after it."""
     ti = context["ti"]
     run_id = context["run_id"]
     parts = [ti.xcom_pull(task_ids=plan_task_id, key=cities_xcom_key(k)) or [] for k in range(chunks)]
     keys = city_state_keys(parts)
-    by_run = ti.get_task_states(
-        dag_id=ti.dag_id, task_ids=[train_task_id(k) for k in range(chunks)], run_ids=[run_id]
-    )
-    states: dict[str, Any] = dict(by_run.get(run_id, {}))
-    for task_id, state in unexpanded_states(states, chunks).items():
+    answers = [
+        dict(ti.get_task_states(dag_id=ti.dag_id, task_ids=[train_task_id(k)], run_ids=[run_id]).get(run_id, {}))
+        for k in range(chunks)
+    ]
+    states: dict[str, Any] = {}
+    for k, answer in enumerate(answers):
+        states.update({key: state for key, state in answer.items() if key != train_task_id(k)})
+    for task_id, state in unexpanded_states(answers).items():
         if state not in DONE_STATES:
-            keys[f"(all cities of {task_id})"] = task_id
+            keys[f"(all cities of {task_id})"] = f"{task_id} (not expanded)"
+            states[f"{task_id} (not expanded)"] = state
     return keys, states
 
 

@@ -51,7 +51,7 @@ class UnfitPlanError(FleetFailure, ValueError):
 
 
 class TriggerContextError(FleetFailure, ValueError):
-    """A city trigger was given neither a run key nor a task context to take the run from."""
+    """A city trigger was given no run key (the training operator takes it from its task's context)."""
 
 
 class CityCannotTrainError(FleetFailure):

@@ -301,9 +301,8 @@ class RecordingTaskInstance:
 
 
 def worker_operator(city: str) -> FleetTrainingOperator:
-    return FleetTrainingOperator(
-        task_id=f"train_{city}", spec_path=str(QUICK), city=city, start_from_trigger=False
-    )
+    """The task whose trigger does not end it (a synchronous wait, ``dag.test()``): execute_complete does."""
+    return FleetTrainingOperator(task_id="train", spec_path=str(QUICK), city=city)
 
 
 def test_deferred_from_a_worker_it_fires_an_outcome_event_for_execute_complete(fast) -> None:

@@ -48,9 +48,7 @@ def tasks(spec_path: str) -> dict[str, Any]:
             context
         ),
         "release": lambda: FleetPoolReleaseOperator(task_id="release", spec_path=spec_path).execute(context),
-        "notify": lambda: FleetNotifyOperator(
-            task_id="notify", spec_path=spec_path, city_task_ids={}
-        ).execute(context),
+        "notify": lambda: FleetNotifyOperator(task_id="notify", spec_path=spec_path).execute(context),
         "run sensor": lambda: FleetRunSensor(task_id="run", spec_path=spec_path, run_key=RUN_KEY).poke(
             context
         ),

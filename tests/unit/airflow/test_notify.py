@@ -10,14 +10,15 @@ from airflow.sdk import BaseNotifier
 from sagemaker_fleet.dags.factory import NOTIFY_TASK_ID, OUTCOME_TASK_ID, build_fleet_dag
 from sagemaker_fleet.operators.notify import DEFAULT_MESSAGE, FleetNotifyOperator, render_message, run_summary
 
-TASKS = {"lima": "train_lima", "oslo": "train_oslo", "seoul": "train_seoul"}
+#: {city: its mapped task instance's key in get_task_states} (the plan's start order: lima, oslo, seoul)
+TASKS = {"lima": "train_0", "oslo": "train_1", "seoul": "train_2"}
 REPORT = {"totals": {"jobs": 4, "warm_starts": 2, "cold_starts": 2, "cost_usd": 1.5, "retained_cost_usd": 0.25,
                      "spot_savings_usd": 0.4}}
 URI = "s3://acme-ml/fleets/small/reports/20261201/report.html"
 
 
 def test_a_run_where_a_city_failed_says_which_and_what_it_cost() -> None:
-    states = {"train_lima": "success", "train_oslo": "failed", "train_seoul": "success"}
+    states = {"train_0": "success", "train_1": "failed", "train_2": "success"}
     summary = run_summary("small", "20261201", states, TASKS, REPORT, URI)
     assert (summary["outcome"], summary["trained"], summary["failed"]) == ("failed", 2, ["oslo"])
     assert render_message(DEFAULT_MESSAGE, summary) == (
@@ -52,24 +53,30 @@ class Recording(BaseNotifier):
 
 
 class FakeTI:
+    """The plan task's city list, the mapped training task's states as get_task_states keys them, the report."""
+
     dag_id = "d"
 
-    def __init__(self, states: dict[str, str]) -> None:
-        self.states = states
+    def __init__(self, states: list[str]) -> None:
+        self.states = states  # by map index
 
     def get_task_states(self, dag_id: str, task_ids: list[str], run_ids: list[str]) -> dict[str, dict[str, str]]:
-        return {run_ids[0]: {t: self.states[t] for t in task_ids}}
+        assert task_ids == ["train"]
+        return {run_ids[0]: {f"train_{i}": state for i, state in enumerate(self.states)}}
 
-    def xcom_pull(self, task_ids: str) -> Any:
+    def xcom_pull(self, task_ids: str, key: str = "return_value") -> Any:
+        if task_ids == "plan":
+            return list(TASKS) if key == "return_value" else None
+        assert task_ids == "cost_report"
         return REPORT
 
 
 @pytest.mark.parametrize(("oslo", "called"), [("success", "ok"), ("failed", "bad")])
 def test_the_success_or_the_failure_notifiers_get_the_rendered_summary(fleets_dir, oslo: str, called: str) -> None:
     ok, bad, broken = Recording("{{ fleet_summary.outcome }}: {{ fleet_message }}"), Recording("{{ fleet_summary.failed }}"), Recording("x", fail=True)
-    op = FleetNotifyOperator(task_id="notify", spec_path=str(fleets_dir / "small.yaml"), city_task_ids=TASKS,
-                             on_success=[ok], on_failure=[bad, broken])
-    ti = FakeTI({"train_lima": "success", "train_oslo": oslo, "train_seoul": "success"})
+    op = FleetNotifyOperator(task_id="notify", spec_path=str(fleets_dir / "small.yaml"), chunks=1,
+                             plan_task_id="plan", on_success=[ok], on_failure=[bad, broken])
+    ti = FakeTI(["success", oslo, "success"])
     result = op.execute({"ti": ti, "run_id": "scheduled__2026-12-01T00:00:00+00:00",  # type: ignore[arg-type]
                          "logical_date": None, "dag_run": None})
     if called == "ok":

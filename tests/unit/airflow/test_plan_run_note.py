@@ -111,7 +111,9 @@ def _plan(params: dict[str, Any]) -> tuple[Any, _TaskInstance]:
 
 def test_a_dry_run_of_three_cities_says_what_was_asked_planned_and_what_it_would_cost(api: FakeApi) -> None:
     picked = ["lima", "oslo", "seoul"]
-    summary, ti = _plan({"cities": picked, "spot": True, "instance_type": None, "dry_run": True})
+    cities, ti = _plan({"cities": picked, "spot": True, "instance_type": None, "dry_run": True})
+    assert sorted(cities) == picked  # returned in start order: the mapped training task expands over them
+    summary = ti.xcoms["summary"]
     assert summary["jobs"] == 3
     spec = apply_overrides(load_fleet_spec(SMALL), FleetOverrides(cities=tuple(picked)))
     estimate = estimate_plan_cost(
@@ -172,8 +174,9 @@ def test_the_note_uses_a_token_from_the_connections_login(
 
 def test_an_api_server_that_refuses_costs_the_note_not_the_plan(api: FakeApi, capsys) -> None:
     api.token = "needed-but-not-given"
-    summary, ti = _plan({"cities": ["lima"], "dry_run": False})
-    assert summary["jobs"] == 1
+    cities, ti = _plan({"cities": ["lima"], "dry_run": False})
+    assert cities == ["lima"]
+    assert ti.xcoms["summary"]["jobs"] == 1
     assert "plan" in ti.xcoms
     assert api.note == "typed by hand"
     log = capsys.readouterr().out  # the task log

@@ -4,7 +4,11 @@ operator leaves out what is at the trigger's default, so a default that differed
 from __future__ import annotations
 
 import inspect
+from types import SimpleNamespace
 from typing import Any
+
+import pytest
+from airflow.providers.common.compat.sdk import TaskDeferred
 
 from sagemaker_fleet.operators.training import FORWARDED, FleetTrainingOperator
 from sagemaker_fleet.triggers.city import FleetCityTrigger
@@ -46,8 +50,20 @@ def test_what_differs_from_the_triggers_defaults_reaches_it() -> None:
         "capacity_timeout_seconds": 99.0,
     }
     assert set(given) == set(FORWARDED)
-    operator = FleetTrainingOperator(task_id="train_oslo", **given, **AWS)
-    kwargs = operator.start_trigger_args.trigger_kwargs
-    assert kwargs == {**given, **AWS}  # end_from_trigger=True is the trigger's default: left out
+    operator = FleetTrainingOperator(task_id="train", **given, **AWS)
+    run_id = "scheduled__2026-11-29T00:00:00+00:00"
+    ti = SimpleNamespace(dag_id="d", run_id=run_id, try_number=1)
+    context = {"ti": ti, "run_id": run_id, "params": {"dry_run": True}}
+    with pytest.raises(TaskDeferred) as deferral:
+        operator.execute(context)
+    _, kwargs = deferral.value.trigger.serialize()
+    run = {"params": {"dry_run": True}, "try_id": f"{run_id}/1", "dag_id": "d", "run_id": run_id}
+    # end_from_trigger=True is the trigger's default: left out, as is every other default
+    assert {k: v for k, v in kwargs.items() if v != FleetCityTrigger.constructor_parameters()[k].default} == {
+        **given,
+        **AWS,
+        **run,
+    }
     trigger = FleetCityTrigger(**kwargs)
     assert {k: getattr(trigger, k) for k in (*given, *AWS)} == {**given, **AWS}
+    assert trigger.end_from_trigger is True

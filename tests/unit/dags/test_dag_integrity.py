@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
 
 import pytest
+from airflow.sdk import XComArg
+from airflow.sdk.definitions.mappedoperator import MappedOperator
+from airflow.serialization.serialized_objects import DagSerialization
 
 from sagemaker_fleet.dags.factory import (
     OUTCOME_TASK_ID,
     PLAN_TASK_ID,
     RELEASE_TASK_ID,
     build_fleet_dag,
-    train_task_id,
 )
 from sagemaker_fleet.fleetspec import load_fleet_spec
+from sagemaker_fleet.operators.cities import TRAIN_TASK_ID, FleetCitiesOperator
+from sagemaker_fleet.operators.training import FleetTrainingOperator
 from sagemaker_fleet.testing import assert_dag_folder_ok, check_dag_folder
 from sagemaker_fleet.testing.dag_integrity import ParseTimeAccessError, no_parse_time_access
-from sagemaker_fleet.triggers.city import FleetCityTrigger
 
 DAGS = Path(__file__).resolve().parents[3] / "dags"
 
@@ -53,30 +57,41 @@ def test_a_broken_fleet_yaml_is_reported(tmp_path: Path) -> None:
     )  # the field and its line, not just the file's name
 
 
-def test_daily_dag_has_one_training_task_per_city_started_from_the_triggerer() -> None:
+def test_daily_dag_trains_every_city_in_one_task_mapped_over_the_plans_order() -> None:
     spec_path = DAGS / "fleets" / "demo.yaml"
     spec = load_fleet_spec(spec_path)
     dag = build_fleet_dag(spec_path, dag_id="t", schedule="@daily")
-    trains = [t for t in dag.tasks if t.task_id.startswith("train_")]
-    assert sorted(t.task_id for t in trains) == sorted(train_task_id(c.name) for c in spec.cities)
+    assert set(dag.task_ids) == {PLAN_TASK_ID, TRAIN_TASK_ID, RELEASE_TASK_ID, "cost_report", OUTCOME_TASK_ID}
     plan = dag.get_task(PLAN_TASK_ID)
-    for train in trains:
-        assert train.start_from_trigger
-        assert train.start_trigger_args.trigger_cls == "sagemaker_fleet.triggers.city.FleetCityTrigger"
-        kwargs = train.start_trigger_args.trigger_kwargs
-        assert kwargs["city"] == train.city
-        assert kwargs["plan_task_id"] == PLAN_TASK_ID
-        # only what differs from the trigger's defaults travels (it is stored once per city): it ends the task
-        # itself and takes the run key from the run
-        assert "end_from_trigger" not in kwargs
-        assert "run_key" not in kwargs
-        assert FleetCityTrigger(**kwargs).end_from_trigger is True
-        assert train.upstream_task_ids == {plan.task_id}
-        assert [a.name for a in train.outlets] == ["citydemand-models"]
+    assert plan.chunks == 1
+    train = dag.get_task(TRAIN_TASK_ID)
+    # one mapped task over the plan's return value (the run's cities, first to start first), named by city
+    assert isinstance(train, MappedOperator)
+    assert train.operator_class is FleetTrainingOperator
+    expand = train.expand_input.value
+    assert set(expand) == {"city"}
+    assert isinstance(expand["city"], XComArg)
+    assert expand["city"].operator is plan
+    assert expand["city"].key == "return_value"
+    assert train.map_index_template == "{{ task.city }}"
+    assert train.upstream_task_ids == {PLAN_TASK_ID}
+    kwargs = train.partial_kwargs
+    assert kwargs["spec_path"] == str(spec_path)
+    assert kwargs["plan_task_id"] == PLAN_TASK_ID
+    assert kwargs["use_params"] is False
+    assert "start_from_trigger" not in kwargs
+    assert not train.start_from_trigger
+    assert [a.name for a in train.outlets] == ["citydemand-models"]
+    # each city's instance defers at once and is ended from the triggerer
+    city = train.unmap({"city": spec.cities[0].name})
+    assert isinstance(city, FleetTrainingOperator)
+    assert city.deferrable is True
+    assert not city.start_from_trigger
+    assert city.city == spec.cities[0].name
     # every city has had its turn: the run's idle pools are ended, then the report sees final idle time
     release = dag.get_task(RELEASE_TASK_ID)
     assert release.trigger_rule == "all_done"
-    assert set(release.upstream_task_ids) == {t.task_id for t in trains}
+    assert set(release.upstream_task_ids) == {TRAIN_TASK_ID}
     assert release.carry_pools is False
     report = dag.get_task("cost_report")
     assert report.trigger_rule == "all_done"
@@ -85,28 +100,82 @@ def test_daily_dag_has_one_training_task_per_city_started_from_the_triggerer() -
     # the run's state: the outcome (the other leaf) fails it when a city did not train
     outcome = dag.get_task(OUTCOME_TASK_ID)
     assert outcome.trigger_rule == "all_done"
-    assert set(outcome.upstream_task_ids) == {t.task_id for t in trains}
-    assert outcome.city_task_ids == {c.name: train_task_id(c.name) for c in spec.cities}
+    assert set(outcome.upstream_task_ids) == {TRAIN_TASK_ID}
+    assert (outcome.chunks, outcome.plan_task_id) == (1, PLAN_TASK_ID)
     assert {t.task_id for t in dag.tasks if not t.downstream_task_ids} == {"cost_report", OUTCOME_TASK_ID}
     assert dag.max_active_runs == 1
-    assert dag.max_active_tasks >= len(trains)  # every city waits deferred from the run's start
+    assert dag.max_active_tasks >= len(spec.cities)  # every city waits deferred from the run's start
+
+
+def fleet_file(tmp_path: Path, cities: int) -> Path:
+    path = tmp_path / f"fleet{cities}.yaml"
+    path.write_text(
+        (DAGS / "fleets" / "small.yaml").read_text(encoding="utf-8").split("\ncities:\n")[0]
+        + "\ncities:\n"
+        + "".join(f'  - {{name: c{i:04d}, train_s3_uri: "s3://acme-ml/data/c{i:04d}/"}}\n' for i in range(cities)),
+        encoding="utf-8",
+    )
+    assert len(load_fleet_spec(path).cities) == cities
+    return path
+
+
+def test_the_dags_tasks_do_not_grow_with_the_fleet(tmp_path: Path) -> None:
+    small = build_fleet_dag(fleet_file(tmp_path, 3), dag_id="s")
+    large = build_fleet_dag(fleet_file(tmp_path, 1500), dag_id="l")
+    assert set(large.task_ids) == set(small.task_ids) | {"cities_2", "train_2"}
+    assert len(small.tasks) == 5
+    plan = large.get_task(PLAN_TASK_ID)
+    assert plan.chunks == 2
+    # past a thousand (Airflow's max_map_length is 1,024): cities_2 hands the plan's XCom cities_2 to train_2
+    cities = large.get_task("cities_2")
+    assert isinstance(cities, FleetCitiesOperator)
+    assert (cities.plan_task_id, cities.chunk) == (PLAN_TASK_ID, 1)
+    assert cities.upstream_task_ids == {PLAN_TASK_ID}
+    second = large.get_task("train_2")
+    assert isinstance(second, MappedOperator)
+    assert second.expand_input.value["city"].operator is cities
+    assert second.map_index_template == "{{ task.city }}"
+    assert second.upstream_task_ids == {PLAN_TASK_ID, "cities_2"}
+    assert large.get_task(TRAIN_TASK_ID).expand_input.value["city"].operator is plan
+    trains = {TRAIN_TASK_ID, "train_2"}
+    assert set(large.get_task(RELEASE_TASK_ID).upstream_task_ids) == trains
+    outcome = large.get_task(OUTCOME_TASK_ID)
+    assert set(outcome.upstream_task_ids) == trains
+    assert outcome.chunks == 2
+    assert large.max_active_tasks >= 1500
+
+
+@pytest.mark.parametrize("manual", [False, True])
+def test_no_task_starts_from_the_trigger_and_no_trigger_kwargs_are_serialized(tmp_path: Path, manual: bool) -> None:
+    """Airflow 3.3 ships the whole serialized DAG to the triggerer for every start-from-trigger task; the fleet's
+    tasks defer from workers, so the serialized DAG carries no trigger."""
+    for cities in (3, 1500):
+        dag = build_fleet_dag(fleet_file(tmp_path, cities), dag_id=f"d{cities}", manual=manual)
+        assert not any(t.start_from_trigger for t in dag.tasks)
+        assert all(t.start_trigger_args is None for t in dag.tasks)
+        serialized = DagSerialization.to_dict(dag)
+        text = json.dumps(serialized)
+        assert "FleetCityTrigger" not in text
+        assert "trigger_kwargs" not in text
+        assert not any(t["__var"].get("start_from_trigger") for t in serialized["dag"]["tasks"])
+        assert not any(t["__var"].get("start_trigger_args") for t in serialized["dag"]["tasks"])
+
+
+def test_the_serialized_dag_does_not_grow_with_the_fleet(tmp_path: Path) -> None:
+    """No city is named in the scheduled DAG (the manual one's form lists them, in every task's params): 1,500
+    cities cost two tasks more than 3, not a task each."""
+    small, large = (
+        json.dumps(DagSerialization.to_dict(build_fleet_dag(fleet_file(tmp_path, n), dag_id="d")))
+        for n in (3, 1500)
+    )
+    assert "c0002" not in small
+    assert "c0002" not in large
+    assert len(large) < 1.5 * len(small)
 
 
 def test_pools_can_be_carried_to_the_next_scheduled_run() -> None:
     dag = build_fleet_dag(DAGS / "fleets" / "small.yaml", dag_id="c", schedule="@hourly", carry_pools=True)
     assert dag.get_task(RELEASE_TASK_ID).carry_pools is True
-
-
-def test_training_tasks_can_start_on_workers_instead() -> None:
-    dag = build_fleet_dag(DAGS / "fleets" / "small.yaml", dag_id="w", start_from_trigger=False)
-    trains = [t for t in dag.tasks if t.task_id.startswith("train_")]
-    assert trains
-    assert not any(t.start_from_trigger for t in trains)
-
-
-def test_city_task_ids_are_unique_and_valid() -> None:
-    assert train_task_id("sao-paulo") == "train_sao_paulo"
-    assert len({train_task_id(c) for c in ("a-b", "ab", "a-b-c", "a-bc")}) == 4
 
 
 def test_manual_dag_has_the_trigger_form() -> None:
@@ -143,8 +212,9 @@ def test_manual_dag_has_the_trigger_form() -> None:
     for picked in (None, ["not-a-city"], "lima,oslo"):  # cleared picker, REST API, CLI: the plan task decides
         dag.params["cities"] = picked
         dag.params.validate()
-    train = next(t for t in dag.tasks if t.task_id.startswith("train_"))
-    assert train.start_trigger_args.trigger_kwargs["use_params"] is True
+    train = dag.get_task(TRAIN_TASK_ID)
+    assert train.partial_kwargs["use_params"] is True
+    assert dag.get_task(PLAN_TASK_ID).use_params is True
 
 
 def test_the_500_city_fleet_offers_every_city_in_the_picker() -> None:

@@ -41,7 +41,7 @@ def test_every_operator_sensor_trigger_and_hook_module_is_listed() -> None:
     from airflow.triggers.base import BaseTrigger
 
     operators = _defining("operators", BaseOperator)
-    assert operators >= {"sagemaker_fleet.operators.plan", "sagemaker_fleet.operators.training",
+    assert operators >= {"sagemaker_fleet.operators.plan", "sagemaker_fleet.operators.cities", "sagemaker_fleet.operators.training",
                          "sagemaker_fleet.operators.report", "sagemaker_fleet.operators.outcome",
                          "sagemaker_fleet.operators.release", "sagemaker_fleet.operators.notify"}
     assert _listed("operators") == operators

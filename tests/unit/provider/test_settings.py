@@ -11,6 +11,7 @@ import pytest
 from sagemaker_fleet import settings
 from sagemaker_fleet.dags import build_fleet_dag
 from sagemaker_fleet.get_provider_info import get_provider_info
+from sagemaker_fleet.operators.cities import TRAIN_TASK_ID
 
 DEMO = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "demo.yaml"
 LEGACY = ("SAGEMAKER_FLEET_POLL_INTERVAL", "SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS", "SAGEMAKER_FLEET_REPORT_DIR")
@@ -23,7 +24,8 @@ def clean_env(monkeypatch):
 
 
 def training_task(dag):
-    return next(t for t in dag.tasks if t.task_id.startswith("train_"))
+    """The training task of one city as a worker runs it: the DAG's mapped ``train`` task, unmapped."""
+    return dag.get_task(TRAIN_TASK_ID).unmap({"city": "any-city"})
 
 
 def test_the_provider_info_declares_every_option_with_its_default() -> None:

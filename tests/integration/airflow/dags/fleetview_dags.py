@@ -9,5 +9,4 @@ from sagemaker_fleet.dags import build_fleet_dag
 dag = build_fleet_dag(
     Path(__file__).resolve().parents[1] / "fleets" / "quick.yaml",
     dag_id="fleetview_quick",
-    start_from_trigger=False,
 )
