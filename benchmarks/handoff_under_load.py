@@ -115,17 +115,6 @@ def main() -> None:  # noqa: C901 - a linear script
     parser.add_argument(
         "--throttle", type=float, default=0.0, help="share of API calls the simulator throttles"
     )
-    parser.add_argument(
-        "--select-per-loop",
-        type=int,
-        default=None,
-        help="[triggerer] max_trigger_to_select_per_loop (Airflow's default: 50)",
-    )
-    parser.add_argument(
-        "--worker-start",
-        action="store_true",
-        help="build_fleet_dag(start_from_trigger=False): city tasks start on workers, then defer",
-    )
     args = parser.parse_args()
 
     from orchestration_latency import percentile, planned_handoffs
@@ -148,7 +137,7 @@ def main() -> None:  # noqa: C901 - a linear script
         (dags / "load_dag.py").write_text(
             '"""airflow dag: the load fleet."""\nfrom sagemaker_fleet.dags import build_fleet_dag\n'
             f"dag = build_fleet_dag({str(path)!r}, dag_id='load', poll_interval={args.poll!r}, "
-            f"capacity_retry_seconds=3.0, start_from_trigger={not args.worker_start!r})\n"
+            "capacity_retry_seconds=3.0)\n"
         )
         config = engine_config(spec, SimulateOptions(seed=args.seed))
         book = PriceBook(region=spec.region, table=load_price_table(), spec_prices=spec.prices)
@@ -169,14 +158,7 @@ def main() -> None:  # noqa: C901 - a linear script
                 sql_alchemy_conn=database(f"sf_load_{os.getpid()}"),
                 celery_broker_url=broker,
                 parallelism=16,
-                extra_env={
-                    "AIRFLOW__TRIGGERER__CAPACITY": str(max(1000, args.cities + 10)),
-                    **(
-                        {"AIRFLOW__TRIGGERER__MAX_TRIGGER_TO_SELECT_PER_LOOP": str(args.select_per_loop)}
-                        if args.select_per_loop
-                        else {}
-                    ),
-                },
+                extra_env={"AIRFLOW__TRIGGERER__CAPACITY": str(max(1000, args.cities + 10))},
             )
             with LocalAirflowStack(settings) as stack:
                 stack.wait_for_dag("load", timeout=300)
@@ -231,12 +213,9 @@ def main() -> None:  # noqa: C901 - a linear script
         )
         p = predicted.to_json()
 
-        start = "workers, then deferred" if args.worker_start else "the triggerer"
-        if args.select_per_loop:
-            start += f" ({args.select_per_loop} new triggers per triggerer loop)"
         print(
             f"\n{args.cities} cities, width {args.width}, speed {args.speed:g}×, {args.executor}, "
-            f"poll {args.poll:g} s real, tasks start in {start}: run {state} in {wall:.0f} s"
+            f"poll {args.poll:g} s real: run {state} in {wall:.0f} s"
         )
         print(f"planned hand-offs measured: {len(gaps)} (every one, pool reused or not)")
         print("            P50      P90      P99      max")
