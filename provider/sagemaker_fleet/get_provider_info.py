@@ -47,6 +47,7 @@ def get_provider_info() -> dict[str, Any]:
                 "integration-name": "SageMaker Fleet",
                 "python-modules": [
                     "sagemaker_fleet.triggers.city",
+                    "sagemaker_fleet.triggers.defaults",
                     "sagemaker_fleet.triggers.fleet",
                     "sagemaker_fleet.triggers.conditions",
                 ],

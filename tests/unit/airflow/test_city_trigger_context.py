@@ -23,6 +23,7 @@ from sagemaker_fleet.dags.factory import PLAN_TASK_ID
 from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.operators.cities import TRAIN_TASK_ID
 from sagemaker_fleet.triggers.city import FleetCityTrigger, TriggerContextError
+from sagemaker_fleet.triggers.defaults import AWS_CONNECTION_FIELDS, CITY_TRIGGER_DEFAULTS, TriggerHandle
 
 DEMO = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "demo.yaml"
 LOGICAL = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
@@ -45,12 +46,15 @@ def deferred(run_type: str = "scheduled", try_number: int = 2, *, manual: bool =
     with pytest.raises(TaskDeferred) as deferral:
         task.execute(context)
     assert deferral.value.method_name == "execute_complete"
-    return deferral.value.trigger, city
+    handle = deferral.value.trigger
+    assert isinstance(handle, TriggerHandle)  # the worker never imports the trigger's module
+    classpath, kwargs = handle.serialize()
+    assert classpath == f"{FleetCityTrigger.__module__}.{FleetCityTrigger.__qualname__}"
+    return FleetCityTrigger(**kwargs), city  # what the triggerer builds from the row
 
 
 def test_the_run_comes_from_the_task_context_on_the_worker() -> None:
     trigger, city = deferred(try_number=3)
-    assert isinstance(trigger, FleetCityTrigger)
     assert trigger.city == city
     run = trigger._run_info()
     assert run.run_key == "20261129"
@@ -90,3 +94,15 @@ def test_without_a_run_key_the_trigger_says_so() -> None:
         trigger._run_info()
     assert issubclass(TriggerContextError, ValueError)
     assert "render_template_fields" not in vars(FleetCityTrigger)  # no context path left to take the run from
+
+
+def test_the_defaults_a_worker_knows_are_the_triggers_own() -> None:
+    """triggers/defaults.py stands in for the trigger on a worker (which does not import it): it must agree."""
+    import inspect
+
+    own = {
+        name: parameter.default
+        for name, parameter in FleetCityTrigger.constructor_parameters().items()
+        if parameter.default is not inspect.Parameter.empty and name not in AWS_CONNECTION_FIELDS
+    }
+    assert dict(CITY_TRIGGER_DEFAULTS) == own
