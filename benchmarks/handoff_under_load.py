@@ -68,6 +68,19 @@ def database(name: str) -> str:
     return f"postgresql+psycopg2://{PG['user']}@{PG['host']}:{PG['port']}/{name}"
 
 
+def rss_kib(stack, component: str) -> int:
+    """Resident memory of a component's process tree now (KiB, from ``/proc``)."""
+    total = 0
+    for pid in [stack.processes[component].pid, *stack.descendants(component)]:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total
+
+
 class PeakRss:
     """Samples the resident memory of a process tree (the triggerer) every second."""
 
@@ -79,17 +92,9 @@ class PeakRss:
     def _run(self) -> None:
         while not self._stop.wait(1.0):
             try:
-                pids = [self.stack.processes[self.component].pid, *self.stack.descendants(self.component)]
+                total = rss_kib(self.stack, self.component)
             except KeyError:
                 continue
-            total = 0
-            for pid in pids:
-                try:
-                    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                        if line.startswith("VmRSS:"):
-                            total += int(line.split()[1])
-                except OSError:
-                    continue
             self.peak_kib = max(self.peak_kib, total)
 
     def __enter__(self) -> PeakRss:

@@ -26,7 +26,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from handoff_under_load import PeakRss, database, fleet_file
+from handoff_under_load import PeakRss, database, fleet_file, rss_kib
 from orchestration_latency import percentile, planned_handoffs
 
 DEFERRED_OR_LATER = ("deferred", "success", "failed", "skipped", "up_for_retry")
@@ -67,19 +67,6 @@ class DeferralClock:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
-
-
-def rss_kib(stack: Any, component: str) -> int:
-    """Resident memory of a component's process tree now (KiB)."""
-    total = 0
-    for pid in [stack.processes[component].pid, *stack.descendants(component)]:
-        try:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1])
-        except OSError:
-            continue
-    return total
 
 
 def run_size(cities: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
