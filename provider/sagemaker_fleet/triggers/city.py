@@ -117,6 +117,15 @@ def _keep_alive_at_create(
     return keep_alive
 
 
+def job_link_xcoms(region: str | None, domain: str | None, job_name: str) -> dict[str, Any]:
+    """The XComs of a city task's two extra links: each link's parameters under its ``key`` (what ``get_link`` reads
+    on a worker) and its URL under its ``xcom_key``, which is all Airflow's UI and REST API read. A task runner writes
+    the URLs when a task ends on a worker; a task ended from the triggerer has none unless its event carries them."""
+    value = {"region_name": region, "aws_domain": domain, "job_name": job_name}
+    links = (SageMakerTrainingJobLink(), TrainingJobLogsLink())
+    return {**{link.key: value for link in links}, **{link.xcom_key: link.format_link(**value) for link in links}}
+
+
 class FleetCityTrigger(RunPollerTrigger):
     """Train one city of a fleet run (see the module docstring).
 
@@ -476,8 +485,7 @@ class FleetCityTrigger(RunPollerTrigger):
         except Exception as exc:  # noqa: BLE001 - links are a convenience; the result stands without them
             self.log.warning("%s: no console links (%s)", self.city, exc)
             return {}
-        value = {"region_name": region, "aws_domain": domain, "job_name": job_name}
-        return {SageMakerTrainingJobLink.key: value, TrainingJobLogsLink.key: value}
+        return job_link_xcoms(region, domain, job_name)
 
     def _result(self, spec: FleetSpec, run: RunInfo, history: list[Description]) -> dict[str, Any]:
         return {

@@ -310,7 +310,12 @@ def test_deferred_from_a_worker_it_fires_an_outcome_event_for_execute_complete(f
     assert type(event).__name__ == "TriggerEvent"
     assert event.payload["status"] == "success"
     assert event.payload["result"]["job_name"] == f"quick-seoul-{RUN_KEY}"
-    assert set(event.payload["links"]) == {"sagemaker_fleet_training_job", "sagemaker_fleet_training_logs"}
+    assert set(event.payload["links"]) == {
+        "sagemaker_fleet_training_job",
+        "sagemaker_fleet_training_logs",
+        "_link_SageMakerTrainingJobLink",  # the URLs Airflow's UI reads, for a task ended from the triggerer
+        "_link_TrainingJobLogsLink",
+    }
 
     ti = RecordingTaskInstance()  # the task's return value is the result; the links become its XComs
     assert worker_operator("seoul").execute_complete({"ti": ti}, event.payload) == event.payload["result"]
