@@ -13,7 +13,6 @@ a group in the sweep that sees one of its jobs end. docs/concepts.md says why (A
 from __future__ import annotations
 
 import datetime as dt
-import importlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,19 +26,6 @@ from sagemaker_fleet.operators.training import FleetTrainingOperator
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
-
-#: What the whole DAG imports beyond this module: loaded here, at import, except in a city task's process. The
-#: dag-processor imports a DAG file's imports once before it forks a process per parse, so its parses (every
-#: few minutes, and one for each city ended in the triggerer) find them loaded; a city's task process skips them.
-_FLEET_DAG_MODULES = (
-    "sagemaker_fleet.dags.form",
-    "sagemaker_fleet.fleetspec.cache",
-    "sagemaker_fleet.operators.notify",
-    "sagemaker_fleet.operators.outcome",
-    "sagemaker_fleet.operators.plan",
-    "sagemaker_fleet.operators.release",
-    "sagemaker_fleet.operators.report",
-)
 
 DEFAULT_ARGS: dict[str, Any] = {"owner": "ml-platform", "retries": 2, "retry_delay": dt.timedelta(minutes=1)}
 PLAN_TASK_ID = "plan"
@@ -116,12 +102,6 @@ def build_fleet_dag(
     spec = load_fleet_spec_cached(spec_path)
     return _fleet_dag(spec, spec_path, dag_id, schedule, start_date, manual, tags, default_args, city_task,
                       report_dir, api_conn_id, carry_pools, on_success, on_failure, notice, dag_kwargs)
-
-
-def _preload() -> None:
-    if not _is_city_task(get_parsing_context().task_id):
-        for module in _FLEET_DAG_MODULES:
-            importlib.import_module(module)
 
 
 def _is_city_task(task_id: str | None) -> bool:
@@ -266,6 +246,3 @@ def _fleet_dag(  # noqa: PLR0913 - the factory's own arguments, passed on
             # tasks, so the outcome must stay one of them; the notice reads the cities' states itself
             report >> notify
     return dag
-
-
-_preload()
