@@ -17,3 +17,9 @@ from __future__ import annotations
 
 class SageMakerFleetError(Exception):
     """Base class of the errors sagemaker-fleet raises (the simulator's and the test helpers' included)."""
+
+
+class ForeignJobError(SageMakerFleetError, RuntimeError):
+    """A training job of the requested name exists but its ownership tags say it is not this fleet's city and run
+    (another fleet, or a job made by hand): it is never attached to. (Defined here, not beside the hook that raises
+    it, so that code which only catches it does not import boto3.)"""

@@ -17,7 +17,7 @@ from airflow.providers.amazon.aws.hooks.base_aws import AwsBaseHook
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.errors import SageMakerFleetError
+from sagemaker_fleet.errors import ForeignJobError, SageMakerFleetError
 from sagemaker_fleet.jobs.paging import PagedListing
 
 if TYPE_CHECKING:
@@ -38,11 +38,6 @@ DEFAULT_RETRIES: dict[str, Any] = {"mode": "adaptive", "max_attempts": 10}
 
 class CapacityUnavailableError(SageMakerFleetError, RuntimeError):
     """CreateTrainingJob was refused with ResourceLimitExceeded: the instance or spot quota is in use now."""
-
-
-class ForeignJobError(SageMakerFleetError, RuntimeError):
-    """A training job of the requested name exists but its ownership tags say it is not this fleet's city and run
-    (another fleet, or a job made by hand): it is never attached to."""
 
 
 def _tag_dict(tags: Any) -> dict[str, str]:

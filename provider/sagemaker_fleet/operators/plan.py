@@ -6,8 +6,6 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
-from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
-from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
 from airflow.providers.common.compat.sdk import AirflowFailException
 
 from sagemaker_fleet.cost import PriceBook
@@ -17,13 +15,13 @@ from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.names import context_run_key, reports_s3_prefix, split_s3_uri
 from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
-from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
 from sagemaker_fleet.operators.cities import cities_xcom_key, split_cities
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID, write_run_note
 from sagemaker_fleet.plan import DurationHistory, plan_fleet
 from sagemaker_fleet.plan.errors import PlanError
 from sagemaker_fleet.runnote import asked_line, cost_line, dry_run_line, plan_line, refused_line
-from sagemaker_fleet.triggers.city import PLAN_XCOM_KEY
+from sagemaker_fleet.triggers.defaults import PLAN_XCOM_KEY
 from sagemaker_fleet.triggers.errors import UnplannableFleetError, fleet_spec, unusable
 
 #: The XCom key of the plan's summary (cities, starts, makespan).
@@ -49,7 +47,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.plan import FleetPlan
 
 
-class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
+class PlanFleetOperator(FleetAwsOperator):
     """Plan this run of the fleet: the order and keep-alive its training tasks dispatch by.
 
     The plan is pushed under the XCom key ``plan`` (the training triggers read it once per run and triggerer) and
@@ -66,7 +64,6 @@ class PlanFleetOperator(AwsBaseOperator[SageMakerFleetHook]):
         (:mod:`sagemaker_fleet.operators.run_note`).
     """
 
-    aws_hook_class = SageMakerFleetHook
     template_fields: Sequence[str] = aws_template_fields("spec_path")
 
     def __init__(

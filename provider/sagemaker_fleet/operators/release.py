@@ -13,13 +13,10 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
-from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
-
 from sagemaker_fleet.cost.report import RunJobIndex
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
-from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.jobs.release import IdlePool, PoolRelease, idle_pool, release_decision
+from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
 from sagemaker_fleet.operators.training import context_run_key
 from sagemaker_fleet.triggers.errors import fleet_spec
 
@@ -27,7 +24,7 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 
 
-class FleetPoolReleaseOperator(AwsBaseOperator[SageMakerFleetHook]):
+class FleetPoolReleaseOperator(FleetAwsOperator):
     """End (keep-alive 0) every ``Available`` warm pool of this run's jobs; runs with ``trigger_rule="all_done"``
     after the training tasks, before the cost report, so the report sees the idle time as final.
 
@@ -40,7 +37,6 @@ class FleetPoolReleaseOperator(AwsBaseOperator[SageMakerFleetHook]):
     instance-seconds of idle time the ended ones would still have been billed for. The cost report shows it.
     """
 
-    aws_hook_class = SageMakerFleetHook
     template_fields: Sequence[str] = aws_template_fields("spec_path")
 
     def __init__(

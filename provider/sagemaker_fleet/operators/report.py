@@ -8,8 +8,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from airflow.providers.amazon.aws.operators.base_aws import AwsBaseOperator
-from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
 from airflow.providers.common.compat.sdk import AirflowSkipException
 
 from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, report_json
@@ -21,8 +19,8 @@ from sagemaker_fleet.cost.summary import summary_lines
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.names import report_s3_uri, split_s3_uri
 from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
-from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.links.fleet import FleetCostReportLink
+from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
 from sagemaker_fleet.operators.training import context_run_key
 from sagemaker_fleet.triggers.errors import fleet_spec
 
@@ -30,7 +28,7 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 
 
-class FleetCostReportOperator(AwsBaseOperator[SageMakerFleetHook]):
+class FleetCostReportOperator(FleetAwsOperator):
     """Price every submission of this run (failed and re-submitted ones too) and publish report.json/csv/html.
 
     Runs with ``trigger_rule="all_done"`` in the fleet DAG, so a run with failures still gets its report.
@@ -44,7 +42,6 @@ class FleetCostReportOperator(AwsBaseOperator[SageMakerFleetHook]):
         shows how much idle time that saved.
     """
 
-    aws_hook_class = SageMakerFleetHook
     template_fields: Sequence[str] = aws_template_fields("spec_path", "out_dir")
     operator_extra_links = (FleetCostReportLink(),)
 

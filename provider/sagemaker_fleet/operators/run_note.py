@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from airflow.providers.common.compat.sdk import AirflowNotFoundException, BaseHook, conf
 
-from sagemaker_fleet.runnote import RunNoteClient, RunNoteError, compose_note
+if TYPE_CHECKING:
+    from sagemaker_fleet.runnote import RunNoteClient
+
+# The note's client and text (and the cost package the text formats with) are imported when a note is written, not
+# with this module: the DAG factory imports it for DEFAULT_API_CONN_ID, also when a worker parses the file for one
+# city's task.
 
 DEFAULT_API_CONN_ID = "airflow_api"
 
@@ -31,6 +36,8 @@ def _from_config() -> str:
 
 def note_client(api_conn_id: str | None) -> RunNoteClient:
     """The client for the run-note calls (see the module docstring)."""
+    from sagemaker_fleet.runnote import RunNoteClient
+
     try:
         conn = BaseHook.get_connection(api_conn_id) if api_conn_id else None
     except AirflowNotFoundException:
@@ -47,6 +54,8 @@ def note_client(api_conn_id: str | None) -> RunNoteClient:
 def write_run_note(context: Mapping[str, Any], lines: Sequence[str], api_conn_id: str | None,
                    log: logging.Logger | Any) -> bool:
     """Put ``lines`` in the note of the context's run, under what the person typed there; log them either way."""
+    from sagemaker_fleet.runnote import RunNoteError, compose_note
+
     ti = context["ti"]
     for line in lines:
         log.info("run note: %s", line)

@@ -50,7 +50,12 @@ from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
-from sagemaker_fleet.triggers.defaults import CAPACITY_RETRY_SECONDS, CAPACITY_TIMEOUT_SECONDS, POLL_INTERVAL
+from sagemaker_fleet.triggers.defaults import (
+    CAPACITY_RETRY_SECONDS,
+    CAPACITY_TIMEOUT_SECONDS,
+    PLAN_XCOM_KEY,
+    POLL_INTERVAL,
+)
 from sagemaker_fleet.triggers.errors import TriggerContextError, UnfitPlanError, retry_cannot_help
 from sagemaker_fleet.triggers.poller import FleetPoller, watch_deadline, watch_until_terminal
 
@@ -60,8 +65,6 @@ if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
     from sagemaker_fleet.jobs.record import Description
 
-#: The XCom key under which the plan task publishes the run's plan.
-PLAN_XCOM_KEY = "plan"
 #: Seconds between the task log's "still waiting" lines.
 WAIT_LOG_EVERY = 300.0
 #: A city that waits this long for its turn says why (not at once: hundreds of cities wait at a run's start).

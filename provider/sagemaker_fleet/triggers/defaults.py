@@ -16,6 +16,8 @@ from airflow.triggers.base import BaseTrigger, TriggerEvent
 
 #: The city trigger's classpath, as the triggerer imports it.
 CITY_TRIGGER_CLASSPATH = "sagemaker_fleet.triggers.city.FleetCityTrigger"
+#: The XCom key under which the plan task publishes the run's plan (the city triggers read it).
+PLAN_XCOM_KEY = "plan"
 #: The AWS connection parameters a fleet trigger carries, as its constructor and ``AwsBaseOperator`` name them.
 AWS_CONNECTION_FIELDS = ("aws_conn_id", "region_name", "verify", "botocore_config")
 #: Seconds between the run's sweeps; the base back-off while the instance quota is in use (ResourceLimitExceeded),

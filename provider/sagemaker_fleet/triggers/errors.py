@@ -15,11 +15,10 @@ from typing import TYPE_CHECKING
 
 from airflow.providers.common.compat.sdk import AirflowFailException
 
-from sagemaker_fleet.errors import SageMakerFleetError
+from sagemaker_fleet.errors import ForeignJobError, SageMakerFleetError
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.fleetspec.names import InvalidRunKeyError
-from sagemaker_fleet.hooks.fleet import ForeignJobError
 from sagemaker_fleet.plan.errors import PlanError, PlanFormatError
 
 if TYPE_CHECKING:

@@ -39,7 +39,7 @@ def test_the_walk_finds_the_errors_it_should() -> None:
     assert len(errors) >= 19
     for name in (
         "sagemaker_fleet.fleetspec.errors.FleetSpecError",
-        "sagemaker_fleet.hooks.fleet.ForeignJobError",
+        "sagemaker_fleet.errors.ForeignJobError",
         "sagemaker_fleet.cost.errors.PriceListError",
         *SERVER_INTERNAL,
     ):
@@ -64,7 +64,7 @@ def test_every_public_error_derives_from_the_root() -> None:
         ("sagemaker_fleet.plan.errors.PlanFormatError", ValueError),
         ("sagemaker_fleet.plan.errors.HistoryError", ValueError),
         ("sagemaker_fleet.hooks.fleet.CapacityUnavailableError", RuntimeError),
-        ("sagemaker_fleet.hooks.fleet.ForeignJobError", RuntimeError),
+        ("sagemaker_fleet.errors.ForeignJobError", RuntimeError),
         ("sagemaker_fleet.operators.plan.PlanMismatchError", AirflowFailException),
         ("sagemaker_fleet.operators.plan.RefusedParamsError", AirflowFailException),
         ("sagemaker_fleet.triggers.errors.FleetFailure", AirflowFailException),

@@ -1,0 +1,69 @@
+"""FleetAwsOperator: the base of the fleet's operators that call AWS from a worker (plan, pool release, report).
+
+It takes the AWS connection as the Amazon provider's ``AwsBaseOperator`` does (``aws_conn_id``, ``region_name``,
+``verify``, ``botocore_config``; the first three templated) and gives a ``hook``, but imports neither the Amazon
+provider's hooks nor boto3 until ``hook`` is first read, on the worker that runs the task. A module that defines a
+fleet DAG imports these operators and is parsed often: by the dag-processor on every change, and once more after each
+city that ends in the triggerer (Airflow sends the task's callbacks to the dag-processor, which parses the whole file
+for them even when the task has none). Importing boto3 and the provider's hooks there cost about 0.8 s of CPU per
+parse, measured (docs/benchmarks.md, "What a parse of the fleet DAG costs").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from airflow.sdk import BaseOperator
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+
+#: The AWS connection's templated fields (as ``aws_template_fields`` in the Amazon provider has them).
+AWS_TEMPLATE_FIELDS = ("aws_conn_id", "region_name", "verify")
+
+
+def aws_template_fields(*fields: str) -> tuple[str, ...]:
+    """``fields`` with the connection's templated fields, sorted (the Amazon provider's helper, without importing
+    it)."""
+    return tuple(sorted({*AWS_TEMPLATE_FIELDS, *fields}))
+
+
+class FleetAwsOperator(BaseOperator):
+    """An operator with an AWS connection and a lazily made :class:`SageMakerFleetHook`.
+
+    :param aws_conn_id: the Airflow connection for AWS credentials (``None``: boto3's default chain).
+    :param region_name: the AWS region (default: the connection's, then boto3's).
+    :param verify: whether to verify SSL certificates, or a CA bundle's path.
+    :param botocore_config: a botocore ``Config`` as a dict (the Amazon provider's ``config``).
+    """
+
+    template_fields: Sequence[str] = aws_template_fields()
+
+    def __init__(
+        self,
+        *,
+        aws_conn_id: str | None = "aws_default",
+        region_name: str | None = None,
+        verify: bool | str | None = None,
+        botocore_config: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.aws_conn_id = aws_conn_id
+        self.region_name = region_name
+        self.verify = verify
+        self.botocore_config = botocore_config
+
+    @cached_property
+    def hook(self) -> SageMakerFleetHook:
+        """The fleet's SageMaker hook for this task's connection (made, and boto3 imported, on first use)."""
+        from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+
+        return SageMakerFleetHook(
+            aws_conn_id=self.aws_conn_id,
+            region_name=self.region_name,
+            verify=self.verify,
+            config=self.botocore_config,
+        )
