@@ -55,7 +55,7 @@ CREATION_MARGIN = dt.timedelta(minutes=5)
 HANDOFF_INTERVAL = 10.0
 
 
-def _timestamp(value: object) -> dt.datetime | None:
+def as_datetime(value: object) -> dt.datetime | None:
     """A CreationTime as boto3 gives it (datetime) or as the simulator's engine does (epoch seconds)."""
     if isinstance(value, dt.datetime):
         return value
@@ -117,10 +117,10 @@ class RunTracker:
         self.jobs: dict[str, JobState] = {}
         self.latest: dict[str, JobState] = {}  # city → its highest attempt seen
         self.pending: dict[str, int] = {}  # city → attempt admitted (or created) but not yet listed
-        self.released: set[str] = set()  # jobs whose idle pool was ended on purpose
-        self.tail_released: set[str] = (
-            set()
-        )  # running jobs given keep-alive 0 (their group has no city to come)
+        #: jobs whose idle pool was ended on purpose (:meth:`release_pool`), and running jobs given keep-alive 0
+        #: (their group has no city to come: :meth:`release_tail`)
+        self.released: set[str] = set()
+        self.tail_released: set[str] = set()
         self.listed_whole = False
 
     # ------------------------------------------------------------------------------------------ observing
@@ -140,7 +140,7 @@ class RunTracker:
                 attempt,
                 str(job.get("TrainingJobStatus")),
                 pool.get("Status"),
-                _timestamp(job.get("CreationTime")),
+                as_datetime(job.get("CreationTime")),
             )
             self.jobs[str(job["TrainingJobName"])] = state
             latest = self.latest.get(city)
@@ -253,9 +253,7 @@ class RunTracker:
         and enough of the group's cities have ended; or the group has stalled."""
         width = self.book.widths[turn.group]
         if running[turn.group] == 0 and waited >= self.stall_seconds:
-            return (
-                True  # nothing of the group runs, so nothing will end: whoever holds the group never started
-            )
+            return True  # nothing of the group runs, so nothing will end: whoever holds the group never started
         return running[turn.group] + held < width and ended[turn.group] >= turn.rank - width + 1
 
     def waiting_reason(self, wait: Wait, now: float) -> str:
@@ -307,11 +305,8 @@ class RunTracker:
         left, coming = self._cold_budget(pending_warm)
         handoffs = self.handoffs() if self.image_handoff else {}
         held = Counter(self.book.turns[city].group for city in handoffs if city not in self.pending)
-        admitted: list[str] = []
         known = [w for w in waiting if w.city in self.book.turns]
-        admitted += [
-            w.city for w in waiting if w.city not in self.book.turns
-        ]  # outside the plan: no order to keep
+        admitted = [w.city for w in waiting if w.city not in self.book.turns]  # outside the plan: no order to keep
         last = len(handoffs)
         for wait in sorted(known, key=lambda w: (handoffs.get(w.city, last), self.book.turns[w.city].order)):
             turn = self.book.turns[wait.city]
@@ -386,6 +381,14 @@ class RunTracker:
     def release(self, city: str) -> None:
         """An admitted city did not create its job after all (capacity refused, an error): free its place."""
         self.pending.pop(city, None)
+
+    def release_pool(self, name: str) -> None:
+        """``name``'s idle pool is being ended (one of :meth:`surplus_pools`): it holds nothing from now on."""
+        self.released.add(name)
+
+    def release_tail(self, name: str) -> None:
+        """Running job ``name`` is being given keep-alive 0 (one of :meth:`tail_jobs`): it will keep no pool."""
+        self.tail_released.add(name)
 
     def _unstarted_groups(self) -> Counter[str]:
         """Cities per group still to come: not listed yet, or admitted and not yet seen creating their job."""

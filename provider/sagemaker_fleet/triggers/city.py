@@ -240,7 +240,7 @@ class FleetCityTrigger(RunPollerTrigger):
         if self.city not in {c.name for c in spec.cities}:
             return Outcome("skipped", message="not among this run's cities")
         poller = self.shared_poller(run_name_contains(run.run_key), self.poll_interval)
-        poller.floor = run_key_floor(run.run_key)
+        poller.sweeps.floor = run_key_floor(run.run_key)
         tracker = await poller.track(lambda: self._load_tracker(spec, run))
         self.city_run = city_run = CityRun(
             spec,

@@ -9,7 +9,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.hooks.fleet import CapacityUnavailableError
-from sagemaker_fleet.triggers.poller import watch_deadline, watch_until_terminal
+from sagemaker_fleet.triggers.watch import watch_deadline, watch_until_terminal
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -36,7 +36,7 @@ class PollerCityIO:
         self.log = log
 
     def now(self) -> float:
-        return asyncio.get_running_loop().time()
+        return self.poller.now()
 
     def jitter(self, job_name: str, retries: int) -> float:
         return random.uniform(0.5, 1.5)

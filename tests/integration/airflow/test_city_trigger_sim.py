@@ -364,15 +364,15 @@ def test_waiting_cities_say_why_within_one_budget_of_log_lines(fast, planned, mo
     every trigger's lines through one pipe, and a burst of them (1,000 cities waiting 30 s) once deadlocked it."""
     from structlog.testing import capture_logs
 
+    from sagemaker_fleet.triggers import budget as budget_module
     from sagemaker_fleet.triggers import city_io as city_io_module
-    from sagemaker_fleet.triggers import poller as poller_module
 
     spec, plan, book = planned
     (group,) = book.members
     monkeypatch.setattr(city_io_module, "WAIT_LOG_FIRST", 0.05)
     monkeypatch.setattr(city_io_module, "WAIT_LOG_EVERY", 0.05)
-    monkeypatch.setattr(poller_module, "WAIT_LINES_BURST", 3.0)
-    monkeypatch.setattr(poller_module, "WAIT_LINES_PER_SECOND", 0.0)  # three lines for the whole run
+    monkeypatch.setattr(budget_module, "WAIT_LINES_BURST", 3.0)
+    monkeypatch.setattr(budget_module, "WAIT_LINES_PER_SECOND", 0.0)  # three lines for the whole run
     with capture_logs() as logs:
         events = run([trigger(DISPATCH, c, plan_task_id="plan") for c in book.members[group]])
     assert all(isinstance(e, TaskSuccessEvent) for e in events), events
