@@ -117,10 +117,10 @@ class RunTracker:
         self.jobs: dict[str, JobState] = {}
         self.latest: dict[str, JobState] = {}  # city → its highest attempt seen
         self.pending: dict[str, int] = {}  # city → attempt admitted (or created) but not yet listed
-        #: jobs whose idle pool was ended on purpose (:meth:`release_pool`), and running jobs given keep-alive 0
-        #: (their group has no city to come: :meth:`release_tail`)
-        self.released: set[str] = set()
-        self.tail_released: set[str] = set()
+        #: jobs whose idle pool was ended on purpose, and running jobs given keep-alive 0 (their group has no city
+        #: to come): written by :meth:`release_pool` and :meth:`release_tail` only
+        self._released: set[str] = set()
+        self._tail_released: set[str] = set()
         self.listed_whole = False
 
     # ------------------------------------------------------------------------------------------ observing
@@ -196,7 +196,7 @@ class RunTracker:
                 if self.pending.get(state.city) == state.attempt:
                     continue  # created, not listed yet: counted below with what it took
                 used[turn.quota_for(state.attempt)] += turn.instance_count
-            elif state.pool == "Available" and name not in self.released:
+            elif state.pool == "Available" and name not in self._released:
                 used[(turn.instance_type, "instances")] += turn.instance_count
                 idle[turn.group] += 1
         for city, attempt in self.pending.items():
@@ -222,8 +222,8 @@ class RunTracker:
                 continue
             if state.pool == "Reused":
                 reused[turn.group] += 1
-            keeps = turn.keep_alive_seconds > 0 and name not in self.tail_released
-            idle = state.pool == "Available" and name not in self.released
+            keeps = turn.keep_alive_seconds > 0 and name not in self._tail_released
+            idle = state.pool == "Available" and name not in self._released
             if (state.status in ACTIVE and keeps) or idle:
                 coming.add(turn.group)
         started: Counter[str] = Counter()
@@ -346,7 +346,7 @@ class RunTracker:
                 and turn.warm_pool
                 and state.status in TERMINAL
                 and state.pool == "Available"
-                and name not in self.released
+                and name not in self._released
             ):
                 pools.setdefault(turn.group, []).append(turn)
         # a job created here but not listed yet took one of the pools the listing still shows Available
@@ -384,11 +384,11 @@ class RunTracker:
 
     def release_pool(self, name: str) -> None:
         """``name``'s idle pool is being ended (one of :meth:`surplus_pools`): it holds nothing from now on."""
-        self.released.add(name)
+        self._released.add(name)
 
     def release_tail(self, name: str) -> None:
         """Running job ``name`` is being given keep-alive 0 (one of :meth:`tail_jobs`): it will keep no pool."""
-        self.tail_released.add(name)
+        self._tail_released.add(name)
 
     def _unstarted_groups(self) -> Counter[str]:
         """Cities per group still to come: not listed yet, or admitted and not yet seen creating their job."""
@@ -415,7 +415,7 @@ class RunTracker:
         return [
             name
             for name, state, _ in self._without_successor()
-            if state.pool == "Available" and name not in self.released and state.status in TERMINAL
+            if state.pool == "Available" and name not in self._released and state.status in TERMINAL
         ]
 
     def keep_alive_at_create(self, city: str, planned: int) -> int:
@@ -443,5 +443,5 @@ class RunTracker:
             if turn.warm_pool
             and turn.keep_alive_seconds > 0
             and state.status in ACTIVE
-            and name not in self.tail_released
+            and name not in self._tail_released
         ]
