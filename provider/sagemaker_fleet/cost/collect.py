@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Protocol, cast
 
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
-from sagemaker_fleet.jobs.paging import PagedListing
+from sagemaker_fleet.jobs.paging import PagedListing, list_request
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -44,13 +44,7 @@ class TrainingJobReader(Protocol):
 def list_run_job_names(client: TrainingJobReader, fleet: str, index: RunJobIndex) -> list[str]:
     """Names of the run's jobs that exist, sorted."""
     names: set[str] = set()
-    kwargs: ListTrainingJobsRequestTypeDef = {
-        "NameContains": run_name_contains(index.run_key),
-        "MaxResults": 100,
-    }
-    floor = run_key_floor(index.run_key)
-    if floor is not None:
-        kwargs["CreationTimeAfter"] = floor
+    kwargs = list_request(run_name_contains(index.run_key), creation_time_after=run_key_floor(index.run_key))
     listing = PagedListing(
         f"ListTrainingJobs of fleet {fleet}, run {index.run_key}", kwargs, "TrainingJobSummaries"
     )

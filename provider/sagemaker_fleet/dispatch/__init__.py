@@ -1,7 +1,13 @@
 """Dispatch: which city of a fleet run starts now, decided from the run's jobs as SageMaker lists them (pure).
 
-One core, two shells: the triggerer's shared poller (:mod:`sagemaker_fleet.triggers.poller`) and the virtual-time
-``simulate`` driver feed the same :class:`RunTracker` with ListTrainingJobs summaries and act on its answers.
+- ``book.py``: :class:`DispatchBook`, each city's turn read from the run's plan (group, rank, width, keep-alive);
+- ``tracker.py``: :class:`RunTracker`, the run's jobs from the listings and who may start now;
+- ``sweep.py``: :class:`~sagemaker_fleet.dispatch.sweep.RunSweeps`, one sweep of the run (listing window, describes,
+  the hand-off, pool ends, back-off);
+- ``city_run.py``: :class:`~sagemaker_fleet.dispatch.city_run.CityRun`, one city's steps from its turn to its end.
+
+One loop, two shells: the triggerer (:mod:`sagemaker_fleet.triggers.poller`, :mod:`sagemaker_fleet.triggers.city`)
+and the virtual-time ``simulate`` driver (``sim/driver``) run this code and only do the I/O.
 """
 
 from __future__ import annotations

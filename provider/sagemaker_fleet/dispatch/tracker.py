@@ -55,7 +55,7 @@ CREATION_MARGIN = dt.timedelta(minutes=5)
 HANDOFF_INTERVAL = 10.0
 
 
-def _timestamp(value: object) -> dt.datetime | None:
+def as_datetime(value: object) -> dt.datetime | None:
     """A CreationTime as boto3 gives it (datetime) or as the simulator's engine does (epoch seconds)."""
     if isinstance(value, dt.datetime):
         return value
@@ -117,10 +117,10 @@ class RunTracker:
         self.jobs: dict[str, JobState] = {}
         self.latest: dict[str, JobState] = {}  # city → its highest attempt seen
         self.pending: dict[str, int] = {}  # city → attempt admitted (or created) but not yet listed
-        self.released: set[str] = set()  # jobs whose idle pool was ended on purpose
-        self.tail_released: set[str] = (
-            set()
-        )  # running jobs given keep-alive 0 (their group has no city to come)
+        #: jobs whose idle pool was ended on purpose, and running jobs given keep-alive 0 (their group has no city
+        #: to come): written by :meth:`release_pool` and :meth:`release_tail` only
+        self._released: set[str] = set()
+        self._tail_released: set[str] = set()
         self.listed_whole = False
 
     # ------------------------------------------------------------------------------------------ observing
@@ -140,7 +140,7 @@ class RunTracker:
                 attempt,
                 str(job.get("TrainingJobStatus")),
                 pool.get("Status"),
-                _timestamp(job.get("CreationTime")),
+                as_datetime(job.get("CreationTime")),
             )
             self.jobs[str(job["TrainingJobName"])] = state
             latest = self.latest.get(city)
@@ -196,7 +196,7 @@ class RunTracker:
                 if self.pending.get(state.city) == state.attempt:
                     continue  # created, not listed yet: counted below with what it took
                 used[turn.quota_for(state.attempt)] += turn.instance_count
-            elif state.pool == "Available" and name not in self.released:
+            elif state.pool == "Available" and name not in self._released:
                 used[(turn.instance_type, "instances")] += turn.instance_count
                 idle[turn.group] += 1
         for city, attempt in self.pending.items():
@@ -222,8 +222,8 @@ class RunTracker:
                 continue
             if state.pool == "Reused":
                 reused[turn.group] += 1
-            keeps = turn.keep_alive_seconds > 0 and name not in self.tail_released
-            idle = state.pool == "Available" and name not in self.released
+            keeps = turn.keep_alive_seconds > 0 and name not in self._tail_released
+            idle = state.pool == "Available" and name not in self._released
             if (state.status in ACTIVE and keeps) or idle:
                 coming.add(turn.group)
         started: Counter[str] = Counter()
@@ -253,9 +253,7 @@ class RunTracker:
         and enough of the group's cities have ended; or the group has stalled."""
         width = self.book.widths[turn.group]
         if running[turn.group] == 0 and waited >= self.stall_seconds:
-            return (
-                True  # nothing of the group runs, so nothing will end: whoever holds the group never started
-            )
+            return True  # nothing of the group runs, so nothing will end: whoever holds the group never started
         return running[turn.group] + held < width and ended[turn.group] >= turn.rank - width + 1
 
     def waiting_reason(self, wait: Wait, now: float) -> str:
@@ -307,11 +305,8 @@ class RunTracker:
         left, coming = self._cold_budget(pending_warm)
         handoffs = self.handoffs() if self.image_handoff else {}
         held = Counter(self.book.turns[city].group for city in handoffs if city not in self.pending)
-        admitted: list[str] = []
         known = [w for w in waiting if w.city in self.book.turns]
-        admitted += [
-            w.city for w in waiting if w.city not in self.book.turns
-        ]  # outside the plan: no order to keep
+        admitted = [w.city for w in waiting if w.city not in self.book.turns]  # outside the plan: no order to keep
         last = len(handoffs)
         for wait in sorted(known, key=lambda w: (handoffs.get(w.city, last), self.book.turns[w.city].order)):
             turn = self.book.turns[wait.city]
@@ -351,7 +346,7 @@ class RunTracker:
                 and turn.warm_pool
                 and state.status in TERMINAL
                 and state.pool == "Available"
-                and name not in self.released
+                and name not in self._released
             ):
                 pools.setdefault(turn.group, []).append(turn)
         # a job created here but not listed yet took one of the pools the listing still shows Available
@@ -387,6 +382,14 @@ class RunTracker:
         """An admitted city did not create its job after all (capacity refused, an error): free its place."""
         self.pending.pop(city, None)
 
+    def release_pool(self, name: str) -> None:
+        """``name``'s idle pool is being ended (one of :meth:`surplus_pools`): it holds nothing from now on."""
+        self._released.add(name)
+
+    def release_tail(self, name: str) -> None:
+        """Running job ``name`` is being given keep-alive 0 (one of :meth:`tail_jobs`): it will keep no pool."""
+        self._tail_released.add(name)
+
     def _unstarted_groups(self) -> Counter[str]:
         """Cities per group still to come: not listed yet, or admitted and not yet seen creating their job."""
         return Counter(
@@ -412,7 +415,7 @@ class RunTracker:
         return [
             name
             for name, state, _ in self._without_successor()
-            if state.pool == "Available" and name not in self.released and state.status in TERMINAL
+            if state.pool == "Available" and name not in self._released and state.status in TERMINAL
         ]
 
     def keep_alive_at_create(self, city: str, planned: int) -> int:
@@ -440,5 +443,5 @@ class RunTracker:
             if turn.warm_pool
             and turn.keep_alive_seconds > 0
             and state.status in ACTIVE
-            and name not in self.tail_released
+            and name not in self._tail_released
         ]

@@ -4,9 +4,10 @@ Two passes. The structural one validates the pydantic layers (:mod:`sagemaker_fl
 level, then each city on its own, so that one bad city never hides another's errors; a refused value is reported
 (:mod:`~sagemaker_fleet.fleetspec.messages`), dropped (:mod:`~sagemaker_fleet.fleetspec.repair`) and the layer
 validated again. The semantic one checks the values pydantic accepted: formats
-(:mod:`~sagemaker_fleet.fleetspec.formats`), limits, and the rules between fields
-(:mod:`~sagemaker_fleet.fleetspec.crossfield`), each city with ``defaults`` underneath
-(:mod:`~sagemaker_fleet.fleetspec.resolve`). A path with a structural error stays quiet in the semantic pass.
+(:mod:`~sagemaker_fleet.fleetspec.formats`), limits (:mod:`~sagemaker_fleet.fleetspec.limits` for a city's
+resources), and the rules between fields (:mod:`~sagemaker_fleet.fleetspec.crossfield`), each city with
+``defaults`` underneath (:mod:`~sagemaker_fleet.fleetspec.resolve`). A path with a structural error stays quiet in
+the semantic pass.
 """
 
 from __future__ import annotations
@@ -21,24 +22,20 @@ from pydantic import BaseModel, ValidationError
 from sagemaker_fleet.fleetspec.crossfield import (
     count_vs_quota,
     expected_vs_limits,
-    has_line_break,
     output_uri_length,
 )
 from sagemaker_fleet.fleetspec.errors import SpecIssue
 from sagemaker_fleet.fleetspec.formats import (
     CITY_RE,
     ECR_RE,
-    ENV_KEY_RE,
     FIXES,
     FLEET_RE,
-    KMS_RE,
     REGION_RE,
     ROLE_ARN_RE,
     S3_URI_RE,
-    SECURITY_GROUP_RE,
-    SUBNET_RE,
 )
 from sagemaker_fleet.fleetspec.instance_types import is_training_instance_type, unknown_instance_type
+from sagemaker_fleet.fleetspec.limits import resource_problems
 from sagemaker_fleet.fleetspec.messages import UNION_TAG_RE, plain, unknown_key, with_fix
 from sagemaker_fleet.fleetspec.model import (
     ASSUMED_QUOTA,
@@ -47,11 +44,6 @@ from sagemaker_fleet.fleetspec.model import (
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_MAX_RUNTIME,
     DEFAULT_SPOT_FALLBACK,
-    ENVIRONMENT_MAX,
-    ENVIRONMENT_VALUE_MAX,
-    HYPERPARAMETER_KEY_MAX,
-    HYPERPARAMETER_VALUE_MAX,
-    HYPERPARAMETERS_MAX,
     KEEP_ALIVE_API_MAX,
     KEEP_ALIVE_GUIDE_MAX,
     MAX_RUNTIME_LIMIT,
@@ -67,7 +59,7 @@ from sagemaker_fleet.fleetspec.paths import join, lineage
 from sagemaker_fleet.fleetspec.price_table import unpriced_warnings
 from sagemaker_fleet.fleetspec.render import label_cities
 from sagemaker_fleet.fleetspec.repair import repair
-from sagemaker_fleet.fleetspec.resolve import Resolved, city_spec, hyper_text
+from sagemaker_fleet.fleetspec.resolve import Resolved, city_spec
 from sagemaker_fleet.fleetspec.triggerer import triggerer_warnings
 from sagemaker_fleet.fleetspec.yamlread import SPEC_DOCS
 
@@ -449,66 +441,6 @@ class SpecBuilder:
             self.error(wait_path, f"{max_wait} s is over the 28-day limit ({MAX_RUNTIME_LIMIT} s); lower it")
 
     def _check_resources(self, resolved: Resolved) -> None:
-        kms = resolved.value("volume_kms_key_id")
-        if kms is not None and not KMS_RE.fullmatch(kms):
-            self.error(
-                resolved.path("volume_kms_key_id"),
-                "use a KMS key id, alias or ARN (letters, digits, ':', '/', '_', '-')",
-            )
-        vpc = resolved.value("vpc")
-        if vpc is not None:
-            self._check_ids(f"{resolved.path('vpc')}.subnets", vpc.subnets, SUBNET_RE)
-            self._check_ids(
-                f"{resolved.path('vpc')}.security_group_ids", vpc.security_group_ids, SECURITY_GROUP_RE
-            )
-        self._check_environment(resolved)
-        self._check_hyperparameters(resolved)
-
-    def _check_ids(self, path: str, ids: list[str], pattern: re.Pattern[str]) -> None:
-        example = "subnet-0a1b2c3d" if path.endswith(".subnets") else "sg-0a1b2c3d"
-        for i, value in enumerate(ids):
-            if not pattern.fullmatch(value):
-                self.error(f"{path}[{i}]", f"{value!r} is not valid; use an id such as {example}")
-
-    def _check_environment(self, resolved: Resolved) -> None:
-        env: dict[str, str] = resolved.value("environment") or {}
-        if len(env) > ENVIRONMENT_MAX:
-            self.error(
-                resolved.path("environment"),
-                f"SageMaker accepts at most {ENVIRONMENT_MAX} environment variables",
-            )
-        for key, value in env.items():
-            if not ENV_KEY_RE.fullmatch(key):
-                self.error(
-                    f"{resolved.path('environment')}[{key}]",
-                    "environment names are letters, digits and '_', not starting with a digit; rename it",
-                )
-            elif len(value) > ENVIRONMENT_VALUE_MAX:
-                self.error(
-                    f"{resolved.path('environment')}[{key}]",
-                    f"the value has {len(value)} characters; SageMaker accepts at most {ENVIRONMENT_VALUE_MAX}, "
-                    "shorten it",
-                )
-
-    def _check_hyperparameters(self, resolved: Resolved) -> None:
-        hyper = resolved.value("hyperparameters") or {}
-        if len(hyper) > HYPERPARAMETERS_MAX:
-            self.error(
-                resolved.path("hyperparameters"),
-                f"SageMaker accepts at most {HYPERPARAMETERS_MAX} hyperparameters",
-            )
-        for key, value in hyper.items():
-            path = f"{resolved.path('hyperparameters')}[{key}]"
-            text = hyper_text(value)
-            if len(key) > HYPERPARAMETER_KEY_MAX or len(text) > HYPERPARAMETER_VALUE_MAX:
-                self.error(
-                    path,
-                    f"hyperparameter names are ≤ {HYPERPARAMETER_KEY_MAX} and values ≤ {HYPERPARAMETER_VALUE_MAX} "
-                    "characters; shorten it",
-                )
-            elif has_line_break(key) or has_line_break(text):
-                self.error(
-                    path,
-                    "SageMaker refuses a hyperparameter name or value with a line break in it; write it on one "
-                    "line (or pass multi-line text through an S3 file)",
-                )
+        """The city's KMS key, VPC ids, environment and hyperparameters (:mod:`~sagemaker_fleet.fleetspec.limits`)."""
+        for path, message in resource_problems(resolved):
+            self.error(path, message)

@@ -10,27 +10,23 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import AsyncIterator, Iterator, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack, cast
+from typing import TYPE_CHECKING, Any, Unpack, cast
 
 from airflow.providers.amazon.aws.hooks.base_aws import AwsBaseHook
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from sagemaker_fleet.errors import ForeignJobError, SageMakerFleetError
-from sagemaker_fleet.jobs.paging import PagedListing
+from sagemaker_fleet.jobs.attachment import Attachment as Attachment  # still importable from here
+from sagemaker_fleet.jobs.paging import JobFilters, job_listing
 
 if TYPE_CHECKING:
     from mypy_boto3_sagemaker import SageMakerClient
-    from mypy_boto3_sagemaker.literals import WarmPoolResourceStatusType
     from mypy_boto3_sagemaker.type_defs import (
         CreateTrainingJobRequestTypeDef,
         DescribeTrainingJobResponseTypeDef,
-        ListTrainingJobsRequestTypeDef,
         TrainingJobSummaryTypeDef,
     )
-
-    from sagemaker_fleet.jobs.record import Description
 
 #: botocore's adaptive mode: token-bucket rate limiting plus exponential back-off with jitter on throttles.
 DEFAULT_RETRIES: dict[str, Any] = {"mode": "adaptive", "max_attempts": 10}
@@ -85,33 +81,6 @@ def _is_not_found(exc: ClientError) -> bool:
     )
 
 
-class JobFilters(TypedDict, total=False):
-    """The filters of a training-job listing besides the name; one left out (or None) filters nothing."""
-
-    creation_time_after: dt.datetime | None
-    warm_pool_status_equals: WarmPoolResourceStatusType | None
-
-
-def list_request(name_contains: str = "", **filters: Unpack[JobFilters]) -> ListTrainingJobsRequestTypeDef:
-    """ListTrainingJobs arguments for one sweep (the largest page, only the filters asked for). No StatusEquals:
-    SageMaker applies it after cutting the page, so it would not make a listing any shorter."""
-    kwargs: ListTrainingJobsRequestTypeDef = {"MaxResults": 100}
-    if name_contains:
-        kwargs["NameContains"] = name_contains
-    if (after := filters.get("creation_time_after")) is not None:
-        kwargs["CreationTimeAfter"] = after
-    if warm_pool_status := filters.get("warm_pool_status_equals"):
-        kwargs["WarmPoolStatusEquals"] = warm_pool_status
-    return kwargs
-
-
-def job_listing(name_contains: str, **filters: Unpack[JobFilters]) -> PagedListing:
-    """The paging of one ListTrainingJobs listing, for :meth:`SageMakerFleetHook.list_jobs` and ``alist_jobs``."""
-    return PagedListing(
-        f"ListTrainingJobs({name_contains!r})", list_request(name_contains, **filters), "TrainingJobSummaries"
-    )
-
-
 def _created(request: Mapping[str, Any], response: Mapping[str, Any], before: dt.datetime) -> dict[str, Any]:
     """What is known of a job just created, without a DescribeTrainingJob: its ``CreationTime`` is taken just
     before the call (a lower bound for ListTrainingJobs' ``CreationTimeAfter``)."""
@@ -124,22 +93,6 @@ def _created(request: Mapping[str, Any], response: Mapping[str, Any], before: dt
         "EnableManagedSpotTraining": bool(request.get("EnableManagedSpotTraining", False)),
         "ResourceConfig": dict(request.get("ResourceConfig") or {}),
     }
-
-
-@dataclass(frozen=True)
-class Attachment:
-    """What create-or-attach found: the job's description and whether this call created it."""
-
-    description: Description  # a partial one (see _created) when create_or_attach was told not to describe
-    created: bool
-
-    @property
-    def job_name(self) -> str:
-        return str(self.description["TrainingJobName"])
-
-    @property
-    def status(self) -> str:
-        return str(self.description["TrainingJobStatus"])
 
 
 class SageMakerFleetHook(AwsBaseHook):

@@ -1,17 +1,37 @@
-"""Following paged AWS listings safely (pure): a listing that does not end is an endpoint fault, not data."""
+"""Following paged AWS listings safely (pure): a listing that does not end is an endpoint fault, not data.
+
+:func:`job_listing` is the one ListTrainingJobs listing (its page size, its filters): the hook's, the run's sweeps'
+in the triggerer and in ``simulate`` alike.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from sagemaker_fleet.errors import SageMakerFleetError
 
-__all__ = ["MAX_LIST_PAGES", "ListingError", "PageGuard", "PagedListing"]
+if TYPE_CHECKING:
+    from mypy_boto3_sagemaker.literals import WarmPoolResourceStatusType
+    from mypy_boto3_sagemaker.type_defs import ListTrainingJobsRequestTypeDef
+
+__all__ = [
+    "MAX_LIST_PAGES",
+    "PAGE_SIZE",
+    "JobFilters",
+    "ListingError",
+    "PageGuard",
+    "PagedListing",
+    "job_listing",
+    "list_request",
+]
 
 #: Pages one listing may take (100 summaries each): a listing past it, or one whose NextToken repeats, is an
 #: endpoint fault, not a run's jobs, and raises :class:`ListingError` instead of looping forever.
 MAX_LIST_PAGES = 2000
+#: Summaries per ListTrainingJobs page: the most the API returns.
+PAGE_SIZE = 100
 
 
 class ListingError(SageMakerFleetError, RuntimeError):
@@ -61,3 +81,30 @@ class PagedListing:
         token = self.guard.next(page)
         self.request = {**self.request, "NextToken": token} if token else None
         return list(page.get(self.items) or ())
+
+
+class JobFilters(TypedDict, total=False):
+    """The filters of a training-job listing besides the name; one left out (or None) filters nothing."""
+
+    creation_time_after: dt.datetime | None
+    warm_pool_status_equals: WarmPoolResourceStatusType | None
+
+
+def list_request(name_contains: str = "", **filters: Unpack[JobFilters]) -> ListTrainingJobsRequestTypeDef:
+    """ListTrainingJobs arguments for one sweep (the largest page, only the filters asked for). No StatusEquals:
+    SageMaker applies it after cutting the page, so it would not make a listing any shorter."""
+    kwargs: ListTrainingJobsRequestTypeDef = {"MaxResults": PAGE_SIZE}
+    if name_contains:
+        kwargs["NameContains"] = name_contains
+    if (after := filters.get("creation_time_after")) is not None:
+        kwargs["CreationTimeAfter"] = after
+    if warm_pool_status := filters.get("warm_pool_status_equals"):
+        kwargs["WarmPoolStatusEquals"] = warm_pool_status
+    return kwargs
+
+
+def job_listing(name_contains: str, **filters: Unpack[JobFilters]) -> PagedListing:
+    """The paging of one ListTrainingJobs listing (the hook's ``list_jobs`` and ``alist_jobs``, ``simulate``'s)."""
+    return PagedListing(
+        f"ListTrainingJobs({name_contains!r})", list_request(name_contains, **filters), "TrainingJobSummaries"
+    )

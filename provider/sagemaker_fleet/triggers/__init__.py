@@ -1,1 +1,9 @@
-"""triggers layer of sagemaker-fleet."""
+"""The fleet's triggers, which run in Airflow's triggerer.
+
+- ``city.py``: ``FleetCityTrigger``, one city of a run (the training task), over ``city_io.py`` (its I/O);
+- ``poller.py``: ``FleetPoller``, the run's shared poller, with ``client.py`` (its client, requests sent again
+  through an outage), ``watch.py`` (waiting for a job's end) and ``budget.py`` (the waiting cities' log lines);
+- ``fleet.py``: ``FleetJobTrigger``, waits for one job; ``conditions.py``: the sensors' triggers;
+- ``base.py``: the AWS connection of every trigger; ``defaults.py``: what a worker needs to defer to the city
+  trigger; ``errors.py``: failures a retry cannot mend.
+"""

@@ -1,13 +1,14 @@
 """FleetCityTrigger: one city of a fleet run, from its turn to its result, entirely in the triggerer.
 
 The training task defers here at once from its worker, and no worker process runs for a city after that.
-The trigger waits for the city's turn in its warm-pool group (the run's shared poller admits it in the sweep that
-saw a predecessor end), creates its job (the name is the idempotency key: a job that exists is attached to),
-watches it through the same poller, re-submits spot jobs from the same checkpoint or falls back to on-demand as the
-spec says, backs off while the instance quota is in use, and ends the task: ``TaskSuccessEvent`` with the result as
-its XCom, ``TaskFailedEvent`` (Airflow's retries and callbacks apply) or ``TaskSkippedEvent``. With
-``end_from_trigger=False`` (a synchronous wait, tests) it fires one ordinary event that the operator's
-``execute_complete`` turns into the same outcome.
+The trigger is the Airflow adapter of a :class:`~sagemaker_fleet.dispatch.city_run.CityRun`, which owns the city's
+state and its steps (wait for its turn in its warm-pool group — the run's shared poller admits it in the sweep that
+saw a predecessor end —, create its job, watch it, re-submit spot jobs from the same checkpoint or fall back to
+on-demand as the spec says, back off while the instance quota is in use); its I/O goes through the run's poller
+(:class:`~sagemaker_fleet.triggers.city_io.PollerCityIO`). The trigger serialises, reads the fleet file and the
+run's plan, and ends the task: ``TaskSuccessEvent`` with the result as its XCom, ``TaskFailedEvent`` (Airflow's
+retries and callbacks apply) or ``TaskSkippedEvent``. With ``end_from_trigger=False`` (a synchronous wait, tests) it
+fires one ordinary event that the operator's ``execute_complete`` turns into the same outcome.
 
 Every decision about a terminal job is :func:`sagemaker_fleet.jobs.attempts.next_step`; every decision about who
 starts is :class:`sagemaker_fleet.dispatch.RunTracker`. A restarted trigger rebuilds everything from AWS: the run's
@@ -17,9 +18,6 @@ listing says which cities have jobs, a job's ``sagemaker-fleet:airflow-try`` tag
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
-import random
-import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -31,25 +29,18 @@ from airflow.triggers.base import (
     TriggerEvent,
 )
 
-from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
+from sagemaker_fleet.dispatch import DispatchBook, RunTracker
+from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
 from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
 from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
-from sagemaker_fleet.hooks.fleet import Attachment, CapacityUnavailableError
-from sagemaker_fleet.jobs.attempts import NextStep, capacity_delay, next_step, stopped_by_someone
 from sagemaker_fleet.jobs.describe import summarize
 from sagemaker_fleet.jobs.progress import run_job_names
-from sagemaker_fleet.jobs.request import (
-    FORCED_TAG,
-    STOPPED_BY_TAG,
-    TRY_TAG,
-    Submission,
-    compile_training_request,
-)
-from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
+from sagemaker_fleet.jobs.request import STOPPED_BY_TAG
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
+from sagemaker_fleet.triggers.city_io import PollerCityIO
 from sagemaker_fleet.triggers.defaults import (
     CAPACITY_RETRY_SECONDS,
     CAPACITY_TIMEOUT_SECONDS,
@@ -57,18 +48,11 @@ from sagemaker_fleet.triggers.defaults import (
     POLL_INTERVAL,
 )
 from sagemaker_fleet.triggers.errors import TriggerContextError, UnfitPlanError, retry_cannot_help
-from sagemaker_fleet.triggers.poller import FleetPoller, watch_deadline, watch_until_terminal
 
 if TYPE_CHECKING:
-    from mypy_boto3_sagemaker.type_defs import CreateTrainingJobRequestTypeDef
+    from sagemaker_fleet.fleetspec.model import FleetSpec
+    from sagemaker_fleet.triggers.poller import FleetPoller
 
-    from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
-    from sagemaker_fleet.jobs.record import Description
-
-#: Seconds between the task log's "still waiting" lines.
-WAIT_LOG_EVERY = 300.0
-#: A city that waits this long for its turn says why (not at once: hundreds of cities wait at a run's start).
-WAIT_LOG_FIRST = 30.0
 
 
 @dataclass(frozen=True)
@@ -107,17 +91,6 @@ def _spec(path: str) -> FleetSpec:
     if cached is None or cached[0] != mtime:
         _SPECS[path] = cached = (mtime, load_fleet_spec(path))
     return cached[1]
-
-
-def _keep_alive_at_create(
-    tracker: RunTracker, city: str, request: CreateTrainingJobRequestTypeDef, planned: int
-) -> int:
-    """Keep-alive 0 in ``request`` when the tracker says no city of the group is left to take the pool over
-    (:meth:`RunTracker.keep_alive_at_create`); the keep-alive the job is created with."""
-    keep_alive = tracker.keep_alive_at_create(city, planned)
-    if keep_alive == 0:
-        request["ResourceConfig"].pop("KeepAlivePeriodInSeconds", None)
-    return keep_alive
 
 
 def job_link_xcoms(region: str | None, domain: str | None, job_name: str) -> dict[str, Any]:
@@ -183,7 +156,8 @@ class FleetCityTrigger(RunPollerTrigger):
         self.poll_interval = float(poll_interval)
         self.capacity_retry_seconds = float(capacity_retry_seconds)
         self.capacity_timeout_seconds = float(capacity_timeout_seconds)
-        self._watching: str | None = None  # the job this trigger waits on, for on_kill
+        #: The city's run once it has begun (its state: submissions so far, the job it waits on).
+        self.city_run: CityRun | None = None
 
     # ------------------------------------------------------------------------------------------ set-up
 
@@ -268,97 +242,44 @@ class FleetCityTrigger(RunPollerTrigger):
         spec = apply_overrides(spec, overrides)
         if self.city not in {c.name for c in spec.cities}:
             return Outcome("skipped", message="not among this run's cities")
-        city = spec.city(self.city)
         poller = self.shared_poller(run_name_contains(run.run_key), self.poll_interval)
-        poller.floor = run_key_floor(run.run_key)
+        poller.sweeps.floor = run_key_floor(run.run_key)
         tracker = await poller.track(lambda: self._load_tracker(spec, run))
-        history = await self._history(poller, tracker, spec, run)
-        step = await self._decide(poller, city, run, history)
-        while True:
-            if step.reason:
-                self.log.info("%s: %s", self.city, step.reason)
-            if step.kind in ("done", "fail"):  # with the console and log links of the city's latest job
-                links = await self._links(poller, str(history[-1]["TrainingJobName"])) if history else {}
-                if step.kind == "fail":
-                    return Outcome("failed", message=step.reason, links=links)
-                return Outcome("success", result=self._result(spec, run, history), links=links)
-            if step.kind == "submit":
-                attachment = await self._submit(poller, tracker, spec, city, run, step, first=not history)
-                if attachment is None:
-                    return Outcome(
-                        "failed",
-                        message=(
-                            f"no {city.instance_type} capacity for {self.capacity_timeout_seconds:.0f} s "
-                            "(ResourceLimitExceeded)"
-                        ),
-                    )
-                history = [*history, attachment.description]
-                if not attachment.created and attachment.status in TERMINAL_STATUSES:
-                    # a submission that had ended already: the run's listing did not show it yet when this try
-                    # read the city's history (an earlier try made it). It is history: decide again from it, as
-                    # if the listing had shown it, rather than end this try with that job's outcome.
-                    step = await self._decide(poller, city, run, history)
-                    continue
-            latest = history[-1]
-            created_at = latest.get("CreationTime")
-            after = created_at - dt.timedelta(seconds=1) if isinstance(created_at, dt.datetime) else None
-            self._watching = str(latest["TrainingJobName"])
-            history[-1] = await watch_until_terminal(
-                poller, self._watching, after, self.log, deadline_seconds=watch_deadline(latest)
-            )
-            self._watching = None
-            step = next_step(city, history, new_try=False)
+        self.city_run = city_run = CityRun(
+            spec,
+            spec.city(self.city),
+            run.run_key,
+            PollerCityIO(poller, self.city, self.log),
+            self.log,
+            tracker,
+            try_id=run.try_id,
+            force_retrain=self.force_retrain,
+            keep_alive_seconds=int(self.keep_alive_seconds or 0),
+            capacity_retry_seconds=self.capacity_retry_seconds,
+            capacity_timeout_seconds=self.capacity_timeout_seconds,
+        )
+        end = await city_run.train()
+        return await self._outcome(end, city_run, poller, spec, run)
 
-    async def _decide(
-        self, poller: FleetPoller, city: CitySpec, run: RunInfo, history: list[Description]
-    ) -> NextStep:
-        """This try's next step from the city's submissions so far (the latest one's tags say which try made it,
-        who stopped it and whether it was forced)."""
-        tags = await self._ended_job_tags(poller, history)
-        # made by this very try (the trigger restarted after it ended): its outcome stands; made by an earlier
-        # try, it is this try's to retry (or, forced, to retrain)
-        mine = tags is not None and bool(run.try_id) and tags.get(TRY_TAG) == run.try_id
-        # stopped outside Airflow (the console, the CLI): Airflow-made stops (on_kill) carry the stopped-by tag
-        stopped_outside = tags is not None and stopped_by_someone(history[-1]) and STOPPED_BY_TAG not in tags
-        force = self.force_retrain and not mine and not await self._forced_before(poller, history, tags)
-        return next_step(city, history, force=force, new_try=not mine, stopped_outside=stopped_outside)
-
-    async def _history(
-        self, poller: FleetPoller, tracker: RunTracker, spec: FleetSpec, run: RunInfo
-    ) -> list[Description]:
-        """Descriptions of the city's submissions in this run, oldest first. The run's listing says how many
-        there are, so a city with none (the usual start) costs no call."""
-        latest = tracker.latest.get(self.city)
-        if latest is None:
-            return []
-        from sagemaker_fleet.fleetspec.names import job_name
-
-        history: list[Description] = []
-        for attempt in range(1, latest.attempt + 1):
-            name = job_name(spec.fleet, self.city, run.run_key, attempt)
-            described = await poller.call(f"describing {name}", poller.hook.adescribe, name)
-            if described is None:
-                break
-            history.append(described)
-        return history
-
-    async def _ended_job_tags(self, poller: FleetPoller, history: list[Description]) -> dict[str, str] | None:
-        """The tags of the city's latest submission once it has ended (one ListTags says which try made it, who
-        stopped it and whether it was forced); None while it runs (it is attached to whoever made it) or when
-        there is none."""
-        if not history or history[-1].get("TrainingJobStatus") not in TERMINAL_STATUSES:
-            return None
-        arn = history[-1].get("TrainingJobArn")
-        if not arn:
-            return None
-        return await poller.call(f"reading the tags of {arn}", poller.hook.atags, str(arn))
+    async def _outcome(
+        self, end: CityEnd, city_run: CityRun, poller: FleetPoller, spec: FleetSpec, run: RunInfo
+    ) -> Outcome:
+        """The task's outcome, with the console and log links of the city's latest job (none when the quota
+        stayed in use)."""
+        if end.kind == "no_capacity":
+            return Outcome("failed", message=end.reason)
+        history = city_run.history
+        links = await self._links(poller, str(history[-1]["TrainingJobName"])) if history else {}
+        if end.kind == "fail":
+            return Outcome("failed", message=end.reason, links=links)
+        return Outcome("success", result=self._result(spec, run, city_run), links=links)
 
     async def on_kill(self) -> None:
         """A user acted on the task (marked it failed or success, or cleared it): Airflow calls this then, and not
         when a triggerer shuts down or hands its triggers over, so a restart never stops training. The job the
         city waits on stops billing: it is tagged ``sagemaker-fleet:stopped-by`` with the task try (a retry or
         clear then trains the city again; a job stopped outside Airflow is final) and stopped."""
-        name = self._watching
+        name = self.city_run.watching if self.city_run is not None else None
         if name is None:
             return
         run = self._run_info()
@@ -373,114 +294,6 @@ class FleetCityTrigger(RunPollerTrigger):
             f"stopped {name}" if stopped else f"{name} had ended already; nothing to stop",
         )
 
-    async def _forced_before(
-        self, poller: FleetPoller, history: list[Description], latest_tags: dict[str, str] | None
-    ) -> bool:
-        """Whether an earlier submission of the city in this run was a forced retrain: a retry or a clear of the
-        task then attaches to it (or retries it if it failed) rather than training once more. ``latest_tags``:
-        the latest submission's tags when already read."""
-        if latest_tags is not None and latest_tags.get(FORCED_TAG) == "true":
-            return True
-        earlier = history[:-1] if latest_tags is not None else history
-        for described in reversed(earlier):
-            arn = described.get("TrainingJobArn")
-            if not arn:
-                continue
-            tags = await poller.call(f"reading the tags of {arn}", poller.hook.atags, str(arn))
-            if tags.get(FORCED_TAG) == "true":
-                return True
-        return False
-
-    async def _submit(
-        self,
-        poller: FleetPoller,
-        tracker: RunTracker,
-        spec: FleetSpec,
-        city: CitySpec,
-        run: RunInfo,
-        step: NextStep,
-        first: bool,
-    ) -> Attachment | None:
-        """Wait for the city's turn and room, then create its job (or attach to the one of that name); None when
-        the quota stayed in use past the capacity timeout."""
-        turn = tracker.book.turns.get(self.city)
-        keep_alive = (
-            0
-            if step.spot
-            else (turn.keep_alive_seconds if turn is not None else int(self.keep_alive_seconds or 0))
-        )
-        request = compile_training_request(
-            spec,
-            city,
-            Submission(
-                self.city,
-                run.run_key,
-                step.attempt,
-                spot=step.spot,
-                keep_alive_seconds=keep_alive,
-                airflow_try=run.try_id,
-                forced=step.forced,
-            ),
-        )
-        deadline: float | None = (
-            None  # counted from the first refusal: the wait for a turn is not a capacity wait
-        )
-        retries = 0
-        while True:
-            await self._wait_turn(
-                poller, Wait(self.city, step.attempt, first=first, since=asyncio.get_running_loop().time())
-            )
-            keep_alive = _keep_alive_at_create(tracker, self.city, request, keep_alive)
-            try:
-                attachment = await poller.call(
-                    f"creating {request['TrainingJobName']}", poller.hook.acreate_or_attach, request
-                )
-            except CapacityUnavailableError:
-                poller.release(self.city)
-                delay = capacity_delay(retries, self.capacity_retry_seconds) * random.uniform(0.5, 1.5)
-                deadline = deadline or time.monotonic() + self.capacity_timeout_seconds
-                if time.monotonic() + delay > deadline:
-                    return None
-                self.log.warning(
-                    "%s: instance quota in use (ResourceLimitExceeded); retrying in %.0f s", self.city, delay
-                )
-                await asyncio.sleep(delay)
-                retries, first = retries + 1, False
-                continue
-            except BaseException:
-                poller.release(self.city)
-                raise
-            verb = "created" if attachment.created else "attached to existing"
-            self.log.info(
-                "%s: %s %s (%s, keep-alive %d s)",
-                self.city,
-                verb,
-                attachment.job_name,
-                "spot" if step.spot else "on-demand",
-                keep_alive,
-            )
-            tracker.observe([attachment.description], listed=False)
-            return attachment
-
-    async def _wait_turn(self, poller: FleetPoller, wait: Wait) -> None:
-        """Wait for the turn, saying why in the task log (after half a minute, then every few minutes; the run's
-        waiting lines share a budget, :meth:`FleetPoller.take_wait_line`, so hundreds of cities never write at
-        once)."""
-        turn = asyncio.ensure_future(poller.wait_turn(wait))
-        try:
-            await asyncio.wait({turn}, timeout=WAIT_LOG_FIRST)
-            while not turn.done():
-                if poller.take_wait_line():
-                    self.log.info("%s %s", self.city, poller.waiting_reason(self.city))
-                    timeout = WAIT_LOG_EVERY
-                else:
-                    timeout = random.uniform(WAIT_LOG_FIRST / 2, WAIT_LOG_FIRST * 2)
-                await asyncio.wait({turn}, timeout=timeout)
-            turn.result()
-        finally:
-            if not turn.done():
-                turn.cancel()
-
     async def _links(self, poller: FleetPoller, job_name: str) -> dict[str, Any]:
         """The extra links' XComs for ``job_name`` (region and partition read once per run and triggerer)."""
         try:
@@ -490,7 +303,8 @@ class FleetCityTrigger(RunPollerTrigger):
             return {}
         return job_link_xcoms(region, domain, job_name)
 
-    def _result(self, spec: FleetSpec, run: RunInfo, history: list[Description]) -> dict[str, Any]:
+    def _result(self, spec: FleetSpec, run: RunInfo, city_run: CityRun) -> dict[str, Any]:
+        history = city_run.history
         return {
             "fleet": spec.fleet,
             "city": self.city,

@@ -15,6 +15,7 @@ from airflow.providers.common.compat.sdk import AirflowException, AirflowSkipExc
 from airflow.triggers.base import TaskFailedEvent, TaskSkippedEvent, TaskSuccessEvent
 
 from sagemaker_fleet.dispatch import DispatchBook
+from sagemaker_fleet.dispatch.city_run import CityRun
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.jobs.request import Submission, compile_training_request
@@ -158,11 +159,11 @@ def test_a_retry_whose_history_missed_an_earlier_trys_failed_job_trains_the_next
     first = hook.get_conn().describe_training_job(TrainingJobName=f"quick-oslo-{RUN_KEY}")
     seen: list[int] = []
 
-    async def stale_history(self, poller, tracker, spec, run):  # the listing shows attempt 1 only
+    async def stale_history(self):  # the listing shows attempt 1 only
         seen.append(1)
         return [first]
 
-    monkeypatch.setattr(FleetCityTrigger, "_history", stale_history)
+    monkeypatch.setattr(CityRun, "load_history", stale_history)
     (retry,) = run([trigger(QUICK, "oslo", try_id="manual__1/3")])
     assert seen == [1]
     assert isinstance(retry, TaskSuccessEvent), retry
@@ -196,10 +197,10 @@ def test_a_restarted_try_that_attaches_to_its_own_ended_job_keeps_its_outcome(fa
     fast.fail(request["TrainingJobName"], "AlgorithmError: attempt 2 failed on purpose")
     first = hook.get_conn().describe_training_job(TrainingJobName=f"quick-oslo-{RUN_KEY}")
 
-    async def stale_history(self, poller, tracker, spec, run):
+    async def stale_history(self):
         return [first]
 
-    monkeypatch.setattr(FleetCityTrigger, "_history", stale_history)
+    monkeypatch.setattr(CityRun, "load_history", stale_history)
     (again,) = run([trigger(QUICK, "oslo", try_id="manual__1/2")])
     assert isinstance(again, TaskFailedEvent)
     assert sorted(jobs_by_name(fast)) == [f"quick-oslo-{RUN_KEY}", f"quick-oslo-{RUN_KEY}-r2"]
@@ -363,15 +364,15 @@ def test_waiting_cities_say_why_within_one_budget_of_log_lines(fast, planned, mo
     every trigger's lines through one pipe, and a burst of them (1,000 cities waiting 30 s) once deadlocked it."""
     from structlog.testing import capture_logs
 
-    from sagemaker_fleet.triggers import city as city_module
-    from sagemaker_fleet.triggers import poller as poller_module
+    from sagemaker_fleet.triggers import budget as budget_module
+    from sagemaker_fleet.triggers import city_io as city_io_module
 
     spec, plan, book = planned
     (group,) = book.members
-    monkeypatch.setattr(city_module, "WAIT_LOG_FIRST", 0.05)
-    monkeypatch.setattr(city_module, "WAIT_LOG_EVERY", 0.05)
-    monkeypatch.setattr(poller_module, "WAIT_LINES_BURST", 3.0)
-    monkeypatch.setattr(poller_module, "WAIT_LINES_PER_SECOND", 0.0)  # three lines for the whole run
+    monkeypatch.setattr(city_io_module, "WAIT_LOG_FIRST", 0.05)
+    monkeypatch.setattr(city_io_module, "WAIT_LOG_EVERY", 0.05)
+    monkeypatch.setattr(budget_module, "WAIT_LINES_BURST", 3.0)
+    monkeypatch.setattr(budget_module, "WAIT_LINES_PER_SECOND", 0.0)  # three lines for the whole run
     with capture_logs() as logs:
         events = run([trigger(DISPATCH, c, plan_task_id="plan") for c in book.members[group]])
     assert all(isinstance(e, TaskSuccessEvent) for e in events), events
@@ -393,7 +394,7 @@ def cancel_while_watching(sim, city: str, *, user_action: bool) -> str:
     async def scenario() -> None:
         task = asyncio.ensure_future(t.run().__anext__())
         for _ in range(600):
-            if t._watching == name:
+            if t.city_run is not None and t.city_run.watching == name:
                 break
             await asyncio.sleep(0.05)
         else:

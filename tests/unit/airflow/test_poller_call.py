@@ -1,4 +1,4 @@
-"""FleetPoller.call: a trigger's own request (describe, tags, create) outlives a passing outage of the endpoint
+"""FleetPoller.call (RunClient.call): a trigger's own request (describe, tags, create) outlives a passing outage of the endpoint
 instead of failing the city's task, and any other error still reaches the task."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError, ConnectionClosedError, EndpointConnectionError, ReadTimeoutError
 
-from sagemaker_fleet.triggers.poller import FleetPoller, is_transient
+from sagemaker_fleet.triggers.client import is_transient
+from sagemaker_fleet.triggers.poller import FleetPoller
 from unit.airflow.test_triggers import FakeClient, FakeHook
 
 
@@ -53,7 +54,7 @@ def poller(monkeypatch, give_up: float = 900.0) -> tuple[FleetPoller, list[float
     async def sleep(seconds: float) -> None:  # the back-off is recorded, not waited
         slept.append(seconds)
 
-    monkeypatch.setattr("sagemaker_fleet.triggers.poller.asyncio.sleep", sleep)
+    monkeypatch.setattr("sagemaker_fleet.triggers.client.asyncio.sleep", sleep)
     p = FleetPoller(FakeHook(FakeClient({})), "-20261201", interval=2.0)  # type: ignore[arg-type]
     p.give_up_seconds = give_up
     return p, slept

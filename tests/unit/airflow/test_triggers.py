@@ -21,7 +21,8 @@ from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
 from sagemaker_fleet.triggers.fleet import FleetJobTrigger
-from sagemaker_fleet.triggers.poller import CREATION_MARGIN, FleetPoller, _Watch, watch_until_terminal
+from sagemaker_fleet.triggers.poller import FleetPoller
+from sagemaker_fleet.triggers.watch import watch_until_terminal
 
 TRIGGERS = [
     FleetJobTrigger(job_name="f-seoul-20261129", name_contains="-20261129", poll_interval=5,
@@ -130,18 +131,6 @@ def test_a_sweep_describes_each_ended_job_once_with_its_own_client() -> None:
     }
 
 
-def test_the_listing_starts_before_the_oldest_job_still_watched() -> None:
-    t0 = dt.datetime(2026, 11, 29, 6, tzinfo=dt.UTC)
-    poller = FleetPoller(FakeHook(FakeClient({})), "-1", 30.0)  # type: ignore[arg-type]
-    poller.watches["old"] = _Watch(created=t0)
-    poller.watches["new"] = _Watch(created=t0 + dt.timedelta(hours=2))
-    assert poller.window_start() == t0 - CREATION_MARGIN
-    poller.unwatch("old")  # the run moved on: the window follows
-    assert poller.window_start() == t0 + dt.timedelta(hours=2) - CREATION_MARGIN
-    poller.watches["unknown"] = _Watch()  # no bound for one job: list the name's whole past
-    assert poller.window_start() is None
-
-
 class FlakyClient(FakeClient):
     """A FakeClient whose listings raise ``error`` while ``down`` is set (the endpoint or network gone)."""
 
@@ -191,7 +180,7 @@ def test_the_poller_outlives_an_outage_and_its_watchers_never_see_it(error: Exce
 
 def test_a_lasting_outage_fails_every_watcher_and_waiting_city_instead_of_hanging(monkeypatch) -> None:
     from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
-    from sagemaker_fleet.triggers.poller import JobWatchError
+    from sagemaker_fleet.triggers.watch import JobWatchError
 
     client = FlakyClient({"f-a-1": "InProgress"}, EndpointConnectionError(endpoint_url="https://x/"))
     monkeypatch.setattr(FleetPoller, "give_up_seconds", 0.05)
@@ -233,7 +222,7 @@ def test_two_triggers_watching_one_job_each_get_its_end() -> None:
 
 
 def test_a_watch_gives_up_past_the_jobs_own_limits() -> None:
-    from sagemaker_fleet.triggers.poller import WATCH_MARGIN_SECONDS, JobWatchError, watch_deadline
+    from sagemaker_fleet.triggers.watch import WATCH_MARGIN_SECONDS, JobWatchError, watch_deadline
 
     assert watch_deadline({"StoppingCondition": {"MaxRuntimeInSeconds": 600}}) == 600 + WATCH_MARGIN_SECONDS
     spot = {"StoppingCondition": {"MaxRuntimeInSeconds": 600, "MaxWaitTimeInSeconds": 1800}}

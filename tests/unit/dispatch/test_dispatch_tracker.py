@@ -463,7 +463,8 @@ def test_a_groups_last_jobs_get_keep_alive_zero_once_every_city_has_its_job() ->
     assert tracker.tail_jobs() == []  # admitted, not listed: it may still be refused and wait again
     tracker.observe([summary(spec, "c3")])
     assert tracker.tail_jobs() == [job_name(spec.fleet, c, RUN_KEY) for c in ("c1", "c2", "c3")]
-    tracker.tail_released.update(tracker.tail_jobs())
+    for name in tracker.tail_jobs():
+        tracker.release_tail(name)
     assert tracker.tail_jobs() == []  # once each
 
 

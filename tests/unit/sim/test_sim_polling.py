@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from sagemaker_fleet.dispatch import DispatchBook, RunTracker
 from sagemaker_fleet.sim.driver import SimulationError
-from sagemaker_fleet.sim.driver.polling import BatchedPoller
+from sagemaker_fleet.sim.driver.polling import SimulatedFleetPoller
 
 
 class PagedEngine:
@@ -30,13 +31,14 @@ class PagedEngine:
         return page
 
 
-def poller(engine: PagedEngine) -> BatchedPoller:
-    return BatchedPoller(engine, timeline=None, run_key="20261129", interval=30.0, deliver=lambda *_: None)  # type: ignore[arg-type]
+def poller(engine: PagedEngine) -> SimulatedFleetPoller:
+    tracker = RunTracker(DispatchBook.empty(), {})
+    return SimulatedFleetPoller(engine, timeline=None, run_key="20261129", interval=30.0, tracker=tracker)  # type: ignore[arg-type]
 
 
 def test_every_page_is_read_until_the_token_ends() -> None:
     engine = PagedEngine(["a", "b", None])
-    listed = poller(engine)._list(window=None)
+    listed = poller(engine)._list(after=None)
     assert listed == [{"TrainingJobName": f"job-{n}"} for n in (1, 2, 3)]
     assert [r.get("NextToken") for r in engine.requests] == [None, "a", "b"]
 
@@ -44,5 +46,5 @@ def test_every_page_is_read_until_the_token_ends() -> None:
 def test_a_token_that_comes_back_stops_the_run_with_a_simulation_error() -> None:
     engine = PagedEngine(["a", "b", "a"])
     with pytest.raises(SimulationError, match="NextToken 'a' came back a second time"):
-        poller(engine)._list(window=None)
+        poller(engine)._list(after=None)
     assert len(engine.requests) == 3

@@ -1,8 +1,8 @@
 """The ``simulate`` driver: a whole fleet through the simulator engine in virtual time (docs/formats.md, simulate JSON).
 
-It composes the pieces production uses — the planner, the request compiler, the operator's re-submission rule and
-the cost model — around the engine, so a simulated run behaves and is priced like a real one. Production code
-never imports it.
+It composes the pieces production uses — the planner, the run's sweep and each city's run as the triggerer runs
+them (``dispatch``), the request compiler and the cost model — around the engine, so a simulated run behaves and is
+priced like a real one. Production code never imports it.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """How the orchestrator learns that a job ended — the API load each strategy puts on the control plane.
 
-- :class:`BatchedPoller` is ``triggers/poller.py``'s ``FleetPoller``: while jobs are watched or cities wait, one
-  ListTrainingJobs sweep of the run's jobs (``NameContains`` the run key, ``CreationTimeAfter`` the oldest job that
-  can still change, less 5 min, pages of 100) per interval (at most 10 s while cities wait), backing off ×2 (up to
-  ×8) on throttling; one DescribeTrainingJob per job once its summary is terminal. Each listing feeds the same
-  :class:`~sagemaker_fleet.dispatch.RunTracker` the triggerer uses, which decides who starts.
+- :class:`SimulatedFleetPoller` is the triggerer's ``FleetPoller`` in virtual time: the same sweep
+  (:class:`~sagemaker_fleet.dispatch.sweep.RunSweeps`: listing window, jobs missing from a listing, describes, the
+  hand-off, pool ends, back-off) with the simulator's engine as its endpoint. While jobs are watched or cities wait,
+  one ListTrainingJobs sweep of the run's jobs per interval (at most 10 s while cities wait); a sweep that was
+  throttled backs off. Each listing feeds the :class:`~sagemaker_fleet.dispatch.RunTracker` the triggerer uses.
 - :class:`PerJobPoller` is the stock trigger: one DescribeTrainingJob per job every interval until it is terminal.
 
 Every call goes through the engine, so its counters (and its throttling) see exactly these calls.
@@ -14,47 +14,45 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import suppress
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL
-from sagemaker_fleet.jobs.paging import ListingError, PagedListing
+from sagemaker_fleet.dispatch.sweep import RunSweeps
+from sagemaker_fleet.dispatch.tracker import HANDOFF_INTERVAL
+from sagemaker_fleet.fleetspec.names import run_name_contains
+from sagemaker_fleet.jobs.paging import ListingError, job_listing
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.jobs.statuses import THROTTLING_CODES as THROTTLED
 from sagemaker_fleet.sim.driver.errors import SimulationError
 from sagemaker_fleet.sim.errors import SimApiError
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.dispatch.tracker import RunTracker
+    import datetime as dt
+
+    from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
     from sagemaker_fleet.sim.driver.timeline import Timeline
     from sagemaker_fleet.sim.engine import SimEngine
 
-PAGE_SIZE = 100
-CREATION_MARGIN_SECONDS = CREATION_MARGIN.total_seconds()
-MAX_BACKOFF_FACTOR = 8
-
-Deliver = Callable[[str, dict[str, Any]], None]
+#: Gets a watched job's DescribeTrainingJob response once it is terminal.
+Deliver = Callable[[dict[str, Any]], None]
 
 
-class Poller(Protocol):
-    def watch(self, name: str, created_at: float) -> None:
-        """Start watching a job just created; ``deliver(name, describe)`` is called once it is terminal."""
+class _Throttled(Exception):
+    """A call of the sweep was throttled: the sweep failed and backs off."""
 
 
-def _api(call: Callable[[Any], dict[str, Any]], argument: Any) -> dict[str, Any] | None:
-    """The call's response, or None when it was throttled; any other error is a bug of the driver."""
+def _api(call: Callable[[Any], dict[str, Any]], argument: Any) -> dict[str, Any]:
+    """The call's response; :class:`_Throttled` when it was throttled; any other error is a bug of the driver."""
     try:
         return call(argument)
     except SimApiError as exc:
         if exc.code in THROTTLED:
-            return None
+            raise _Throttled from exc
         raise SimulationError(f"{call.__name__}({argument!r}) failed: {exc}") from exc
 
 
-class BatchedPoller:
-    """The triggerer's shared poller in virtual time. With a ``tracker`` (the planned strategy) every listing
-        also feeds the run's :class:`RunTracker`, ``on_listing`` dispatches from it (the hand-off happens in the sweep
-        that saw a job end), the running jobs of a group with no city left to start get keep-alive 0 and idle pools no
-    city will take over are ended, as ``FleetPoller`` does."""
+class SimulatedFleetPoller:
+    """The triggerer's shared poller and dispatcher in virtual time (see the module docstring): cities wait for
+    their turn here (``admitted`` is called in the sweep that lets them through) and jobs are watched here."""
 
     def __init__(
         self,
@@ -62,101 +60,105 @@ class BatchedPoller:
         timeline: Timeline,
         run_key: str,
         interval: float,
-        deliver: Deliver,
-        tracker: RunTracker | None = None,
+        tracker: RunTracker,
         handoff_interval: float = HANDOFF_INTERVAL,
     ) -> None:
         self.engine = engine
         self.timeline = timeline
-        self.name_contains = f"-{run_key}"
+        self.name_contains = run_name_contains(run_key)
         self.interval = interval
-        self.deliver = deliver
-        self.tracker = tracker
-        self.handoff_interval = handoff_interval
-        #: the dispatch: called after each listing; returns whether cities still wait for their turn
-        self.on_listing: Callable[[float], bool] = lambda now: False
-        self.waiting = False
-        self.watches: dict[str, float] = {}  # name → creation time, insertion-ordered
+        # No floor: a listing of the run's whole past has no CreationTimeAfter here, where the triggerer starts it
+        # the day before a dated run key. Virtual time starts at the simulator's epoch, not on the run key's day,
+        # so that floor would hide every job of the simulated run.
+        self.sweeps = RunSweeps(tracker, floor=None, handoff_interval=handoff_interval)
+        self.watchers: dict[str, Deliver] = {}
+        self.waiters: dict[str, tuple[Wait, Callable[[], None]]] = {}
         self.running = False
-        self.backoff = 1
 
-    def watch(self, name: str, created_at: float) -> None:
-        self.watches[name] = created_at
+    def watch(self, name: str, created_after: dt.datetime | None, deliver: Deliver) -> None:
+        """Watch job ``name``; ``deliver`` gets its description once a sweep sees it ended."""
+        self.sweeps.watch(name, created_after)
+        self.watchers[name] = deliver
         self.kick()
+
+    def wait_turn(self, wait: Wait, admitted: Callable[[], None]) -> None:
+        """``wait.city`` waits for its turn; ``admitted()`` is called when the dispatch lets it create its job."""
+        self.waiters[wait.city] = (wait, admitted)
+        self.kick()
+        self._admit(self.sweeps.admit(self._waiting(), self.engine.now()))
+
+    def release(self, city: str) -> None:
+        """``city`` was admitted but created no job (the quota refused it): its place goes to the next."""
+        tracker = self.sweeps.tracker
+        assert tracker is not None
+        tracker.release(city)
+        self._admit(self.sweeps.admit(self._waiting(), self.engine.now()))
 
     def kick(self) -> None:
         """Sweep now unless a sweep is already scheduled."""
         if not self.running:
             self.running = True
-            self.backoff = 1
+            self.sweeps.backoff.factor = 1
             self.timeline.at(self.engine.now(), self._sweep)
 
+    def _waiting(self) -> list[Wait]:
+        return [wait for wait, _ in self.waiters.values()]
+
+    def _admit(self, cities: list[str] | tuple[str, ...]) -> None:
+        for city in cities:
+            _, admitted = self.waiters.pop(city)
+            admitted()
+
+    def _busy(self) -> bool:
+        tracker = self.sweeps.tracker
+        return bool(self.watchers or self.waiters) or (tracker is not None and not tracker.listed_whole)
+
     def _sweep(self) -> None:
-        if not self.watches and not self.waiting and (self.tracker is None or self.tracker.listed_whole):
+        if not self._busy():
             self.running = False
             return
-        window = self._window()
-        summaries = self._list(window)
-        if summaries is None:
-            self.backoff = min(MAX_BACKOFF_FACTOR, self.backoff * 2)
-        else:
-            self.backoff = max(1, self.backoff // 2)
-            if self.tracker is not None:
-                self.tracker.observe(summaries, whole=window is None)
-                self.waiting = self.on_listing(self.engine.now())
-            self._describe_terminal({s["TrainingJobName"]: s["TrainingJobStatus"] for s in summaries})
-            self._end_surplus_pools()
-        interval = min(self.interval, self.handoff_interval) if self.waiting else self.interval
-        self.timeline.at(self.engine.now() + interval * self.backoff, self._sweep)
+        sweeps = self.sweeps
+        now = self.engine.now()
+        try:
+            listing = sweeps.listing()
+            listed = sweeps.listed(listing, self._list(listing.after), now, self._waiting())
+            self._admit(listed.admitted)
+            self._describe_all(listed.describe)
+            for end in sweeps.pool_ends():
+                self._keep_alive_zero(end.job_name)
+            sweeps.swept(ok=True)
+        except _Throttled:
+            sweeps.swept(ok=False)
+        self.timeline.at(now + sweeps.delay(self.interval, bool(self.waiters)), self._sweep)
 
-    def _window(self) -> float | None:
-        """CreationTimeAfter as FleetPoller computes it: the oldest watched or unsettled job, less the margin."""
-        starts = [created - CREATION_MARGIN_SECONDS for created in self.watches.values()]
-        if self.tracker is not None:
-            tracked = self.tracker.window_start()
-            if tracked is None:
-                return None
-            starts.append(tracked.timestamp())
-        return min(starts) if starts else None
-
-    def _list(self, window: float | None) -> list[dict[str, Any]] | None:
-        """Every summary of the run's listing; None when a page was throttled. Pages are followed by the hook's
-        rule (:class:`PagedListing`): a listing that does not end is a fault of the simulator, not the run's jobs."""
-        request: dict[str, Any] = {"NameContains": self.name_contains, "MaxResults": PAGE_SIZE}
-        if window is not None:
-            request["CreationTimeAfter"] = window
-        listing = PagedListing(f"ListTrainingJobs({self.name_contains!r})", request, "TrainingJobSummaries")
+    def _list(self, after: dt.datetime | None) -> list[dict[str, Any]]:
+        """Every summary of the run's listing (the hook's request and paging rule, :func:`job_listing`): a listing
+        that does not end is a fault of the simulator, not the run's jobs."""
+        listing = job_listing(self.name_contains, creation_time_after=after)
         seen: list[dict[str, Any]] = []
         while listing.request is not None:
             page = _api(self.engine.list_training_jobs, listing.request)
-            if page is None:
-                return None
             try:
                 seen += listing.take(page)
             except ListingError as exc:
                 raise SimulationError(str(exc)) from exc
         return seen
 
-    def _describe_terminal(self, statuses: dict[str, str]) -> None:
-        for name in [name for name in self.watches if statuses.get(name) in TERMINAL]:
-            described = _api(self.engine.describe_training_job, name)
-            if described is None:
-                continue  # throttled: the next sweep sees the job terminal again and describes it then
-            del self.watches[name]
-            if self.tracker is not None:
-                self.tracker.observe([described])
-            self.deliver(name, described)
-
-    def _end_surplus_pools(self) -> None:
-        if self.tracker is None:
-            return
-        for name in self.tracker.tail_jobs():
-            self.tracker.tail_released.add(name)
-            # refused if it ended meanwhile: surplus_pools then ends its pool, if it kept one
-            self._keep_alive_zero(name)
-        for name in self.tracker.surplus_pools():
-            self.tracker.released.add(name)
-            self._keep_alive_zero(name)  # refused if the pool expired or was taken meanwhile
+    def _describe_all(self, names: tuple[str, ...]) -> None:
+        """Describe each job; a terminal description goes to its watcher. As in the triggerer, every one is asked
+        for, and then a throttled one fails the sweep (it is described again in the next)."""
+        throttled: _Throttled | None = None
+        for name in names:
+            try:
+                described = _api(self.engine.describe_training_job, name)
+            except _Throttled as exc:
+                throttled = exc
+                continue
+            if self.sweeps.described(name, described) and described.get("TrainingJobStatus") in TERMINAL:
+                self.sweeps.unwatch(name)
+                self.watchers.pop(name)(described)
+        if throttled is not None:
+            raise throttled
 
     def _keep_alive_zero(self, name: str) -> None:
         """UpdateTrainingJob to keep-alive 0: a running job then ends without a pool, an idle pool ends now. A job
@@ -168,18 +170,22 @@ class BatchedPoller:
 
 
 class PerJobPoller:
-    def __init__(self, engine: SimEngine, timeline: Timeline, interval: float, deliver: Deliver) -> None:
+    """The stock trigger: one DescribeTrainingJob per job every interval until it is terminal."""
+
+    def __init__(self, engine: SimEngine, timeline: Timeline, interval: float) -> None:
         self.engine = engine
         self.timeline = timeline
         self.interval = interval
-        self.deliver = deliver
 
-    def watch(self, name: str, created_at: float) -> None:
-        self.timeline.at(created_at + self.interval, lambda: self._poll(name))
+    def watch(self, name: str, created_at: float, deliver: Deliver) -> None:
+        self.timeline.at(created_at + self.interval, lambda: self._poll(name, deliver))
 
-    def _poll(self, name: str) -> None:
-        described = _api(self.engine.describe_training_job, name)
+    def _poll(self, name: str, deliver: Deliver) -> None:
+        try:
+            described: dict[str, Any] | None = _api(self.engine.describe_training_job, name)
+        except _Throttled:
+            described = None
         if described is not None and described["TrainingJobStatus"] in TERMINAL:
-            self.deliver(name, described)
+            deliver(described)
         else:
-            self.timeline.at(self.engine.now() + self.interval, lambda: self._poll(name))
+            self.timeline.at(self.engine.now() + self.interval, lambda: self._poll(name, deliver))

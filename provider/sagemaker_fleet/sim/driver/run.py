@@ -24,7 +24,7 @@ from sagemaker_fleet.sim.clock import VirtualClock
 from sagemaker_fleet.sim.driver.errors import SimulationError
 from sagemaker_fleet.sim.driver.missed import missed_warm_starts
 from sagemaker_fleet.sim.driver.options import SimulateOptions, engine_config
-from sagemaker_fleet.sim.driver.polling import BatchedPoller, PerJobPoller, Poller
+from sagemaker_fleet.sim.driver.polling import PerJobPoller, SimulatedFleetPoller
 from sagemaker_fleet.sim.driver.result import SimulationResult
 from sagemaker_fleet.sim.driver.strategies import DispatchStrategy, NaiveStrategy, Strategy
 from sagemaker_fleet.sim.driver.tasks import CityTask, SimulatedOperator
@@ -87,13 +87,22 @@ class FleetSimulation:
         self.operator = SimulatedOperator(
             spec, self.options, self.engine, self.timeline, self.ended_at, self._finished
         )
-        poller = self._poller()
-        self.operator.poller = poller
-        self.strategy: Strategy = (
-            DispatchStrategy(self.tracker, self.tasks, self.operator, poller, self.options.handoff_seconds)
-            if self.tracker is not None and isinstance(poller, BatchedPoller)
-            else NaiveStrategy(spec, self.tasks, self.operator)
-        )
+        interval = self.options.poll_interval_seconds
+        self.strategy: Strategy
+        if self.tracker is not None:
+            self.operator.tracker = self.tracker
+            self.operator.dispatch = SimulatedFleetPoller(
+                self.engine,
+                self.timeline,
+                self.options.run_key,
+                interval,
+                self.tracker,
+                self.options.handoff_interval_seconds,
+            )
+            self.strategy = DispatchStrategy(self.tasks, self.operator)
+        else:
+            self.operator.per_job = PerJobPoller(self.engine, self.timeline, interval)
+            self.strategy = NaiveStrategy(spec, self.tasks, self.operator)
         self._begun = False
         self._result: SimulationResult | None = None
 
@@ -101,21 +110,6 @@ class FleetSimulation:
         if self.tracker is not None:
             return self.tracker.book.turns[city].keep_alive_seconds
         return self.options.naive_keep_alive_seconds
-
-    def _poller(self) -> Poller:
-        interval = self.options.poll_interval_seconds
-        deliver = self.operator.terminal
-        if self.tracker is not None:
-            return BatchedPoller(
-                self.engine,
-                self.timeline,
-                self.options.run_key,
-                interval,
-                deliver,
-                self.tracker,
-                self.options.handoff_interval_seconds,
-            )
-        return PerJobPoller(self.engine, self.timeline, interval, deliver)
 
     def _on_event(self, event: JobEvent) -> None:
         if event.status in TERMINAL:

@@ -15,14 +15,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Protocol
 
-from sagemaker_fleet.dispatch import QuotaPool, Wait, quota_pool
-from sagemaker_fleet.jobs.attempts import NextStep, next_step
+from sagemaker_fleet.dispatch import QuotaPool, quota_pool
 from sagemaker_fleet.sim.driver.errors import SimulationError
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.dispatch import RunTracker
     from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
-    from sagemaker_fleet.sim.driver.polling import BatchedPoller
     from sagemaker_fleet.sim.driver.tasks import CityTask, SimulatedOperator
 
 
@@ -35,71 +32,18 @@ class Strategy(Protocol):
 
 
 class DispatchStrategy:
-    """The fleet DAG's dispatch: every city waits for its turn from the start; each listing of the shared poller
-    admits those the run's :class:`RunTracker` lets through (the triggerer's rule, the same code), and each starts
-    ``handoff_seconds`` later (the trigger's reaction and its CreateTrainingJob call). Re-submissions and retries
-    after a refused create wait for room the same way."""
+    """The fleet DAG's dispatch: every city's task starts at once and waits for its turn through the run's
+    :class:`~sagemaker_fleet.sim.driver.polling.SimulatedFleetPoller`, whose sweeps admit those the run's
+    :class:`RunTracker` lets through (the triggerer's rule, the same code); re-submissions and retries after a
+    refused create wait for room the same way."""
 
-    def __init__(
-        self,
-        tracker: RunTracker,
-        tasks: dict[str, CityTask],
-        operator: SimulatedOperator,
-        poller: BatchedPoller,
-        handoff_seconds: float,
-    ) -> None:
-        self.tracker = tracker
+    def __init__(self, tasks: dict[str, CityTask], operator: SimulatedOperator) -> None:
         self.tasks = tasks
         self.operator = operator
-        self.poller = poller
-        self.handoff_seconds = handoff_seconds
-        self.waits: dict[str, tuple[Wait, NextStep, float, int]] = {}
-        poller.on_listing = self.admit
-        operator.gate = self
 
     def begin(self, at: float) -> None:
         for task in self.tasks.values():
-            step = next_step(task.city, task.history, new_try=False)
-            self.waits[task.city.name] = (
-                Wait(task.city.name, step.attempt, first=True, since=at),
-                step,
-                at,
-                0,
-            )
-        self.poller.waiting = True
-        self.poller.kick()
-
-    def request(self, task: CityTask, step: NextStep, since: float, retries: int, at: float) -> None:
-        """``task`` asks to submit ``step`` (a re-submission, or a retry after a refused create) at ``at``."""
-
-        def ask() -> None:
-            name = task.city.name
-            self.waits[name] = (Wait(name, step.attempt, first=False, since=at), step, since, retries)
-            self.poller.waiting = True
-            self.admit(self.operator.engine.now())
-
-        self.operator.timeline.at(at, ask)
-
-    def release(self, task: CityTask) -> None:
-        self.tracker.release(task.city.name)
-
-    def created(self, name: str, at: float) -> None:
-        """The trigger counts its own job as running at once, as :class:`FleetCityTrigger` does."""
-        self.tracker.observe(
-            [{"TrainingJobName": name, "TrainingJobStatus": "InProgress", "CreationTime": at}], listed=False
-        )
-
-    def keep_alive_at_create(self, task: CityTask, planned: int) -> int:
-        """The trigger's rule: 0 when no other city of the group is left to start."""
-        return self.tracker.keep_alive_at_create(task.city.name, planned)
-
-    def admit(self, now: float) -> bool:
-        if not self.tracker.listed_whole:
-            return bool(self.waits)
-        for city in self.tracker.admit([wait for wait, _, _, _ in self.waits.values()], now):
-            _, step, since, retries = self.waits.pop(city)
-            self.operator.launch(self.tasks[city], step, now + self.handoff_seconds, since, retries)
-        return bool(self.waits)
+            self.operator.start(task, at)
 
     def finished(self, task: CityTask, at: float) -> None:
         """Nothing to do: the next listing sees the job's end and admits its successor."""

@@ -1,29 +1,37 @@
-"""The training tasks of a simulated run, each handled as ``FleetTrainingOperator`` handles its city.
+"""The training tasks of a simulated run: each city is the trigger's own :class:`~sagemaker_fleet.dispatch.city_run.
+CityRun` (submit, back off while the quota is in use, decide after each terminal submission with
+:func:`~sagemaker_fleet.jobs.attempts.next_step`), run in virtual time with the engine as its endpoint
+(:class:`SimCityIO`).
 
-A task submits its city (the one request builder, :func:`compile_training_request`), retries a
-``ResourceLimitExceeded`` after the operator's jittered, doubling back-off and gives up after its capacity timeout,
-and decides after each terminal submission with the operator's own rule (:func:`next_step`): done, re-submit
-(spot ``MaxWaitTimeExceeded`` → spot again from the same checkpoint as ``-r{n}``, then on-demand or fail), or fail.
-It acts one orchestration latency after the job ended, and never before the poller has seen it end.
+What the simulator adds is timing: with the planned strategy a city acts ``handoff_seconds`` after the sweep that
+admitted it or saw its job end (the trigger's reaction and its call); with the stock pattern one orchestration
+latency after its job ended (a task process resumes), and never before its poller has seen the end. A throttled
+CreateTrainingJob is sent again after a jittered exponential back-off, as botocore does; every jitter is seeded.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
-from sagemaker_fleet.jobs.attempts import NextStep, capacity_delay, next_step
-from sagemaker_fleet.jobs.request import Submission, compile_training_request
+from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
+from sagemaker_fleet.jobs.attachment import Attachment
 from sagemaker_fleet.jobs.statuses import THROTTLING_CODES
+from sagemaker_fleet.sim.driver.coroutines import Later, run_coroutine
 from sagemaker_fleet.sim.driver.errors import SimulationError
 from sagemaker_fleet.sim.errors import SimApiError
 from sagemaker_fleet.sim.seeding import stream
 
 if TYPE_CHECKING:
+    from mypy_boto3_sagemaker.type_defs import CreateTrainingJobRequestTypeDef
+
+    from sagemaker_fleet.dispatch import RunTracker, Wait
     from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
+    from sagemaker_fleet.jobs.record import Description
     from sagemaker_fleet.sim.driver.options import SimulateOptions
-    from sagemaker_fleet.sim.driver.polling import Poller
+    from sagemaker_fleet.sim.driver.polling import PerJobPoller, SimulatedFleetPoller
     from sagemaker_fleet.sim.driver.timeline import Timeline
     from sagemaker_fleet.sim.engine import SimEngine
 
@@ -38,34 +46,41 @@ class CityTask:
     keep_alive_seconds: int  # for on-demand submissions; spot ones never keep a pool
     state: TaskState = "waiting"
     submissions: list[str] = field(default_factory=list)
-    history: list[dict[str, Any]] = field(default_factory=list)  # terminal describes, oldest first
     reason: str = ""
-    capacity_retries: int = 0
+    run: CityRun | None = None
 
     @property
     def finished(self) -> bool:
         return self.state in ("done", "failed")
 
+    @property
+    def history(self) -> list[Description]:
+        """Descriptions of its submissions, oldest first (the latest as last seen)."""
+        return self.run.history if self.run is not None else []
+
+    @property
+    def capacity_retries(self) -> int:
+        """Creates the quota refused (ResourceLimitExceeded)."""
+        return self.run.refusals if self.run is not None else 0
+
 
 Finished = Callable[[CityTask, float], None]
 
 
-class Gate(Protocol):
-    """The dispatch a task asks for room (see :class:`~sagemaker_fleet.sim.driver.strategies.DispatchStrategy`)."""
+class _Silent:
+    """The task log of a simulated city: not written (hundreds of cities, thousands of lines)."""
 
-    handoff_seconds: float
+    def info(self, msg: str, /, *args: Any) -> None:
+        return None
 
-    def request(self, task: CityTask, step: NextStep, since: float, retries: int, at: float) -> None: ...
-
-    def release(self, task: CityTask) -> None: ...
-
-    def created(self, name: str, at: float) -> None: ...
-
-    def keep_alive_at_create(self, task: CityTask, planned: int) -> int: ...
+    def warning(self, msg: str, /, *args: Any) -> None:
+        return None
 
 
 class SimulatedOperator:
-    """Runs :class:`CityTask` s against the engine; ``on_finished(task, at)`` says when a task's slot is free."""
+    """Runs :class:`CityTask` s against the engine; ``on_finished(task, at)`` says when a task's slot is free.
+    ``dispatch``: the run's poller, which admits cities and sees their jobs end (planned, with ``tracker``); else
+    each city starts when it is started and ``per_job`` polls each job (the stock pattern)."""
 
     def __init__(
         self,
@@ -84,104 +99,133 @@ class SimulatedOperator:
         self.ended_at = ended_at
         self.on_finished = on_finished
         self.owner: dict[str, CityTask] = {}
-        self.poller: Poller | None = None
-        #: the dispatch (planned strategy): re-submissions and retries after a refused create ask it for room
-        self.gate: Gate | None = None
+        self.created_at: dict[str, float] = {}
+        self.dispatch: SimulatedFleetPoller | None = None
+        self.per_job: PerJobPoller | None = None
+        self.tracker: RunTracker | None = None
 
     def start(self, task: CityTask, at: float) -> None:
-        """Begin ``task`` at simulated time ``at`` (its first CreateTrainingJob)."""
+        """Begin ``task`` at simulated time ``at``."""
         task.state = "running"
-        step = next_step(task.city, task.history, new_try=False)
-        self.timeline.at(at, lambda: self._submit(task, step, since=at))
-
-    def launch(self, task: CityTask, step: NextStep, at: float, since: float, retries: int = 0) -> None:
-        """Submit ``step`` at ``at``: the dispatch admitted it."""
-        task.state = "running"
-        self.timeline.at(at, lambda: self._submit(task, step, since=since, retries=retries))
-
-    # ------------------------------------------------------------------------------------------ submitting
-
-    def _submit(
-        self, task: CityTask, step: NextStep, since: float, retries: int = 0, throttled: int = 0
-    ) -> None:
-        keep_alive = 0 if step.spot else task.keep_alive_seconds
-        if self.gate is not None:  # as the trigger does once its turn has come
-            keep_alive = self.gate.keep_alive_at_create(task, keep_alive)
-        submission = Submission(
-            task.city.name,
-            self.options.run_key,
-            attempt=step.attempt,
-            spot=step.spot,
-            keep_alive_seconds=keep_alive,
-        )
-        request = compile_training_request(self.spec, task.city, submission)
-        name = str(request["TrainingJobName"])
-        try:
-            self.engine.create_training_job(request)
-        except SimApiError as exc:
-            now = self.engine.now()
-            if exc.code == "ResourceLimitExceeded":
-                self._capacity_wait(task, step, since, retries, name, now)
-            elif exc.code in THROTTLING_CODES:
-                wait = self._jittered(
-                    self.options.throttle_retry_seconds * 2 ** min(throttled, 5), name, "throttle", throttled
-                )
-                self.timeline.at(now + wait, lambda: self._submit(task, step, since, retries, throttled + 1))
-            else:
-                raise SimulationError(f"CreateTrainingJob {name} was rejected: {exc}") from exc
-            return
-        task.submissions.append(name)
-        self.owner[name] = task
-        if self.gate is not None:
-            self.gate.created(name, self.engine.now())
-        assert self.poller is not None, "the run wires a poller before it starts tasks"
-        self.poller.watch(name, self.engine.now())
-
-    def _capacity_wait(
-        self, task: CityTask, step: NextStep, since: float, retries: int, name: str, now: float
-    ) -> None:
         options = self.options
-        delay = capacity_delay(retries, options.capacity_retry_seconds, options.capacity_retry_max_seconds)
-        if now + delay - since > options.capacity_timeout_seconds:
-            task.reason = (
-                f"no {task.city.instance_type} capacity for {options.capacity_timeout_seconds:.0f} s "
-                "(ResourceLimitExceeded)"
-            )
-            self._finish(task, "failed", now + self.spec.orchestration_latency_seconds)
-            return
-        task.capacity_retries += 1
-        wait = self._jittered(delay, name, "capacity", retries)
-        if self.gate is not None:  # its place goes to the next city; it asks again after the back-off
-            self.gate.release(task)
-            self.gate.request(task, step, since, retries + 1, now + wait)
-            return
-        self.timeline.at(now + wait, lambda: self._submit(task, step, since, retries + 1))
+        task.run = CityRun(
+            self.spec,
+            task.city,
+            options.run_key,
+            SimCityIO(self, task),
+            _Silent(),
+            self.tracker,
+            keep_alive_seconds=task.keep_alive_seconds,
+            capacity_retry_seconds=options.capacity_retry_seconds,
+            capacity_retry_max_seconds=options.capacity_retry_max_seconds,
+            capacity_timeout_seconds=options.capacity_timeout_seconds,
+        )
+        run = task.run
+        self.timeline.at(at, lambda: run_coroutine(run.train(), lambda end: self._ended(task, end)))
 
-    def _jittered(self, seconds: float, name: str, purpose: str, n: int) -> float:
+    def settle(self, later: Later[Any], at: float, value: Any = None) -> None:
+        """Set ``later`` to ``value`` at simulated time ``at``."""
+        self.timeline.at(at, lambda: later.set(value))
+
+    def jittered(self, seconds: float, name: str, purpose: str, n: int) -> float:
         """``seconds`` × U(0.5, 1.5), seeded by job and retry so a run replays exactly."""
         return seconds * stream(self.options.seed, name, purpose, n).uniform(0.5, 1.5)
 
-    # ------------------------------------------------------------------------------------------ deciding
-
-    def terminal(self, name: str, described: dict[str, Any]) -> None:
-        """The poller saw submission ``name`` end; ``described`` is its DescribeTrainingJob response."""
-        task = self.owner[name]
-        task.history.append(described)
-        if self.gate is not None:  # the trigger acts in the sweep that delivered the description
-            act = self.engine.now() + self.gate.handoff_seconds
-        else:  # the stock pattern: a task process resumes, then the scheduler queues the next one
-            act = max(self.engine.now(), self.ended_at[name] + self.spec.orchestration_latency_seconds)
-        step = next_step(task.city, task.history, new_try=False)
-        if step.kind == "submit" and self.gate is not None:
-            self.gate.request(task, step, act, 0, act)
-        elif step.kind == "submit":
-            self.timeline.at(act, lambda: self._submit(task, step, since=act))
-        elif step.kind == "done":
-            self._finish(task, "done", act)
-        else:  # "fail" (a terminal job is never "attach")
-            task.reason = step.reason
-            self._finish(task, "failed", act)
-
-    def _finish(self, task: CityTask, state: TaskState, at: float) -> None:
-        task.state = state
+    def _ended(self, task: CityTask, end: CityEnd) -> None:
+        task.state = "done" if end.kind == "done" else "failed"
+        task.reason = end.reason
+        at = self.engine.now()
+        if end.kind == "no_capacity":  # it failed in its own process; the next task starts a latency later
+            at += self.spec.orchestration_latency_seconds
         self.on_finished(task, at)
+
+
+class SimCityIO:
+    """A city's I/O in virtual time (:class:`~sagemaker_fleet.dispatch.city_run.CityIO`)."""
+
+    def __init__(self, operator: SimulatedOperator, task: CityTask) -> None:
+        self.operator = operator
+        self.task = task
+
+    def now(self) -> float:
+        return self.operator.engine.now()
+
+    def jitter(self, job_name: str, retries: int) -> float:
+        return self.operator.jittered(1.0, job_name, "capacity", retries)
+
+    async def sleep(self, seconds: float) -> None:
+        later: Later[None] = Later()
+        self.operator.settle(later, self.now() + seconds)
+        await later
+
+    async def wait_turn(self, wait: Wait) -> None:
+        """Planned: the run's poller admits the city; it acts ``handoff_seconds`` later. Stock: at once."""
+        dispatch = self.operator.dispatch
+        if dispatch is None:
+            return
+        later: Later[None] = Later()
+        handoff = self.operator.options.handoff_seconds
+        dispatch.wait_turn(wait, lambda: self.operator.settle(later, self.now() + handoff))
+        await later
+
+    def release(self, city: str) -> None:
+        if self.operator.dispatch is not None:
+            self.operator.dispatch.release(city)
+
+    async def create(self, request: CreateTrainingJobRequestTypeDef) -> Attachment | None:
+        operator = self.operator
+        name = str(request["TrainingJobName"])
+        throttled = 0
+        while True:
+            try:
+                response = operator.engine.create_training_job(request)
+                break
+            except SimApiError as exc:
+                if exc.code == "ResourceLimitExceeded":
+                    return None
+                if exc.code not in THROTTLING_CODES:
+                    raise SimulationError(f"CreateTrainingJob {name} was rejected: {exc}") from exc
+            seconds = operator.options.throttle_retry_seconds * 2 ** min(throttled, 5)
+            await self.sleep(operator.jittered(seconds, name, "throttle", throttled))
+            throttled += 1
+        now = self.now()
+        self.task.submissions.append(name)
+        operator.owner[name] = self.task
+        operator.created_at[name] = now
+        resources = dict(request.get("ResourceConfig") or {})
+        description = {
+            "TrainingJobName": name,
+            "TrainingJobArn": response.get("TrainingJobArn"),
+            "TrainingJobStatus": "InProgress",
+            "SecondaryStatus": "Starting",
+            "CreationTime": dt.datetime.fromtimestamp(now, dt.UTC),
+            "EnableManagedSpotTraining": bool(request.get("EnableManagedSpotTraining", False)),
+            "ResourceConfig": resources,
+        }
+        return Attachment(description, created=True)
+
+    async def watch(self, job: Description, created_after: dt.datetime | None) -> Description:
+        """The job's terminal description, when the city acts on it: planned, ``handoff_seconds`` after the sweep
+        that saw it end; stock, one orchestration latency after it ended (and not before its poll saw it)."""
+        operator = self.operator
+        name = str(job["TrainingJobName"])
+        later: Later[Description] = Later()
+        if operator.dispatch is not None:
+            handoff = operator.options.handoff_seconds
+            operator.dispatch.watch(name, created_after, lambda d: operator.settle(later, self.now() + handoff, d))
+        else:
+            assert operator.per_job is not None, "the run wires a poller before it starts tasks"
+            latency = operator.spec.orchestration_latency_seconds
+
+            def deliver(described: dict[str, Any]) -> None:
+                operator.settle(later, max(self.now(), operator.ended_at[name] + latency), described)
+
+            operator.per_job.watch(name, operator.created_at[name], deliver)
+        return await later
+
+    async def describe(self, job_name: str) -> Description | None:
+        return self.operator.engine.describe_training_job(job_name)
+
+    async def tags(self, arn: str) -> dict[str, str]:
+        response = self.operator.engine.call("ListTags", {"ResourceArn": arn})
+        return {str(tag["Key"]): str(tag["Value"]) for tag in response.get("Tags") or ()}

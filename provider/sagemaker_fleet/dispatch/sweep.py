@@ -1,0 +1,221 @@
+"""RunSweeps: the loop that feeds a run's :class:`RunTracker`, one sweep at a time (pure: the shells do the I/O).
+
+Two shells drive it: the triggerer's shared poller (:mod:`sagemaker_fleet.triggers.poller`: asyncio, AWS) and
+``simulate``'s (``sim/driver/polling.py``: virtual time, the simulator's engine). Each sweep of a run is
+
+1. :meth:`RunSweeps.listing`: where the listing starts. ListTrainingJobs (:func:`~sagemaker_fleet.jobs.paging.
+   job_listing`) from 5 minutes before the creation of the oldest job that can still change — a watched job, or
+   an unsettled one of the tracker — so late in a run it holds the jobs of the last stretch, not every job the run
+   made; from the run's ``floor`` while one of them has no known creation or the tracker has seen no whole listing;
+2. :meth:`RunSweeps.listed`: the listing in, the decisions out — the cities admitted now (the hand-off happens in
+   the sweep that saw a predecessor end), the watched jobs still running (their summaries) and the jobs to
+   describe: terminal in the listing, or missing from :data:`MISSES_BEFORE_DESCRIBE` listings in a row;
+3. :meth:`RunSweeps.described` for each description;
+4. :meth:`RunSweeps.pool_ends`: keep-alive 0 for the running jobs of a group with no city left to start (they end
+   without a pool) and for idle pools no city will take over (they end now) — skipped when a describe failed;
+5. :meth:`RunSweeps.swept`, then the next sweep after :meth:`RunSweeps.delay`.
+State lives in AWS only, so a restarted triggerer rebuilds it with its first, whole listing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL, as_datetime
+from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
+
+#: Consecutive listings a watched job may be missing from before it is described directly.
+MISSES_BEFORE_DESCRIBE = 2
+#: A failing sweep (throttled, the endpoint unreachable, any error) waits up to this many intervals before the next;
+#: a request sent again through an outage backs off the same way.
+MAX_BACKOFF_FACTOR = 8
+
+
+@dataclass
+class Backoff:
+    """A factor on an interval: doubled after a failure, up to :data:`MAX_BACKOFF_FACTOR`; halved after a success."""
+
+    factor: int = 1
+
+    def failed(self) -> None:
+        self.factor = min(MAX_BACKOFF_FACTOR, self.factor * 2)
+
+    def succeeded(self) -> None:
+        self.factor = max(1, self.factor // 2)
+
+
+@dataclass
+class WatchedJob:
+    """A job a shell waits on: a lower bound of its creation (the caller's, then SageMaker's own once listed;
+    None: unknown) and how many listings in a row have missed it."""
+
+    created: dt.datetime | None = None
+    misses: int = 0
+
+    def learn(self, job: Mapping[str, Any]) -> None:
+        created = as_datetime(job.get("CreationTime"))
+        if created is not None:
+            self.created = created
+
+
+@dataclass(frozen=True)
+class Listing:
+    """The next listing: ``after`` its CreationTimeAfter (None: no bound); ``whole``: it covers the run's past."""
+
+    after: dt.datetime | None
+    whole: bool
+
+
+@dataclass(frozen=True)
+class Listed:
+    """What one listing decided: the cities admitted now (in the tracker's order), the watched jobs still running
+    with their summaries (in watch order), and the jobs to describe."""
+
+    admitted: tuple[str, ...] = ()
+    running: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    describe: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PoolEnd:
+    """Keep-alive 0 for ``job_name``: ``running``, a job of a group with no city left to start (it ends without a
+    pool); else an idle pool no city of its group will take over (it ends now)."""
+
+    job_name: str
+    running: bool
+
+
+class RunSweeps:
+    """What a run's sweeps carry from one to the next — the watched jobs, the back-off, the tracker — and the rule
+    of one sweep (see the module docstring).
+
+    :param tracker: the run's tracker (None: the sweeps only watch jobs); a shell may attach it later.
+    :param floor: CreationTimeAfter of a listing of the run's whole past (the triggerer's: the day before a dated
+        run key, :func:`~sagemaker_fleet.fleetspec.names.run_key_floor`).
+    :param handoff_interval: while cities wait, sweep at least this often (seconds).
+    """
+
+    def __init__(
+        self,
+        tracker: RunTracker | None = None,
+        *,
+        floor: dt.datetime | None = None,
+        handoff_interval: float = HANDOFF_INTERVAL,
+    ) -> None:
+        self.tracker = tracker
+        self.floor = floor
+        self.handoff_interval = handoff_interval
+        self.watches: dict[str, WatchedJob] = {}
+        self.backoff = Backoff()
+
+    # ------------------------------------------------------------------------------------------ watching
+
+    def watch(self, name: str, created_after: dt.datetime | None = None) -> None:
+        """Watch ``name``; ``created_after``: a time before its creation (None: the listing covers its past)."""
+        watch = self.watches.setdefault(name, WatchedJob())
+        if created_after is not None and (watch.created is None or created_after < watch.created):
+            watch.created = created_after
+
+    def unwatch(self, name: str) -> None:
+        self.watches.pop(name, None)
+
+    def window_start(self) -> dt.datetime | None:
+        """The oldest job that can still change, less the margin; None lists the name's whole past (a job without
+        a known creation, or a tracker that has not seen the run)."""
+        starts: list[dt.datetime] = []
+        for watch in self.watches.values():
+            if watch.created is None:
+                return None
+            starts.append(watch.created - CREATION_MARGIN)
+        if self.tracker is not None:
+            tracked = self.tracker.window_start()
+            if tracked is None:
+                return None
+            starts.append(tracked)
+        return min(starts) if starts else None
+
+    # ------------------------------------------------------------------------------------------ one sweep
+
+    def listing(self) -> Listing:
+        window = self.window_start()
+        return Listing(window if window is not None else self.floor, whole=window is None)
+
+    def listed(
+        self, listing: Listing, summaries: Sequence[Mapping[str, Any]], now: float, waiting: Sequence[Wait]
+    ) -> Listed:
+        """Take ``listing``'s summaries; ``now``: the shell's clock (the one ``waiting``'s ``since`` uses)."""
+        admitted: list[str] = []
+        if self.tracker is not None:
+            self.tracker.observe(summaries, whole=listing.whole)
+            admitted = self.admit(waiting, now)
+        seen = {str(summary["TrainingJobName"]): summary for summary in summaries}
+        running: dict[str, Mapping[str, Any]] = {}
+        describe: list[str] = []
+        for name, watch in self.watches.items():
+            summary = seen.get(name)
+            if summary is None:
+                watch.misses += 1
+                if watch.misses >= MISSES_BEFORE_DESCRIBE:
+                    describe.append(name)
+                continue
+            watch.misses = 0
+            watch.learn(summary)
+            if summary.get("TrainingJobStatus") in TERMINAL_STATUSES:
+                describe.append(name)
+            else:
+                running[name] = summary
+        return Listed(tuple(admitted), running, tuple(describe))
+
+    def described(self, name: str, description: Mapping[str, Any] | None) -> bool:
+        """Take the description of ``name`` (None: no such job); whether it is still watched (its watchers then get
+        the description, or an error). A job the listing missed is in the next one."""
+        watch = self.watches.get(name)
+        if watch is None:
+            return False
+        if description is not None:
+            watch.misses = 0
+            watch.learn(description)
+            if self.tracker is not None:
+                self.tracker.observe([description])
+        return True
+
+    def pool_ends(self) -> Iterator[PoolEnd]:
+        """The keep-alive changes of this sweep, each recorded by the tracker as it is handed out (a shell that stops
+        half-way leaves the rest to the next sweep); the idle pools are decided after the running jobs' changes."""
+        tracker = self.tracker
+        if tracker is None:
+            return
+        for name in tracker.tail_jobs():
+            tracker.release_tail(name)
+            yield PoolEnd(name, running=True)
+        for name in tracker.surplus_pools():
+            tracker.release_pool(name)
+            yield PoolEnd(name, running=False)
+
+    def swept(self, ok: bool) -> None:
+        """The sweep ended: back off after a failure, come back towards the interval after a success."""
+        if ok:
+            self.backoff.succeeded()
+        else:
+            self.backoff.failed()
+
+    def delay(self, interval: float, waiting: bool) -> float:
+        """Seconds to the next sweep: ``interval`` (at most :attr:`handoff_interval` while cities wait, so a
+        successor starts soon after its predecessor ends) times the back-off."""
+        return (min(interval, self.handoff_interval) if waiting else interval) * self.backoff.factor
+
+    # ------------------------------------------------------------------------------------------ between sweeps
+
+    def admit(self, waiting: Sequence[Wait], now: float) -> list[str]:
+        """The waiting cities that may create their job now (:meth:`RunTracker.admit`): none before the tracker has
+        seen a whole listing of the run."""
+        tracker = self.tracker
+        if tracker is None or not tracker.listed_whole or not waiting:
+            return []
+        return tracker.admit(waiting, now)

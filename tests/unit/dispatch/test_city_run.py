@@ -1,0 +1,76 @@
+"""A city's run (pure, its I/O faked): the capacity back-off the trigger and ``simulate`` share."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from typing import TYPE_CHECKING, Any
+
+from sagemaker_fleet.dispatch.city_run import CityRun
+from unit.plan.plan_fleets import RUN_KEY, city, fleet
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.tracker import Wait
+
+
+class QuotaInUse:
+    """A shell whose quota stays in use: every create is refused. Time moves only when the city waits."""
+
+    def __init__(self, turn_wait: float) -> None:
+        self.time = 0.0
+        self.turn_wait = turn_wait
+        self.turns: list[Wait] = []
+        self.refused: list[float] = []
+        self.released: list[str] = []
+
+    def now(self) -> float:
+        return self.time
+
+    def jitter(self, job_name: str, retries: int) -> float:
+        return 1.0
+
+    async def sleep(self, seconds: float) -> None:
+        self.time += seconds
+
+    async def wait_turn(self, wait: Wait) -> None:
+        self.turns.append(wait)
+        if len(self.turns) == 1:
+            self.time += self.turn_wait  # a long wait for the group's turn
+
+    def release(self, city_name: str) -> None:
+        self.released.append(city_name)
+
+    async def create(self, request: Any) -> None:
+        self.refused.append(self.time)
+        return None
+
+    async def watch(self, job: Any, created_after: dt.datetime | None) -> Any:
+        raise AssertionError("no job was created")
+
+    async def describe(self, job_name: str) -> Any:
+        raise AssertionError("a city without submissions describes nothing")
+
+    async def tags(self, arn: str) -> dict[str, str]:
+        raise AssertionError("a city without submissions reads no tags")
+
+
+class Quiet:
+    def info(self, msg: str, /, *args: Any) -> None: ...
+
+    def warning(self, msg: str, /, *args: Any) -> None: ...
+
+
+def test_the_capacity_timeout_counts_from_the_first_refusal_not_from_the_wait_for_a_turn() -> None:
+    spec = fleet([city("oslo")])
+    io = QuotaInUse(turn_wait=1000.0)
+    run = CityRun(
+        spec, spec.city("oslo"), RUN_KEY, io, Quiet(), capacity_retry_seconds=60.0, capacity_timeout_seconds=300.0
+    )
+    end = asyncio.run(run.train())
+    assert end.kind == "no_capacity"
+    assert "no ml.m5.xlarge capacity for 300 s" in end.reason
+    # refused at 1000 s (after the turn), then after 60 and 120 s; the next back-off (240 s) ends past 1300 s
+    assert io.refused == [1000.0, 1060.0, 1180.0]
+    assert run.refusals == 3
+    assert io.released == ["oslo"] * 3  # each refusal gives the city's place back
+    assert [w.first for w in io.turns] == [True, False, False]  # a retry already had its turn
