@@ -10,9 +10,11 @@ submission and each job's warm-pool status. Its rule, :meth:`RunTracker.admit`, 
   takes over an Available pool of its own group needs no new instances;
 - and, when it would start cold (no Available pool of its group to take), its warm-pool group has not used up the
   plan's cold starts (``DispatchBook.cold_starts``) — or no pool of the group can come any more (no job of it
-  runs with a keep-alive, none is Available). Without this, every job that ends without a pool (a cold lane's, or
-  one whose pool the warm-pool quota refused) started the next city cold at once, the warm pools' jobs then found
-  nobody left to take their pools, and the run had fewer warm starts than planned (or than the stock behaviour).
+  runs with a keep-alive, none is Available); and only as many of its cities wait as pools may come, so pools
+  lost while the triggerer was down do not shrink the group to a job at a time. Without this, every job that ends
+  without a pool (a cold lane's, or one whose pool the warm-pool quota refused) started the next city cold at
+  once, the warm pools' jobs then found nobody left to take their pools, and the run had fewer warm starts than
+  planned (or than the stock behaviour).
   A group's cold starts so far are its started cities less its warm starts (its jobs whose pool shows
   ``Reused``, and admitted cities that take an Available pool); off with ``carry_pools``, whose run may begin on
   the previous run's pools, which the plan does not know.
@@ -207,12 +209,12 @@ class RunTracker:
                 pending_warm[turn.group] += before - idle[turn.group]
         return used, idle, pending_warm
 
-    def _cold_budget(self, pending_warm: Counter[str]) -> tuple[Counter[str], set[str]]:
+    def _cold_budget(self, pending_warm: Counter[str]) -> tuple[Counter[str], Counter[str]]:
         """Per warm-pool group of the book: cold starts left of the plan's (cities started so far less their warm
-        starts), and the groups a pool may still come to (a job runs with a keep-alive, or a pool is Available).
-        Empty with ``carry_pools``: nothing is held back."""
+        starts), and how many pools may still come to it (its jobs running with a keep-alive, its Available pools,
+        its admitted cities that will keep one). Empty with ``carry_pools``: nothing is held back."""
         left: Counter[str] = Counter()
-        coming: set[str] = set()
+        coming: Counter[str] = Counter()
         if self.carry_pools or not self.book.cold_starts:
             return left, coming
         reused: Counter[str] = Counter()
@@ -225,26 +227,29 @@ class RunTracker:
             keeps = turn.keep_alive_seconds > 0 and name not in self._tail_released
             idle = state.pool == "Available" and name not in self._released
             if (state.status in ACTIVE and keeps) or idle:
-                coming.add(turn.group)
+                coming[turn.group] += 1
         started: Counter[str] = Counter()
         for city, turn in self.book.turns.items():
             if city in self.latest or city in self.pending:
                 started[turn.group] += 1
             if city in self.pending and turn.keep_alive_seconds > 0:
-                coming.add(turn.group)
+                coming[turn.group] += 1
         for group, planned in self.book.cold_starts.items():
             left[group] = planned - max(0, started[group] - reused[group] - pending_warm[group])
         return left, coming
 
     def _must_wait_for_pool(
-        self, turn: Turn, wait: Wait, idle: Counter[str], left: Counter[str], coming: set[str]
+        self, turn: Turn, wait: Wait, idle: Counter[str], left: Counter[str], coming: Counter[str], waiting: int = 0
     ) -> bool:
-        """Whether ``wait``'s city would start cold beyond its group's planned cold starts while a pool may come."""
+        """Whether ``wait``'s city would start cold beyond its group's planned cold starts while a pool may come to
+        it: fewer of its group's cities already wait for one (``waiting``) than pools may come. The others start
+        cold: with pools lost (their keep-alive ran out while the triggerer was down), holding every city back for
+        the few pools still to come would shrink the group to its running jobs for the rest of the run."""
         if not wait.first or turn.group not in self.book.cold_starts or self.carry_pools:
             return False
         if idle[turn.group] > 0 or turn.quota_for(wait.attempt)[1] != "instances":
             return False  # it takes a pool (or is a spot submission, which never does)
-        return left[turn.group] <= 0 and turn.group in coming
+        return left[turn.group] <= 0 and waiting < coming[turn.group]
 
     def _has_turn(
         self, turn: Turn, running: Counter[str], ended: Counter[str], waited: float, held: int = 0
@@ -303,6 +308,7 @@ class RunTracker:
         running, ended = self.group_counts()
         used, idle, pending_warm = self._holdings()
         left, coming = self._cold_budget(pending_warm)
+        held_back: Counter[str] = Counter()  # cities of this pass that wait for a pool to come
         handoffs = self.handoffs() if self.image_handoff else {}
         held = Counter(self.book.turns[city].group for city in handoffs if city not in self.pending)
         known = [w for w in waiting if w.city in self.book.turns]
@@ -320,7 +326,8 @@ class RunTracker:
                 continue
             if wait.first and handed and running[group] >= self.book.widths[group]:
                 continue
-            if self._must_wait_for_pool(turn, wait, idle, left, coming):
+            if self._must_wait_for_pool(turn, wait, idle, left, coming, held_back[group]):
+                held_back[group] += 1
                 continue
             pools = idle[group]
             if not self._claim(turn, wait.attempt, used, idle):

@@ -566,6 +566,23 @@ def test_warm_starts_do_not_use_the_cold_starts() -> None:
     assert tracker.admit([Wait("c2"), Wait("c4")], now=0) == ["c2"]  # the last cold start; c4 then waits
 
 
+def test_lost_pools_do_not_shrink_the_group_for_good() -> None:
+    """Found at 1,000 cities with the triggerer killed mid-run: the pools of jobs that ended while it was down
+    expired, one job of the group still ran, and every city with its turn waited for a pool — the group ran one job
+    at a time from then on. Only as many cities wait as pools may come (c0's one); the others start cold."""
+    spec, book = budget_book(cold_starts=3, n=8)
+    listing = [
+        summary(spec, "c0"),
+        summary(spec, "c1", "Completed", pool="Terminated"),
+        summary(spec, "c2", "Completed", pool="Terminated"),
+    ]
+    tracker = tracker_for(spec, book, listing)
+    assert tracker.admit([Wait("c3"), Wait("c4")], now=0) == ["c4"]
+    assert "waits for a warm pool of group g0" in tracker.waiting_reason(Wait("c3"), now=0)
+    tracker.observe([summary(spec, "c0", "Completed", pool="Available"), summary(spec, "c4")])
+    assert tracker.admit([Wait("c3")], now=1) == ["c3"]  # on c0's pool
+
+
 def test_a_city_starts_cold_when_no_pool_can_come() -> None:
     """The cold starts are used, but nothing of the group runs and no pool is Available: waiting would be for
     nothing, so the city starts cold."""
