@@ -69,6 +69,31 @@ class DeferralClock:
         self._thread.join()
 
 
+class TriggererKiller:
+    """Kills the triggerer (its whole process group, as a crashed machine would) ``after`` seconds from now and
+    starts it again 5 s later; does nothing when ``after`` is None."""
+
+    def __init__(self, stack: Any, after: float | None) -> None:
+        self.stack = stack
+        self.killed_at: float | None = None
+        self._started = time.monotonic()
+        self._thread = threading.Thread(target=self._run, args=(after,), daemon=True)
+        if after is not None:
+            self._thread.start()
+
+    def _run(self, after: float) -> None:
+        time.sleep(after)
+        self.stack.kill_component("triggerer")
+        self.killed_at = round(time.monotonic() - self._started, 1)
+        print(f"killed the triggerer at {self.killed_at} s", flush=True)
+        time.sleep(5)
+        self.stack.start_component("triggerer")
+
+    def join(self) -> None:
+        if self._thread.is_alive():
+            self._thread.join()
+
+
 def run_size(cities: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     from sagemaker_fleet.fleetspec import load_fleet_spec
     from sagemaker_fleet.fleetspec.triggerer import TRIGGERER_CAPACITY_DEFAULT
@@ -122,7 +147,9 @@ def run_size(cities: int, args: argparse.Namespace, folder: Path) -> dict[str, A
             try:
                 with DeferralClock(dsn, cities) as clock:
                     run_id = stack.trigger("scale")
+                    killer = TriggererKiller(stack, args.kill_triggerer_after)
                     state = stack.wait_for_run("scale", run_id, timeout=args.timeout)
+                    killer.join()
             finally:
                 for meter in rss:
                     meter.__exit__()
@@ -173,6 +200,7 @@ def run_size(cities: int, args: argparse.Namespace, folder: Path) -> dict[str, A
         "all_deferred_s": round(clock.all_deferred, 1) if clock.all_deferred is not None else None,
         "warm": sum(1 for j in jobs if j["start"] == "warm"),
         "warm_plan": fleet_plan.summary.warm_starts,
+        "triggerer_killed_at_s": killer.killed_at,
         "duplicates": sum(1 for c in spec.cities if c.spot is None and per_city[c.name] > 1),
         "lost": sum(1 for c in spec.cities if c.name not in completed),
     }
@@ -189,6 +217,9 @@ def main() -> None:
     parser.add_argument("--triggerers", type=int, default=1)
     parser.add_argument("--parallelism", type=int, default=32, help="Airflow's [core] parallelism (default 32)")
     parser.add_argument("--timeout", type=float, default=3600.0)
+    parser.add_argument("--kill-triggerer-after", type=float, metavar="SECONDS",
+                        help="kill -9 the (first) triggerer this long after the run is triggered and start it again 5 s "
+                             "later: nothing may be lost or trained twice (CPU figures then miss the killed process)")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
