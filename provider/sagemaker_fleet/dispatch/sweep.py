@@ -13,6 +13,7 @@ Two shells drive it: the triggerer's shared poller (:mod:`sagemaker_fleet.trigge
 3. :meth:`RunSweeps.described` for each description;
 4. :meth:`RunSweeps.pool_ends`: keep-alive 0 for the running jobs of a group with no city left to start (they end
    without a pool) and for idle pools no city will take over (they end now) — skipped when a describe failed;
+   one the endpoint did not take (:meth:`RunSweeps.pool_end_failed`) is handed out again by the next sweep;
 5. :meth:`RunSweeps.swept`, then the next sweep after :meth:`RunSweeps.delay`.
 State lives in AWS only, so a restarted triggerer rebuilds it with its first, whole listing.
 """
@@ -197,6 +198,13 @@ class RunSweeps:
         for name in tracker.surplus_pools():
             tracker.release_pool(name)
             yield PoolEnd(name, running=False)
+
+    def pool_end_failed(self, end: PoolEnd) -> None:
+        """``end``'s UpdateTrainingJob failed for a reason that passes (throttled past its retries, the endpoint
+        unreachable): the next sweep hands it out again. A refusal (ValidationException: the job ended, or its
+        pool was taken or expired meanwhile) is not a failure: nothing is left to end."""
+        if self.tracker is not None:
+            self.tracker.unrelease(end.job_name, end.running)
 
     def swept(self, ok: bool) -> None:
         """The sweep ended: back off after a failure, come back towards the interval after a success."""

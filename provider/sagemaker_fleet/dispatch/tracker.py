@@ -397,6 +397,11 @@ class RunTracker:
         """Running job ``name`` is being given keep-alive 0 (one of :meth:`tail_jobs`): it will keep no pool."""
         self._tail_released.add(name)
 
+    def unrelease(self, name: str, running: bool) -> None:
+        """The keep-alive change :meth:`release_pool` (``running``: :meth:`release_tail`) recorded for ``name`` was
+        not made (throttled, the endpoint unreachable): the next sweep hands it out again."""
+        (self._tail_released if running else self._released).discard(name)
+
     def _unstarted_groups(self) -> Counter[str]:
         """Cities per group still to come: not listed yet, or admitted and not yet seen creating their job."""
         return Counter(

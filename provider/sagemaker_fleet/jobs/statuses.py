@@ -20,3 +20,7 @@ ACTIVE_STATUSES: frozenset[TrainingJobStatusType] = frozenset({"InProgress", "St
 THROTTLING_CODES: frozenset[str] = frozenset(
     {"ThrottlingException", "Throttling", "TooManyRequestsException", "RequestLimitExceeded"}
 )
+#: Error codes of an UpdateTrainingJob(keep-alive) refused because nothing is left to change: the job ended (no
+#: keep-alive to set while it runs), or its pool was taken over, expired or never kept. Any other error passes, and
+#: the change is tried again.
+KEEP_ALIVE_REFUSALS: frozenset[str] = frozenset({"ValidationException", "ResourceNotFound"})

@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.dispatch.sweep import Listed, RunSweeps
+from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd, RunSweeps
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook, error_code
-from sagemaker_fleet.jobs.statuses import THROTTLING_CODES
+from sagemaker_fleet.jobs.statuses import KEEP_ALIVE_REFUSALS, THROTTLING_CODES
 from sagemaker_fleet.triggers.budget import WaitLineBudget
 from sagemaker_fleet.triggers.client import MIN_AWS_POLL_SECONDS, TRIGGERER_RETRIES, RunClient, aws_host
 from sagemaker_fleet.triggers.watch import (
@@ -316,7 +316,7 @@ class FleetPoller:
             self._hand_out(listed)
             await self._describe_all(client, listed.describe)
             for end in sweeps.pool_ends():
-                await self._end_pool(client, end.job_name, end.running)
+                await self._end_pool(client, end)
         if sweeps.tracker is None:
             self._listed.set()
 
@@ -344,16 +344,24 @@ class FleetPoller:
             if isinstance(result, BaseException):
                 raise result
 
-    async def _end_pool(self, client: Any, name: str, running: bool) -> None:
+    async def _end_pool(self, client: Any, end: PoolEnd) -> None:
         """Keep-alive 0 on a running job (it ends without a pool, so not one idle second after the run's last job)
-        or on an idle pool no city of its group will take over: either would bill until expiry."""
+        or on an idle pool no city of its group will take over: either would bill until expiry. Throttled past its
+        retries or the endpoint unreachable: the sweep fails and the next one tries again."""
+        name, running = end.job_name, end.running
         try:
             await self.hook.aupdate_keep_alive(client, name, 0)
         except ClientError as exc:
+            if error_code(exc) not in KEEP_ALIVE_REFUSALS:
+                self.sweeps.pool_end_failed(end)
+                raise
             # a running job that ended meanwhile: surplus_pools ends its pool, if it kept one; an idle pool that
             # expired or was taken meanwhile: nothing to end
             log.info("%s: %s: %s", name, "keep-alive not updated" if running else "warm pool not ended", exc)
             return
+        except BaseException:
+            self.sweeps.pool_end_failed(end)
+            raise
         if running:
             log.info("%s: keep-alive set to 0 (no city of its group is left to take its pool over)", name)
         else:

@@ -83,3 +83,48 @@ def test_an_outage_that_outlasts_the_sweeps_patience_fails_the_request(monkeypat
     with pytest.raises(EndpointConnectionError):
         asyncio.run(p.call("creating x", request, "x"))
     assert (seen, slept) == (["x"], [])
+
+
+def pool_end_sweeps(update: Any) -> tuple[FleetPoller, Any]:
+    """A poller whose run has one idle pool nobody will take over, and one sweep's pool ends through ``update``."""
+    from unit.dispatch.test_dispatch_tracker import hand_book, summary, tracker_for
+
+    spec, book = hand_book("X")
+    p = FleetPoller(FakeHook(FakeClient({})), "-20261201", interval=2.0)  # type: ignore[arg-type]
+    p.tracker = tracker_for(spec, book, [summary(spec, "c0", "Completed", pool="Available")])
+    p.hook.aupdate_keep_alive = update  # type: ignore[method-assign]
+
+    async def sweep() -> None:
+        for end in p.sweeps.pool_ends():
+            await p._end_pool(None, end)
+
+    return p, sweep
+
+
+def test_a_pool_end_throttled_past_its_retries_fails_the_sweep_and_the_next_sweep_ends_the_pool() -> None:
+    calls: list[str] = []
+
+    async def update(client: Any, name: str, seconds: int) -> None:
+        calls.append(name)
+        if len(calls) == 1:
+            raise client_error("ThrottlingException", 400)
+
+    p, sweep = pool_end_sweeps(update)
+    with pytest.raises(ClientError, match="Throttling"):
+        asyncio.run(sweep())
+    asyncio.run(sweep())
+    asyncio.run(sweep())  # made: not sent again
+    assert calls == [calls[0], calls[0]]
+
+
+def test_a_pool_end_refused_because_the_pool_is_gone_is_not_sent_again() -> None:
+    calls: list[str] = []
+
+    async def update(client: Any, name: str, seconds: int) -> None:
+        calls.append(name)
+        raise client_error("ValidationException", 400)
+
+    p, sweep = pool_end_sweeps(update)
+    asyncio.run(sweep())
+    asyncio.run(sweep())
+    assert len(calls) == 1

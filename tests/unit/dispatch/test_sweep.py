@@ -75,6 +75,20 @@ def test_each_pool_end_is_handed_out_once_and_a_shell_that_stops_leaves_the_rest
     assert list(sweeps.pool_ends()) == []
 
 
+def test_a_pool_end_the_endpoint_did_not_take_is_handed_out_again() -> None:
+    """Throttled past its retries, or the endpoint unreachable: the change was not made, so the next sweep tries it
+    again (once dropped, the idle pool billed until the run's end)."""
+    spec, book = hand_book("XX")
+    tracker = tracker_for(spec, book, [summary(spec, "c0", "Completed", pool="Available"), summary(spec, "c1")])
+    sweeps = RunSweeps(tracker)
+    ends = list(sweeps.pool_ends())
+    assert [e.running for e in ends] == [True, False]
+    for end in ends:
+        sweeps.pool_end_failed(end)
+    assert list(sweeps.pool_ends()) == ends
+    assert list(sweeps.pool_ends()) == []
+
+
 def test_the_back_off_doubles_to_its_cap_and_the_hand_off_bounds_the_interval() -> None:
     sweeps = RunSweeps(RunTracker(DispatchBook.empty(), {}), handoff_interval=HANDOFF_INTERVAL)
     assert sweeps.delay(30.0, waiting=False) == 30.0

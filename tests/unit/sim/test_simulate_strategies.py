@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from sagemaker_fleet.dispatch.sweep import MAX_BACKOFF_FACTOR
 from sagemaker_fleet.dispatch.tracker import HANDOFF_INTERVAL
 from sagemaker_fleet.fleetspec import FleetSpec, load_fleet_spec
 from sagemaker_fleet.sim.driver import FleetSimulation, SimulateOptions
@@ -133,6 +134,17 @@ def test_planned_leaves_no_pool_idle_after_the_runs_last_job_end(
         planned.result().to_json()["retained_billable_seconds"]
         < later.result().to_json()["retained_billable_seconds"]
     )
+
+
+def test_a_throttled_pool_end_is_sent_again_not_dropped(demo: FleetSpec) -> None:
+    """Under throttling the sweep that hands out a pool end may have it refused for its rate: the next sweep sends
+    it again, so after the run's last end a pool idles for a few backed-off sweeps at most, not until its
+    keep-alive runs out (837 s of this fleet's pools did, when a throttled end was dropped)."""
+    options = SimulateOptions(strategy="planned", throttle_share=0.3)
+    throttled = FleetSimulation(demo, options)
+    throttled.run()
+    assert throttled.result().to_json()["throttled"] > 0
+    assert _idle_after_last_end(throttled) < MAX_BACKOFF_FACTOR * options.poll_interval_seconds
 
 
 def test_naive_keeps_every_on_demand_pool_600_seconds(naive: FleetSimulation) -> None:

@@ -13,13 +13,13 @@ Every call goes through the engine, so its counters (and its throttling) see exa
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.dispatch.sweep import RunSweeps
+from sagemaker_fleet.dispatch.sweep import PoolEnd, RunSweeps
 from sagemaker_fleet.dispatch.tracker import HANDOFF_INTERVAL
 from sagemaker_fleet.fleetspec.names import run_name_contains
 from sagemaker_fleet.jobs.paging import ListingError, job_listing
+from sagemaker_fleet.jobs.statuses import KEEP_ALIVE_REFUSALS
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.jobs.statuses import THROTTLING_CODES as THROTTLED
 from sagemaker_fleet.sim.driver.errors import SimulationError
@@ -125,7 +125,7 @@ class SimulatedFleetPoller:
             self._admit(listed.admitted)
             self._describe_all(listed.describe)
             for end in sweeps.pool_ends():
-                self._keep_alive_zero(end.job_name)
+                self._keep_alive_zero(end)
             sweeps.swept(ok=True)
         except _Throttled:
             sweeps.swept(ok=False)
@@ -160,13 +160,21 @@ class SimulatedFleetPoller:
         if throttled is not None:
             raise throttled
 
-    def _keep_alive_zero(self, name: str) -> None:
+    def _keep_alive_zero(self, end: PoolEnd) -> None:
         """UpdateTrainingJob to keep-alive 0: a running job then ends without a pool, an idle pool ends now. A job
-        or pool that changed meanwhile refuses it, which leaves nothing to do."""
-        with suppress(SimApiError):
+        or pool that changed meanwhile refuses it, which leaves nothing to do; a throttled one is tried again by
+        the next sweep (this one fails, as in the triggerer)."""
+        try:
             self.engine.update_training_job(
-                {"TrainingJobName": name, "ResourceConfig": {"KeepAlivePeriodInSeconds": 0}}
+                {"TrainingJobName": end.job_name, "ResourceConfig": {"KeepAlivePeriodInSeconds": 0}}
             )
+        except SimApiError as exc:
+            if exc.code in KEEP_ALIVE_REFUSALS:
+                return
+            self.sweeps.pool_end_failed(end)
+            if exc.code in THROTTLED:
+                raise _Throttled from exc
+            raise SimulationError(f"UpdateTrainingJob({end.job_name}) failed: {exc}") from exc
 
 
 class PerJobPoller:
