@@ -45,7 +45,7 @@ case "${1:-}" in
     if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ "$constraints" -nt "$stamp" ]; then
       [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
       "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "uv==$UV_VERSION"
-      "$venv/bin/uv" pip install --python "$venv/bin/python" --quiet -c "$constraints" -e ".[dev]"
+      "$venv/bin/uv" pip install --python "$venv/bin/python" --quiet --compile-bytecode -c "$constraints" -e ".[dev]"
       touch "$stamp"
     fi
     echo "== unit and integration tests on Python $version ($("$venv/bin/python" -V 2>&1))"
