@@ -42,12 +42,13 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest tests/unit -q $(PYTEST_ARGS)
 
-# Unit and integration tests in $(WORKERS) workers, the same on the other supported Pythons (each in .venv-py<version>),
-# then the end-to-end runs of real Airflow one at a time (on the default Python).
+# Unit and integration tests in $(WORKERS) workers; the same on the other supported Pythons (each in .venv-py<version>),
+# side by side, two workers each; then the end-to-end runs of real Airflow (on the default Python), two stacks at
+# once: the LocalExecutor run beside the Celery run and the browser scenarios (tests/e2e: the xdist groups).
 test: lint typecheck
 	$(BIN)/pytest -q -n $(WORKERS) -m "not e2e" $(PYTEST_ARGS)
-	@for v in $(OTHER_PYTHONS); do WORKERS=$(WORKERS) scripts/pythons.sh test $$v $(PYTEST_ARGS) || exit 1; done
-	$(BIN)/pytest -q -m e2e $(PYTEST_ARGS)
+	WORKERS=2 scripts/pythons.sh side-by-side "$(OTHER_PYTHONS)" $(PYTEST_ARGS)
+	$(BIN)/pytest -q -m e2e -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 # The unit and integration tests on one other Python: make test-py PY=3.13
 test-py:

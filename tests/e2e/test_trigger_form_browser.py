@@ -40,7 +40,13 @@ from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
 from sagemaker_fleet.sim.workload import WorkModel
 from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
 
-pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.chromium, pytest.mark.timeout(900)]
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.integration,
+    pytest.mark.chromium,
+    pytest.mark.timeout(900),
+    pytest.mark.xdist_group("e2e-celery-and-browser"),  # `make test`: after the Celery run, in its worker
+]
 
 E2E_DIR = Path(__file__).resolve().parent
 REPO = E2E_DIR.parents[1]
