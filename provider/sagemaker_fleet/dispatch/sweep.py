@@ -204,7 +204,8 @@ class RunSweeps:
         unreachable): the next sweep hands it out again. A refusal (ValidationException: the job ended, or its
         pool was taken or expired meanwhile) is not a failure: nothing is left to end."""
         if self.tracker is not None:
-            self.tracker.unrelease(end.job_name, end.running)
+            release = self.tracker.release_tail if end.running else self.tracker.release_pool
+            release(end.job_name, made=False)
 
     def swept(self, ok: bool) -> None:
         """The sweep ended: back off after a failure, come back towards the interval after a success."""

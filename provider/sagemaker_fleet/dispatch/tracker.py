@@ -11,13 +11,11 @@ submission and each job's warm-pool status. Its rule, :meth:`RunTracker.admit`, 
 - and, when it would start cold (no Available pool of its group to take), its warm-pool group has not used up the
   plan's cold starts (``DispatchBook.cold_starts``) — or no pool of the group can come any more (no job of it
   runs with a keep-alive, none is Available); and only as many of its cities wait as pools may come, so pools
-  lost while the triggerer was down do not shrink the group to a job at a time. Without this, every job that ends
-  without a pool (a cold lane's, or one whose pool the warm-pool quota refused) started the next city cold at
-  once, the warm pools' jobs then found nobody left to take their pools, and the run had fewer warm starts than
-  planned (or than the stock behaviour).
-  A group's cold starts so far are its started cities less its warm starts (its jobs whose pool shows
-  ``Reused``, and admitted cities that take an Available pool); off with ``carry_pools``, whose run may begin on
-  the previous run's pools, which the plan does not know.
+  lost while the triggerer was down do not shrink the group to a job at a time. Without this, every job ending
+  without a pool (a cold lane's, or one the warm-pool quota refused) started the next city cold, the warm pools'
+  jobs then found nobody left to take their pools, and the run had fewer warm starts than planned. A group's cold
+  starts so far are its started cities less its warm starts (its jobs whose pool shows ``Reused``, and admitted
+  cities that take an Available pool); off with ``carry_pools``, whose run may begin on the previous run's pools.
 Admitted cities count as running until the listing shows their job, so one sweep never over-admits. Every answer
 depends only on the summaries, so any number of triggerers, or a restarted one, decide alike for their cities.
 
@@ -180,13 +178,9 @@ class RunTracker:
                 ended[turn.group] += 1
         return running, ended
 
-    def _usage(self) -> tuple[Counter[QuotaPool], Counter[str]]:
-        """Instances held per quota (running jobs, admitted ones, idle pools) and idle pools per group."""
-        used, idle, _ = self._holdings()
-        return used, idle
-
     def _holdings(self) -> tuple[Counter[QuotaPool], Counter[str], Counter[str]]:
-        """:meth:`_usage`, and per group the admitted (not yet listed) cities that take one of its idle pools."""
+        """Instances held per quota (running jobs, admitted ones, idle pools), idle pools per group, and per group the
+        admitted (not yet listed) cities that take one of its idle pools."""
         used: Counter[QuotaPool] = Counter()
         idle: Counter[str] = Counter()
         pending_warm: Counter[str] = Counter()
@@ -389,18 +383,15 @@ class RunTracker:
         """An admitted city did not create its job after all (capacity refused, an error): free its place."""
         self.pending.pop(city, None)
 
-    def release_pool(self, name: str) -> None:
-        """``name``'s idle pool is being ended (one of :meth:`surplus_pools`): it holds nothing from now on."""
-        self._released.add(name)
+    def release_pool(self, name: str, made: bool = True) -> None:
+        """``name``'s idle pool is being ended (one of :meth:`surplus_pools`): it holds nothing from now on.
+        ``made=False``: the change was not made after all (throttled, the endpoint unreachable): hand it out again."""
+        (self._released.add if made else self._released.discard)(name)
 
-    def release_tail(self, name: str) -> None:
-        """Running job ``name`` is being given keep-alive 0 (one of :meth:`tail_jobs`): it will keep no pool."""
-        self._tail_released.add(name)
-
-    def unrelease(self, name: str, running: bool) -> None:
-        """The keep-alive change :meth:`release_pool` (``running``: :meth:`release_tail`) recorded for ``name`` was
-        not made (throttled, the endpoint unreachable): the next sweep hands it out again."""
-        (self._tail_released if running else self._released).discard(name)
+    def release_tail(self, name: str, made: bool = True) -> None:
+        """Running job ``name`` is being given keep-alive 0 (one of :meth:`tail_jobs`): it will keep no pool.
+        ``made=False``: as for :meth:`release_pool`."""
+        (self._tail_released.add if made else self._tail_released.discard)(name)
 
     def _unstarted_groups(self) -> Counter[str]:
         """Cities per group still to come: not listed yet, or admitted and not yet seen creating their job."""
