@@ -36,7 +36,7 @@ def lint(provider_dir: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]
 def test_the_package_keeps_every_contract(tmp_path: Path) -> None:
     result = lint(PACKAGE.parent, tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "4 kept, 0 broken" in result.stdout
+    assert "5 kept, 0 broken" in result.stdout
 
 
 # (module that gets the import, the import, the contract it breaks)
@@ -56,6 +56,8 @@ WRONG_ARROWS = [
     # the pure core imports no Airflow
     ("dispatch/book.py", "import airflow", "pure core"),
     ("cost/totals.py", "import boto3", "pure core"),
+    # the fleet spec's modules import each other in one direction only (errors.py imports render.py)
+    ("fleetspec/render.py", "from sagemaker_fleet.fleetspec.errors import FleetSpecError", "import circle"),
 ]
 
 
@@ -71,4 +73,6 @@ def test_a_wrong_arrow_breaks_a_contract(tmp_path: Path, module: str, line: str,
     # the contract the arrow goes against (a forbidden import also breaks the contracts of the modules that import
     # this one indirectly), and the report names the module that made it
     assert any(contract in text for text in broken), result.stdout
-    assert "sagemaker_fleet." + module.removesuffix(".py").replace("/", ".") in result.stdout
+    # (the acyclic-siblings report names it relative to its package: ``- .render -> .errors``)
+    name = "sagemaker_fleet." + module.removesuffix(".py").replace("/", ".")
+    assert name in result.stdout or f"- .{name.rsplit('.', 1)[1]} -> " in result.stdout
