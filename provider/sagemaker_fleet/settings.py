@@ -13,6 +13,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, POLL_INTERVAL
+
 SECTION = "sagemaker_fleet"
 
 
@@ -33,10 +35,10 @@ class Option:
 OPTIONS: dict[str, Option] = {
     option.name: option
     for option in (
-        Option("poll_interval", "float", "30", "SAGEMAKER_FLEET_POLL_INTERVAL",
+        Option("poll_interval", "float", f"{POLL_INTERVAL:g}", "SAGEMAKER_FLEET_POLL_INTERVAL",
                "Real seconds between the run poller's sweeps of SageMaker (the training tasks' poll_interval; at "
                "most 10 while a city waits for its turn). A few seconds suits the sped-up simulator, not AWS."),
-        Option("capacity_retry_seconds", "float", "60", "SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS",
+        Option("capacity_retry_seconds", "float", f"{CAPACITY_RETRY_SECONDS:g}", "SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS",
                "Base back-off of a training task whose CreateTrainingJob was refused with ResourceLimitExceeded "
                "(doubling up to 900 s)."),
         Option("report_dir", "string", None, "SAGEMAKER_FLEET_REPORT_DIR",

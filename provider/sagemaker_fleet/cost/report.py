@@ -18,7 +18,7 @@ from sagemaker_fleet.cost.totals import CostTotals, total, totals_by
 from sagemaker_fleet.fleetspec.names import MAX_SUBMISSIONS, validate_run_key
 from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.jobs.record import TrainingJobRecord, parse_training_job
-from sagemaker_fleet.jobs.request import TAG_PREFIX
+from sagemaker_fleet.jobs.request import ATTEMPT_TAG, CITY_TAG
 from sagemaker_fleet.jobs.starts import observe_start
 
 if TYPE_CHECKING:
@@ -45,15 +45,15 @@ class RunJobIndex:
 
     def attribute(self, record: TrainingJobRecord) -> tuple[str, int]:
         """(city, attempt): from the job's tags when Describe carries them, else from its name."""
-        city = record.tag(f"{TAG_PREFIX}city")
-        attempt = record.tag(f"{TAG_PREFIX}attempt")
+        city = record.tag(CITY_TAG)
+        attempt = record.tag(ATTEMPT_TAG)
         if city and attempt and attempt.isdigit():
             return city, int(attempt)
         if record.name in self.names:
             return self.names[record.name]
         raise UnattributedJobError(
             f"training job {record.name} belongs to no city of this fleet's run {self.run_key}: its name is not "
-            f"one the run creates and it has no {TAG_PREFIX}city tag; leave it out of the report's input"
+            f"one the run creates and it has no {CITY_TAG} tag; leave it out of the report's input"
         )
 
 

@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING, Any
 from airflow.sdk import DAG, Asset, XComArg, get_parsing_context
 
 from sagemaker_fleet import settings
+from sagemaker_fleet.contract import FLEET_DAG_TAG, REPORT_TASK_ID
+from sagemaker_fleet.contract import PLAN_TASK_ID as PLAN_TASK_ID  # documented here (docs/reference.md)
+from sagemaker_fleet.contract import RELEASE_TASK_ID as RELEASE_TASK_ID  # documented here
 from sagemaker_fleet.operators.cities import FleetCitiesOperator, chunks_for, cities_task_id, train_task_id
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID
 from sagemaker_fleet.operators.training import FleetTrainingOperator
@@ -28,9 +31,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
 
 DEFAULT_ARGS: dict[str, Any] = {"owner": "ml-platform", "retries": 2, "retry_delay": dt.timedelta(minutes=1)}
-PLAN_TASK_ID = "plan"
 OUTCOME_TASK_ID = "outcome"
-RELEASE_TASK_ID = "release_pools"
 NOTIFY_TASK_ID = "notify"
 #: The grid and the task log name each mapped training task instance by its city.
 CITY_MAP_INDEX_TEMPLATE = "{{ task.city }}"
@@ -181,7 +182,7 @@ def _fleet_dag(  # noqa: PLR0913 - the factory's own arguments, passed on
         start_date=start_date or dt.datetime(2026, 1, 1, tzinfo=dt.UTC),
         catchup=False,
         max_active_runs=1,
-        tags=[*tags, "sagemaker-fleet", spec.fleet],
+        tags=[*tags, FLEET_DAG_TAG, spec.fleet],
         default_args=default_args,
         params=manual_params(spec) if manual else None,
         doc_md=f"Trains the {len(spec.cities)} cities of fleet `{spec.fleet}` ({spec_path}).",
@@ -217,7 +218,7 @@ def _fleet_dag(  # noqa: PLR0913 - the factory's own arguments, passed on
             aws_conn_id=city_task["aws_conn_id"],
         )
         report = FleetCostReportOperator(
-            task_id="cost_report",
+            task_id=REPORT_TASK_ID,
             spec_path=spec_path,
             trigger_rule="all_done",
             use_params=manual,

@@ -94,7 +94,7 @@ class CityRun:
     """One city of a run and its state: its submissions so far (:attr:`history`, oldest first), the job it waits on.
 
     :param tracker: the run's tracker (None: no dispatch, the city starts at once — ``simulate``'s stock pattern).
-    :param try_id: the task try (``{run_id}/{try_number}``) its jobs are tagged with.
+    :param try_id: the task try (``{run_id}/{try_number}``, :func:`sagemaker_fleet.contract.task_try_id`) its jobs are tagged with.
     :param force_retrain: train again even when the city's job of this run completed (once per run).
     :param keep_alive_seconds: keep-alive of an on-demand job when the tracker's book has no turn for the city.
     :param capacity_retry_seconds, capacity_retry_max_seconds, capacity_timeout_seconds: the back-off while the

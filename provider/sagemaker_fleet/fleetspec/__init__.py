@@ -10,14 +10,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.fleetspec.errors import FleetSpecError, SpecIssue
+    from sagemaker_fleet.fleetspec.errors import FleetSpecError
+    from sagemaker_fleet.fleetspec.issue import SpecIssue
     from sagemaker_fleet.fleetspec.load import build_fleet_spec, load_fleet_spec, parse_fleet_spec
     from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec, InstanceQuota, SpotSettings, VpcSettings
 
 #: Where each exported name is defined.
 _HOMES = {
     "FleetSpecError": "errors",
-    "SpecIssue": "errors",
+    "SpecIssue": "issue",
     "build_fleet_spec": "load",
     "load_fleet_spec": "load",
     "parse_fleet_spec": "load",

@@ -24,7 +24,6 @@ from sagemaker_fleet.fleetspec.crossfield import (
     expected_vs_limits,
     output_uri_length,
 )
-from sagemaker_fleet.fleetspec.errors import SpecIssue
 from sagemaker_fleet.fleetspec.formats import (
     CITY_RE,
     ECR_RE,
@@ -35,6 +34,7 @@ from sagemaker_fleet.fleetspec.formats import (
     S3_URI_RE,
 )
 from sagemaker_fleet.fleetspec.instance_types import is_training_instance_type, unknown_instance_type
+from sagemaker_fleet.fleetspec.issue import SpecIssue
 from sagemaker_fleet.fleetspec.limits import resource_problems
 from sagemaker_fleet.fleetspec.messages import UNION_TAG_RE, plain, unknown_key, with_fix
 from sagemaker_fleet.fleetspec.model import (

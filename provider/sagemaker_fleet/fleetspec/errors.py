@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from sagemaker_fleet.errors import SageMakerFleetError
+from sagemaker_fleet.fleetspec.issue import SpecIssue
 from sagemaker_fleet.fleetspec.render import render_issues
 
-
-@dataclass(frozen=True)
-class SpecIssue:
-    """One problem in a spec: the field path (``cities[3].spot.max_wait_seconds``), what is wrong and the fix."""
-
-    path: str
-    message: str
-    line: int | None = None
-
-    def __str__(self) -> str:
-        where = f" (line {self.line})" if self.line is not None else ""
-        return f"{self.path or '<root>'}{where}: {self.message}"
+#: SpecIssue is defined in ``issue.py`` (render.py needs it too); it is still importable from here.
+__all__ = ["FleetSpecError", "SpecIssue"]
 
 
 class FleetSpecError(SageMakerFleetError, ValueError):

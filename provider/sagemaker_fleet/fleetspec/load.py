@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sagemaker_fleet.fleetspec.build import SpecBuilder
-from sagemaker_fleet.fleetspec.errors import FleetSpecError, SpecIssue
+from sagemaker_fleet.fleetspec.errors import FleetSpecError
+from sagemaker_fleet.fleetspec.issue import SpecIssue
 from sagemaker_fleet.fleetspec.yamlread import read_yaml
 
 if TYPE_CHECKING:

@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.fleetspec.errors import FleetSpecError, SpecIssue
+from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.instance_types import is_training_instance_type, unknown_instance_type
+from sagemaker_fleet.fleetspec.issue import SpecIssue
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec

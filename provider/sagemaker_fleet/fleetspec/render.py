@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.fleetspec.errors import SpecIssue
+    from sagemaker_fleet.fleetspec.issue import SpecIssue
 
 #: The fewest cities failing one rule that are printed as a group.
 GROUP_MIN = 4

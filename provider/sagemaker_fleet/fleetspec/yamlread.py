@@ -13,7 +13,8 @@ from typing import Any
 
 import yaml
 
-from sagemaker_fleet.fleetspec.errors import FleetSpecError, SpecIssue
+from sagemaker_fleet.fleetspec.errors import FleetSpecError
+from sagemaker_fleet.fleetspec.issue import SpecIssue
 from sagemaker_fleet.fleetspec.paths import join
 
 #: Levels a document may nest. A fleet spec needs 5 (``cities[0].vpc.subnets[0]``); the bound only keeps the

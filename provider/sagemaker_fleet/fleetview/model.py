@@ -52,7 +52,6 @@ VIEW_JOB_FIELDS = (
 )
 #: Airflow DAG-run states after which nothing more will start.
 RUN_ENDED = frozenset({"success", "failed"})
-AWS_DOMAINS = {"aws": "aws.amazon.com", "aws-cn": "amazonaws.cn", "aws-us-gov": "amazonaws-us-gov.com"}
 
 
 @dataclass(frozen=True)
@@ -97,7 +96,8 @@ def partition_of(region: str) -> str:
 
 def job_links(region: str, job: str) -> dict[str, str]:
     """The job's console page and CloudWatch log streams: the same links the training task shows."""
-    domain = AWS_DOMAINS[partition_of(region)]
+    # the console domain of the partition, as the Amazon provider (and so the training task's links) has it
+    domain = SageMakerTrainingJobLink.get_aws_domain(partition_of(region))
     return {
         "console_url": SageMakerTrainingJobLink.format_str.format(
             aws_domain=domain, region_name=region, job_name=job

@@ -2,8 +2,10 @@
 
 Sync calls go through boto3 and async calls through aiobotocore, both built by ``AwsBaseHook`` from the same
 Airflow connection, so ``endpoint_url``, region and botocore config apply to both halves of a deferred task.
-Throttling is absorbed by botocore's adaptive retry mode (client-side rate limiting with jittered back-off)
-unless the connection sets its own retry policy.
+Throttling is absorbed by botocore's retries: by default the hook's clients use adaptive mode (client-side rate
+limiting with jittered back-off) unless the connection sets its own retry policy; the triggerer's shared poller
+asks for standard mode instead (jittered back-off, no client-side rate limit:
+:data:`sagemaker_fleet.triggers.client.TRIGGERER_RETRIES`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ if TYPE_CHECKING:
         TrainingJobSummaryTypeDef,
     )
 
-#: botocore's adaptive mode: token-bucket rate limiting plus exponential back-off with jitter on throttles.
+#: The hook's default: botocore's adaptive mode, token-bucket rate limiting plus exponential back-off with jitter on
+#: throttles (the triggerer's poller passes its own, standard mode: ``triggers/client.py``).
 DEFAULT_RETRIES: dict[str, Any] = {"mode": "adaptive", "max_attempts": 10}
 
 
@@ -110,7 +113,8 @@ class SageMakerFleetHook(AwsBaseHook):
 
     @property
     def config(self) -> Config:
-        """The connection's botocore config, with adaptive retries unless it sets its own retry policy."""
+        """The connection's botocore config, with :data:`DEFAULT_RETRIES` (adaptive) unless the connection or the
+        hook's ``config`` argument sets a retry policy (the triggerer's poller passes standard mode)."""
         config: Config = super().config
         if not getattr(config, "retries", None):
             config = config.merge(Config(retries=cast("Any", DEFAULT_RETRIES)))

@@ -1,1 +1,14 @@
-"""aws layer of sagemaker-fleet."""
+"""The job model (pure: no boto3, no Airflow): SageMaker training jobs as the fleet submits, reads and prices them.
+
+- ``request.py``: a city's CreateTrainingJob request and the job tags (``sagemaker-fleet:*``);
+- ``keys.py``: the warm-pool matching key, which jobs may share a pool;
+- ``record.py``: DescribeTrainingJob responses as typed values; ``describe.py``: their compact JSON summary;
+- ``statuses.py``: the training-job statuses and error codes the package acts on;
+- ``attempts.py``: what to do next for a city given its earlier submissions; ``attachment.py``: what creating a
+  job by its name found;
+- ``starts.py``: cold or warm starts and what a pool saved; ``startup.py``: the start-up time model;
+- ``pools.py``: an Available warm pool for a key; ``release.py``: which idle pools to end after a run;
+- ``progress.py``: where a run stands, from ListTrainingJobs; ``paging.py``: paged listings that must end;
+- ``prices.py``: the cost report's price lookup; ``duration_text.py``: the one duration format;
+- ``errors.py``: prices or job shapes the model cannot handle.
+"""

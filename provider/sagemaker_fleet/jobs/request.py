@@ -25,7 +25,12 @@ TRY_TAG = f"{TAG_PREFIX}airflow-try"
 STOPPED_BY_TAG = f"{TAG_PREFIX}stopped-by"
 #: The tags that say whose job it is: a job of the same name without these values is another fleet's (or not a
 #: fleet job at all) and is never attached to.
-OWNER_TAGS = (f"{TAG_PREFIX}fleet", f"{TAG_PREFIX}city", f"{TAG_PREFIX}run-key")
+FLEET_TAG = f"{TAG_PREFIX}fleet"
+CITY_TAG = f"{TAG_PREFIX}city"
+RUN_KEY_TAG = f"{TAG_PREFIX}run-key"
+OWNER_TAGS = (FLEET_TAG, CITY_TAG, RUN_KEY_TAG)
+#: The submission's attempt number (1, 2, …): how the cost report attributes a job to its city and attempt.
+ATTEMPT_TAG = f"{TAG_PREFIX}attempt"
 #: On a submission that retrained a completed city because a retrain was forced: later tries of the run see it
 #: and attach instead of forcing again.
 FORCED_TAG = f"{TAG_PREFIX}forced"
@@ -40,7 +45,7 @@ class Submission:
     attempt: int = 1
     spot: bool | None = None  # None: as the spec says; False: on-demand fallback
     keep_alive_seconds: int = 0
-    #: The Airflow task try that submits it (``{run_id}/{try_number}``), tagged so that a restarted trigger can
+    #: The Airflow task try that submits it (``{run_id}/{try_number}``, :func:`sagemaker_fleet.contract.task_try_id`), tagged so that a restarted trigger can
     #: tell its own submissions from an earlier try's.
     airflow_try: str | None = None
     #: A forced retrain of a completed city (tagged :data:`FORCED_TAG`).
@@ -63,7 +68,7 @@ def compile_training_request(
         {"Key": key, "Value": value}
         for key, value in zip(OWNER_TAGS, (fleet.fleet, city.name, submission.run_key), strict=True)
     ]
-    tags.append({"Key": f"{TAG_PREFIX}attempt", "Value": str(submission.attempt)})
+    tags.append({"Key": ATTEMPT_TAG, "Value": str(submission.attempt)})
     request: CreateTrainingJobRequestTypeDef = {
         "TrainingJobName": job_name(fleet.fleet, city.name, submission.run_key, submission.attempt),
         "AlgorithmSpecification": {"TrainingImage": city.image_uri, "TrainingInputMode": fleet.input_mode},

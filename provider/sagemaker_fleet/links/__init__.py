@@ -1,1 +1,4 @@
-"""links layer of sagemaker-fleet."""
+"""The fleet tasks' extra links.
+
+- ``fleet.py``: the training job's console page, its CloudWatch logs and the run's cost report.
+"""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 import jinja2
 from airflow.sdk import BaseOperator
 
+from sagemaker_fleet.contract import PLAN_TASK_ID, REPORT_TASK_ID
 from sagemaker_fleet.fleetspec.names import context_run_key, report_s3_uri
 from sagemaker_fleet.operators.outcome import run_city_states, untrained
 from sagemaker_fleet.triggers.errors import fleet_spec
@@ -115,11 +116,11 @@ class FleetNotifyOperator(BaseOperator):
         *,
         spec_path: str,
         chunks: int = 1,
-        plan_task_id: str = "plan",
+        plan_task_id: str = PLAN_TASK_ID,
         on_success: Sequence[Any] = (),
         on_failure: Sequence[Any] = (),
         message: str = DEFAULT_MESSAGE,
-        report_task_id: str = "cost_report",
+        report_task_id: str = REPORT_TASK_ID,
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("trigger_rule", "all_done")

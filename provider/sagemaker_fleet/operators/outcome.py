@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from airflow.providers.common.compat.sdk import AirflowFailException
 from airflow.sdk import BaseOperator
 
+from sagemaker_fleet.contract import PLAN_TASK_ID
 from sagemaker_fleet.operators.cities import (
     cities_xcom_key,
     city_state_keys,
@@ -80,7 +81,7 @@ class FleetOutcomeOperator(BaseOperator):
 
     ui_color = "#f0e4d7"
 
-    def __init__(self, *, chunks: int = 1, plan_task_id: str = "plan", **kwargs: Any) -> None:
+    def __init__(self, *, chunks: int = 1, plan_task_id: str = PLAN_TASK_ID, **kwargs: Any) -> None:
         kwargs.setdefault("trigger_rule", "all_done")
         super().__init__(**kwargs)
         self.chunks = chunks

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from airflow.providers.common.compat.sdk import AirflowFailException
 
+from sagemaker_fleet.contract import PLAN_XCOM_KEY
 from sagemaker_fleet.cost import PriceBook
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.dispatch import DispatchBook
@@ -21,7 +22,6 @@ from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID, write_run_no
 from sagemaker_fleet.plan import DurationHistory, plan_fleet
 from sagemaker_fleet.plan.errors import PlanError
 from sagemaker_fleet.runnote import asked_line, cost_line, dry_run_line, plan_line, refused_line
-from sagemaker_fleet.triggers.defaults import PLAN_XCOM_KEY
 from sagemaker_fleet.triggers.errors import UnplannableFleetError, fleet_spec, unusable
 
 #: The XCom key of the plan's summary (cities, starts, makespan).

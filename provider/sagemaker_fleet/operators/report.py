@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.providers.common.compat.sdk import AirflowSkipException
 
+from sagemaker_fleet.contract import PLAN_TASK_ID, PLAN_XCOM_KEY
 from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, report_json
 from sagemaker_fleet.cost.collect import describe_run_jobs
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
@@ -52,7 +53,7 @@ class FleetCostReportOperator(FleetAwsOperator):
         out_dir: str | None = None,
         upload: bool = True,
         use_params: bool = False,
-        plan_task_id: str = "plan",
+        plan_task_id: str = PLAN_TASK_ID,
         release_task_id: str | None = None,
         **kwargs: Any,
     ) -> None:
@@ -77,7 +78,7 @@ class FleetCostReportOperator(FleetAwsOperator):
         run_key = context_run_key(context)
         book = PriceBook.for_spec(spec)
         if self.use_params and params.get("dry_run"):
-            plan = context["ti"].xcom_pull(task_ids=self.plan_task_id, key="plan")
+            plan = context["ti"].xcom_pull(task_ids=self.plan_task_id, key=PLAN_XCOM_KEY)
             estimate = estimate_plan_cost(plan, spec, book)
             self.log.info("dry run: expected cost %s", estimate)
             return {"dry_run": True, "estimate": estimate}

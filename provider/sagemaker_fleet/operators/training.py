@@ -9,14 +9,13 @@ from typing import TYPE_CHECKING, Any
 from airflow.providers.common.compat.sdk import AirflowException, AirflowSkipException
 from airflow.sdk import BaseOperator
 
+from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, POLL_INTERVAL, task_try_id
 from sagemaker_fleet.fleetspec.names import context_run_key
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.triggers.defaults import (
-    CAPACITY_RETRY_SECONDS,
     CAPACITY_TIMEOUT_SECONDS,
     CITY_TRIGGER_CLASSPATH,
     CITY_TRIGGER_DEFAULTS,
-    POLL_INTERVAL,
     TriggerHandle,
     aws_connection,
 )
@@ -148,7 +147,7 @@ class FleetTrainingOperator(BaseOperator):
         kwargs = self._trigger_kwargs(
             run_key=self.run_key or context_run_key(context),
             params=dict(params) if params is not None and self.use_params else None,
-            try_id=f"{ti.run_id}/{ti.try_number}",
+            try_id=task_try_id(ti.run_id, ti.try_number),
             dag_id=ti.dag_id,
             run_id=ti.run_id,
             end_from_trigger=self.deferrable and not inline,

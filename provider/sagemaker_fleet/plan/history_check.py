@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from sagemaker_fleet.fleetspec.errors import SpecIssue
+from sagemaker_fleet.fleetspec.issue import SpecIssue
 from sagemaker_fleet.fleetspec.model import MAX_RUNTIME_LIMIT
 
 #: TrainingJobStatus values a report can hold.

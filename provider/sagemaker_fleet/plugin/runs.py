@@ -13,17 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
+from sagemaker_fleet.contract import FLEET_DAG_TAG, PLAN_TASK_ID, PLAN_XCOM_KEY, REPORT_TASK_ID
 from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.fleetspec.names import run_key_for
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
-
-FLEET_TAG = "sagemaker-fleet"
-PLAN_TASK_ID = "plan"
-REPORT_TASK_ID = "cost_report"
-PLAN_XCOM_KEY = "plan"
-
 
 class NotAFleetRunError(SageMakerFleetError, LookupError):
     """The run exists but its DAG is not a fleet DAG (or the run does not exist: ``missing``)."""
@@ -99,10 +94,10 @@ def load_fleet_run(session: Session, dag_id: str, run_id: str) -> FleetRunRecord
         raise NotAFleetRunError(f"no run {run_id!r} of DAG {dag_id!r}", missing=True)
     dag = _dag_bag().get_dag_for_run(dag_run, session=session)
     task: Any = dag.task_dict.get(PLAN_TASK_ID) if dag is not None else None
-    if dag is None or FLEET_TAG not in set(dag.tags or ()) or not getattr(task, "spec_path", None):
+    if dag is None or FLEET_DAG_TAG not in set(dag.tags or ()) or not getattr(task, "spec_path", None):
         raise NotAFleetRunError(
             f"DAG {dag_id!r} is not a SageMaker fleet DAG: it has no fleet plan task "
-            f"(fleet DAGs are built by build_fleet_dag and tagged {FLEET_TAG!r})"
+            f"(fleet DAGs are built by build_fleet_dag and tagged {FLEET_DAG_TAG!r})"
         )
     defaults = _params_of(dag)
     use_params = "dry_run" in defaults  # the manual DAG's form
@@ -128,7 +123,7 @@ def fleet_runs(session: Session, dag_ids: set[str], limit: int = 50) -> list[dic
     from airflow.models.dag import DagTag
     from airflow.models.dagrun import DagRun
 
-    fleet_dags = set(session.scalars(select(DagTag.dag_id).where(DagTag.name == FLEET_TAG))) & dag_ids
+    fleet_dags = set(session.scalars(select(DagTag.dag_id).where(DagTag.name == FLEET_DAG_TAG))) & dag_ids
     if not fleet_dags:
         return []
     rows = session.scalars(

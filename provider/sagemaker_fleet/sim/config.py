@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from sagemaker_fleet.fleetspec.model import InstanceQuota
+from sagemaker_fleet.jobs.request import CITY_TAG, FLEET_TAG
 from sagemaker_fleet.sim.startup_model import StartupModel
-from sagemaker_fleet.sim.workload import CITY_TAG, FLEET_TAG, WorkModel
+from sagemaker_fleet.sim.workload import WorkModel
 
 Bounds = tuple[float, float]
 

@@ -13,14 +13,11 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
-from sagemaker_fleet.jobs.request import TAG_PREFIX
+from sagemaker_fleet.jobs.request import CITY_TAG, FLEET_TAG
 from sagemaker_fleet.sim.seeding import stream
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
-
-FLEET_TAG = f"{TAG_PREFIX}fleet"
-CITY_TAG = f"{TAG_PREFIX}city"
 
 WorkSource = Literal["job", "city-override", "fleet-spec", "default"]
 

@@ -19,12 +19,15 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from unittest import mock
 
 from sagemaker_fleet.errors import SageMakerFleetError
-from sagemaker_fleet.fleetspec.errors import FleetSpecError, SpecIssue
+from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.load import load_fleet_spec
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.issue import SpecIssue
 
 
 class ParseTimeAccessError(SageMakerFleetError, RuntimeError):

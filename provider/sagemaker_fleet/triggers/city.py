@@ -29,6 +29,7 @@ from airflow.triggers.base import (
     TriggerEvent,
 )
 
+from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, PLAN_XCOM_KEY, POLL_INTERVAL
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
 from sagemaker_fleet.fleetspec.load import load_fleet_spec
@@ -41,12 +42,7 @@ from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLog
 from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
 from sagemaker_fleet.triggers.city_io import PollerCityIO
-from sagemaker_fleet.triggers.defaults import (
-    CAPACITY_RETRY_SECONDS,
-    CAPACITY_TIMEOUT_SECONDS,
-    PLAN_XCOM_KEY,
-    POLL_INTERVAL,
-)
+from sagemaker_fleet.triggers.defaults import CAPACITY_TIMEOUT_SECONDS
 from sagemaker_fleet.triggers.errors import TriggerContextError, UnfitPlanError, retry_cannot_help
 
 if TYPE_CHECKING:

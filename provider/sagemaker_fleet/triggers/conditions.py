@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from airflow.triggers.base import TriggerEvent
 from botocore.exceptions import ClientError
 
+from sagemaker_fleet.contract import POLL_INTERVAL
 from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook, error_code
 from sagemaker_fleet.jobs.pools import matching_pool
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 
 class _PollingTrigger(FleetAwsTrigger):
-    def __init__(self, *, poll_interval: float = 30.0, **connection: Any) -> None:
+    def __init__(self, *, poll_interval: float = POLL_INTERVAL, **connection: Any) -> None:
         super().__init__(**connection)
         self.poll_interval = float(poll_interval)
 

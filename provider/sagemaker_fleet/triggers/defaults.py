@@ -14,16 +14,14 @@ from typing import Any
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 
+from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, POLL_INTERVAL
+
 #: The city trigger's classpath, as the triggerer imports it.
 CITY_TRIGGER_CLASSPATH = "sagemaker_fleet.triggers.city.FleetCityTrigger"
-#: The XCom key under which the plan task publishes the run's plan (the city triggers read it).
-PLAN_XCOM_KEY = "plan"
 #: The AWS connection parameters a fleet trigger carries, as its constructor and ``AwsBaseOperator`` name them.
 AWS_CONNECTION_FIELDS = ("aws_conn_id", "region_name", "verify", "botocore_config")
-#: Seconds between the run's sweeps; the base back-off while the instance quota is in use (ResourceLimitExceeded),
-#: and how long to wait for it at most: defaults of the city trigger and of the operator that defers to it.
-POLL_INTERVAL = 30.0
-CAPACITY_RETRY_SECONDS = 60.0
+#: How long to wait at most while the instance quota is in use (ResourceLimitExceeded): default of the city trigger
+#: and of the operator that defers to it (the poll interval and the base back-off are in ``contract.py``).
 CAPACITY_TIMEOUT_SECONDS = 6 * 3600.0
 #: The city trigger's keyword defaults (what an operator leaves out of the trigger's row).
 CITY_TRIGGER_DEFAULTS: Mapping[str, Any] = {

@@ -8,6 +8,7 @@ from typing import Any
 
 from airflow.triggers.base import TriggerEvent
 
+from sagemaker_fleet.contract import POLL_INTERVAL
 from sagemaker_fleet.jobs.describe import summarize, to_json_safe, without_secrets
 from sagemaker_fleet.triggers.base import RunPollerTrigger
 from sagemaker_fleet.triggers.poller import JobWatchError, watch_until_terminal
@@ -29,7 +30,7 @@ class FleetJobTrigger(RunPollerTrigger):
         *,
         job_name: str,
         name_contains: str,
-        poll_interval: float = 30.0,
+        poll_interval: float = POLL_INTERVAL,
         created_after: str | None = None,
         **connection: Any,
     ) -> None:

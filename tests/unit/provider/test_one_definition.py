@@ -1,5 +1,6 @@
 """Rules defined once: the training-job statuses and throttling codes live in ``jobs/statuses.py``, the keep-alive
-API maximum in ``fleetspec/model.py``; no other module of the package writes them out again (the simulator included).
+API maximum in ``fleetspec/model.py``, the DAG's task ids, plan XCom key, DAG tag and default intervals in
+``contract.py``; no other module of the package writes them out again (the simulator included).
 Read from the source's syntax tree, so comments and docstrings do not count."""
 
 from __future__ import annotations
@@ -62,5 +63,90 @@ def test_the_keep_alive_maximum_is_written_once() -> None:
         if path.relative_to(PACKAGE).as_posix() not in ("fleetspec/model.py", "cost/gantt.py")
         for node in ast.walk(ast.parse(path.read_text()))
         if isinstance(node, ast.Constant) and node.value == 21600 and not isinstance(node.value, bool)
+    ]
+    assert offenders == []
+
+
+# The DAG's contract (contract.py): each name is assigned there and nowhere else (importing it is fine), and its task
+# ids, XCom key and DAG tag are not written out again as string literals (docstrings do not count, see below).
+SHARED_MODULE = "contract.py"
+SHARED_NAMES = {
+    "PLAN_TASK_ID",
+    "RELEASE_TASK_ID",
+    "REPORT_TASK_ID",
+    "PLAN_XCOM_KEY",
+    "FLEET_DAG_TAG",
+    "POLL_INTERVAL",
+    "CAPACITY_RETRY_SECONDS",
+    "task_try_id",
+}
+#: Literals too common to ban ("plan" is also a CLI command and a JSON field); the names above stand for them.
+SHARED_LITERALS = {"release_pools", "cost_report"}
+
+
+def assigned_names(tree: ast.AST) -> list[tuple[str, int]]:
+    """Module-level and class-level names bound by assignment, ``def`` or ``class`` (not by import)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found += [(t.id, node.lineno) for t in targets if isinstance(t, ast.Name)]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.append((node.name, node.lineno))
+    return found
+
+
+def code_strings(tree: ast.AST) -> list[tuple[str, int]]:
+    """String constants that are not docstrings."""
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.value, node.lineno)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
+
+
+def test_the_contract_defines_its_names() -> None:
+    tree = ast.parse((PACKAGE / SHARED_MODULE).read_text())
+    assert SHARED_NAMES <= {name for name, _ in assigned_names(tree)}
+    assert SHARED_LITERALS <= {value for value, _ in code_strings(tree)}
+
+
+def test_the_contract_imports_nothing_of_the_package() -> None:
+    tree = ast.parse((PACKAGE / SHARED_MODULE).read_text())
+    imported = [
+        node.module if isinstance(node, ast.ImportFrom) else alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+    ]
+    assert [name for name in imported if name and name.split(".")[0] in ("sagemaker_fleet", "airflow")] == []
+
+
+def test_no_other_module_defines_a_contract_name_again() -> None:
+    offenders = [
+        f"{path.relative_to(PACKAGE)}:{line} {name}"
+        for path in modules()
+        if path.relative_to(PACKAGE).as_posix() != SHARED_MODULE
+        for name, line in assigned_names(ast.parse(path.read_text()))
+        if name in SHARED_NAMES
+    ]
+    assert offenders == []
+
+
+def test_no_other_module_writes_out_a_contract_task_id() -> None:
+    offenders = [
+        f"{path.relative_to(PACKAGE)}:{line} {value!r}"
+        for path in modules()
+        if path.relative_to(PACKAGE).as_posix() != SHARED_MODULE
+        for value, line in code_strings(ast.parse(path.read_text()))
+        if value in SHARED_LITERALS
     ]
     assert offenders == []

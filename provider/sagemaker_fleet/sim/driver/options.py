@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
+from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, POLL_INTERVAL
 from sagemaker_fleet.dispatch.tracker import HANDOFF_INTERVAL
 from sagemaker_fleet.jobs.attempts import CAPACITY_RETRY_MAX_SECONDS
 from sagemaker_fleet.sim.config import SimConfig, SpotMarketConfig
@@ -34,10 +35,10 @@ class SimulateOptions:
     seed: int = 7
     run_key: str = "20261129"
     #: Status polling: the batched ListTrainingJobs sweep (planned) or one DescribeTrainingJob per job (naive).
-    poll_interval_seconds: float = 30.0
+    poll_interval_seconds: float = POLL_INTERVAL
     #: ResourceLimitExceeded back-off: base, doubling up to the cap, jittered ×U(0.5, 1.5); the task gives up
     #: (the city fails) after the timeout, as the operator does.
-    capacity_retry_seconds: float = 60.0
+    capacity_retry_seconds: float = CAPACITY_RETRY_SECONDS
     capacity_retry_max_seconds: float = CAPACITY_RETRY_MAX_SECONDS
     capacity_timeout_seconds: float = 6 * 3600.0
     #: ThrottlingException on CreateTrainingJob: retried after a jittered exponential back-off from this base.

@@ -1,0 +1,34 @@
+"""The fleet DAG's contract: the names and defaults that the DAG factory, the plugin, the operators, the triggers and
+the settings share, each defined here once.
+
+The lowest layer of the package: it imports the standard library only (nothing of ``sagemaker_fleet``, no Airflow),
+so any module may import it. ``tests/unit/provider/test_one_definition.py`` fails when one of these names is
+assigned anywhere else or a task id is written out again.
+"""
+
+from __future__ import annotations
+
+#: The plan task: it has the fleet's ``spec_path``, pushes the run's plan and returns the first cities.
+PLAN_TASK_ID = "plan"
+#: The task that ends the run's idle warm pools (``FleetPoolReleaseOperator``).
+RELEASE_TASK_ID = "release_pools"
+#: The cost report task (``FleetCostReportOperator``): where the Fleet view and the notice find the report.
+REPORT_TASK_ID = "cost_report"
+#: The XCom key under which the plan task publishes the run's plan (the city triggers, the report and the Fleet
+#: view read it).
+PLAN_XCOM_KEY = "plan"
+#: The tag every fleet DAG carries (with the fleet's name): how the Fleet view tells a fleet DAG.
+FLEET_DAG_TAG = "sagemaker-fleet"
+
+#: Seconds between the run's sweeps of SageMaker: the default of ``[sagemaker_fleet] poll_interval``, of the city
+#: trigger and of the operators, sensors and triggers that take a ``poll_interval``.
+POLL_INTERVAL = 30.0
+#: The base back-off while the instance quota is in use (ResourceLimitExceeded): the default of
+#: ``[sagemaker_fleet] capacity_retry_seconds`` and of the city trigger.
+CAPACITY_RETRY_SECONDS = 60.0
+
+
+def task_try_id(run_id: str, try_number: int) -> str:
+    """The Airflow task try a city's jobs are tagged with (``{run_id}/{try_number}``): a restarted trigger knows its
+    own jobs by it, and a job stopped without it was stopped outside Airflow."""
+    return f"{run_id}/{try_number}"
