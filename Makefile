@@ -34,6 +34,7 @@ install: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check provider tests benchmarks dags scripts
+	$(BIN)/ruff format --check provider tests benchmarks dags scripts
 	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)

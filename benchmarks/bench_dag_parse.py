@@ -43,8 +43,11 @@ def fleet_yaml(cities: int) -> str:
     base = yaml.safe_load((REPO / "dags" / "fleets" / "demo.yaml").read_text())
     template = base["cities"]
     base["cities"] = [
-        {**template[i % len(template)], "name": f"{template[i % len(template)]['name']}-{i}",
-         "train_s3_uri": f"s3://sagemaker-fleet-demo/data/c{i}/"}
+        {
+            **template[i % len(template)],
+            "name": f"{template[i % len(template)]['name']}-{i}",
+            "train_s3_uri": f"s3://sagemaker-fleet-demo/data/c{i}/",
+        }
         for i in range(cities)
     ]
     for itype, quota in base["quotas"].items():
@@ -54,8 +57,7 @@ def fleet_yaml(cities: int) -> str:
 
 def parse(folder: Path, path: Path, preimport: bool = False) -> tuple[float, int, int]:
     code = PROBE.format(folder=str(folder), path=str(path), preimport=preimport)
-    out = subprocess.run([sys.executable, "-c", code],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     line = next(line for line in out.stdout.splitlines() if line.startswith("RESULT"))
     _, seconds, dags, tasks = line.split()
     return float(seconds), int(dags), int(tasks)

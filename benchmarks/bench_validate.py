@@ -47,7 +47,9 @@ def fleet(cities: int, *, broken: bool) -> str:
 def run(path: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
     began = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "sagemaker_fleet.cli.main", "validate", str(path)], capture_output=True, text=True
+        [sys.executable, "-m", "sagemaker_fleet.cli.main", "validate", str(path)],
+        capture_output=True,
+        text=True,
     )
     return time.perf_counter() - began, done
 
@@ -72,8 +74,10 @@ def main() -> None:
     errors = last["invalid"].stderr.splitlines()[0]
     print(f"validate, {args.cities:,} cities, best of {args.repeat} (s):")
     print(f"  valid    {best['valid']:6.2f}  exit 0")
-    print(f"  invalid  {best['invalid']:6.2f}  exit 2, {errors.split(': ', 1)[1]} printed in "
-          f"{len(last['invalid'].stderr.splitlines())} lines")
+    print(
+        f"  invalid  {best['invalid']:6.2f}  exit 2, {errors.split(': ', 1)[1]} printed in "
+        f"{len(last['invalid'].stderr.splitlines())} lines"
+    )
     print(f"  invalid / valid = {best['invalid'] / best['valid']:.2f}")
 
 

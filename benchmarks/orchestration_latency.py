@@ -34,8 +34,10 @@ def planned_handoffs(jobs: Sequence[Mapping[str, Any]], plan: Mapping[str, Any])
     by_name = {str(job["name"]): job for job in jobs}
     gaps: list[tuple[str, float]] = []
     for group in fleet_plan.groups:
-        planned = sorted((j for j in fleet_plan.jobs if j.group == group.group),
-                         key=lambda j: (j.planned_start_seconds, j.lane, j.position))
+        planned = sorted(
+            (j for j in fleet_plan.jobs if j.group == group.group),
+            key=lambda j: (j.planned_start_seconds, j.lane, j.position),
+        )
         width = min(peak_lanes(fleet_plan, group.group), len(planned))
         firsts = [by_name[j.job_name] for j in planned if j.job_name in by_name]
         if len(firsts) < len(planned):
@@ -60,12 +62,14 @@ def pool_handovers(jobs: Sequence[Mapping[str, Any]]) -> list[float]:
 
 def table(label: str, gaps: Sequence[float], speed: float) -> str:
     real = [gap / speed for gap in gaps]
-    return "\n".join([
-        f"{label}: {len(gaps)} (simulator speed {speed:g}×)",
-        "            P50      P90      P99      max",
-        "real s  " + "".join(f"{percentile(real, q):9.1f}" for q in (0.5, 0.9, 0.99, 1.0)),
-        "sim s   " + "".join(f"{percentile(gaps, q):9.0f}" for q in (0.5, 0.9, 0.99, 1.0)),
-    ])
+    return "\n".join(
+        [
+            f"{label}: {len(gaps)} (simulator speed {speed:g}×)",
+            "            P50      P90      P99      max",
+            "real s  " + "".join(f"{percentile(real, q):9.1f}" for q in (0.5, 0.9, 0.99, 1.0)),
+            "sim s   " + "".join(f"{percentile(gaps, q):9.0f}" for q in (0.5, 0.9, 0.99, 1.0)),
+        ]
+    )
 
 
 def main() -> None:
@@ -76,7 +80,9 @@ def main() -> None:
     args = parser.parse_args()
     jobs = json.loads(args.jobs.read_text())
     plan = json.loads((args.plan or args.jobs.with_name("plan.json")).read_text())
-    print(table("planned hand-offs (every one)", [gap for _, gap in planned_handoffs(jobs, plan)], args.speed))
+    print(
+        table("planned hand-offs (every one)", [gap for _, gap in planned_handoffs(jobs, plan)], args.speed)
+    )
     print(table("pool hand-overs (ReusedByJob only)", pool_handovers(jobs), args.speed))
 
 

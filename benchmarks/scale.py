@@ -155,7 +155,9 @@ def run_size(cities: int, args: argparse.Namespace, folder: Path) -> dict[str, A
                     meter.__exit__()
             wall = time.monotonic() - started
             cpu_after = stack.cpu_seconds()
-            entry = stack.api("GET", f"/api/v2/dags/scale/dagRuns/{run_id}/taskInstances/plan/xcomEntries/plan")
+            entry = stack.api(
+                "GET", f"/api/v2/dags/scale/dagRuns/{run_id}/taskInstances/plan/xcomEntries/plan"
+            )
             value = entry["value"]
             plan = value if isinstance(value, dict) else json.loads(value)
         jobs = sim.state()["jobs"]
@@ -215,11 +217,17 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--executor", default="LocalExecutor", choices=["LocalExecutor", "CeleryExecutor"])
     parser.add_argument("--triggerers", type=int, default=1)
-    parser.add_argument("--parallelism", type=int, default=32, help="Airflow's [core] parallelism (default 32)")
+    parser.add_argument(
+        "--parallelism", type=int, default=32, help="Airflow's [core] parallelism (default 32)"
+    )
     parser.add_argument("--timeout", type=float, default=3600.0)
-    parser.add_argument("--kill-triggerer-after", type=float, metavar="SECONDS",
-                        help="kill -9 the (first) triggerer this long after the run is triggered and start it again 5 s "
-                             "later: nothing may be lost or trained twice (CPU figures then miss the killed process)")
+    parser.add_argument(
+        "--kill-triggerer-after",
+        type=float,
+        metavar="SECONDS",
+        help="kill -9 the (first) triggerer this long after the run is triggered and start it again 5 s "
+        "later: nothing may be lost or trained twice (CPU figures then miss the killed process)",
+    )
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
@@ -234,18 +242,52 @@ def main() -> None:
         f"\n{args.executor}, {args.triggerers} triggerer(s), width {args.width}, speed {args.speed:g}×, "
         f"poll {args.poll:g} s, [core] parallelism {args.parallelism}, Airflow's [triggerer] defaults"
     )
-    header = ("cities", "run", "trig. MiB (idle)", "MiB/city", "added MiB/city", "CPU ms/city", "sched", "tasks", "trig.", "dag-proc",
-              "api", "P50 s", "P99 s", "deferred s", "warm/plan", "dup", "lost")
+    header = (
+        "cities",
+        "run",
+        "trig. MiB (idle)",
+        "MiB/city",
+        "added MiB/city",
+        "CPU ms/city",
+        "sched",
+        "tasks",
+        "trig.",
+        "dag-proc",
+        "api",
+        "P50 s",
+        "P99 s",
+        "deferred s",
+        "warm/plan",
+        "dup",
+        "lost",
+    )
     print(" | ".join(header))
     for r in rows:
         c = r["cpu_ms_per_city"]
-        print(" | ".join(str(x) for x in (
-            r["cities"], r["state"], "+".join(map(str, r["triggerer_peak_mib"])) + f" ({r['triggerer_idle_mib']})",
-            r["triggerer_mib_per_city"], r["triggerer_added_mib_per_city"],
-            r["cpu_ms_per_city_total"], c["scheduler loop"], c["task processes"], c["triggerer"],
-            c["dag-processor"], c["api-server"], r["handoff_p50_s"], r["handoff_p99_s"], r["all_deferred_s"],
-            f"{r['warm']}/{r['warm_plan']}", r["duplicates"], r["lost"],
-        )))
+        print(
+            " | ".join(
+                str(x)
+                for x in (
+                    r["cities"],
+                    r["state"],
+                    "+".join(map(str, r["triggerer_peak_mib"])) + f" ({r['triggerer_idle_mib']})",
+                    r["triggerer_mib_per_city"],
+                    r["triggerer_added_mib_per_city"],
+                    r["cpu_ms_per_city_total"],
+                    c["scheduler loop"],
+                    c["task processes"],
+                    c["triggerer"],
+                    c["dag-processor"],
+                    c["api-server"],
+                    r["handoff_p50_s"],
+                    r["handoff_p99_s"],
+                    r["all_deferred_s"],
+                    f"{r['warm']}/{r['warm_plan']}",
+                    r["duplicates"],
+                    r["lost"],
+                )
+            )
+        )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
 

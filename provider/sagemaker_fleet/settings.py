@@ -35,18 +35,39 @@ class Option:
 OPTIONS: dict[str, Option] = {
     option.name: option
     for option in (
-        Option("poll_interval", "float", f"{POLL_INTERVAL:g}", "SAGEMAKER_FLEET_POLL_INTERVAL",
-               "Real seconds between the run poller's sweeps of SageMaker (the training tasks' poll_interval; at "
-               "most 10 while a city waits for its turn). A few seconds suits the sped-up simulator, not AWS."),
-        Option("capacity_retry_seconds", "float", f"{CAPACITY_RETRY_SECONDS:g}", "SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS",
-               "Base back-off of a training task whose CreateTrainingJob was refused with ResourceLimitExceeded "
-               "(doubling up to 900 s)."),
-        Option("report_dir", "string", None, "SAGEMAKER_FLEET_REPORT_DIR",
-               "Local folder where cost_report writes its files ({report_dir}/{run_key}/); a temporary folder "
-               "when unset. The files are uploaded to S3 either way."),
-        Option("fleet_view", "boolean", "True", None,
-               "Serve the Fleet tab on DAG-run pages and the fleet runs list in the api-server (the "
-               "sagemaker_fleet plugin); False adds neither route nor tab.", example="False"),
+        Option(
+            "poll_interval",
+            "float",
+            f"{POLL_INTERVAL:g}",
+            "SAGEMAKER_FLEET_POLL_INTERVAL",
+            "Real seconds between the run poller's sweeps of SageMaker (the training tasks' poll_interval; at "
+            "most 10 while a city waits for its turn). A few seconds suits the sped-up simulator, not AWS.",
+        ),
+        Option(
+            "capacity_retry_seconds",
+            "float",
+            f"{CAPACITY_RETRY_SECONDS:g}",
+            "SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS",
+            "Base back-off of a training task whose CreateTrainingJob was refused with ResourceLimitExceeded "
+            "(doubling up to 900 s).",
+        ),
+        Option(
+            "report_dir",
+            "string",
+            None,
+            "SAGEMAKER_FLEET_REPORT_DIR",
+            "Local folder where cost_report writes its files ({report_dir}/{run_key}/); a temporary folder "
+            "when unset. The files are uploaded to S3 either way.",
+        ),
+        Option(
+            "fleet_view",
+            "boolean",
+            "True",
+            None,
+            "Serve the Fleet tab on DAG-run pages and the fleet runs list in the api-server (the "
+            "sagemaker_fleet plugin); False adds neither route nor tab.",
+            example="False",
+        ),
     )
 }
 
@@ -58,7 +79,9 @@ def get(name: str) -> str | None:
     if legacy is not None and option.env not in os.environ:
         warnings.warn(
             f"{option.legacy_env} is deprecated: set [{SECTION}] {name} in airflow.cfg or {option.env} instead",
-            DeprecationWarning, stacklevel=2)
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return legacy
     from airflow.configuration import conf
 
@@ -83,7 +106,9 @@ def get_float(name: str) -> float:
         return float(value)
     except ValueError:
         source = OPTIONS[name].env
-        raise ValueError(f"[{SECTION}] {name} must be a number of seconds, not {value!r} (set {source})") from None
+        raise ValueError(
+            f"[{SECTION}] {name} must be a number of seconds, not {value!r} (set {source})"
+        ) from None
 
 
 def provider_config() -> dict[str, Any]:

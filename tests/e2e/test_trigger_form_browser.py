@@ -201,7 +201,8 @@ def test_three_cities_picked_in_the_form_train_and_nothing_else(stack, sim, spec
     city_ti = tis[0]
     quoted = urllib.parse.quote(run_id, safe="")
     links = stack.api(
-        "GET", f"/api/v2/dags/{DAG_ID}/dagRuns/{quoted}/taskInstances/train/links?map_index={city_ti['map_index']}"
+        "GET",
+        f"/api/v2/dags/{DAG_ID}/dagRuns/{quoted}/taskInstances/train/links?map_index={city_ti['map_index']}",
     )
     assert trained[city_ti["rendered_map_index"]][0] in json.dumps(links), links
     note = note_of(stack, run_id)

@@ -34,9 +34,7 @@ def _whole(text: str) -> int:
 def port(text: str) -> int:
     value = _whole(text)
     if not 0 <= value <= PORT_MAX:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: a TCP port is 0-{PORT_MAX} (0 picks a free one)"
-        )
+        raise argparse.ArgumentTypeError(f"{text!r}: a TCP port is 0-{PORT_MAX} (0 picks a free one)")
     return value
 
 

@@ -97,12 +97,30 @@ def build_fleet_dag(
     if dag_id is not None and parsing.dag_id == dag_id and _is_city_task(parsing.task_id):
         # a worker parses this file to run one city's task instance, which only defers: build that task alone,
         # without loading a thousand-city spec or importing the other operators (boto3, the planner, …)
-        return _city_task_dag(dag_id, str(parsing.task_id), spec_path, manual, default_args, city_task, dag_kwargs)
+        return _city_task_dag(
+            dag_id, str(parsing.task_id), spec_path, manual, default_args, city_task, dag_kwargs
+        )
     from sagemaker_fleet.fleetspec.cache import load_fleet_spec_cached
 
     spec = load_fleet_spec_cached(spec_path)
-    return _fleet_dag(spec, spec_path, dag_id, schedule, start_date, manual, tags, default_args, city_task,
-                      report_dir, api_conn_id, carry_pools, on_success, on_failure, notice, dag_kwargs)
+    return _fleet_dag(
+        spec,
+        spec_path,
+        dag_id,
+        schedule,
+        start_date,
+        manual,
+        tags,
+        default_args,
+        city_task,
+        report_dir,
+        api_conn_id,
+        carry_pools,
+        on_success,
+        on_failure,
+        notice,
+        dag_kwargs,
+    )
 
 
 def _is_city_task(task_id: str | None) -> bool:
@@ -135,8 +153,13 @@ def _city_task_dag(
 
         params = manual_params(load_fleet_spec_cached(spec_path))
     chunk = _chunk_of(task_id)
-    with DAG(dag_id=dag_id, schedule=None, default_args=default_args, params=params,
-             max_active_tasks=dag_kwargs.get("max_active_tasks", 16)) as dag:
+    with DAG(
+        dag_id=dag_id,
+        schedule=None,
+        default_args=default_args,
+        params=params,
+        max_active_tasks=dag_kwargs.get("max_active_tasks", 16),
+    ) as dag:
         source = BaseOperator(task_id=PLAN_TASK_ID if chunk == 0 else cities_task_id(chunk))
         FleetTrainingOperator.partial(task_id=task_id, **city_task).expand(city=XComArg(source))
     return dag

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.jobs.attachment import Attachment
     from sagemaker_fleet.jobs.record import Description
 
+
 class CityIO(Protocol):
     """What a city's run asks of its shell. Its clock (:meth:`now`) is the one the run's dispatch counts waits on."""
 
@@ -194,9 +195,13 @@ class CityRun:
         # try, it is this try's to retry (or, forced, to retrain)
         mine = tags is not None and bool(self.try_id) and tags.get(TRY_TAG) == self.try_id
         # stopped outside Airflow (the console, the CLI): Airflow-made stops (on_kill) carry the stopped-by tag
-        stopped_outside = tags is not None and stopped_by_someone(self.history[-1]) and STOPPED_BY_TAG not in tags
+        stopped_outside = (
+            tags is not None and stopped_by_someone(self.history[-1]) and STOPPED_BY_TAG not in tags
+        )
         force = self.force_retrain and not mine and not await self._forced_before(tags)
-        return next_step(self.city, self.history, force=force, new_try=not mine, stopped_outside=stopped_outside)
+        return next_step(
+            self.city, self.history, force=force, new_try=not mine, stopped_outside=stopped_outside
+        )
 
     async def _ended_job_tags(self) -> dict[str, str] | None:
         """The tags of the city's latest submission once it has ended (one ListTags says which try made it, who

@@ -25,7 +25,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL, as_datetime
+from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL
+from sagemaker_fleet.jobs.paging import as_datetime
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
 
 if TYPE_CHECKING:

@@ -40,12 +40,14 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.jobs.paging import as_datetime
 from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.book import DispatchBook, QuotaPool, Turn
 
+Counts = Counter[str]
 #: Warm-pool statuses after which a job holds nothing any more.
 POOL_SETTLED = frozenset({"Terminated", "Reused"})
 #: The listing starts this long before the oldest unsettled job's creation (clock skew, listing lag).
@@ -53,15 +55,6 @@ CREATION_MARGIN = dt.timedelta(minutes=5)
 #: While a city waits for its turn the run is swept at least this often (seconds): the sweep that sees a job end
 #: is the one that starts its successor, so this bounds the hand-off (one ListTrainingJobs call per run a sweep).
 HANDOFF_INTERVAL = 10.0
-
-
-def as_datetime(value: object) -> dt.datetime | None:
-    """A CreationTime as boto3 gives it (datetime) or as the simulator's engine does (epoch seconds)."""
-    if isinstance(value, dt.datetime):
-        return value
-    if isinstance(value, int | float):
-        return dt.datetime.fromtimestamp(float(value), dt.UTC)
-    return None
 
 
 @dataclass
@@ -233,7 +226,7 @@ class RunTracker:
         return left, coming
 
     def _must_wait_for_pool(
-        self, turn: Turn, wait: Wait, idle: Counter[str], left: Counter[str], coming: Counter[str], waiting: int = 0
+        self, turn: Turn, wait: Wait, idle: Counts, left: Counts, coming: Counts, waiting: int = 0
     ) -> bool:
         """Whether ``wait``'s city would start cold beyond its group's planned cold starts while a pool may come to
         it: fewer of its group's cities already wait for one (``waiting``) than pools may come. The others start
@@ -252,7 +245,8 @@ class RunTracker:
         and enough of the group's cities have ended; or the group has stalled."""
         width = self.book.widths[turn.group]
         if running[turn.group] == 0 and waited >= self.stall_seconds:
-            return True  # nothing of the group runs, so nothing will end: whoever holds the group never started
+            # nothing of the group runs, so nothing will end: whoever holds the group never started
+            return True
         return running[turn.group] + held < width and ended[turn.group] >= turn.rank - width + 1
 
     def waiting_reason(self, wait: Wait, now: float) -> str:
@@ -306,7 +300,8 @@ class RunTracker:
         handoffs = self.handoffs() if self.image_handoff else {}
         held = Counter(self.book.turns[city].group for city in handoffs if city not in self.pending)
         known = [w for w in waiting if w.city in self.book.turns]
-        admitted = [w.city for w in waiting if w.city not in self.book.turns]  # outside the plan: no order to keep
+        # outside the plan: no order to keep
+        admitted = [w.city for w in waiting if w.city not in self.book.turns]
         last = len(handoffs)
         for wait in sorted(known, key=lambda w: (handoffs.get(w.city, last), self.book.turns[w.city].order)):
             turn = self.book.turns[wait.city]

@@ -58,7 +58,8 @@ def load_fleet_spec_cached(path: str | Path) -> FleetSpec:
     except OSError:
         return load_fleet_spec(path)  # the loader says what is wrong with the path
     key = hashlib.sha256(
-        b"%d\0%s\0%s\0%s\0" % (CACHE_FORMAT, _version().encode(), sys.version.encode(), str(path).encode()) + data
+        b"%d\0%s\0%s\0%s\0" % (CACHE_FORMAT, _version().encode(), sys.version.encode(), str(path).encode())
+        + data
     ).hexdigest()
     folder = cache_dir()
     try:

@@ -36,7 +36,9 @@ def resource_problems(resolved: Resolved) -> list[Problem]:
     vpc = resolved.value("vpc")
     if vpc is not None:
         problems += _ids(f"{resolved.path('vpc')}.subnets", vpc.subnets, SUBNET_RE)
-        problems += _ids(f"{resolved.path('vpc')}.security_group_ids", vpc.security_group_ids, SECURITY_GROUP_RE)
+        problems += _ids(
+            f"{resolved.path('vpc')}.security_group_ids", vpc.security_group_ids, SECURITY_GROUP_RE
+        )
     return problems + _environment(resolved) + _hyperparameters(resolved)
 
 
@@ -54,7 +56,10 @@ def _environment(resolved: Resolved) -> list[Problem]:
     env: dict[str, str] = resolved.value("environment") or {}
     if len(env) > ENVIRONMENT_MAX:
         problems.append(
-            (resolved.path("environment"), f"SageMaker accepts at most {ENVIRONMENT_MAX} environment variables")
+            (
+                resolved.path("environment"),
+                f"SageMaker accepts at most {ENVIRONMENT_MAX} environment variables",
+            )
         )
     for key, value in env.items():
         if not ENV_KEY_RE.fullmatch(key):
@@ -80,7 +85,10 @@ def _hyperparameters(resolved: Resolved) -> list[Problem]:
     hyper = resolved.value("hyperparameters") or {}
     if len(hyper) > HYPERPARAMETERS_MAX:
         problems.append(
-            (resolved.path("hyperparameters"), f"SageMaker accepts at most {HYPERPARAMETERS_MAX} hyperparameters")
+            (
+                resolved.path("hyperparameters"),
+                f"SageMaker accepts at most {HYPERPARAMETERS_MAX} hyperparameters",
+            )
         )
     for key, value in hyper.items():
         path = f"{resolved.path('hyperparameters')}[{key}]"

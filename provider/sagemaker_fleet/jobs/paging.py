@@ -108,3 +108,12 @@ def job_listing(name_contains: str, **filters: Unpack[JobFilters]) -> PagedListi
     return PagedListing(
         f"ListTrainingJobs({name_contains!r})", list_request(name_contains, **filters), "TrainingJobSummaries"
     )
+
+
+def as_datetime(value: object) -> dt.datetime | None:
+    """A CreationTime as boto3 gives it (datetime) or as the simulator's engine does (epoch seconds)."""
+    if isinstance(value, dt.datetime):
+        return value
+    if isinstance(value, int | float):
+        return dt.datetime.fromtimestamp(float(value), dt.UTC)
+    return None

@@ -62,7 +62,9 @@ def split_cities(order: Sequence[str], chunks: int) -> list[list[str]]:
 def city_state_keys(chunks: Sequence[Sequence[str]]) -> dict[str, str]:
     """``{city: key}`` where key names the city's mapped task instance in the dict Airflow's
     ``get_task_states`` returns (``train_0``, ``train_1``, …, ``train_2_0``, …)."""
-    return {city: f"{train_task_id(k)}_{i}" for k, cities in enumerate(chunks) for i, city in enumerate(cities)}
+    return {
+        city: f"{train_task_id(k)}_{i}" for k, cities in enumerate(chunks) for i, city in enumerate(cities)
+    }
 
 
 def unexpanded_states(answers: Sequence[Mapping[str, str | None]]) -> dict[str, str | None]:
@@ -71,7 +73,11 @@ def unexpanded_states(answers: Sequence[Mapping[str, str | None]]) -> dict[str, 
     skipped them, with no instance per city). ``answers[k]`` is ``get_task_states``' answer for chunk ``k``'s
     training task *alone*: asked together, the unexpanded ``train_2`` and map index 2 of ``train`` would share the
     key ``train_2``, and one state would hide the other."""
-    return {train_task_id(k): answer[train_task_id(k)] for k, answer in enumerate(answers) if train_task_id(k) in answer}
+    return {
+        train_task_id(k): answer[train_task_id(k)]
+        for k, answer in enumerate(answers)
+        if train_task_id(k) in answer
+    }
 
 
 class FleetCitiesOperator(BaseOperator):

@@ -45,11 +45,15 @@ def untrained(states: Mapping[str, str | None], task_ids: Mapping[str, str]) -> 
 
 def outcome_message(failed: Mapping[str, str], total: int) -> str:
     listed = ", ".join(f"{city} ({state})" for city, state in sorted(failed.items()))
-    return (f"{len(failed)} of {total} cities did not train: {listed}. Each one's training task log says why; "
-            "the cost report counts every job they ran. Clear a city's task to train it again in this run.")
+    return (
+        f"{len(failed)} of {total} cities did not train: {listed}. Each one's training task log says why; "
+        "the cost report counts every job they ran. Clear a city's task to train it again in this run."
+    )
 
 
-def run_city_states(context: Context, chunks: int, plan_task_id: str) -> tuple[dict[str, str], dict[str, Any]]:
+def run_city_states(
+    context: Context, chunks: int, plan_task_id: str
+) -> tuple[dict[str, str], dict[str, Any]]:
     """``({city: state key}, {state key: state})`` of this run's training task instances: the cities come from
     the plan task's ``cities`` XComs (the map indexes), the states from Airflow, asked once per training task (an
     unexpanded ``train_2`` has the key ``train_2`` of ``train``'s map index 2). A training task that was never
@@ -59,7 +63,11 @@ def run_city_states(context: Context, chunks: int, plan_task_id: str) -> tuple[d
     parts = [ti.xcom_pull(task_ids=plan_task_id, key=cities_xcom_key(k)) or [] for k in range(chunks)]
     keys = city_state_keys(parts)
     answers = [
-        dict(ti.get_task_states(dag_id=ti.dag_id, task_ids=[train_task_id(k)], run_ids=[run_id]).get(run_id, {}))
+        dict(
+            ti.get_task_states(dag_id=ti.dag_id, task_ids=[train_task_id(k)], run_ids=[run_id]).get(
+                run_id, {}
+            )
+        )
         for k in range(chunks)
     ]
     states: dict[str, Any] = {}
@@ -93,6 +101,10 @@ class FleetOutcomeOperator(BaseOperator):
         if failed:
             raise AirflowFailException(outcome_message(failed, len(keys)))
         trained = sum(1 for key in keys.values() if states.get(key) == "success")
-        self.log.info("All %d cities done (%d trained, %d left out of this run)", len(keys), trained,
-                      len(keys) - trained)
+        self.log.info(
+            "All %d cities done (%d trained, %d left out of this run)",
+            len(keys),
+            trained,
+            len(keys) - trained,
+        )
         return {"cities": len(keys), "trained": trained, "failed": {}}

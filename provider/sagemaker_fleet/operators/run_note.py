@@ -51,8 +51,9 @@ def note_client(api_conn_id: str | None) -> RunNoteClient:
     return RunNoteClient(host.rstrip("/") + "/", token=token, login=conn.login, password=conn.password)
 
 
-def write_run_note(context: Mapping[str, Any], lines: Sequence[str], api_conn_id: str | None,
-                   log: logging.Logger | Any) -> bool:
+def write_run_note(
+    context: Mapping[str, Any], lines: Sequence[str], api_conn_id: str | None, log: logging.Logger | Any
+) -> bool:
     """Put ``lines`` in the note of the context's run, under what the person typed there; log them either way."""
     from sagemaker_fleet.runnote import RunNoteError, compose_note
 
@@ -63,7 +64,11 @@ def write_run_note(context: Mapping[str, Any], lines: Sequence[str], api_conn_id
     try:
         client.set(ti.dag_id, ti.run_id, compose_note(lines, client.get(ti.dag_id, ti.run_id)))
     except RunNoteError as exc:
-        log.warning("could not write the run's note (%s); to have it, give connection %r the api-server's address "
-                    "and a user allowed to edit DAG runs (docs/reference.md#the-run-note)", exc, api_conn_id)
+        log.warning(
+            "could not write the run's note (%s); to have it, give connection %r the api-server's address "
+            "and a user allowed to edit DAG runs (docs/reference.md#the-run-note)",
+            exc,
+            api_conn_id,
+        )
         return False
     return True

@@ -166,7 +166,9 @@ class UnitScheduler:
         state.waiting_training -= task.training
         change = warm_start and task.image != lane.jobs[-1].task.image
         end = start + self.startup.of(warm=warm_start, image_pulled=change) + task.training
-        lane.jobs.append(ScheduledJob(task=task, start=start, end=end, warm_start=warm_start, image_change=change))
+        lane.jobs.append(
+            ScheduledJob(task=task, start=start, end=end, warm_start=warm_start, image_change=change)
+        )
         self._push(end, _JOB_END, lane, warm=lane.warm)
 
     def _image(self, lane: ScheduledLane, warm_start: bool) -> str | None:
@@ -179,12 +181,16 @@ class UnitScheduler:
         last = lane.jobs[-1]
         if state.unclaimed > 0 and not self._hands_over(lane, state, time):
             state.unclaimed -= 1
-            last.keep_alive = planned_keep_alive(last.task.keep_alive, self.latency, warm_lane=lane.warm, last=False)
+            last.keep_alive = planned_keep_alive(
+                last.task.keep_alive, self.latency, warm_lane=lane.warm, last=False
+            )
             warm_start = lane.warm and pool_outlives(last.keep_alive, self.latency)
             self._start_next(lane, time + self.latency, warm_start=warm_start)
             return
         # The lane is done. Auto keep-alive ends its pool with the job; an explicit one keeps it retained.
-        last.keep_alive = planned_keep_alive(last.task.keep_alive, self.latency, warm_lane=lane.warm, last=True)
+        last.keep_alive = planned_keep_alive(
+            last.task.keep_alive, self.latency, warm_lane=lane.warm, last=True
+        )
         state.open_lanes -= 1
         lane.released_at = time + last.keep_alive
         if last.keep_alive:

@@ -20,6 +20,7 @@ from sagemaker_fleet.fleetspec.names import run_key_for
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
+
 class NotAFleetRunError(SageMakerFleetError, LookupError):
     """The run exists but its DAG is not a fleet DAG (or the run does not exist: ``missing``)."""
 

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 from sagemaker_fleet.runnote.client import RunNoteClient, RunNoteError
 from sagemaker_fleet.runnote.text import (
-           asked_line,
-           compose_note,
-           cost_line,
-           dry_run_line,
-           plan_line,
-           refused_line,
+    asked_line,
+    compose_note,
+    cost_line,
+    dry_run_line,
+    plan_line,
+    refused_line,
 )
 
-__all__ = ["RunNoteClient", "RunNoteError", "asked_line", "compose_note", "cost_line", "dry_run_line",
-           "plan_line", "refused_line"]
+__all__ = [
+    "RunNoteClient",
+    "RunNoteError",
+    "asked_line",
+    "compose_note",
+    "cost_line",
+    "dry_run_line",
+    "plan_line",
+    "refused_line",
+]

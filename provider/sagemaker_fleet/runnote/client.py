@@ -39,7 +39,9 @@ class RunNoteClient:
         return str(note) if note else None
 
     def set(self, dag_id: str, run_id: str, note: str) -> None:
-        self._call("PATCH", self._run_path(dag_id, run_id) + "?update_mask=note", {"note": note}, self._bearer())
+        self._call(
+            "PATCH", self._run_path(dag_id, run_id) + "?update_mask=note", {"note": note}, self._bearer()
+        )
 
     @staticmethod
     def _run_path(dag_id: str, run_id: str) -> str:
@@ -49,7 +51,9 @@ class RunNoteClient:
     def _bearer(self) -> str | None:
         if self.token or not self.login:
             return self.token
-        answer = self._call("POST", "auth/token", {"username": self.login, "password": self.password or ""}, None)
+        answer = self._call(
+            "POST", "auth/token", {"username": self.login, "password": self.password or ""}, None
+        )
         token = answer.get("access_token") if isinstance(answer, dict) else None
         if not token:
             raise RunNoteError(f"{self.base_url}auth/token gave no access_token")
@@ -66,7 +70,9 @@ class RunNoteClient:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 text = response.read().decode()
         except urllib.error.HTTPError as exc:
-            raise RunNoteError(f"{method} {url}: HTTP {exc.code} {exc.read().decode(errors='replace')[:300]}") from exc
+            raise RunNoteError(
+                f"{method} {url}: HTTP {exc.code} {exc.read().decode(errors='replace')[:300]}"
+            ) from exc
         except (OSError, ValueError) as exc:
             raise RunNoteError(f"{method} {url}: {exc}") from exc
         return json.loads(text) if text else None

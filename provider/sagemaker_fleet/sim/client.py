@@ -101,7 +101,9 @@ class SimClient:
         """interruptions_per_hour, capacity_wait_mean_seconds, discount, discount_spread, no_capacity_types."""
         return self._call("POST", "faults/spot", settings)
 
-    def failures(self, probability: float | None = None, *, cities: list[str] | None = None) -> dict[str, Any]:
+    def failures(
+        self, probability: float | None = None, *, cities: list[str] | None = None
+    ) -> dict[str, Any]:
         """Jobs failing with an AlgorithmError: a share of all jobs (at a random point of training) and/or every
         job of the given cities (``city`` or ``fleet/city``; ``[]`` clears the list)."""
         body: dict[str, Any] = {}

@@ -36,9 +36,7 @@ MESSAGES = {
 }
 #: Downloading on a warm pool: the image is cached there, unless it differs from the pool's previous job's.
 WARM_DOWNLOADING = "Downloading input data; the training image is cached on the warm pool"
-WARM_IMAGE_PULL = (
-    "Downloading the training image (it differs from the image of the warm pool's previous job) and input data"
-)
+WARM_IMAGE_PULL = "Downloading the training image (it differs from the image of the warm pool's previous job) and input data"
 ALGORITHM_FAILURE = "AlgorithmError: simulated training failure (the training container exited with code 1)"
 
 

@@ -50,7 +50,6 @@ if TYPE_CHECKING:
     from sagemaker_fleet.triggers.poller import FleetPoller
 
 
-
 @dataclass(frozen=True)
 class RunInfo:
     """Which Airflow run and task try the trigger works for."""
@@ -95,7 +94,10 @@ def job_link_xcoms(region: str | None, domain: str | None, job_name: str) -> dic
     the URLs when a task ends on a worker; a task ended from the triggerer has none unless its event carries them."""
     value = {"region_name": region, "aws_domain": domain, "job_name": job_name}
     links = (SageMakerTrainingJobLink(), TrainingJobLogsLink())
-    return {**{link.key: value for link in links}, **{link.xcom_key: link.format_link(**value) for link in links}}
+    return {
+        **{link.key: value for link in links},
+        **{link.xcom_key: link.format_link(**value) for link in links},
+    }
 
 
 class FleetCityTrigger(RunPollerTrigger):
@@ -159,7 +161,9 @@ class FleetCityTrigger(RunPollerTrigger):
 
     def _run_info(self) -> RunInfo:
         if not self.run_key:
-            raise TriggerContextError(f"{self.city}: no run_key given (the operator takes it from its task's context)")
+            raise TriggerContextError(
+                f"{self.city}: no run_key given (the operator takes it from its task's context)"
+            )
         return RunInfo(self.run_key, self.params, self.try_id, self.dag_id, self.run_id)
 
     async def _plan_json(self, run: RunInfo) -> Any:

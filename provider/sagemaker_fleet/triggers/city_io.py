@@ -70,7 +70,9 @@ class PollerCityIO:
     async def create(self, request: CreateTrainingJobRequestTypeDef) -> Attachment | None:
         poller = self.poller
         try:
-            return await poller.call(f"creating {request['TrainingJobName']}", poller.hook.acreate_or_attach, request)
+            return await poller.call(
+                f"creating {request['TrainingJobName']}", poller.hook.acreate_or_attach, request
+            )
         except CapacityUnavailableError:
             return None
 

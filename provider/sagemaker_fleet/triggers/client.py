@@ -107,7 +107,9 @@ class RunClient:
                 if not is_transient(exc) or loop.time() - started >= patience:
                     raise
                 delay = max(interval(), 1.0) * backoff.factor
-                log.warning("%s failed (%s: %s); sending it again in %.0f s", what, type(exc).__name__, exc, delay)
+                log.warning(
+                    "%s failed (%s: %s); sending it again in %.0f s", what, type(exc).__name__, exc, delay
+                )
                 await asyncio.sleep(delay)
                 backoff.failed()
 

@@ -60,6 +60,8 @@ class TriggerHandle(BaseTrigger):
     def serialize(self) -> tuple[str, dict[str, Any]]:
         return self.classpath, dict(self.kwargs)
 
-    async def run(self) -> AsyncIterator[TriggerEvent]:  # pragma: no cover - the triggerer runs the real class
+    async def run(
+        self,
+    ) -> AsyncIterator[TriggerEvent]:  # pragma: no cover - the triggerer runs the real class
         raise NotImplementedError(f"{self.classpath} runs in the triggerer, not from this handle")
         yield  # an async generator, as BaseTrigger.run is

@@ -169,7 +169,9 @@ class FleetPoller:
         try:
             await turn
         except asyncio.CancelledError:
-            if turn.done() and self.sweeps.tracker is not None:  # admitted, then cancelled before it could create
+            if (
+                turn.done() and self.sweeps.tracker is not None
+            ):  # admitted, then cancelled before it could create
                 self.sweeps.tracker.release(wait.city)
             raise
         finally:
@@ -267,7 +269,10 @@ class FleetPoller:
                     errors += 1
                     self.sweeps.swept(ok=False)
                     self._failed(exc, errors)
-                    if errors >= MAX_CONSECUTIVE_ERRORS and self.now() - failing_since >= self.give_up_seconds:
+                    if (
+                        errors >= MAX_CONSECUTIVE_ERRORS
+                        and self.now() - failing_since >= self.give_up_seconds
+                    ):
                         self._give_up(exc, self.now() - failing_since)
                         errors = 0
                 await asyncio.sleep(self.sweeps.delay(self.interval, bool(self.waiters)))

@@ -31,7 +31,12 @@ class RecordingNotifier(BaseNotifier):
     def notify(self, context: Any) -> None:
         folder = Path(os.environ["AIRFLOW_HOME"]) / "notices"
         folder.mkdir(exist_ok=True)
-        record = {"kind": self.kind, "subject": self.subject, "body": self.body, "summary": context["fleet_summary"]}
+        record = {
+            "kind": self.kind,
+            "subject": self.subject,
+            "body": self.body,
+            "summary": context["fleet_summary"],
+        }
         (folder / f"{context['run_id'].replace(':', '_')}.json").write_text(json.dumps(record, default=str))
 
 

@@ -101,7 +101,9 @@ def test_a_failing_city_fails_every_job_and_only_its_own(sim: SimClient) -> None
         for name in ("seoul-1", "seoul-2", "lima-1")
     }
     assert {n: d["TrainingJobStatus"] for n, d in ended.items()} == {
-        "seoul-1": "Failed", "seoul-2": "Failed", "lima-1": "Completed"
+        "seoul-1": "Failed",
+        "seoul-2": "Failed",
+        "lima-1": "Completed",
     }
     assert ended["seoul-1"]["FailureReason"].startswith("AlgorithmError")
     assert sim.state()["config"]["failing_cities"] == ["seoul"]

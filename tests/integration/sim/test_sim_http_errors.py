@@ -169,11 +169,13 @@ def test_fuzzed_requests_never_cause_a_server_error(
         ("/_sim/faults/spot", b'{"discount": "x"}', "discount must be a finite number"),
     ],
 )
-def test_the_admin_api_refuses_non_json_and_non_finite_numbers(sim: SimClient, path: str, body: bytes,
-                                                                says: str) -> None:
+def test_the_admin_api_refuses_non_json_and_non_finite_numbers(
+    sim: SimClient, path: str, body: bytes, says: str
+) -> None:
     before = sim.advance(0)
-    request = urllib.request.Request(sim.url + path, data=body, method="POST",
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        sim.url + path, data=body, method="POST", headers={"Content-Type": "application/json"}
+    )
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=10)
     assert refused.value.code == 400

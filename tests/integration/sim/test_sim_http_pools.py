@@ -131,8 +131,13 @@ def test_billed_cost_of_the_state_equals_what_describe_reports(sim: SimClient) -
     def from_api() -> float:
         described = [sm.describe_training_job(TrainingJobName=n) for n in names]
         return sum(
-            (d["BillableTimeInSeconds"] + d.get("WarmPoolStatus", {}).get("ResourceRetainedBillableTimeInSeconds", 0))
-            * d["ResourceConfig"]["InstanceCount"] * price[d["ResourceConfig"]["InstanceType"]] / 3600
+            (
+                d["BillableTimeInSeconds"]
+                + d.get("WarmPoolStatus", {}).get("ResourceRetainedBillableTimeInSeconds", 0)
+            )
+            * d["ResourceConfig"]["InstanceCount"]
+            * price[d["ResourceConfig"]["InstanceType"]]
+            / 3600
             for d in described
         )
 
@@ -143,5 +148,7 @@ def test_billed_cost_of_the_state_equals_what_describe_reports(sim: SimClient) -
     after = from_api()
     assert any(j["retained_seconds"] != round(j["retained_seconds"]) for j in jobs)
     cost = billed_cost(jobs, price.__getitem__)
-    assert cost.total_usd == pytest.approx(before, abs=1e-9) or cost.total_usd == pytest.approx(after, abs=1e-9)
+    assert cost.total_usd == pytest.approx(before, abs=1e-9) or cost.total_usd == pytest.approx(
+        after, abs=1e-9
+    )
     assert 0 < cost.retained_usd < cost.total_usd

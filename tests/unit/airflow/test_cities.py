@@ -52,7 +52,9 @@ def test_split_leaves_the_last_chunks_empty_for_a_smaller_run() -> None:
 
 @pytest.mark.parametrize(("cities", "chunks"), [(1001, 1), (2001, 2)])
 def test_more_cities_than_the_dags_chunks_hold_is_an_error(cities: int, chunks: int) -> None:
-    with pytest.raises(ValueError, match=rf"{cities} cities do not fit the DAG's {chunks} training task") as raised:
+    with pytest.raises(
+        ValueError, match=rf"{cities} cities do not fit the DAG's {chunks} training task"
+    ) as raised:
         split_cities([f"c{i}" for i in range(cities)], chunks)
     assert "let the DAG re-parse" in str(raised.value)
 

@@ -35,7 +35,9 @@ def deferred(run_type: str = "scheduled", try_number: int = 2, *, manual: bool =
     city = load_fleet_spec(DEMO).cities[0].name
     task = dag.get_task(TRAIN_TASK_ID).unmap({"city": city})
     run_id = f"{run_type}__2026-11-29T00:00:00+00:00"
-    ti = SimpleNamespace(dag_id="ctx", run_id=run_id, try_number=try_number, task_id=TRAIN_TASK_ID, map_index=0)
+    ti = SimpleNamespace(
+        dag_id="ctx", run_id=run_id, try_number=try_number, task_id=TRAIN_TASK_ID, map_index=0
+    )
     context = {
         "ti": ti,
         "run_id": run_id,

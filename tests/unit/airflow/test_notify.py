@@ -12,8 +12,16 @@ from sagemaker_fleet.operators.notify import DEFAULT_MESSAGE, FleetNotifyOperato
 
 #: {city: its mapped task instance's key in get_task_states} (the plan's start order: lima, oslo, seoul)
 TASKS = {"lima": "train_0", "oslo": "train_1", "seoul": "train_2"}
-REPORT = {"totals": {"jobs": 4, "warm_starts": 2, "cold_starts": 2, "cost_usd": 1.5, "retained_cost_usd": 0.25,
-                     "spot_savings_usd": 0.4}}
+REPORT = {
+    "totals": {
+        "jobs": 4,
+        "warm_starts": 2,
+        "cold_starts": 2,
+        "cost_usd": 1.5,
+        "retained_cost_usd": 0.25,
+        "spot_savings_usd": 0.4,
+    }
+}
 URI = "s3://acme-ml/fleets/small/reports/20261201/report.html"
 
 
@@ -26,17 +34,25 @@ def test_a_run_where_a_city_failed_says_which_and_what_it_cost() -> None:
         "Starts: 2 warm, 2 cold.\n"
         "Cost $1.50 (idle warm pools $0.25, spot saved $0.40).\n"
         f"Report: {URI}\n"
-        "Did not train: oslo.")
+        "Did not train: oslo."
+    )
 
 
 def test_a_dry_run_and_a_run_without_report_say_so() -> None:
     states = {t: "skipped" for t in TASKS.values()}
-    dry = run_summary("small", "m1", states, TASKS, {"dry_run": True, "estimate": {"expected_usd": 2.25}}, URI)
+    dry = run_summary(
+        "small", "m1", states, TASKS, {"dry_run": True, "estimate": {"expected_usd": 2.25}}, URI
+    )
     assert (dry["outcome"], dry["trained"]) == ("success", 0)
-    assert render_message(DEFAULT_MESSAGE, dry) == ("sagemaker-fleet small run m1: 0 of 3 cities trained\n"
-                                                    "Dry run: nothing was launched; expected cost $2.25.")
+    assert render_message(DEFAULT_MESSAGE, dry) == (
+        "sagemaker-fleet small run m1: 0 of 3 cities trained\n"
+        "Dry run: nothing was launched; expected cost $2.25."
+    )
     refused = run_summary("small", "m2", {t: "upstream_failed" for t in TASKS.values()}, TASKS, None, URI)
-    assert render_message(DEFAULT_MESSAGE, refused).splitlines()[1] == "No cost report: the run did not get that far."
+    assert (
+        render_message(DEFAULT_MESSAGE, refused).splitlines()[1]
+        == "No cost report: the run did not get that far."
+    )
 
 
 class Recording(BaseNotifier):
@@ -60,7 +76,9 @@ class FakeTI:
     def __init__(self, states: list[str]) -> None:
         self.states = states  # by map index
 
-    def get_task_states(self, dag_id: str, task_ids: list[str], run_ids: list[str]) -> dict[str, dict[str, str]]:
+    def get_task_states(
+        self, dag_id: str, task_ids: list[str], run_ids: list[str]
+    ) -> dict[str, dict[str, str]]:
         assert task_ids == ["train"]
         return {run_ids[0]: {f"train_{i}": state for i, state in enumerate(self.states)}}
 
@@ -72,13 +90,31 @@ class FakeTI:
 
 
 @pytest.mark.parametrize(("oslo", "called"), [("success", "ok"), ("failed", "bad")])
-def test_the_success_or_the_failure_notifiers_get_the_rendered_summary(fleets_dir, oslo: str, called: str) -> None:
-    ok, bad, broken = Recording("{{ fleet_summary.outcome }}: {{ fleet_message }}"), Recording("{{ fleet_summary.failed }}"), Recording("x", fail=True)
-    op = FleetNotifyOperator(task_id="notify", spec_path=str(fleets_dir / "small.yaml"), chunks=1,
-                             plan_task_id="plan", on_success=[ok], on_failure=[bad, broken])
+def test_the_success_or_the_failure_notifiers_get_the_rendered_summary(
+    fleets_dir, oslo: str, called: str
+) -> None:
+    ok, bad, broken = (
+        Recording("{{ fleet_summary.outcome }}: {{ fleet_message }}"),
+        Recording("{{ fleet_summary.failed }}"),
+        Recording("x", fail=True),
+    )
+    op = FleetNotifyOperator(
+        task_id="notify",
+        spec_path=str(fleets_dir / "small.yaml"),
+        chunks=1,
+        plan_task_id="plan",
+        on_success=[ok],
+        on_failure=[bad, broken],
+    )
     ti = FakeTI(["success", oslo, "success"])
-    result = op.execute({"ti": ti, "run_id": "scheduled__2026-12-01T00:00:00+00:00",  # type: ignore[arg-type]
-                         "logical_date": None, "dag_run": None})
+    result = op.execute(
+        {
+            "ti": ti,
+            "run_id": "scheduled__2026-12-01T00:00:00+00:00",  # type: ignore[arg-type]
+            "logical_date": None,
+            "dag_run": None,
+        }
+    )
     if called == "ok":
         assert ok.sent == [f"success: {result['message']}"]
         assert bad.sent == []

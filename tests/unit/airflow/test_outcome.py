@@ -31,7 +31,9 @@ class _TaskInstance:
         self.pulled.append((task_ids, key))
         return self.xcoms.get(key) if task_ids == "plan" else None
 
-    def get_task_states(self, *, dag_id: str, task_ids: list[str], run_ids: list[str]) -> dict[str, dict[str, Any]]:
+    def get_task_states(
+        self, *, dag_id: str, task_ids: list[str], run_ids: list[str]
+    ) -> dict[str, dict[str, Any]]:
         self.asked.append({"dag_id": dag_id, "task_ids": task_ids, "run_ids": run_ids})
         answer: dict[str, Any] = {}
         for task_id, map_index, state in self.rows:
@@ -44,8 +46,9 @@ def mapped(task_id: str, states: list[str | None]) -> list[tuple[str, int, str |
     return [(task_id, i, state) for i, state in enumerate(states)]
 
 
-def _execute(rows: list[tuple[str, int, str | None]], xcoms: dict[str, Any] | None = None,
-             chunks: int = 1) -> tuple[Any, _TaskInstance]:
+def _execute(
+    rows: list[tuple[str, int, str | None]], xcoms: dict[str, Any] | None = None, chunks: int = 1
+) -> tuple[Any, _TaskInstance]:
     ti = _TaskInstance(rows, {"return_value": CITIES} if xcoms is None else xcoms)
     operator = FleetOutcomeOperator(task_id="outcome", chunks=chunks, plan_task_id="plan")
     return operator.execute({"ti": ti, "run_id": "run-1"}), ti  # type: ignore[arg-type]
@@ -69,9 +72,13 @@ def test_a_failed_city_fails_the_run_naming_it_and_its_state() -> None:
 def test_the_map_index_names_the_city_in_the_plans_order() -> None:
     """Map index i is the plan's i-th city, whatever the fleet file's order."""
     with pytest.raises(AirflowFailException, match=r"1 of 3 cities did not train: oslo \(failed\)"):
-        _execute(mapped("train", ["success", "success", "failed"]), {"return_value": ["paris", "new-york", "oslo"]})
+        _execute(
+            mapped("train", ["success", "success", "failed"]), {"return_value": ["paris", "new-york", "oslo"]}
+        )
     with pytest.raises(AirflowFailException, match=r"1 of 3 cities did not train: paris \(failed\)"):
-        _execute(mapped("train", ["success", "success", "failed"]), {"return_value": ["oslo", "new-york", "paris"]})
+        _execute(
+            mapped("train", ["success", "success", "failed"]), {"return_value": ["oslo", "new-york", "paris"]}
+        )
 
 
 def test_a_city_without_a_task_instance_is_not_trained() -> None:
@@ -83,7 +90,9 @@ def test_an_unexpanded_train_after_a_failed_plan_fails_the_run() -> None:
     """The plan failed: no cities XCom, and Airflow left ``train`` unexpanded in ``upstream_failed``."""
     with pytest.raises(AirflowFailException) as failed:
         _execute([("train", -1, "upstream_failed")], {})
-    assert str(failed.value).startswith("1 of 1 cities did not train: (all cities of train) (upstream_failed).")
+    assert str(failed.value).startswith(
+        "1 of 1 cities did not train: (all cities of train) (upstream_failed)."
+    )
 
 
 def test_an_unexpanded_train_over_no_city_is_done() -> None:
@@ -93,12 +102,17 @@ def test_an_unexpanded_train_over_no_city_is_done() -> None:
 
 
 def two_chunks(first: list[str | None], second: list[str | None]) -> dict[str, Any]:
-    return {"return_value": [f"a{i}" for i in range(len(first))], "cities_2": [f"b{i}" for i in range(len(second))]}
+    return {
+        "return_value": [f"a{i}" for i in range(len(first))],
+        "cities_2": [f"b{i}" for i in range(len(second))],
+    }
 
 
 def test_two_chunks_read_both_lists_and_both_tasks() -> None:
     first, second = ["success"] * 4, ["success", "skipped"]
-    result, ti = _execute(mapped("train", first) + mapped("train_2", second), two_chunks(first, second), chunks=2)
+    result, ti = _execute(
+        mapped("train", first) + mapped("train_2", second), two_chunks(first, second), chunks=2
+    )
     assert result == {"cities": 6, "trained": 5, "failed": {}}
     assert ti.pulled == [("plan", "return_value"), ("plan", "cities_2")]
     assert sorted(q["task_ids"][0] for q in ti.asked) == ["train", "train_2"]

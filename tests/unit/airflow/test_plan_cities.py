@@ -29,8 +29,9 @@ cities:
 
 
 def spec_text(cities: int) -> str:
-    return HEAD + "\n".join(f'  - {{name: c{i:04d}, train_s3_uri: "s3://acme-ml/data/c{i:04d}/"}}'
-                            for i in range(cities))
+    return HEAD + "\n".join(
+        f'  - {{name: c{i:04d}, train_s3_uri: "s3://acme-ml/data/c{i:04d}/"}}' for i in range(cities)
+    )
 
 
 def test_the_first_wave_starts_first() -> None:
@@ -50,7 +51,9 @@ def test_the_first_wave_starts_first() -> None:
 
 def test_the_order_is_deterministic_and_ties_break_by_group_lane_position_and_city() -> None:
     plan = plan_fleet(load_fleet_spec(DAGS / "fleets" / "demo.yaml"), RUN_KEY)
-    assert start_order(plan) == start_order(plan_fleet(load_fleet_spec(DAGS / "fleets" / "demo.yaml"), RUN_KEY))
+    assert start_order(plan) == start_order(
+        plan_fleet(load_fleet_spec(DAGS / "fleets" / "demo.yaml"), RUN_KEY)
+    )
     # the same jobs listed in any order give the same start order
     shuffled = dataclasses.replace(plan, jobs=tuple(reversed(plan.jobs)))
     assert start_order(shuffled) == start_order(plan)

@@ -15,24 +15,31 @@ from unit.airflow.test_triggers import FakeClient, FakeHook
 
 
 def client_error(code: str, status: int) -> ClientError:
-    return ClientError({"Error": {"Code": code, "Message": code},
-                        "ResponseMetadata": {"HTTPStatusCode": status}}, "CreateTrainingJob")
+    return ClientError(
+        {"Error": {"Code": code, "Message": code}, "ResponseMetadata": {"HTTPStatusCode": status}},
+        "CreateTrainingJob",
+    )
 
 
-@pytest.mark.parametrize(("error", "transient"), [
-    (EndpointConnectionError(endpoint_url="http://127.0.0.1:1"), True),
-    (ConnectionClosedError(endpoint_url="http://127.0.0.1:1"), True),
-    (ReadTimeoutError(endpoint_url="http://127.0.0.1:1"), True),
-    (ConnectionRefusedError(111, "refused"), True),
-    (TimeoutError(), True),
-    (client_error("ThrottlingException", 400), True),
-    (client_error("InternalFailure", 500), True),
-    (client_error("ServiceUnavailable", 503), True),
-    (client_error("ValidationException", 400), False),
-    (client_error("ResourceLimitExceeded", 400), False),
-    (ValueError("a bug"), False),
-])
-def test_only_errors_that_say_nothing_about_the_request_are_sent_again(error: Exception, transient: bool) -> None:
+@pytest.mark.parametrize(
+    ("error", "transient"),
+    [
+        (EndpointConnectionError(endpoint_url="http://127.0.0.1:1"), True),
+        (ConnectionClosedError(endpoint_url="http://127.0.0.1:1"), True),
+        (ReadTimeoutError(endpoint_url="http://127.0.0.1:1"), True),
+        (ConnectionRefusedError(111, "refused"), True),
+        (TimeoutError(), True),
+        (client_error("ThrottlingException", 400), True),
+        (client_error("InternalFailure", 500), True),
+        (client_error("ServiceUnavailable", 503), True),
+        (client_error("ValidationException", 400), False),
+        (client_error("ResourceLimitExceeded", 400), False),
+        (ValueError("a bug"), False),
+    ],
+)
+def test_only_errors_that_say_nothing_about_the_request_are_sent_again(
+    error: Exception, transient: bool
+) -> None:
     assert is_transient(error) is transient
 
 

@@ -25,11 +25,23 @@ from sagemaker_fleet.triggers.poller import FleetPoller
 from sagemaker_fleet.triggers.watch import watch_until_terminal
 
 TRIGGERS = [
-    FleetJobTrigger(job_name="f-seoul-20261129", name_contains="-20261129", poll_interval=5,
-                    created_after="2026-11-29T00:00:00+00:00", botocore_config={"connect_timeout": 3}),
+    FleetJobTrigger(
+        job_name="f-seoul-20261129",
+        name_contains="-20261129",
+        poll_interval=5,
+        created_after="2026-11-29T00:00:00+00:00",
+        botocore_config={"connect_timeout": 3},
+    ),
     FleetRunTrigger(spec_path="/x/fleet.yaml", run_key="20261129", poll_interval=7, region_name="us-east-1"),
-    WarmPoolTrigger(key={"role_arn": "arn:aws:iam::111122223333:role/R", "instance_type": "ml.m5.xlarge",
-                         "instance_count": 1, "volume_size_gb": 30}, name_contains="f-"),
+    WarmPoolTrigger(
+        key={
+            "role_arn": "arn:aws:iam::111122223333:role/R",
+            "instance_type": "ml.m5.xlarge",
+            "instance_count": 1,
+            "volume_size_gb": 30,
+        },
+        name_contains="f-",
+    ),
 ]
 
 
@@ -60,17 +72,24 @@ class FakeClient:
         wanted = kwargs.get("StatusEquals")
         names = sorted(n for n in self.jobs if wanted is None or self.jobs[n] == wanted)
         start = int(kwargs.get("NextToken", 0))
-        page = names[start:start + 2]
-        out: dict[str, Any] = {"TrainingJobSummaries": [
-            {"TrainingJobName": n, "TrainingJobStatus": self.jobs[n], "SecondaryStatus": "Training"} for n in page]}
+        page = names[start : start + 2]
+        out: dict[str, Any] = {
+            "TrainingJobSummaries": [
+                {"TrainingJobName": n, "TrainingJobStatus": self.jobs[n], "SecondaryStatus": "Training"}
+                for n in page
+            ]
+        }
         if start + 2 < len(names):
             out["NextToken"] = str(start + 2)
         return out
 
     async def describe_training_job(self, TrainingJobName: str) -> dict[str, Any]:  # noqa: N803
         self.calls.append("describe")
-        return {"TrainingJobName": TrainingJobName, "TrainingJobStatus": self.jobs[TrainingJobName],
-                "AlgorithmSpecification": {}}  # only a description has it, no summary
+        return {
+            "TrainingJobName": TrainingJobName,
+            "TrainingJobStatus": self.jobs[TrainingJobName],
+            "AlgorithmSpecification": {},
+        }  # only a description has it, no summary
 
 
 class FakeHook:
@@ -122,7 +141,10 @@ def test_a_sweep_describes_each_ended_job_once_with_its_own_client() -> None:
     first = asyncio.run(scenario())
     # 4 jobs in pages of 2, then the two that ended are described, once each
     assert client.calls[:4] == ["list", "list", "describe", "describe"]
-    statuses = {name: ("AlgorithmSpecification" in update, update["TrainingJobStatus"]) for name, update in first.items()}
+    statuses = {
+        name: ("AlgorithmSpecification" in update, update["TrainingJobStatus"])
+        for name, update in first.items()
+    }
     assert statuses == {
         "f-a-1": (False, "InProgress"),
         "f-b-1": (True, "Completed"),
@@ -305,15 +327,20 @@ def _non_default_arguments(cls: type) -> dict[str, Any]:
     return values
 
 
-@pytest.mark.parametrize("cls", [FleetJobTrigger, FleetRunTrigger, WarmPoolTrigger, FleetCityTrigger],
-                         ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls", [FleetJobTrigger, FleetRunTrigger, WarmPoolTrigger, FleetCityTrigger], ids=lambda c: c.__name__
+)
 def test_every_constructor_argument_survives_serialization(cls: type) -> None:
     """serialize() → the triggerer stores the kwargs → a new instance: each argument given must come back as it
     was given (comparing serialize() with itself would pass with a kwarg dropped on both sides)."""
     given = _non_default_arguments(cls)
     if cls is WarmPoolTrigger:
-        given["key"] = {"role_arn": "arn:aws:iam::111122223333:role/R", "instance_type": "ml.m5.xlarge",
-                        "instance_count": 2, "volume_size_gb": 50}
+        given["key"] = {
+            "role_arn": "arn:aws:iam::111122223333:role/R",
+            "instance_type": "ml.m5.xlarge",
+            "instance_count": 2,
+            "volume_size_gb": 50,
+        }
     classpath, kwargs = cls(**given).serialize()
     json.dumps(kwargs)
     assert classpath == f"{cls.__module__}.{cls.__qualname__}"
@@ -328,8 +355,9 @@ def test_every_constructor_argument_survives_serialization(cls: type) -> None:
 AWS_CONNECTION = {"aws_conn_id", "region_name", "verify", "botocore_config"}
 
 
-@pytest.mark.parametrize("cls", [FleetJobTrigger, FleetRunTrigger, WarmPoolTrigger, FleetCityTrigger],
-                         ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls", [FleetJobTrigger, FleetRunTrigger, WarmPoolTrigger, FleetCityTrigger], ids=lambda c: c.__name__
+)
 def test_every_trigger_takes_and_keeps_the_whole_aws_connection(cls: type) -> None:
     """``verify`` (a CA bundle, or False against a local endpoint) goes wherever the rest of the connection goes:
     into the stored kwargs, back into the rebuilt trigger, and into the hook it talks to AWS with."""
@@ -337,7 +365,9 @@ def test_every_trigger_takes_and_keeps_the_whole_aws_connection(cls: type) -> No
     assert set(given) >= AWS_CONNECTION, cls
     if cls is WarmPoolTrigger:
         given["key"] = {}
-    given.update(verify="/etc/ssl/fleet-ca.pem", region_name="eu-west-1", botocore_config={"connect_timeout": 3})
+    given.update(
+        verify="/etc/ssl/fleet-ca.pem", region_name="eu-west-1", botocore_config={"connect_timeout": 3}
+    )
     kwargs = cls(**given).serialize()[1]
     assert {name: kwargs[name] for name in AWS_CONNECTION} == {name: given[name] for name in AWS_CONNECTION}
     trigger = cls(**kwargs)
@@ -354,8 +384,12 @@ def test_every_trigger_takes_and_keeps_the_whole_aws_connection(cls: type) -> No
 def test_the_sensors_hand_their_whole_aws_connection_to_their_triggers() -> None:
     from sagemaker_fleet.sensors.fleet import FleetRunSensor, WarmPoolAvailableSensor
 
-    connection = {"aws_conn_id": "fleet_aws", "region_name": "eu-west-1", "verify": False,
-                  "botocore_config": {"connect_timeout": 3}}
+    connection = {
+        "aws_conn_id": "fleet_aws",
+        "region_name": "eu-west-1",
+        "verify": False,
+        "botocore_config": {"connect_timeout": 3},
+    }
     run = FleetRunSensor(task_id="run", spec_path="/x/fleet.yaml", run_key="20261129", **connection)
     assert {name: getattr(run._trigger(), name) for name in AWS_CONNECTION} == connection
 

@@ -33,14 +33,22 @@ def _never_serve_for_ever(monkeypatch: pytest.MonkeyPatch) -> None:
         (["sim", "serve", "--spot-interruptions-per-hour", "-2"], "must be ≥ 0"),
         (["sim", "serve", "--quota", "ml.m5.xlarge=1000001:0"], "counts 0-100000"),
         (["sim", "serve", "--quota", "m5=1:0"], "TYPE=INSTANCES:WARM_POOLS"),
-        (["simulate", SMALL, "--throttle-share", "nan"], "argument --throttle-share: 'nan': write a finite number"),
+        (
+            ["simulate", SMALL, "--throttle-share", "nan"],
+            "argument --throttle-share: 'nan': write a finite number",
+        ),
         (["report", SMALL, "--run-key", "20261129", "--describe-workers", "0"], "use 1-64"),
-        (["report", SMALL, "--run-key", "20261129", "--endpoint-url", "localhost:4566"], "write an http(s) URL"),
+        (
+            ["report", SMALL, "--run-key", "20261129", "--endpoint-url", "localhost:4566"],
+            "write an http(s) URL",
+        ),
         (["report", SMALL, "--run-key", "20261129", "--endpoint-url", "http://x:99999"], "the port must be"),
         (["plan", SMALL, "--format", "yaml"], "invalid choice: 'yaml'"),
     ],
 )
-def test_impossible_flag_exits_2_naming_it(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_impossible_flag_exits_2_naming_it(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(argv) == 2
     assert message in capsys.readouterr().err
 

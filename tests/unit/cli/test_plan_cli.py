@@ -69,7 +69,9 @@ def test_history_changes_the_expected_seconds(
 ) -> None:
     report = tmp_path / "report.json"
     report.write_text(
-        json.dumps({"fleet": "small", "jobs": [{"city": "seoul", "status": "Completed", "training_seconds": 4321}]})
+        json.dumps(
+            {"fleet": "small", "jobs": [{"city": "seoul", "status": "Completed", "training_seconds": 4321}]}
+        )
     )
     assert main(["plan", small, "--run-key", "20261129", "--history", str(report)]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -49,7 +49,9 @@ def test_lists_every_page_and_keeps_only_the_runs_names() -> None:
     names = list_run_job_names(client, "demo", index)
     assert names == ["demo-perth-20261129-r2", "demo-seoul-20261129", "demo-tokyo-20261129"]
     assert len(client.list_calls) == 4
-    assert all(call["NameContains"] == "-20261129" for call in client.list_calls)  # this run, not the fleet's history
+    assert all(
+        call["NameContains"] == "-20261129" for call in client.list_calls
+    )  # this run, not the fleet's history
 
 
 def test_describes_each_job_once_without_response_metadata() -> None:

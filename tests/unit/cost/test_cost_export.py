@@ -120,20 +120,35 @@ def test_csv_quotes_awkward_text(report: CostReport) -> None:
     assert lima["failure_reason"] == 'AlgorithmError: <script>alert("x")</script> & exit 1'
 
 
-@pytest.mark.parametrize(("reason", "written"), [
-    ('=HYPERLINK("http://x","y")', '\'=HYPERLINK("http://x","y")'), ("+1+1", "'+1+1"), ("-2+3", "'-2+3"),
-    ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\tx"), ("\rx", "'\nx"),
-    ("ok, then\r\nfailed", "ok, then\nfailed"), ("a\rb", "a\nb"),  # a CR would end the row for a reader
-])
+@pytest.mark.parametrize(
+    ("reason", "written"),
+    [
+        ('=HYPERLINK("http://x","y")', '\'=HYPERLINK("http://x","y")'),
+        ("+1+1", "'+1+1"),
+        ("-2+3", "'-2+3"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "'\tx"),
+        ("\rx", "'\nx"),
+        ("ok, then\r\nfailed", "ok, then\nfailed"),
+        ("a\rb", "a\nb"),  # a CR would end the row for a reader
+    ],
+)
 def test_csv_neutralises_text_a_spreadsheet_would_run(report: CostReport, reason: str, written: str) -> None:
     lima = next(line for line in report.lines if line.city == "lima")
-    changed = dataclasses.replace(report, lines=tuple(
-        dataclasses.replace(line, failure_reason=reason) if line is lima else line for line in report.lines))
+    changed = dataclasses.replace(
+        report,
+        lines=tuple(
+            dataclasses.replace(line, failure_reason=reason) if line is lima else line
+            for line in report.lines
+        ),
+    )
     rows = list(csv.DictReader(io.StringIO(render_csv(changed), newline="")))
     cell = next(r for r in rows if r["city"] == "lima")["failure_reason"]
     assert cell == written
     assert len(rows) == len(report.lines)
-    numbers = [float(r["cost_usd"]) for r in rows]  # numbers stay numbers (a negative one would keep its sign)
+    numbers = [
+        float(r["cost_usd"]) for r in rows
+    ]  # numbers stay numbers (a negative one would keep its sign)
     assert all(n >= 0 for n in numbers)
 
 

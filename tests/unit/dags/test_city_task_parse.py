@@ -39,14 +39,24 @@ print(json.dumps({
 def parse(dag_file: Path, dag_id: str, task_id: str) -> dict:
     result = subprocess.run(
         [sys.executable, "-c", PROBE, str(dag_file), dag_id, task_id],
-        capture_output=True, text=True, check=True, cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
     )
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize(("dag_file", "dag_id"), [("city_training_weekly.py", "city_training_weekly"),
-                                                  ("city_training_manual.py", "city_training_manual")])
-def test_a_city_task_process_builds_the_city_task_alone_without_the_aws_sdk(dag_file: str, dag_id: str) -> None:
+@pytest.mark.parametrize(
+    ("dag_file", "dag_id"),
+    [
+        ("city_training_weekly.py", "city_training_weekly"),
+        ("city_training_manual.py", "city_training_manual"),
+    ],
+)
+def test_a_city_task_process_builds_the_city_task_alone_without_the_aws_sdk(
+    dag_file: str, dag_id: str
+) -> None:
     light = parse(REPO / "dags" / dag_file, dag_id, "train")
     assert light["errors"] == {}
     assert light["tasks"] == ["plan", "train"]

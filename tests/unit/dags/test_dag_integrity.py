@@ -112,7 +112,9 @@ def fleet_file(tmp_path: Path, cities: int) -> Path:
     path.write_text(
         (DAGS / "fleets" / "small.yaml").read_text(encoding="utf-8").split("\ncities:\n")[0]
         + "\ncities:\n"
-        + "".join(f'  - {{name: c{i:04d}, train_s3_uri: "s3://acme-ml/data/c{i:04d}/"}}\n' for i in range(cities)),
+        + "".join(
+            f'  - {{name: c{i:04d}, train_s3_uri: "s3://acme-ml/data/c{i:04d}/"}}\n' for i in range(cities)
+        ),
         encoding="utf-8",
     )
     assert len(load_fleet_spec(path).cities) == cities
@@ -146,7 +148,9 @@ def test_the_dags_tasks_do_not_grow_with_the_fleet(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("manual", [False, True])
-def test_no_task_starts_from_the_trigger_and_no_trigger_kwargs_are_serialized(tmp_path: Path, manual: bool) -> None:
+def test_no_task_starts_from_the_trigger_and_no_trigger_kwargs_are_serialized(
+    tmp_path: Path, manual: bool
+) -> None:
     """Airflow 3.3 ships the whole serialized DAG to the triggerer for every start-from-trigger task; the fleet's
     tasks defer from workers, so the serialized DAG carries no trigger."""
     for cities in (3, 1500):

@@ -50,7 +50,9 @@ def test_each_version_has_a_pinned_set_with_one_airflow(version: str) -> None:
     for requirement in map(Requirement, pyproject()["project"]["dependencies"]):
         name = requirement.name.lower()
         assert name in pinned, f"{name} is not pinned for Python {version}"
-        assert pinned[name] in requirement.specifier, f"{name}=={pinned[name]} is outside {requirement.specifier}"
+        assert pinned[name] in requirement.specifier, (
+            f"{name}=={pinned[name]} is outside {requirement.specifier}"
+        )
 
 
 def test_no_pinned_set_carries_the_sagemaker_sdk() -> None:
@@ -61,11 +63,18 @@ def test_no_pinned_set_carries_the_sagemaker_sdk() -> None:
 
 
 def test_the_finder_refuses_a_version_it_cannot_run() -> None:
-    found = subprocess.run([str(REPO / "scripts" / "pythons.sh"), "find", "3.99"], capture_output=True, text=True)
+    found = subprocess.run(
+        [str(REPO / "scripts" / "pythons.sh"), "find", "3.99"], capture_output=True, text=True
+    )
     assert found.returncode == 1
     assert found.stdout == ""
-    here = subprocess.run([str(REPO / "scripts" / "pythons.sh"), "find", f"{sys.version_info[0]}.{sys.version_info[1]}"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    version = subprocess.run([here, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True,
-                             text=True, check=True).stdout.strip()
+    here = subprocess.run(
+        [str(REPO / "scripts" / "pythons.sh"), "find", f"{sys.version_info[0]}.{sys.version_info[1]}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    version = subprocess.run(
+        [here, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert version == str(sys.version_info[:2])

@@ -64,7 +64,13 @@ def test_the_capacity_timeout_counts_from_the_first_refusal_not_from_the_wait_fo
     spec = fleet([city("oslo")])
     io = QuotaInUse(turn_wait=1000.0)
     run = CityRun(
-        spec, spec.city("oslo"), RUN_KEY, io, Quiet(), capacity_retry_seconds=60.0, capacity_timeout_seconds=300.0
+        spec,
+        spec.city("oslo"),
+        RUN_KEY,
+        io,
+        Quiet(),
+        capacity_retry_seconds=60.0,
+        capacity_timeout_seconds=300.0,
     )
     end = asyncio.run(run.train())
     assert end.kind == "no_capacity"

@@ -45,11 +45,17 @@ def test_a_listing_describes_ended_and_missing_jobs_and_passes_on_the_running() 
     for miss in range(1, MISSES_BEFORE_DESCRIBE + 1):
         listed = sweeps.listed(listing, [running, ended], now=0.0, waiting=[])
         assert dict(listed.running) == {running["TrainingJobName"]: running}
-        expected = [ended["TrainingJobName"]] + ([missing["TrainingJobName"]] if miss == MISSES_BEFORE_DESCRIBE else [])
+        expected = [ended["TrainingJobName"]] + (
+            [missing["TrainingJobName"]] if miss == MISSES_BEFORE_DESCRIBE else []
+        )
         assert list(listed.describe) == expected
-    assert sweeps.described(missing["TrainingJobName"], {**missing, "CreationTime": T0 + dt.timedelta(minutes=1)})
+    assert sweeps.described(
+        missing["TrainingJobName"], {**missing, "CreationTime": T0 + dt.timedelta(minutes=1)}
+    )
     assert sweeps.watches[missing["TrainingJobName"]].misses == 0
-    assert sweeps.watches[missing["TrainingJobName"]].created == T0 + dt.timedelta(minutes=1)  # SageMaker's own
+    assert sweeps.watches[missing["TrainingJobName"]].created == T0 + dt.timedelta(
+        minutes=1
+    )  # SageMaker's own
     assert not sweeps.described("unwatched", missing)  # its watcher left meanwhile: nobody to hand it to
 
 
@@ -65,7 +71,9 @@ def test_a_listing_admits_only_once_the_tracker_has_seen_the_whole_run() -> None
 
 def test_each_pool_end_is_handed_out_once_and_a_shell_that_stops_leaves_the_rest() -> None:
     spec, book = hand_book("XX")
-    tracker = tracker_for(spec, book, [summary(spec, "c0", "Completed", pool="Available"), summary(spec, "c1")])
+    tracker = tracker_for(
+        spec, book, [summary(spec, "c0", "Completed", pool="Available"), summary(spec, "c1")]
+    )
     sweeps = RunSweeps(tracker)
     ends = sweeps.pool_ends()
     first = next(ends)
@@ -79,7 +87,9 @@ def test_a_pool_end_the_endpoint_did_not_take_is_handed_out_again() -> None:
     """Throttled past its retries, or the endpoint unreachable: the change was not made, so the next sweep tries it
     again (once dropped, the idle pool billed until the run's end)."""
     spec, book = hand_book("XX")
-    tracker = tracker_for(spec, book, [summary(spec, "c0", "Completed", pool="Available"), summary(spec, "c1")])
+    tracker = tracker_for(
+        spec, book, [summary(spec, "c0", "Completed", pool="Available"), summary(spec, "c1")]
+    )
     sweeps = RunSweeps(tracker)
     ends = list(sweeps.pool_ends())
     assert [e.running for e in ends] == [True, False]

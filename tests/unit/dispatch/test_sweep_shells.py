@@ -65,7 +65,9 @@ def at(seconds: float) -> dt.datetime:
     return T0 + dt.timedelta(seconds=seconds)
 
 
-def job(spec: Any, city_name: str, status: str = "InProgress", created: float = 1.0, pool: str | None = None) -> dict:
+def job(
+    spec: Any, city_name: str, status: str = "InProgress", created: float = 1.0, pool: str | None = None
+) -> dict:
     summary: dict[str, Any] = {
         "TrainingJobName": name(spec, city_name),
         "TrainingJobStatus": status,
@@ -115,10 +117,16 @@ def script(spec: Any) -> list[Listing]:
         Listing(None),
         Listing([c("c3", "Completed", pool="Reused"), c("c1", created=21)], c2_ended),  # c2 missing
         Listing([c("c3", "Completed", pool="Reused"), c("c1", created=21)], c2_ended),  # again: described
-        Listing([c("c3", "Completed", pool="Reused"), c("c2", "Completed", pool="Available"), c("c1", created=21)]),
+        Listing(
+            [c("c3", "Completed", pool="Reused"), c("c2", "Completed", pool="Available"), c("c1", created=21)]
+        ),
         Listing(  # every city has its job: the running ones get keep-alive 0
-            [c("c3", "Completed", pool="Reused"), c("c2", "Completed", pool="Reused"), c("c1", created=21),
-             c("c0", created=71)]
+            [
+                c("c3", "Completed", pool="Reused"),
+                c("c2", "Completed", pool="Reused"),
+                c("c1", created=21),
+                c("c0", created=71),
+            ]
         ),
         Listing(ended, describes={name(spec, "c1"): THROTTLED}),
         Listing(ended),
@@ -257,7 +265,9 @@ def simulator_decisions(spec: Any, book: DispatchBook) -> list[Decision]:
             return described
 
         def update_training_job(self, request: dict[str, Any]) -> dict[str, Any]:
-            endpoint.keep_alive(request["TrainingJobName"], request["ResourceConfig"]["KeepAlivePeriodInSeconds"])
+            endpoint.keep_alive(
+                request["TrainingJobName"], request["ResourceConfig"]["KeepAlivePeriodInSeconds"]
+            )
             return {}
 
     engine = Engine()
@@ -276,7 +286,9 @@ def simulator_decisions(spec: Any, book: DispatchBook) -> list[Decision]:
             poller.watch(
                 name(spec, city_name),
                 at(engine.now()),
-                lambda described: timeline.at(engine.now(), lambda: endpoint.note("ended", described["TrainingJobName"])),
+                lambda described: timeline.at(
+                    engine.now(), lambda: endpoint.note("ended", described["TrainingJobName"])
+                ),
             )
 
         poller.wait_turn(Wait(city_name, since=0.0), lambda: timeline.at(engine.now(), watch))
@@ -306,7 +318,11 @@ def test_the_script_meets_every_rule_of_the_sweep(run, monkeypatch) -> None:
     decisions = triggerer_decisions(spec, book, monkeypatch)
     lists = [d for d in decisions if d[1] == "list"]
     assert lists[0] == (0.0, "list", None)  # the run's whole past first
-    assert lists[2] == (20.0, "list", at(1) - CREATION_MARGIN)  # then from the oldest job that can still change
+    assert lists[2] == (
+        20.0,
+        "list",
+        at(1) - CREATION_MARGIN,
+    )  # then from the oldest job that can still change
     assert lists[-1][2] == at(21) - CREATION_MARGIN  # the window follows the run
     times = [d[0] for d in lists]
     gaps = [later - earlier for earlier, later in zip(times, times[1:], strict=False)]
@@ -318,7 +334,9 @@ def test_the_script_meets_every_rule_of_the_sweep(run, monkeypatch) -> None:
     assert [d for d in decisions if d[1:] == ("describe", c2)] == [(60.0, "describe", c2)]  # after two misses
     keep_alive = [d[2] for d in decisions if d[1] == "keep-alive"]
     assert keep_alive == [name(spec, "c1"), name(spec, "c0"), name(spec, "c0")]  # running, running, then idle
-    assert sorted(d[2] for d in decisions if d[1] == "ended") == sorted(name(spec, c) for c in book.members["g0"])
+    assert sorted(d[2] for d in decisions if d[1] == "ended") == sorted(
+        name(spec, c) for c in book.members["g0"]
+    )
 
 
 def test_the_comparison_sees_a_shell_that_decides_otherwise(run, monkeypatch) -> None:

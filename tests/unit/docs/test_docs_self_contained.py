@@ -65,7 +65,9 @@ def test_no_file_cites_documents_outside_the_repository() -> None:
         for number, line in enumerate(text.splitlines(), 1):
             if pattern.search(line):
                 hits.append(f"{relative}:{number}: {line.strip()[:120]}")
-    assert not hits, "point to docs/ instead (docs/formats.md, docs/sagemaker-behaviour.md, …):\n" + "\n".join(hits)
+    assert not hits, (
+        "point to docs/ instead (docs/formats.md, docs/sagemaker-behaviour.md, …):\n" + "\n".join(hits)
+    )
 
 
 def slug(heading: str) -> str:
@@ -128,7 +130,10 @@ def test_relative_links_resolve(doc: str) -> None:
     [
         ("The run's notice", "the-runs-notice"),
         ("A city waits in `deferred` and does not start", "a-city-waits-in-deferred-and-does-not-start"),
-        ("4. Quotas to request (Service Quotas → Amazon SageMaker)", "4-quotas-to-request-service-quotas--amazon-sagemaker"),
+        (
+            "4. Quotas to request (Service Quotas → Amazon SageMaker)",
+            "4-quotas-to-request-service-quotas--amazon-sagemaker",
+        ),
         ("build_fleet_dag", "build_fleet_dag"),
     ],
 )

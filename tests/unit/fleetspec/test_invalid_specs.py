@@ -381,7 +381,9 @@ CASES: list[tuple[str, str, dict[str, str]]] = [
     (
         "typo-instance-type-is-not-a-missing-quota",
         add(SEOUL, "    instance_type: ml.m5.xlarg"),
-        {"cities[0].instance_type": "'ml.m5.xlarg' is not a SageMaker training instance type; did you mean ml.m5.xlarge?"},
+        {
+            "cities[0].instance_type": "'ml.m5.xlarg' is not a SageMaker training instance type; did you mean ml.m5.xlarge?"
+        },
     ),
     (
         "unknown-instance-type-without-a-near-one",

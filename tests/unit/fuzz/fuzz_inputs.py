@@ -60,7 +60,9 @@ _NUMBERS = st.one_of(
 )
 _TEXT = st.one_of(
     st.text(max_size=30),
-    st.sampled_from(["", " ", "auto", "ml.m5.xlarge", "s3://b/p", "paris\n", "a]", "x" * 3000, "é", "\u2028"]),
+    st.sampled_from(
+        ["", " ", "auto", "ml.m5.xlarge", "s3://b/p", "paris\n", "a]", "x" * 3000, "é", "\u2028"]
+    ),
 )
 SCALARS = st.one_of(st.none(), st.booleans(), _NUMBERS, _TEXT)
 VALUES = st.recursive(
@@ -70,10 +72,31 @@ VALUES = st.recursive(
     ),
     max_leaves=12,
 )
-_KEYS = st.sampled_from(sorted({*BASE, *BASE["defaults"], "name", "train_s3_uri", "expected_seconds", "spot",
-                                "max_wait_seconds", "instance_count", "volume_size_gb", "vpc", "prices",
-                                "deadline_seconds", "orchestration_latency_seconds", "hyperparameters",
-                                "environment", "input_mode", "warm_pools", "instances", "bogus"}))
+_KEYS = st.sampled_from(
+    sorted(
+        {
+            *BASE,
+            *BASE["defaults"],
+            "name",
+            "train_s3_uri",
+            "expected_seconds",
+            "spot",
+            "max_wait_seconds",
+            "instance_count",
+            "volume_size_gb",
+            "vpc",
+            "prices",
+            "deadline_seconds",
+            "orchestration_latency_seconds",
+            "hyperparameters",
+            "environment",
+            "input_mode",
+            "warm_pools",
+            "instances",
+            "bogus",
+        }
+    )
+)
 
 
 def _paths(data: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -117,22 +140,85 @@ def mutated_specs(draw: st.DrawFn) -> str:
 # --------------------------------------------------------------------------------------------- raw YAML
 
 _RAW_SCALARS = st.one_of(
-    st.sampled_from([
-        "~", "null", "true", "yes", "on", ".inf", "-.inf", ".nan", "0x1F", "0o17", "1_000", "1e400", "-0",
-        "2026-13-45", "2026-02-30 25:61:61", "9" * 5000, "'quoted'", '"esc \\u263a \\x00"', "|\n  block\n",
-        "!!int x", "!!float y", "!!bool maybe", "!!timestamp nope", "!!binary '@@@'", "!!set {a, b}",
-        "!!python/object:os.system {}", "!!str 1", "!custom x", "!!omap [a: 1]", "&a 1", "*a", "*undefined",
-        "? [a]\n: b", "\t", "%YAML 1.1", "---", "...", "- ", ": ", "{", "]", "#c", "@", "`", "\x00", "\ufeff",
-    ]),
+    st.sampled_from(
+        [
+            "~",
+            "null",
+            "true",
+            "yes",
+            "on",
+            ".inf",
+            "-.inf",
+            ".nan",
+            "0x1F",
+            "0o17",
+            "1_000",
+            "1e400",
+            "-0",
+            "2026-13-45",
+            "2026-02-30 25:61:61",
+            "9" * 5000,
+            "'quoted'",
+            '"esc \\u263a \\x00"',
+            "|\n  block\n",
+            "!!int x",
+            "!!float y",
+            "!!bool maybe",
+            "!!timestamp nope",
+            "!!binary '@@@'",
+            "!!set {a, b}",
+            "!!python/object:os.system {}",
+            "!!str 1",
+            "!custom x",
+            "!!omap [a: 1]",
+            "&a 1",
+            "*a",
+            "*undefined",
+            "? [a]\n: b",
+            "\t",
+            "%YAML 1.1",
+            "---",
+            "...",
+            "- ",
+            ": ",
+            "{",
+            "]",
+            "#c",
+            "@",
+            "`",
+            "\x00",
+            "\ufeff",
+        ]
+    ),
     st.text(max_size=12).map(lambda t: t.replace("\n", " ")),
     st.integers().map(str),
     st.floats().map(repr),
     # what YAML reads as a date (valid or not), a number past Python's 4,300 digits, a tagged value
-    st.tuples(st.integers(0, 9999), st.integers(0, 99), st.integers(0, 99)).map(lambda d: f"{d[0]:04d}-{d[1]:02d}-{d[2]:02d}"),
+    st.tuples(st.integers(0, 9999), st.integers(0, 99), st.integers(0, 99)).map(
+        lambda d: f"{d[0]:04d}-{d[1]:02d}-{d[2]:02d}"
+    ),
     st.integers(min_value=1, max_value=6000).map(lambda n: "9" * n),
-    st.tuples(st.sampled_from(["!!int", "!!float", "!!bool", "!!timestamp", "!!binary", "!!null", "!!str", "!!seq",
-                               "!!map", "!!set", "!!omap", "!!pairs", "!foo", "!!python/name:os.system"]),
-              st.sampled_from(["x", "1", "1.5", "yes", "2026-01-01", "'@@@'", "[a]", "{a: 1}", ""])).map(" ".join),
+    st.tuples(
+        st.sampled_from(
+            [
+                "!!int",
+                "!!float",
+                "!!bool",
+                "!!timestamp",
+                "!!binary",
+                "!!null",
+                "!!str",
+                "!!seq",
+                "!!map",
+                "!!set",
+                "!!omap",
+                "!!pairs",
+                "!foo",
+                "!!python/name:os.system",
+            ]
+        ),
+        st.sampled_from(["x", "1", "1.5", "yes", "2026-01-01", "'@@@'", "[a]", "{a: 1}", ""]),
+    ).map(" ".join),
 )
 
 
@@ -173,8 +259,27 @@ def spliced_specs(draw: st.DrawFn) -> str:
     return "\n".join(lines[:at] + fragment.splitlines() + lines[at:]) + "\n"
 
 
-_EDGES = st.sampled_from([0, 1, 2, 59, 600, 3600, 3601, 21600, 21601, 86400, 86401, 28 * 24 * 3600,
-                          28 * 24 * 3600 + 1, 366 * 24 * 3600, 10**5, 10**5 + 1, 10**12])
+_EDGES = st.sampled_from(
+    [
+        0,
+        1,
+        2,
+        59,
+        600,
+        3600,
+        3601,
+        21600,
+        21601,
+        86400,
+        86401,
+        28 * 24 * 3600,
+        28 * 24 * 3600 + 1,
+        366 * 24 * 3600,
+        10**5,
+        10**5 + 1,
+        10**12,
+    ]
+)
 _BIG_OR_SMALL = st.one_of(st.integers(min_value=1, max_value=7200), _EDGES)
 
 
@@ -184,13 +289,30 @@ def numeric_specs(draw: st.DrawFn) -> str:
     the simulator get the extremes a spec allows (28-day jobs, 100,000-instance quotas, a day of latency)."""
     data = copy.deepcopy(BASE)
     defaults, cities, quota = data["defaults"], data["cities"], data["quotas"]["ml.m5.xlarge"]
-    for holder, key in draw(st.lists(st.sampled_from([
-        (defaults, "max_runtime_seconds"), (defaults, "expected_seconds"), (defaults, "keep_alive"),
-        (defaults, "instance_count"), (defaults, "volume_size_gb"), (cities[0], "expected_seconds"),
-        (cities[1], "max_runtime_seconds"), (cities[2]["spot"], "max_wait_seconds"), (cities[2]["spot"], "max_attempts"),
-        (quota, "instances"), (quota, "warm_pools"), (quota, "spot_instances"),
-        (data, "orchestration_latency_seconds"), (data, "deadline_seconds"),
-    ]), min_size=1, max_size=5)):
+    for holder, key in draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    (defaults, "max_runtime_seconds"),
+                    (defaults, "expected_seconds"),
+                    (defaults, "keep_alive"),
+                    (defaults, "instance_count"),
+                    (defaults, "volume_size_gb"),
+                    (cities[0], "expected_seconds"),
+                    (cities[1], "max_runtime_seconds"),
+                    (cities[2]["spot"], "max_wait_seconds"),
+                    (cities[2]["spot"], "max_attempts"),
+                    (quota, "instances"),
+                    (quota, "warm_pools"),
+                    (quota, "spot_instances"),
+                    (data, "orchestration_latency_seconds"),
+                    (data, "deadline_seconds"),
+                ]
+            ),
+            min_size=1,
+            max_size=5,
+        )
+    ):
         holder[key] = draw(_BIG_OR_SMALL)
     if draw(st.booleans()):
         data["cities"] = [
@@ -199,7 +321,9 @@ def numeric_specs(draw: st.DrawFn) -> str:
     return yaml.safe_dump(data, sort_keys=False)
 
 
-_VALUE_LINES = [i for i, line in enumerate(BASE_TEXT.splitlines()) if line.rstrip().endswith(tuple("0123456789to/"))]
+_VALUE_LINES = [
+    i for i, line in enumerate(BASE_TEXT.splitlines()) if line.rstrip().endswith(tuple("0123456789to/"))
+]
 
 
 @st.composite

@@ -21,15 +21,55 @@ from hypothesis import strategies as st
 from unit.fuzz.fuzz_inputs import BASE_TEXT, EXAMPLES, assert_handled, run_cli
 
 _NUMBERS = st.one_of(
-    st.sampled_from(["0", "1", "-1", "0.5", "1.5", "nan", "inf", "-inf", "1e400", "99999", "65536", "65535",
-                     "", " ", "abc", "9" * 400, "0x10", "1_000", "٣"]),
+    st.sampled_from(
+        [
+            "0",
+            "1",
+            "-1",
+            "0.5",
+            "1.5",
+            "nan",
+            "inf",
+            "-inf",
+            "1e400",
+            "99999",
+            "65536",
+            "65535",
+            "",
+            " ",
+            "abc",
+            "9" * 400,
+            "0x10",
+            "1_000",
+            "٣",
+        ]
+    ),
     st.integers(min_value=-(10**6), max_value=10**6).map(str),
     st.floats().map(repr),
 )
 _WORDS = st.one_of(
-    st.sampled_from(["20261129", "m1234abcd", "r2", "not a key!", "", "-", "--", "x" * 300, "ml.m5.xlarge=2:1",
-                     "ml.m5.xlarge=1:1:1:1", "=1:1", "ml.m5.xlarge=-1:0", "http://127.0.0.1:1", "https://",
-                     "ftp://x", "http://[::1", "http://x:99999", "é"]),
+    st.sampled_from(
+        [
+            "20261129",
+            "m1234abcd",
+            "r2",
+            "not a key!",
+            "",
+            "-",
+            "--",
+            "x" * 300,
+            "ml.m5.xlarge=2:1",
+            "ml.m5.xlarge=1:1:1:1",
+            "=1:1",
+            "ml.m5.xlarge=-1:0",
+            "http://127.0.0.1:1",
+            "https://",
+            "ftp://x",
+            "http://[::1",
+            "http://x:99999",
+            "é",
+        ]
+    ),
     st.text(min_size=0, max_size=10).filter(lambda t: "\x00" not in t),
 )
 
@@ -42,10 +82,15 @@ def files() -> Iterator[dict[str, str]]:
         (root / "good.yaml").write_text(BASE_TEXT, encoding="utf-8")
         (root / "broken.yaml").write_text(BASE_TEXT.replace("fleet: fuzz", "fleet: Fuzz-1"), encoding="utf-8")
         (root / "binary.yaml").write_bytes(b"\xff\xfe\x00garbage")
-        (root / "history.json").write_text(json.dumps({"fleet": "fuzz", "jobs": [
-            {"city": "seoul", "status": "Completed", "training_seconds": 800}]}))
+        (root / "history.json").write_text(
+            json.dumps(
+                {"fleet": "fuzz", "jobs": [{"city": "seoul", "status": "Completed", "training_seconds": 800}]}
+            )
+        )
         (root / "other.json").write_text(json.dumps({"fleet": "other", "jobs": []}))
-        (root / "shape.json").write_text(json.dumps({"fleet": "fuzz", "jobs": [{"city": 3, "status": "Failed"}]}))
+        (root / "shape.json").write_text(
+            json.dumps({"fleet": "fuzz", "jobs": [{"city": 3, "status": "Failed"}]})
+        )
         (root / "deep.json").write_text("[" * 100_000)
         (root / "a-file").write_text("x")
         taken = socket.socket()
@@ -54,9 +99,23 @@ def files() -> Iterator[dict[str, str]]:
         yield {
             "spec": [str(root / name) for name in ("good.yaml", "broken.yaml", "binary.yaml", "missing.yaml")]
             + [str(root)],
-            "history": [str(root / name) for name in ("history.json", "other.json", "shape.json", "deep.json",
-                                                      "missing.json", "binary.yaml")],
-            "out": [str(root / "out"), str(root / "a-file"), str(root / "a-file" / "below"), "/proc/sys/nope"],
+            "history": [
+                str(root / name)
+                for name in (
+                    "history.json",
+                    "other.json",
+                    "shape.json",
+                    "deep.json",
+                    "missing.json",
+                    "binary.yaml",
+                )
+            ],
+            "out": [
+                str(root / "out"),
+                str(root / "a-file"),
+                str(root / "a-file" / "below"),
+                "/proc/sys/nope",
+            ],
             "port": ["0", str(taken.getsockname()[1])],
         }
         taken.close()
@@ -68,18 +127,47 @@ def _flags(files: dict[str, str]) -> dict[str, list[Any]]:
     out = st.sampled_from(files["out"])
     return {
         "validate": [],
-        "plan": [("--history", history), ("--run-key", _WORDS), ("--format", st.sampled_from(["json", "table", "x"]))],
-        "simulate": [("--history", history), ("--run-key", _WORDS), ("--seed", _NUMBERS),
-                     ("--strategy", st.sampled_from(["planned", "naive", "best"])), ("--json", None),
-                     ("--compare", None), ("--throttle-share", _NUMBERS), ("--report-dir", out)],
-        "report": [("--run-key", _WORDS), ("--out", out), ("--endpoint-url", _WORDS), ("--no-upload", None),
-                   ("--describe-workers", _NUMBERS), ("--price-cache", out)],
-        "sim": [("--port", st.one_of(st.sampled_from(files["port"]), _NUMBERS.filter(lambda n: n.strip() != "0"))),
-                ("--host", st.sampled_from(["127.0.0.1", "localhost", "no.such.host.invalid", "bad host", "::1"])),
-                ("--speed", _NUMBERS), ("--seed", _NUMBERS), ("--throttle", _NUMBERS),
-                ("--spot-interruptions-per-hour", _NUMBERS), ("--spot-discount", _NUMBERS),
-                ("--default-work-seconds", _NUMBERS), ("--quota", _WORDS),
-                ("--fleet", st.sampled_from(files["spec"]))],
+        "plan": [
+            ("--history", history),
+            ("--run-key", _WORDS),
+            ("--format", st.sampled_from(["json", "table", "x"])),
+        ],
+        "simulate": [
+            ("--history", history),
+            ("--run-key", _WORDS),
+            ("--seed", _NUMBERS),
+            ("--strategy", st.sampled_from(["planned", "naive", "best"])),
+            ("--json", None),
+            ("--compare", None),
+            ("--throttle-share", _NUMBERS),
+            ("--report-dir", out),
+        ],
+        "report": [
+            ("--run-key", _WORDS),
+            ("--out", out),
+            ("--endpoint-url", _WORDS),
+            ("--no-upload", None),
+            ("--describe-workers", _NUMBERS),
+            ("--price-cache", out),
+        ],
+        "sim": [
+            (
+                "--port",
+                st.one_of(st.sampled_from(files["port"]), _NUMBERS.filter(lambda n: n.strip() != "0")),
+            ),
+            (
+                "--host",
+                st.sampled_from(["127.0.0.1", "localhost", "no.such.host.invalid", "bad host", "::1"]),
+            ),
+            ("--speed", _NUMBERS),
+            ("--seed", _NUMBERS),
+            ("--throttle", _NUMBERS),
+            ("--spot-interruptions-per-hour", _NUMBERS),
+            ("--spot-discount", _NUMBERS),
+            ("--default-work-seconds", _NUMBERS),
+            ("--quota", _WORDS),
+            ("--fleet", st.sampled_from(files["spec"])),
+        ],
     }
 
 
@@ -89,7 +177,9 @@ def argument_lists(draw: st.DrawFn, files: dict[str, str]) -> list[str]:
     command = draw(st.sampled_from([*flags, "bogus"]))
     argv = ["sim", "serve", "--no-moto"] if command == "sim" else [command]
     if command not in ("sim", "bogus") and draw(st.integers(0, 9)) > 0:
-        argv.append(draw(st.one_of(st.just(files["spec"][0]), st.sampled_from(files["spec"]))))  # good half the time
+        argv.append(
+            draw(st.one_of(st.just(files["spec"][0]), st.sampled_from(files["spec"])))
+        )  # good half the time
     if command == "report" and draw(st.booleans()):
         argv += ["--run-key", "20261129"]
     chosen = draw(st.lists(st.sampled_from(flags[command]), max_size=3)) if flags.get(command) else []
@@ -119,8 +209,11 @@ def offline() -> Iterator[None]:
     patch.undo()
 
 
-@settings(max_examples=EXAMPLES, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(data=st.data())
 def test_any_argument_list_runs_or_is_refused_with_a_message(
     data: st.DataObject, files: dict[str, str], offline: None

@@ -20,7 +20,7 @@ ARGS = sorted((CORPUS / "cli").glob("*.args"))
 
 def _expectation(first_line: str) -> tuple[int, str]:
     match = _EXPECT.match(first_line.rstrip("\n"))
-    assert match, f"the first line must be `# expect: exit N, \"fragment\"`, not {first_line!r}"
+    assert match, f'the first line must be `# expect: exit N, "fragment"`, not {first_line!r}'
     return int(match.group(1)), match.group(2) or ""
 
 
@@ -45,8 +45,13 @@ def places() -> Iterator[dict[str, str]]:
         (root / "shape.json").write_text('{"fleet": "fuzz", "jobs": [{"city": 3, "status": "Failed"}]}')
         (root / "other.json").write_text('{"fleet": "other", "jobs": []}')
         (root / "a-file").write_text("x")
-        yield {"good": str(root / "good.yaml"), "shape": str(root / "shape.json"),
-               "other": str(root / "other.json"), "file": str(root / "a-file"), "tmp": str(root)}
+        yield {
+            "good": str(root / "good.yaml"),
+            "shape": str(root / "shape.json"),
+            "other": str(root / "other.json"),
+            "file": str(root / "a-file"),
+            "tmp": str(root),
+        }
 
 
 @pytest.mark.parametrize("path", ARGS, ids=lambda p: p.stem)

@@ -17,14 +17,20 @@ PARTITIONS = [
 @pytest.mark.parametrize(("partition", "region", "console"), PARTITIONS)
 def test_training_job_page(partition: str, region: str, console: str) -> None:
     link = SageMakerTrainingJobLink().format_link(
-        region_name=region, aws_domain=BaseAwsLink.get_aws_domain(partition), job_name="citydemand-paris-20261201")
+        region_name=region,
+        aws_domain=BaseAwsLink.get_aws_domain(partition),
+        job_name="citydemand-paris-20261201",
+    )
     assert link == f"{console}/sagemaker/home?region={region}#/jobs/citydemand-paris-20261201"
 
 
 @pytest.mark.parametrize(("partition", "region", "console"), PARTITIONS)
 def test_training_job_logs_filter_by_the_job_name(partition: str, region: str, console: str) -> None:
     link = TrainingJobLogsLink().format_link(
-        region_name=region, aws_domain=BaseAwsLink.get_aws_domain(partition), job_name="citydemand-paris-20261201")
+        region_name=region,
+        aws_domain=BaseAwsLink.get_aws_domain(partition),
+        job_name="citydemand-paris-20261201",
+    )
     assert link == (
         f"{console}/cloudwatch/home?region={region}#logsV2:log-groups/log-group/"
         "$252Faws$252Fsagemaker$252FTrainingJobs$3FlogStreamNameFilter$3Dcitydemand-paris-20261201"
@@ -34,10 +40,14 @@ def test_training_job_logs_filter_by_the_job_name(partition: str, region: str, c
 @pytest.mark.parametrize(("partition", "region", "console"), PARTITIONS)
 def test_cost_report_object(partition: str, region: str, console: str) -> None:
     link = FleetCostReportLink().format_link(
-        region_name=region, aws_domain=BaseAwsLink.get_aws_domain(partition), bucket="acme-ml",
-        key="fleets/citydemand/reports/20261201/report.html")
-    assert link == (f"{console}/s3/object/acme-ml?region={region}"
-                    "&prefix=fleets/citydemand/reports/20261201/report.html")
+        region_name=region,
+        aws_domain=BaseAwsLink.get_aws_domain(partition),
+        bucket="acme-ml",
+        key="fleets/citydemand/reports/20261201/report.html",
+    )
+    assert link == (
+        f"{console}/s3/object/acme-ml?region={region}&prefix=fleets/citydemand/reports/20261201/report.html"
+    )
 
 
 def test_a_link_without_its_values_is_empty_not_an_error() -> None:

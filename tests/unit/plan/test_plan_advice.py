@@ -86,7 +86,7 @@ def test_a_fleet_the_planner_cannot_fit_gets_no_advice_and_no_crash() -> None:
 
 
 def test_a_group_without_warm_pools_is_named_by_its_stores_first_few_and_a_count() -> None:
-    """"g0 run without warm pools" names no store: the warning lists the group's stores in spec order."""
+    """ "g0 run without warm pools" names no store: the warning lists the group's stores in spec order."""
     stores = [city(f"store-{n:03d}") for n in range(1, 13)]
     spec = fleet(stores, quotas={"ml.m5.xlarge": InstanceQuota(instances=4, warm_pools=0)})
     (note,) = [w for w in plan_fleet(spec, RUN_KEY).warnings if "run without warm pools" in w]

@@ -57,7 +57,10 @@ def test_load_reads_a_file(tmp_path: Path) -> None:
         ("{not json", "not JSON"),
         ('{"fleet": "demo"}', "jobs: required field is missing"),
         ('{"jobs": {}}', "jobs: expected a list"),
-        ('{"jobs": [{"city": 3, "status": "Completed"}]}', r"jobs\[0\]\.city.*: expected the city's name as text"),
+        (
+            '{"jobs": [{"city": 3, "status": "Completed"}]}',
+            r"jobs\[0\]\.city.*: expected the city's name as text",
+        ),
         ('{"jobs": [{"city": "x", "status": "Completed", "training_seconds": "long"}]}', "training_seconds"),
     ],
 )
@@ -75,13 +78,22 @@ def test_missing_file_is_a_history_error(tmp_path: Path) -> None:
 
 def test_every_job_is_checked_and_every_problem_reported_at_once() -> None:
     """A number as a city used to pass when the job had not completed; now nothing of such a file is used."""
-    report = {"fleet": "small", "jobs": [
-        {"city": 3, "status": "Failed"},
-        {"city": "tokyo", "status": "Done"},
-        {"city": "lima", "status": "Completed", "training_seconds": 10**12},
-        {"city": "oslo", "status": "Completed", "startup_seconds": float("inf"), "spot": "no", "start": "hot"},
-        "a job",
-    ]}
+    report = {
+        "fleet": "small",
+        "jobs": [
+            {"city": 3, "status": "Failed"},
+            {"city": "tokyo", "status": "Done"},
+            {"city": "lima", "status": "Completed", "training_seconds": 10**12},
+            {
+                "city": "oslo",
+                "status": "Completed",
+                "startup_seconds": float("inf"),
+                "spot": "no",
+                "start": "hot",
+            },
+            "a job",
+        ],
+    }
     with pytest.raises(HistoryError) as info:
         DurationHistory.from_report(report, "small", source="h.json")
     message = str(info.value)
@@ -108,7 +120,11 @@ def test_a_report_of_another_fleet_is_refused_by_name() -> None:
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [("[" * 100_000, "not JSON"), ("9" * 5000, "not JSON"), ("[]", "expected a report.json object, got list")],
+    [
+        ("[" * 100_000, "not JSON"),
+        ("9" * 5000, "not JSON"),
+        ("[]", "expected a report.json object, got list"),
+    ],
 )
 def test_json_python_cannot_hold_is_a_history_error(tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "report.json"

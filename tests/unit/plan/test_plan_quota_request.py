@@ -44,7 +44,10 @@ def test_quota_request_is_the_peak_the_plan_holds_and_within_the_spec() -> None:
         assert request.warm_pools == _held_at_peak(plan, instance_type, {"warm"})
         assert request.spot_instances == _held_at_peak(plan, instance_type, {"spot"})
     xlarge, xxlarge = requests["ml.m5.xlarge"], requests["ml.m5.2xlarge"]
-    assert (xlarge.warm_pools, xlarge.spot_instances) == (3, 2)  # all three pools kept; both spot cities at once
+    assert (xlarge.warm_pools, xlarge.spot_instances) == (
+        3,
+        2,
+    )  # all three pools kept; both spot cities at once
     assert 3 <= xlarge.instances <= 5
     assert xxlarge.spot_instances == 0
     assert 1 <= xxlarge.warm_pools <= xxlarge.instances <= 2

@@ -23,9 +23,13 @@ def _defining(kind: str, base: type) -> set[str]:
     found = set()
     for info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"{package.__name__}.{info.name}")
-        if any(issubclass(obj, base) and obj.__module__ == module.__name__ and not name.startswith("_")
-               and not _is_a_base(obj)
-               for name, obj in inspect.getmembers(module, inspect.isclass)):
+        if any(
+            issubclass(obj, base)
+            and obj.__module__ == module.__name__
+            and not name.startswith("_")
+            and not _is_a_base(obj)
+            for name, obj in inspect.getmembers(module, inspect.isclass)
+        ):
             found.add(module.__name__)
     return found
 
@@ -41,9 +45,15 @@ def test_every_operator_sensor_trigger_and_hook_module_is_listed() -> None:
     from airflow.triggers.base import BaseTrigger
 
     operators = _defining("operators", BaseOperator)
-    assert operators >= {"sagemaker_fleet.operators.plan", "sagemaker_fleet.operators.cities", "sagemaker_fleet.operators.training",
-                         "sagemaker_fleet.operators.report", "sagemaker_fleet.operators.outcome",
-                         "sagemaker_fleet.operators.release", "sagemaker_fleet.operators.notify"}
+    assert operators >= {
+        "sagemaker_fleet.operators.plan",
+        "sagemaker_fleet.operators.cities",
+        "sagemaker_fleet.operators.training",
+        "sagemaker_fleet.operators.report",
+        "sagemaker_fleet.operators.outcome",
+        "sagemaker_fleet.operators.release",
+        "sagemaker_fleet.operators.notify",
+    }
     assert _listed("operators") == operators
     assert _listed("sensors") == _defining("sensors", BaseSensorOperator)
     assert _listed("triggers") == _defining("triggers", BaseTrigger)
@@ -53,14 +63,20 @@ def test_every_operator_sensor_trigger_and_hook_module_is_listed() -> None:
 def test_every_extra_link_is_listed() -> None:
     from airflow.sdk import BaseOperatorLink
 
-    links = {f"{cls.__module__}.{cls.__qualname__}"
-             for _, cls in inspect.getmembers(importlib.import_module("sagemaker_fleet.links.fleet"), inspect.isclass)
-             if issubclass(cls, BaseOperatorLink) and cls.__module__ == "sagemaker_fleet.links.fleet"}
+    links = {
+        f"{cls.__module__}.{cls.__qualname__}"
+        for _, cls in inspect.getmembers(
+            importlib.import_module("sagemaker_fleet.links.fleet"), inspect.isclass
+        )
+        if issubclass(cls, BaseOperatorLink) and cls.__module__ == "sagemaker_fleet.links.fleet"
+    }
     assert set(get_provider_info()["extra-links"]) == links
 
 
 def test_the_entry_point_gives_this_provider_info() -> None:
-    (point,) = [p for p in entry_points(group="apache_airflow_provider") if p.value.startswith("sagemaker_fleet")]
+    (point,) = [
+        p for p in entry_points(group="apache_airflow_provider") if p.value.startswith("sagemaker_fleet")
+    ]
     info = point.load()()
     assert info["package-name"] == "airflow-provider-sagemaker-fleet"
     assert info["versions"] == [sagemaker_fleet.__version__]

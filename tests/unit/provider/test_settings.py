@@ -14,7 +14,11 @@ from sagemaker_fleet.get_provider_info import get_provider_info
 from sagemaker_fleet.operators.cities import TRAIN_TASK_ID
 
 DEMO = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "demo.yaml"
-LEGACY = ("SAGEMAKER_FLEET_POLL_INTERVAL", "SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS", "SAGEMAKER_FLEET_REPORT_DIR")
+LEGACY = (
+    "SAGEMAKER_FLEET_POLL_INTERVAL",
+    "SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS",
+    "SAGEMAKER_FLEET_REPORT_DIR",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -31,9 +35,16 @@ def training_task(dag):
 def test_the_provider_info_declares_every_option_with_its_default() -> None:
     section = get_provider_info()["config"]["sagemaker_fleet"]
     defaults = {name: option["default"] for name, option in section["options"].items()}
-    assert defaults == {"poll_interval": "30", "capacity_retry_seconds": "60", "report_dir": None, "fleet_view": "True"}
-    assert all(option["description"] and option["type"] in ("float", "string", "boolean")
-               for option in section["options"].values())
+    assert defaults == {
+        "poll_interval": "30",
+        "capacity_retry_seconds": "60",
+        "report_dir": None,
+        "fleet_view": "True",
+    }
+    assert all(
+        option["description"] and option["type"] in ("float", "string", "boolean")
+        for option in section["options"].values()
+    )
 
 
 def test_defaults_reach_the_dag() -> None:
@@ -59,8 +70,11 @@ def test_an_argument_wins_over_the_setting(monkeypatch) -> None:
 
 def test_the_old_variable_still_works_with_a_deprecation_warning(monkeypatch) -> None:
     monkeypatch.setenv("SAGEMAKER_FLEET_POLL_INTERVAL", "5")
-    with pytest.warns(DeprecationWarning, match=r"SAGEMAKER_FLEET_POLL_INTERVAL is deprecated.*"
-                      r"AIRFLOW__SAGEMAKER_FLEET__POLL_INTERVAL"):
+    with pytest.warns(
+        DeprecationWarning,
+        match=r"SAGEMAKER_FLEET_POLL_INTERVAL is deprecated.*"
+        r"AIRFLOW__SAGEMAKER_FLEET__POLL_INTERVAL",
+    ):
         assert settings.get_float("poll_interval") == 5.0
 
 
@@ -74,8 +88,11 @@ def test_the_new_variable_wins_over_the_old_one_without_a_warning(monkeypatch) -
 
 def test_a_bad_value_names_the_option_and_the_variable(monkeypatch) -> None:
     monkeypatch.setenv("AIRFLOW__SAGEMAKER_FLEET__POLL_INTERVAL", "fast")
-    with pytest.raises(ValueError, match=r"\[sagemaker_fleet\] poll_interval must be a number of seconds, not 'fast' "
-                       r"\(set AIRFLOW__SAGEMAKER_FLEET__POLL_INTERVAL\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"\[sagemaker_fleet\] poll_interval must be a number of seconds, not 'fast' "
+        r"\(set AIRFLOW__SAGEMAKER_FLEET__POLL_INTERVAL\)",
+    ):
         settings.get_float("poll_interval")
     monkeypatch.setenv("AIRFLOW__SAGEMAKER_FLEET__FLEET_VIEW", "maybe")
     with pytest.raises(ValueError, match=r"fleet_view must be True or False, not 'maybe'"):

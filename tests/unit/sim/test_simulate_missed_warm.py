@@ -85,7 +85,9 @@ def test_simulate_lists_every_missed_planned_warm_start_in_json_and_text() -> No
     expected = [job.city for job in plan.jobs if job.start == "warm" and job.city in cold]
     assert expected, "the fixture should miss at least one planned warm start"
     assert [m["city"] for m in missed] == expected
-    assert all(m["reason"] in {"spot", "ordering", "quota", "expiry", "predecessor"} and m["detail"] for m in missed)
+    assert all(
+        m["reason"] in {"spot", "ordering", "quota", "expiry", "predecessor"} and m["detail"] for m in missed
+    )
     text = render_summary(doc, 0.1)
     assert f"missed     {len(missed)} planned warm start(s) started cold:" in text
     for m in missed:

@@ -24,7 +24,9 @@ time.sleep(60)
 
 @pytest.fixture
 def stack(tmp_path: Path):
-    stack = LocalAirflowStack(StackSettings(home=tmp_path, dags_folder=tmp_path, endpoint_url="http://127.0.0.1:1"))
+    stack = LocalAirflowStack(
+        StackSettings(home=tmp_path, dags_folder=tmp_path, endpoint_url="http://127.0.0.1:1")
+    )
     stack.processes["worker"] = subprocess.Popen([sys.executable, "-c", PARENT], start_new_session=True)
     yield stack
     stack.kill_component("worker")
@@ -60,5 +62,6 @@ def test_freeze_children_stops_them_and_leaves_the_main_process(stack: LocalAirf
     # a kill of the whole group ends frozen children too
     stack.kill_component("worker", signal.SIGKILL)
     assert wait_for(lambda: not Path(f"/proc/{child}").exists() or state(child) == "Z")
-    stack.processes["worker"] = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
-                                                 start_new_session=True)
+    stack.processes["worker"] = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
+    )

@@ -212,7 +212,9 @@ class SimCityIO:
         later: Later[Description] = Later()
         if operator.dispatch is not None:
             handoff = operator.options.handoff_seconds
-            operator.dispatch.watch(name, created_after, lambda d: operator.settle(later, self.now() + handoff, d))
+            operator.dispatch.watch(
+                name, created_after, lambda d: operator.settle(later, self.now() + handoff, d)
+            )
         else:
             assert operator.per_job is not None, "the run wires a poller before it starts tasks"
             latency = operator.spec.orchestration_latency_seconds
