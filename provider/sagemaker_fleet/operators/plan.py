@@ -15,14 +15,13 @@ from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.names import context_run_key, reports_s3_prefix, split_s3_uri
-from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
 from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
 from sagemaker_fleet.operators.cities import cities_xcom_key, split_cities
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID, write_run_note
 from sagemaker_fleet.plan import DurationHistory, plan_fleet
 from sagemaker_fleet.plan.errors import PlanError
 from sagemaker_fleet.runnote import asked_line, cost_line, dry_run_line, plan_line, refused_line
-from sagemaker_fleet.triggers.errors import UnplannableFleetError, fleet_spec, unusable
+from sagemaker_fleet.triggers.errors import UnplannableFleetError, run_spec, unusable
 
 #: The XCom key of the plan's summary (cities, starts, makespan).
 SUMMARY_XCOM_KEY = "summary"
@@ -84,14 +83,12 @@ class PlanFleetOperator(FleetAwsOperator):
         self.api_conn_id = api_conn_id
 
     def execute(self, context: Context) -> Any:
-        fleet = fleet_spec(self.spec_path)
-        params = context.get("params") or {}
-        overrides = FleetOverrides.from_params(params) if self.use_params else FleetOverrides()
-        dry_run = self.use_params and bool(params.get("dry_run"))
-        asked = asked_line(overrides, fleet, dry_run) if self.use_params else ""
+        this_run = run_spec(self.spec_path, context.get("params") or {}, use_params=self.use_params)
+        dry_run = this_run.dry_run
+        asked = asked_line(this_run.overrides, this_run.fleet, dry_run) if self.use_params else ""
         run_key = context_run_key(context)
         try:
-            spec = apply_overrides(fleet, overrides)
+            spec = this_run.spec
             history = self._history(spec, run_key) if self.use_history else None
             plan = plan_fleet(spec, run_key, history)
         except (FleetSpecError, PlanError) as exc:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cost.report import RunJobIndex
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
+from sagemaker_fleet.fleetspec.runspec import dry_run_of
 from sagemaker_fleet.jobs.release import IdlePool, PoolRelease, idle_pool, release_decision
 from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
 from sagemaker_fleet.operators.training import context_run_key
@@ -48,7 +49,7 @@ class FleetPoolReleaseOperator(FleetAwsOperator):
         self.use_params = use_params
 
     def execute(self, context: Context) -> dict[str, Any]:
-        if self.use_params and (context.get("params") or {}).get("dry_run"):
+        if dry_run_of(context.get("params"), self.use_params):
             return {"ended": [], "kept": [], "idle_seconds_saved": 0}  # a dry run launched nothing
         spec = fleet_spec(self.spec_path)
         run_key = context_run_key(context)

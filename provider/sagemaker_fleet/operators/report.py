@@ -19,11 +19,10 @@ from sagemaker_fleet.cost.report import released_pools
 from sagemaker_fleet.cost.summary import summary_lines
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.names import report_s3_uri, split_s3_uri
-from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
 from sagemaker_fleet.links.fleet import FleetCostReportLink
 from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
 from sagemaker_fleet.operators.training import context_run_key
-from sagemaker_fleet.triggers.errors import fleet_spec
+from sagemaker_fleet.triggers.errors import run_spec
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -66,18 +65,18 @@ class FleetCostReportOperator(FleetAwsOperator):
         self.plan_task_id = plan_task_id
 
     def execute(self, context: Context) -> dict[str, Any]:
-        spec = fleet_spec(self.spec_path)
-        params = context.get("params") or {}
+        this_run = run_spec(self.spec_path, context.get("params") or {}, use_params=self.use_params)
+        spec = this_run.fleet
         if self.use_params:
             try:
-                spec = apply_overrides(spec, FleetOverrides.from_params(params))
+                spec = this_run.spec
             except FleetSpecError as exc:  # the plan task refused these params: nothing was launched
                 raise AirflowSkipException(
                     f"nothing to report: the plan task refused this run's params ({exc})"
                 ) from exc
         run_key = context_run_key(context)
         book = PriceBook.for_spec(spec)
-        if self.use_params and params.get("dry_run"):
+        if this_run.dry_run:
             plan = context["ti"].xcom_pull(task_ids=self.plan_task_id, key=PLAN_XCOM_KEY)
             estimate = estimate_plan_cost(plan, spec, book)
             self.log.info("dry run: expected cost %s", estimate)

@@ -23,9 +23,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from sagemaker_fleet.cost.publish import CONTENT_TYPES
 from sagemaker_fleet.cost.report import RunJobIndex
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
-from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.fleetspec.names import report_s3_uri, split_s3_uri
-from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
+from sagemaker_fleet.fleetspec.runspec import load_run_spec
 from sagemaker_fleet.fleetview.model import RunContext, ViewInputs, build_fleet_view, utc_now
 from sagemaker_fleet.fleetview.page import fleet_page, runs_page
 from sagemaker_fleet.fleetview.source import RunJobsReader, ViewCache
@@ -45,10 +44,7 @@ CACHE = ViewCache()
 
 
 def _spec_of(record: FleetRunRecord) -> FleetSpec:
-    spec = load_fleet_spec(record.spec_path)
-    if record.use_params:
-        spec = apply_overrides(spec, FleetOverrides.from_params(record.params))
-    return spec
+    return load_run_spec(record.spec_path, record.params, use_params=record.use_params).spec
 
 
 def _report_url(record: FleetRunRecord) -> str | None:

@@ -32,9 +32,8 @@ from airflow.triggers.base import (
 from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, PLAN_XCOM_KEY, POLL_INTERVAL
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
-from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
-from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
+from sagemaker_fleet.fleetspec.runspec import load_run_spec
 from sagemaker_fleet.jobs.describe import summarize
 from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.jobs.request import STOPPED_BY_TAG
@@ -72,20 +71,6 @@ class Outcome:
     message: str = ""
     links: dict[str, Any] | None = None
     retry: bool = True
-
-
-_SPECS: dict[str, tuple[float, FleetSpec]] = {}
-
-
-def _spec(path: str) -> FleetSpec:
-    """The fleet spec, read once per file version per triggerer (hundreds of cities share it)."""
-    import os
-
-    mtime = os.path.getmtime(path)
-    cached = _SPECS.get(path)
-    if cached is None or cached[0] != mtime:
-        _SPECS[path] = cached = (mtime, load_fleet_spec(path))
-    return cached[1]
 
 
 def job_link_xcoms(region: str | None, domain: str | None, job_name: str) -> dict[str, Any]:
@@ -235,11 +220,11 @@ class FleetCityTrigger(RunPollerTrigger):
 
     async def _train(self) -> Outcome:
         run = self._run_info()
-        spec = _spec(self.spec_path)
-        overrides = FleetOverrides.from_params(run.params) if self.use_params else FleetOverrides()
-        if self.use_params and (run.params or {}).get("dry_run"):
+        # read once per file version per triggerer (hundreds of cities share it)
+        this_run = load_run_spec(self.spec_path, run.params, use_params=self.use_params, cached=True)
+        if this_run.dry_run:
             return Outcome("skipped", message="dry run: nothing launched")
-        spec = apply_overrides(spec, overrides)
+        spec = this_run.spec
         if self.city not in {c.name for c in spec.cities}:
             return Outcome("skipped", message="not among this run's cities")
         poller = self.shared_poller(run_name_contains(run.run_key), self.poll_interval)

@@ -11,7 +11,7 @@ from airflow.triggers.base import TriggerEvent
 from botocore.exceptions import ClientError
 
 from sagemaker_fleet.contract import POLL_INTERVAL
-from sagemaker_fleet.fleetspec.load import load_fleet_spec
+from sagemaker_fleet.fleetspec.runspec import load_run_spec
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook, error_code
 from sagemaker_fleet.jobs.pools import matching_pool
 from sagemaker_fleet.jobs.progress import run_progress
@@ -68,7 +68,7 @@ class FleetRunTrigger(_PollingTrigger):
     @cached_property
     def spec(self) -> FleetSpec:
         """Read once per trigger run, not on every poll."""
-        return load_fleet_spec(self.spec_path)
+        return load_run_spec(self.spec_path, use_params=False).fleet
 
     async def check(self, hook: SageMakerFleetHook, client: Any) -> dict[str, Any] | None:
         spec = self.spec

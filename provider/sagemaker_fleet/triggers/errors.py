@@ -11,14 +11,15 @@ the city trigger hands such a failure to its task on a worker, whose ``execute_c
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from airflow.providers.common.compat.sdk import AirflowFailException
 
 from sagemaker_fleet.errors import ForeignJobError, SageMakerFleetError
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
-from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.fleetspec.names import InvalidRunKeyError
+from sagemaker_fleet.fleetspec.runspec import RunSpec, load_run_spec
 from sagemaker_fleet.plan.errors import PlanError, PlanFormatError
 
 if TYPE_CHECKING:
@@ -76,15 +77,21 @@ def retry_cannot_help(exc: BaseException) -> bool:
     return isinstance(exc, LASTING)
 
 
-def fleet_spec(path: str) -> FleetSpec:
-    """The fleet file at ``path``; :class:`UnusableSpecError` when it is invalid (one that cannot be read is
-    raised as it is: a retry may read it)."""
+def run_spec(path: str, params: Mapping[str, Any] | None = None, *, use_params: bool = False) -> RunSpec:
+    """This run's spec (:func:`~sagemaker_fleet.fleetspec.runspec.load_run_spec`) for a task;
+    :class:`UnusableSpecError` when the fleet file is invalid (one that cannot be read is raised as it is: a retry
+    may read it). The params' own errors come from :attr:`RunSpec.spec`, as the task decides."""
     try:
-        return load_fleet_spec(path)
+        return load_run_spec(path, params, use_params=use_params)
     except FleetSpecError as exc:
         if not retry_cannot_help(exc):
             raise
         raise unusable(exc) from exc
+
+
+def fleet_spec(path: str) -> FleetSpec:
+    """The fleet file at ``path`` as :func:`run_spec` reads it, without the run's params."""
+    return run_spec(path).fleet
 
 
 def unusable(exc: FleetSpecError) -> UnusableSpecError:
