@@ -10,12 +10,13 @@ submission and each job's warm-pool status. Its rule, :meth:`RunTracker.admit`, 
   takes over an Available pool of its own group needs no new instances;
 - and, when it would start cold (no Available pool of its group to take), its warm-pool group has not used up the
   plan's cold starts (``DispatchBook.cold_starts``) — or no pool of the group can come any more (no job of it
-  runs with a keep-alive, none is Available); and only as many of its cities wait as pools may come, so pools
-  lost while the triggerer was down do not shrink the group to a job at a time. Without this, every job ending
-  without a pool (a cold lane's, or one the warm-pool quota refused) started the next city cold, the warm pools'
-  jobs then found nobody left to take their pools, and the run had fewer warm starts than planned. A group's cold
-  starts so far are its started cities less its warm starts (its jobs whose pool shows ``Reused``, and admitted
-  cities that take an Available pool); off with ``carry_pools``, whose run may begin on the previous run's pools.
+  runs with a keep-alive, none is Available); and only as many of its cities wait as pools may come. Without
+  this, every job ending without a pool (a cold lane's, or one the warm-pool quota refused) started the next city
+  cold, the warm pools' jobs then found nobody left to take their pools, and the run had fewer warm starts than
+  planned. A group's cold starts so far are its started cities less its warm starts (its jobs whose pool shows
+  ``Reused``, and admitted cities that take an Available pool); each pool of the group that idled and expired
+  (a lane lost: its successor came late, or while no triggerer ran) gives one cold start back, so the group
+  re-creates the lane instead of running narrower. Off with ``carry_pools`` (the previous run's pools).
 Admitted cities count as running until the listing shows their job, so one sweep never over-admits. Every answer
 depends only on the summaries, so any number of triggerers, or a restarted one, decide alike for their cities.
 
@@ -66,6 +67,7 @@ class JobState:
     status: str
     pool: str | None
     created: dt.datetime | None
+    retained: float = 0.0  #: ResourceRetainedBillableTimeInSeconds: > 0 on a Terminated pool that idled
 
     @property
     def settled(self) -> bool:
@@ -134,6 +136,7 @@ class RunTracker:
                 str(job.get("TrainingJobStatus")),
                 pool.get("Status"),
                 as_datetime(job.get("CreationTime")),
+                float(pool.get("ResourceRetainedBillableTimeInSeconds") or 0),
             )
             self.jobs[str(job["TrainingJobName"])] = state
             latest = self.latest.get(city)
@@ -197,20 +200,20 @@ class RunTracker:
         return used, idle, pending_warm
 
     def _cold_budget(self, pending_warm: Counter[str]) -> tuple[Counter[str], Counter[str]]:
-        """Per warm-pool group of the book: cold starts left of the plan's (cities started so far less their warm
-        starts), and how many pools may still come to it (its jobs running with a keep-alive, its Available pools,
-        its admitted cities that will keep one). Empty with ``carry_pools``: nothing is held back."""
+        """Per warm-pool group: cold starts left (the plan's and its expired pools', less its cold starts so far),
+        and how many pools may still come to it (jobs running with a keep-alive, Available pools, admitted cities
+        that will keep one). Empty with ``carry_pools``: nothing is held back."""
         left: Counter[str] = Counter()
         coming: Counter[str] = Counter()
         if self.carry_pools or not self.book.cold_starts:
             return left, coming
-        reused: Counter[str] = Counter()
+        reused, lost = Counter[str](), Counter[str]()  # warm starts; pools that idled and expired
         for name, state in self.jobs.items():
             turn = self.book.turns.get(state.city)
             if turn is None or turn.group not in self.book.cold_starts:
                 continue
-            if state.pool == "Reused":
-                reused[turn.group] += 1
+            reused[turn.group] += state.pool == "Reused"
+            lost[turn.group] += state.pool == "Terminated" and state.retained > 0  # it idled, then expired
             keeps = turn.keep_alive_seconds > 0 and name not in self._tail_released
             idle = state.pool == "Available" and name not in self._released
             if (state.status in ACTIVE and keeps) or idle:
@@ -222,7 +225,7 @@ class RunTracker:
             if city in self.pending and turn.keep_alive_seconds > 0:
                 coming[turn.group] += 1
         for group, planned in self.book.cold_starts.items():
-            left[group] = planned - max(0, started[group] - reused[group] - pending_warm[group])
+            left[group] = planned + lost[group] - max(0, started[group] - reused[group] - pending_warm[group])
         return left, coming
 
     def _must_wait_for_pool(
