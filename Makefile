@@ -44,13 +44,13 @@ unit: $(STAMP)
 	$(BIN)/pytest tests/unit -q $(PYTEST_ARGS)
 
 # Unit and integration tests in $(WORKERS) workers; the same on the other supported Pythons (each in .venv-py<version>),
-# side by side, two workers each; then the end-to-end runs of real Airflow (on the default Python), three stacks at
-# once: the LocalExecutor run, the Celery run and the browser scenarios (tests/e2e: their xdist groups). Each mostly
-# waits on its simulated clock (two stacks together kept 2 cores 34 % busy).
+# side by side, two workers each; then the end-to-end runs of real Airflow (on the default Python), two stacks at
+# once: the LocalExecutor run beside the Celery run and the browser scenarios (tests/e2e: their xdist groups). Each
+# mostly waits on its simulated clock (two stacks together kept 2 cores 34 % busy); three at once were too many.
 test: lint typecheck
 	$(BIN)/pytest -q -n $(WORKERS) -m "not e2e" $(PYTEST_ARGS)
 	WORKERS=2 scripts/pythons.sh side-by-side "$(OTHER_PYTHONS)" $(PYTEST_ARGS)
-	$(BIN)/pytest -q -m e2e -n 3 --dist loadgroup $(PYTEST_ARGS)
+	$(BIN)/pytest -q -m e2e -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 # The unit and integration tests on one other Python: make test-py PY=3.13
 test-py:

@@ -45,7 +45,7 @@ pytestmark = [
     pytest.mark.integration,
     pytest.mark.chromium,
     pytest.mark.timeout(900),
-    pytest.mark.xdist_group("e2e-browser"),  # `make test`: one xdist worker (and one stack) for the five
+    pytest.mark.xdist_group("e2e-celery-and-browser"),  # `make test`: after the Celery run, in its worker
 ]
 
 E2E_DIR = Path(__file__).resolve().parent
