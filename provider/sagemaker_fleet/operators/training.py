@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from airflow.providers.common.compat.sdk import AirflowException, AirflowSkipException
-from airflow.sdk import BaseOperator
 
 from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, POLL_INTERVAL, task_try_id
 from sagemaker_fleet.fleetspec.names import context_run_key
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
+from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
 from sagemaker_fleet.triggers.defaults import (
     CAPACITY_TIMEOUT_SECONDS,
     CITY_TRIGGER_CLASSPATH,
@@ -44,7 +44,7 @@ FORWARDED = (
 TRIGGER_DEFAULTS = CITY_TRIGGER_DEFAULTS
 
 
-class FleetTrainingOperator(BaseOperator):
+class FleetTrainingOperator(FleetAwsOperator):
     """Train one city of a fleet spec on SageMaker.
 
     The task defers at once to :class:`FleetCityTrigger`, which ends it from the triggerer: a worker runs it only for
@@ -72,23 +72,15 @@ class FleetTrainingOperator(BaseOperator):
     :param capacity_retry_seconds: base back-off when the instance quota is in use (ResourceLimitExceeded).
     :param capacity_timeout_seconds: give up waiting for capacity after this long.
     :param use_params: apply the run's params (cities, spot, instance_type, dry_run) — the manual DAG's form.
-    :param aws_conn_id, region_name, verify, botocore_config: the AWS connection the trigger uses (as
-        ``AwsBaseOperator`` names them).
+    :param aws_conn_id, region_name, verify, botocore_config: the AWS connection the trigger uses
+        (:class:`~sagemaker_fleet.operators.aws.FleetAwsOperator`'s).
 
-    Unlike the fleet's other operators it is a plain ``BaseOperator`` and its module imports neither boto3 nor the
-    trigger (:mod:`sagemaker_fleet.triggers.defaults`): a worker runs it once per city only to defer, and each of
-    those task processes would otherwise spend half a second importing what it never uses.
+    Its module imports neither boto3 nor the trigger (:mod:`sagemaker_fleet.triggers.defaults`): a worker runs it
+    once per city only to defer, and each of those task processes would otherwise spend half a second importing
+    what it never uses.
     """
 
-    template_fields: Sequence[str] = (
-        "aws_conn_id",
-        "city",
-        "keep_alive_seconds",
-        "region_name",
-        "run_key",
-        "spec_path",
-        "verify",
-    )
+    template_fields: Sequence[str] = aws_template_fields("city", "keep_alive_seconds", "run_key", "spec_path")
     operator_extra_links = (SageMakerTrainingJobLink(), TrainingJobLogsLink())
     ui_color = "#f0ede4"
 
@@ -113,11 +105,13 @@ class FleetTrainingOperator(BaseOperator):
         botocore_config: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(**kwargs)
-        self.aws_conn_id = aws_conn_id
-        self.region_name = region_name
-        self.verify = verify
-        self.botocore_config = botocore_config
+        super().__init__(
+            aws_conn_id=aws_conn_id,
+            region_name=region_name,
+            verify=verify,
+            botocore_config=botocore_config,
+            **kwargs,
+        )
         self.spec_path = spec_path
         self.city = city
         self.run_key = run_key
