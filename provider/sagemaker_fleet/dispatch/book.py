@@ -27,6 +27,7 @@ from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_GUIDE_MAX
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
+    from sagemaker_fleet.jobs.keys import WarmPoolKey
     from sagemaker_fleet.plan.fleet_plan import FleetPlan
 
 #: The account quota a job draws instances from: (instance type, "instances" | "spot_instances").
@@ -92,14 +93,16 @@ def handoff_keep_alive(plan: FleetPlan, spec: FleetSpec) -> int:
 
 @dataclass(frozen=True)
 class DispatchBook:
-    """Turns by city, widths and ranked members by group, the instance quotas (None: not given), and per warm-pool
-    group the plan's cold starts (a group not listed may start any number of jobs cold)."""
+    """Turns by city, widths and ranked members by group, the instance quotas (None: not given), per warm-pool
+    group the plan's cold starts (a group not listed may start any number of jobs cold) and its matching key (the
+    pools of another run with that key are the group's too: :class:`~sagemaker_fleet.dispatch.account.AccountView`)."""
 
     turns: Mapping[str, Turn]
     widths: Mapping[str, int]
     members: Mapping[str, tuple[str, ...]]
     capacity: Mapping[QuotaPool, int]
     cold_starts: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    keys: Mapping[str, WarmPoolKey] = field(default_factory=lambda: MappingProxyType({}))
 
     @classmethod
     def from_plan(cls, plan: FleetPlan, spec: FleetSpec) -> DispatchBook:
@@ -157,6 +160,7 @@ class DispatchBook:
             members=MappingProxyType({g: tuple(cities) for g, cities in members.items()}),
             capacity=MappingProxyType(capacity),
             cold_starts=MappingProxyType(cold),
+            keys=MappingProxyType({g.group: g.key for g in plan.groups if g.warm_pool and not g.spot}),
         )
 
     @classmethod

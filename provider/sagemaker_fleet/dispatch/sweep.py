@@ -3,7 +3,9 @@
 Two shells drive it: the triggerer's shared poller (:mod:`sagemaker_fleet.triggers.poller`: asyncio, AWS) and
 ``simulate``'s (``sim/driver/polling.py``: virtual time, the simulator's engine). Each sweep of a run is
 
-1. :meth:`RunSweeps.listing`: where the listing starts. ListTrainingJobs (:func:`~sagemaker_fleet.jobs.paging.
+0. for a run with a plan, once: :meth:`RunSweeps.census` (the account's running jobs and idle pools, whoever's);
+1. :meth:`RunSweeps.listing`: where the listing starts (of the account's jobs for a run with a plan: other runs'
+   go to :meth:`RunSweeps.foreign`, described once, and count against the run's quotas — :mod:`.account`). ListTrainingJobs (:func:`~sagemaker_fleet.jobs.paging.
    job_listing`) from 5 minutes before the creation of the oldest job that can still change — a watched job, or
    an unsettled one of the tracker — so late in a run it holds the jobs of the last stretch, not every job the run
    made; from the run's ``floor`` while one of them has no known creation or the tracker has seen no whole listing;
@@ -12,8 +14,10 @@ Two shells drive it: the triggerer's shared poller (:mod:`sagemaker_fleet.trigge
    describe: terminal in the listing, or missing from :data:`MISSES_BEFORE_DESCRIBE` listings in a row;
 3. :meth:`RunSweeps.described` for each description;
 4. :meth:`RunSweeps.pool_ends`: keep-alive 0 for the running jobs of a group with no city left to start (they end
-   without a pool) and for idle pools no city will take over (they end now) — skipped when a describe failed;
-   one the endpoint did not take (:meth:`RunSweeps.pool_end_failed`) is handed out again by the next sweep;
+   without a pool) and for idle pools no city will take over (they end now) — decided from the listing, so also
+   when a describe failed (the sweep fails after them); one the endpoint did not take
+   (:meth:`RunSweeps.pool_end_failed`) is handed out again by the next sweep, and a shell keeps sweeping while
+   one is left (:meth:`RunSweeps.ends_pending`);
 5. :meth:`RunSweeps.swept`, then the next sweep after :meth:`RunSweeps.delay`.
 State lives in AWS only, so a restarted triggerer rebuilds it with its first, whole listing.
 """
@@ -25,8 +29,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.dispatch.account import AccountView
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL
-from sagemaker_fleet.jobs.paging import as_datetime
+from sagemaker_fleet.jobs.paging import JobFilters, as_datetime
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
 
 if TYPE_CHECKING:
@@ -68,10 +73,23 @@ class WatchedJob:
 
 @dataclass(frozen=True)
 class Listing:
-    """The next listing: ``after`` its CreationTimeAfter (None: no bound); ``whole``: it covers the run's past."""
+    """The next listing: ``after`` its CreationTimeAfter (None: no bound); ``whole``: it covers the run's past;
+    ``account``: of every job of the account, not only the run's (no name filter)."""
 
     after: dt.datetime | None
     whole: bool
+    account: bool = False
+
+
+class _Own:
+    """The run's job names: the tracker's and the watched ones."""
+
+    def __init__(self, sweeps: RunSweeps) -> None:
+        self.sweeps = sweeps
+
+    def __contains__(self, name: object) -> bool:
+        tracker = self.sweeps.tracker
+        return name in self.sweeps.watches or (tracker is not None and name in tracker.names)
 
 
 @dataclass(frozen=True)
@@ -110,11 +128,28 @@ class RunSweeps:
         floor: dt.datetime | None = None,
         handoff_interval: float = HANDOFF_INTERVAL,
     ) -> None:
-        self.tracker = tracker
         self.floor = floor
         self.handoff_interval = handoff_interval
         self.watches: dict[str, WatchedJob] = {}
         self.backoff = Backoff()
+        self._listed_now = False  # this sweep's listing came through
+        #: other runs' jobs of the account, for a run with a plan (see :attr:`tracker`)
+        self.account: AccountView | None = None
+        self._tracker: RunTracker | None = None
+        self.tracker = tracker
+
+    @property
+    def tracker(self) -> RunTracker | None:
+        return self._tracker
+
+    @tracker.setter
+    def tracker(self, tracker: RunTracker | None) -> None:
+        """A tracker with a plan makes the run account-aware: its sweeps list the account's jobs, and other runs'
+        running jobs and idle pools count against its quotas (:class:`AccountView`)."""
+        self._tracker = tracker
+        self.account = AccountView() if tracker is not None and tracker.book.turns else None
+        if tracker is not None:
+            tracker.account = self.account
 
     # ------------------------------------------------------------------------------------------ watching
 
@@ -146,12 +181,35 @@ class RunSweeps:
 
     def listing(self) -> Listing:
         window = self.window_start()
-        return Listing(window if window is not None else self.floor, whole=window is None)
+        after = window if window is not None else self.floor
+        return Listing(after, whole=window is None, account=self.account is not None)
+
+    def census(self) -> list[JobFilters]:
+        """The listings (filters, no name) to make before this sweep's: the account's running jobs and idle pools,
+        once (:meth:`AccountView.census_filters`); :meth:`censused` takes their summaries."""
+        return self.account.census_filters(self.floor) if self.account is not None else []
+
+    def censused(self, summaries: Sequence[Mapping[str, Any]], now: float) -> None:
+        if self.account is not None:
+            self.account.observe(summaries, now, own=_Own(self), census=True)
+
+    def foreign(self, listing: Listing, summaries: Sequence[Mapping[str, Any]], now: float) -> list[str]:
+        """Take the listing's jobs that are not the run's (before :meth:`listed`); the ones to describe now (their
+        shape is unknown, or they are older than the listing), each then given to :meth:`foreign_described`."""
+        if self.account is None:
+            return []
+        self.account.observe(summaries, now, own=_Own(self))
+        return self.account.to_describe(now, listing.after)
+
+    def foreign_described(self, name: str, description: Mapping[str, Any] | None, now: float) -> None:
+        if self.account is not None:
+            self.account.described(name, description, now)
 
     def listed(
         self, listing: Listing, summaries: Sequence[Mapping[str, Any]], now: float, waiting: Sequence[Wait]
     ) -> Listed:
         """Take ``listing``'s summaries; ``now``: the shell's clock (the one ``waiting``'s ``since`` uses)."""
+        self._listed_now = True
         admitted: list[str] = []
         if self.tracker is not None:
             self.tracker.observe(summaries, whole=listing.whole)
@@ -200,6 +258,12 @@ class RunSweeps:
             tracker.release_pool(name)
             yield PoolEnd(name, running=False)
 
+    def ends_pending(self) -> bool:
+        """Whether a pool end is still to be handed out: a shell keeps sweeping for it after its last watch ended
+        (the run's last jobs end while sweeps are throttled, say), or that pool would idle until it expires."""
+        tracker = self.tracker
+        return tracker is not None and bool(tracker.tail_jobs() or tracker.surplus_pools())
+
     def pool_end_failed(self, end: PoolEnd) -> None:
         """``end``'s UpdateTrainingJob failed for a reason that passes (throttled past its retries, the endpoint
         unreachable): the next sweep hands it out again. A refusal (ValidationException: the job ended, or its
@@ -209,11 +273,15 @@ class RunSweeps:
             release(end.job_name, made=False)
 
     def swept(self, ok: bool) -> None:
-        """The sweep ended: back off after a failure, come back towards the interval after a success."""
-        if ok:
+        """The sweep ended: back off after its listing failed, come back towards the interval after it was listed.
+        A describe or a pool end refused for its rate after a listing that came through is sent again by the next
+        sweep, at the interval: backing off for it as well left the sweeps at 8 × the interval under steady
+        throttling, longer than a pool's keep-alive, so idle pools ended only when they expired."""
+        if ok or self._listed_now:
             self.backoff.succeeded()
         else:
             self.backoff.failed()
+        self._listed_now = False
 
     def delay(self, interval: float, waiting: bool) -> float:
         """Seconds to the next sweep: ``interval`` (at most :attr:`handoff_interval` while cities wait, so a

@@ -6,8 +6,8 @@ submission and each job's warm-pool status. Its rule, :meth:`RunTracker.admit`, 
   ``rank − width + 1`` of the group's cities have ended (a city that already had its turn — a spot re-submission,
   a retry — skips this); a city waiting ``stall_seconds`` while nothing of its group runs is let through, so a
   predecessor whose task never starts (marked failed by hand, say) cannot hold the group forever;
-- and its instance quota has room, counting what SageMaker counts: running jobs and idle warm pools. A city that
-  takes over an Available pool of its own group needs no new instances;
+- and its instance quota has room, counting what SageMaker counts: running jobs and idle warm pools, the account's
+  (other runs' too: :attr:`RunTracker.account`). A city taking an Available pool of its key needs no new instances;
 - and, when it would start cold (no Available pool of its group to take), its warm-pool group has not used up the
   plan's cold starts (``DispatchBook.cold_starts``) — or no pool of the group can come any more (no job of it
   runs with a keep-alive, none is Available); and only as many of its cities wait as pools may come. Without
@@ -46,6 +46,7 @@ from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.account import AccountView
     from sagemaker_fleet.dispatch.book import DispatchBook, QuotaPool, Turn
 
 Counts = Counter[str]
@@ -117,6 +118,7 @@ class RunTracker:
         self._released: set[str] = set()
         self._tail_released: set[str] = set()
         self.listed_whole = False
+        self.account: AccountView | None = None  #: other runs' jobs of the account (set by the sweeps)
 
     # ------------------------------------------------------------------------------------------ observing
 
@@ -175,10 +177,9 @@ class RunTracker:
         return running, ended
 
     def _holdings(self) -> tuple[Counter[QuotaPool], Counter[str], Counter[str]]:
-        """Instances held per quota (running jobs, admitted ones, idle pools), idle pools per group, and per group the
-        admitted (not yet listed) cities that take one of its idle pools."""
-        used: Counter[QuotaPool] = Counter()
-        idle: Counter[str] = Counter()
+        """Instances held per quota (running jobs, admitted ones, idle pools; other runs' too), idle pools per group
+        (other runs' matching ones too), and per group the admitted (not yet listed) cities that take one of them."""
+        used, idle = self.account.holdings(self.book) if self.account is not None else (Counter(), Counter())
         pending_warm: Counter[str] = Counter()
         for name, state in self.jobs.items():
             turn = self.book.turns.get(state.city)
@@ -303,8 +304,7 @@ class RunTracker:
         handoffs = self.handoffs() if self.image_handoff else {}
         held = Counter(self.book.turns[city].group for city in handoffs if city not in self.pending)
         known = [w for w in waiting if w.city in self.book.turns]
-        # outside the plan: no order to keep
-        admitted = [w.city for w in waiting if w.city not in self.book.turns]
+        admitted = [w.city for w in waiting if w.city not in self.book.turns]  # outside the plan: no order
         last = len(handoffs)
         for wait in sorted(known, key=lambda w: (handoffs.get(w.city, last), self.book.turns[w.city].order)):
             turn = self.book.turns[wait.city]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 from sagemaker_fleet.errors import SageMakerFleetError
 
 if TYPE_CHECKING:
-    from mypy_boto3_sagemaker.literals import WarmPoolResourceStatusType
+    from mypy_boto3_sagemaker.literals import TrainingJobStatusType, WarmPoolResourceStatusType
     from mypy_boto3_sagemaker.type_defs import ListTrainingJobsRequestTypeDef
 
 __all__ = [
@@ -88,11 +88,13 @@ class JobFilters(TypedDict, total=False):
 
     creation_time_after: dt.datetime | None
     warm_pool_status_equals: WarmPoolResourceStatusType | None
+    status_equals: TrainingJobStatusType | None
 
 
 def list_request(name_contains: str = "", **filters: Unpack[JobFilters]) -> ListTrainingJobsRequestTypeDef:
-    """ListTrainingJobs arguments for one sweep (the largest page, only the filters asked for). No StatusEquals:
-    SageMaker applies it after cutting the page, so it would not make a listing any shorter."""
+    """ListTrainingJobs arguments for one sweep (the largest page, only the filters asked for). A sweep asks for no
+    StatusEquals: SageMaker applies it after cutting the page, so it would not make a listing any shorter (the
+    account's census does, for the shorter answer)."""
     kwargs: ListTrainingJobsRequestTypeDef = {"MaxResults": PAGE_SIZE}
     if name_contains:
         kwargs["NameContains"] = name_contains
@@ -100,6 +102,8 @@ def list_request(name_contains: str = "", **filters: Unpack[JobFilters]) -> List
         kwargs["CreationTimeAfter"] = after
     if warm_pool_status := filters.get("warm_pool_status_equals"):
         kwargs["WarmPoolStatusEquals"] = warm_pool_status
+    if status := filters.get("status_equals"):
+        kwargs["StatusEquals"] = status
     return kwargs
 
 

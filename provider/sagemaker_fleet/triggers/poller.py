@@ -241,7 +241,13 @@ class FleetPoller:
     # ------------------------------------------------------------------------------------------ the loop
 
     def _busy(self) -> bool:
-        return bool(self.sweeps.watches or self.waiters or self.aws.users or not self._listed.is_set())
+        return bool(
+            self.sweeps.watches
+            or self.waiters
+            or self.aws.users
+            or not self._listed.is_set()
+            or self.sweeps.ends_pending()
+        )
 
     def _ensure_running(self) -> None:
         if self._key is not None:
@@ -308,20 +314,28 @@ class FleetPoller:
         """One sweep (:class:`RunSweeps`): list, act on what the listing decided, describe, end pools."""
         sweeps = self.sweeps
         async with self.client() as client:
+            for filters in sweeps.census():
+                sweeps.censused(
+                    [job async for job in self.hook.alist_jobs(client, "", **filters)], self.now()
+                )
             listing = sweeps.listing()
+            name_contains = "" if listing.account else self.name_contains
             summaries = [
                 summary
                 async for summary in self.hook.alist_jobs(
-                    client, self.name_contains, creation_time_after=listing.after
+                    client, name_contains, creation_time_after=listing.after
                 )
             ]
+            await self._describe_foreign(client, sweeps.foreign(listing, summaries, self.now()))
             listed = sweeps.listed(listing, summaries, self.now(), self._waiting())
             if sweeps.tracker is not None:
                 self._listed.set()
             self._hand_out(listed)
-            await self._describe_all(client, listed.describe)
-            for end in sweeps.pool_ends():
+            failed = await self._describe_all(client, listed.describe)
+            for end in sweeps.pool_ends():  # decided from the listing: not skipped for a describe that failed
                 await self._end_pool(client, end)
+            if failed is not None:
+                raise failed
         if sweeps.tracker is None:
             self._listed.set()
 
@@ -331,7 +345,7 @@ class FleetPoller:
         for name, summary in listed.running.items():
             self.watchers.put(name, summary)
 
-    async def _describe_all(self, client: Any, names: tuple[str, ...]) -> None:
+    async def _describe_all(self, client: Any, names: tuple[str, ...]) -> BaseException | None:
         """Describe terminal or missing jobs with the sweep's client, a few at a time (a burst of jobs ending
         together must not open a client per job nor stall the loop), and hand each watcher its description."""
         limit = asyncio.Semaphore(DESCRIBE_CONCURRENCY)
@@ -343,11 +357,20 @@ class FleetPoller:
                 return
             self.watchers.put(name, described or {"error": f"training job {name} does not exist"})
 
-        # all finish before the sweep's client closes; then the first failure (a throttle, say) counts for the sweep
+        # all finish before the sweep's client closes; then the first failure (a throttle, say) fails the sweep once
+        # its pool ends are handed out
         results = await asyncio.gather(*(one(name) for name in names), return_exceptions=True)
-        for result in results:
-            if isinstance(result, BaseException):
-                raise result
+        return next((result for result in results if isinstance(result, BaseException)), None)
+
+    async def _describe_foreign(self, client: Any, names: list[str]) -> None:
+        """Describe other runs' jobs (their instance type and count, which summaries lack), a few at a time."""
+        limit = asyncio.Semaphore(DESCRIBE_CONCURRENCY)
+
+        async def one(name: str) -> None:
+            async with limit:
+                self.sweeps.foreign_described(name, await self.hook.adescribe(client, name), self.now())
+
+        await asyncio.gather(*(one(name) for name in names))
 
     async def _end_pool(self, client: Any, end: PoolEnd) -> None:
         """Keep-alive 0 on a running job (it ends without a pool, so not one idle second after the run's last job)

@@ -38,7 +38,7 @@ def poller(engine: PagedEngine) -> SimulatedFleetPoller:
 
 def test_every_page_is_read_until_the_token_ends() -> None:
     engine = PagedEngine(["a", "b", None])
-    listed = poller(engine)._list(after=None)
+    listed = poller(engine)._list("-20261129", creation_time_after=None)
     assert listed == [{"TrainingJobName": f"job-{n}"} for n in (1, 2, 3)]
     assert [r.get("NextToken") for r in engine.requests] == [None, "a", "b"]
 
@@ -46,5 +46,5 @@ def test_every_page_is_read_until_the_token_ends() -> None:
 def test_a_token_that_comes_back_stops_the_run_with_a_simulation_error() -> None:
     engine = PagedEngine(["a", "b", "a"])
     with pytest.raises(SimulationError, match="NextToken 'a' came back a second time"):
-        poller(engine)._list(after=None)
+        poller(engine)._list("-20261129", creation_time_after=None)
     assert len(engine.requests) == 3

@@ -13,12 +13,12 @@ Every call goes through the engine, so its counters (and its throttling) see exa
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from sagemaker_fleet.dispatch.sweep import PoolEnd, RunSweeps
 from sagemaker_fleet.dispatch.tracker import HANDOFF_INTERVAL
 from sagemaker_fleet.fleetspec.names import run_name_contains
-from sagemaker_fleet.jobs.paging import ListingError, job_listing
+from sagemaker_fleet.jobs.paging import JobFilters, ListingError, job_listing
 from sagemaker_fleet.jobs.statuses import KEEP_ALIVE_REFUSALS
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.jobs.statuses import THROTTLING_CODES as THROTTLED
@@ -111,7 +111,11 @@ class SimulatedFleetPoller:
 
     def _busy(self) -> bool:
         tracker = self.sweeps.tracker
-        return bool(self.watchers or self.waiters) or (tracker is not None and not tracker.listed_whole)
+        return (
+            bool(self.watchers or self.waiters)
+            or (tracker is not None and not tracker.listed_whole)
+            or self.sweeps.ends_pending()
+        )
 
     def _sweep(self) -> None:
         if not self._busy():
@@ -120,21 +124,30 @@ class SimulatedFleetPoller:
         sweeps = self.sweeps
         now = self.engine.now()
         try:
+            for filters in sweeps.census():
+                sweeps.censused(self._list("", **filters), now)
             listing = sweeps.listing()
-            listed = sweeps.listed(listing, self._list(listing.after), now, self._waiting())
+            summaries = self._list(
+                "" if listing.account else self.name_contains, creation_time_after=listing.after
+            )
+            for name in sweeps.foreign(listing, summaries, now):
+                sweeps.foreign_described(name, _api(self.engine.describe_training_job, name), now)
+            listed = sweeps.listed(listing, summaries, now, self._waiting())
             self._admit(listed.admitted)
-            self._describe_all(listed.describe)
-            for end in sweeps.pool_ends():
+            failed = self._describe_all(listed.describe)
+            for end in sweeps.pool_ends():  # decided from the listing: not skipped for a describe that failed
                 self._keep_alive_zero(end)
+            if failed is not None:
+                raise failed
             sweeps.swept(ok=True)
         except _Throttled:
             sweeps.swept(ok=False)
         self.timeline.at(now + sweeps.delay(self.interval, bool(self.waiters)), self._sweep)
 
-    def _list(self, after: dt.datetime | None) -> list[dict[str, Any]]:
-        """Every summary of the run's listing (the hook's request and paging rule, :func:`job_listing`): a listing
-        that does not end is a fault of the simulator, not the run's jobs."""
-        listing = job_listing(self.name_contains, creation_time_after=after)
+    def _list(self, name_contains: str, **filters: Unpack[JobFilters]) -> list[dict[str, Any]]:
+        """Every summary of a listing (the hook's request and paging rule, :func:`job_listing`): a listing that
+        does not end is a fault of the simulator, not the run's jobs."""
+        listing = job_listing(name_contains, **filters)
         seen: list[dict[str, Any]] = []
         while listing.request is not None:
             page = _api(self.engine.list_training_jobs, listing.request)
@@ -144,9 +157,10 @@ class SimulatedFleetPoller:
                 raise SimulationError(str(exc)) from exc
         return seen
 
-    def _describe_all(self, names: tuple[str, ...]) -> None:
+    def _describe_all(self, names: tuple[str, ...]) -> _Throttled | None:
         """Describe each job; a terminal description goes to its watcher. As in the triggerer, every one is asked
-        for, and then a throttled one fails the sweep (it is described again in the next)."""
+        for, and a throttled one (described again in the next sweep) is returned: it fails the sweep once the
+        sweep's pool ends are handed out."""
         throttled: _Throttled | None = None
         for name in names:
             try:
@@ -157,8 +171,7 @@ class SimulatedFleetPoller:
             if self.sweeps.described(name, described) and described.get("TrainingJobStatus") in TERMINAL:
                 self.sweeps.unwatch(name)
                 self.watchers.pop(name)(described)
-        if throttled is not None:
-            raise throttled
+        return throttled
 
     def _keep_alive_zero(self, end: PoolEnd) -> None:
         """UpdateTrainingJob to keep-alive 0: a running job then ends without a pool, an idle pool ends now. A job

@@ -1,0 +1,212 @@
+"""Several fleets on one account, through one real Airflow against one simulator: the account's quotas are shared.
+
+Each scenario runs generated fleets (one warm-pool key: the same role, image and instance type, so their pools
+match each other's jobs) at the same time in one LocalAirflowStack against one simulator whose account has
+``--instances`` ml.m5.xlarge training instances and ``--warm-pools`` warm pools. Every fleet's spec declares the
+account's whole quota (what a team writes). Scenarios:
+
+- ``one``: the cities of the pair as ONE fleet (the reference: what the account can do);
+- ``pair``: two fleets of ``--cities`` each, triggered together;
+- ``small-big``: a small fleet (``--small``) beside a big one (2 × ``--cities`` − ``--small``), triggered together;
+- ``manual``: a fleet's manual run beside its scheduled run (the same fleet, two run keys).
+
+Printed per scenario: ResourceLimitExceeded answers (CreateTrainingJob refused for the quota), makespan (simulated
+seconds, first creation to last end, all fleets), its ratio to ``one``, the idle-pool share of the cost, warm starts,
+pools taken across fleets, lost and duplicated cities, and the SageMaker calls per sweep. Usage::
+
+    cd benchmarks && ../.venv/bin/python shared_account.py [--scenarios one,pair,small-big] [--cities 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from handoff_under_load import database
+
+ROLE = "arn:aws:iam::111122223333:role/FleetTraining"
+IMAGE = "111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4"
+
+
+def fleet_file(folder: Path, name: str, cities: int, args: argparse.Namespace, seed: int) -> Path:
+    rng = random.Random(seed)
+    data = {
+        "fleet": name,
+        "region": "us-east-1",
+        "role_arn": ROLE,
+        "image_uri": IMAGE,
+        "output_s3_uri": f"s3://sagemaker-fleet-shared/fleets/{name}",
+        "orchestration_latency_seconds": 120,
+        "quotas": {"ml.m5.xlarge": {"instances": args.instances, "warm_pools": args.warm_pools}},
+        "defaults": {"instance_type": "ml.m5.xlarge", "max_runtime_seconds": 7200},
+        "cities": [
+            {
+                "name": f"{name}{i:03d}",
+                "train_s3_uri": f"s3://sagemaker-fleet-shared/data/{name}{i:03d}/",
+                "expected_seconds": rng.randint(600, 1800),
+            }
+            for i in range(cities)
+        ],
+    }
+    path = folder / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def fleets_of(scenario: str, args: argparse.Namespace) -> list[tuple[str, int]]:
+    total = 2 * args.cities
+    return {
+        "one": [("one", total)],
+        "pair": [("fa", args.cities), ("fb", args.cities)],
+        "small-big": [("small", args.small), ("big", total - args.small)],
+        "manual": [("daily", args.cities)],
+    }[scenario]
+
+
+def run_scenario(scenario: str, args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - a linear script
+    from sagemaker_fleet.cost import PriceBook, load_price_table
+    from sagemaker_fleet.fleetspec import load_fleet_spec
+    from sagemaker_fleet.sim.client import SimClient, billed_cost
+    from sagemaker_fleet.sim.driver import SimulateOptions, engine_config
+    from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
+    from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        dags = folder / "dags"
+        dags.mkdir()
+        fleets = fleets_of(scenario, args)
+        specs = {}
+        for index, (name, cities) in enumerate(fleets):
+            path = fleet_file(dags, name, cities, args, args.seed + index)
+            specs[name] = load_fleet_spec(path)
+            (dags / f"{name}_dag.py").write_text(
+                f'"""airflow dag: fleet {name}."""\nfrom sagemaker_fleet.dags import build_fleet_dag\n'
+                f"dag = build_fleet_dag({str(path)!r}, dag_id={name!r}, poll_interval={args.poll!r}, "
+                "capacity_retry_seconds=3.0)\n"
+            )
+        first = specs[fleets[0][0]]
+        config = engine_config(first, SimulateOptions(seed=args.seed))
+        prices = PriceBook(region=first.region, table=load_price_table(), spec_prices=first.prices)
+        with SimulatorServer(ServerSettings(speed=args.speed, config=config)) as server:
+            sim = SimClient(server.url)
+            sim.boto3_client("s3").create_bucket(Bucket="sagemaker-fleet-shared")
+            settings = StackSettings(
+                home=folder / "airflow",
+                dags_folder=dags,
+                endpoint_url=server.url,
+                executor="LocalExecutor",
+                sql_alchemy_conn=database(f"sf_shared_{os.getpid()}"),
+                parallelism=32,
+            )
+            with LocalAirflowStack(settings) as stack:
+                runs: list[tuple[str, str]] = []
+                for name, _ in fleets:
+                    stack.wait_for_dag(name, timeout=300)
+                started = time.monotonic()
+                for name, _ in fleets:
+                    runs.append((name, stack.trigger(name, logical_date="2026-11-29T00:00:00+00:00")))
+                if scenario == "manual":  # the same fleet again, its manual run (another run key)
+                    runs.append((fleets[0][0], stack.trigger(fleets[0][0])))
+                states = [stack.wait_for_run(dag, run, timeout=args.timeout) for dag, run in runs]
+                wall = time.monotonic() - started
+            jobs = sim.state()["jobs"]
+            calls = sim.calls()
+    return summarize(scenario, specs, runs, states, jobs, calls, wall, prices, billed_cost)
+
+
+def summarize(scenario, specs, runs, states, jobs, calls, wall, prices, billed_cost) -> dict[str, Any]:
+    cost, retained = billed_cost(jobs, lambda t: prices.price(t).usd_per_hour)
+    by_city: Counter[tuple[str, str]] = Counter()
+    fleet_of: dict[str, str] = {}
+    expected = Counter[tuple[str, str]]()
+    for name, spec in specs.items():
+        for city in spec.cities:
+            expected[(name, city.name)] = sum(1 for dag, _ in runs if dag == name)
+    for job in jobs:
+        fleet, city = _owner(job["name"], specs)
+        fleet_of[job["name"]] = fleet
+        if job["status"] == "Completed":
+            by_city[(fleet, city)] += 1
+    lost = sum(max(0, n - by_city[key]) for key, n in expected.items())
+    duplicated = sum(max(0, by_city[key] - n) for key, n in expected.items())
+    across = sum(
+        1
+        for job in jobs
+        if (successor := (job.get("warm_pool") or {}).get("ReusedByJob")) in fleet_of
+        and fleet_of[successor] != fleet_of[job["name"]]
+    )
+    created = [j["created_at"] for j in jobs]
+    ended = [j["ended_at"] for j in jobs if j["ended_at"]]
+    errors = calls.get("errors", {})
+    return {
+        "scenario": scenario,
+        "fleets": {name: len(spec.cities) for name, spec in specs.items()},
+        "runs": len(runs),
+        "states": states,
+        "wall_s": round(wall),
+        "resource_limit_exceeded": errors.get("CreateTrainingJob:ResourceLimitExceeded", 0),
+        "makespan_s": round(max(ended) - min(created)) if ended else None,
+        "idle_share": round(retained / cost, 4) if cost else None,
+        "cost_usd": round(cost, 2),
+        "warm": sum(1 for j in jobs if j["start"] == "warm"),
+        "jobs": len(jobs),
+        "pools_across_fleets": across,
+        "lost": lost,
+        "duplicated": duplicated,
+        "calls": calls.get("calls", {}),
+    }
+
+
+def _owner(job_name: str, specs: dict[str, Any]) -> tuple[str, str]:
+    for name, spec in specs.items():
+        for city in spec.cities:
+            if job_name.startswith(f"{name}-{city.name}-"):
+                return name, city.name
+    return "?", job_name
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scenarios", default="one,pair,small-big")
+    parser.add_argument("--cities", type=int, default=40, help="cities per fleet of the pair")
+    parser.add_argument("--small", type=int, default=16)
+    parser.add_argument("--instances", type=int, default=12)
+    parser.add_argument("--warm-pools", type=int, default=8)
+    parser.add_argument("--speed", type=float, default=40.0)
+    parser.add_argument("--poll", type=float, default=2.0)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--timeout", type=float, default=1800.0)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    results = []
+    for scenario in args.scenarios.split(","):
+        result = run_scenario(scenario, args)
+        results.append(result)
+        print(json.dumps({k: v for k, v in result.items() if k != "calls"}), flush=True)
+    reference = next((r["makespan_s"] for r in results if r["scenario"] == "one"), None)
+    print(
+        "\nscenario | fleets | RLE | makespan (sim s) | vs one | idle share | warm | across | lost / dup | state"
+    )
+    for r in results:
+        ratio = f"{r['makespan_s'] / reference:.2f}×" if reference and r["makespan_s"] else "—"
+        print(
+            f"{r['scenario']} | {r['fleets']} | {r['resource_limit_exceeded']} | {r['makespan_s']:,} | {ratio} | "
+            f"{100 * (r['idle_share'] or 0):.1f} % | {r['warm']} | {r['pools_across_fleets']} | "
+            f"{r['lost']} / {r['duplicated']} | {','.join(r['states'])}"
+        )
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+"""AccountView: the account's training capacity held by jobs that are not the run's (pure: the shells do the I/O).
+
+SageMaker's quotas are the account's, not a fleet's: another fleet's run, the same fleet's manual run beside its
+scheduled one, or another team's jobs draw on the same "<type> for training job usage" quota, and their idle warm
+pools count toward it too. A run that counted only its own jobs admitted cities into capacity others held, and
+met ``ResourceLimitExceeded`` (and backed off) instead of waiting for its turn.
+
+So each sweep's listing (:class:`~sagemaker_fleet.dispatch.sweep.RunSweeps`) covers the account's jobs, not only the
+run's, and every job that is not the run's comes here:
+
+- **what it holds**: a running job holds its instances (of the spot quota for a spot job when the run's quotas
+  have one), a job whose warm pool is Available holds the pool's instances of the on-demand quota. Listing
+  summaries carry no instance type or count, so each such job is described once (:meth:`to_describe`, at most
+  :data:`DESCRIBES_PER_SWEEP` a sweep) and its shape kept;
+- **which pools match**: an Available pool of another run whose matching key equals one of the run's warm-pool
+  groups is a warm start for the account: SageMaker puts the group's next job on it. The tracker counts it as an
+  idle pool of that group (its instances are held already, so the city taking it needs none);
+- **jobs older than the listing**: the sweep lists from the oldest job of the run that can still change; another
+  run's job created before that and still holding capacity is described again every :data:`RECHECK_SECONDS`
+  (until then it counts as still holding: a late answer can only delay an admission, never over-admit);
+- **the census**: before the first sweep, one listing of every running job and one of every Available pool of the
+  account (:meth:`census_filters`), so jobs created before the run's listing floor count too.
+
+Everything is keyed by job name and rebuilt from AWS by a restarted triggerer, like the run's own jobs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Container, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sagemaker_fleet.jobs.keys import WarmPoolKey, warm_pool_key
+from sagemaker_fleet.jobs.paging import JobFilters, as_datetime
+from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.book import DispatchBook, QuotaPool
+
+#: A job that is not the run's and was created before the sweep's listing window is described again this often
+#: while it holds capacity (seconds of the shell's clock).
+RECHECK_SECONDS = 60.0
+#: DescribeTrainingJob calls one sweep spends on other runs' jobs (the rest wait for the next sweep).
+DESCRIBES_PER_SWEEP = 24
+#: The census lists running jobs created up to this long before the run's listing floor: SageMaker's longest
+#: MaxRuntimeInSeconds (28 days); a pool lives at most 6 hours after its job.
+CENSUS_LOOKBACK = dt.timedelta(days=28, hours=6)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a job holds while it runs or keeps a pool: its matching key and whether it is on spot."""
+
+    key: WarmPoolKey
+    spot: bool
+
+
+@dataclass
+class ForeignJob:
+    """Another run's job as last seen: its status, its warm-pool status, its creation, its shape once described,
+    and when it was last seen (the shell's clock)."""
+
+    status: str
+    pool: str | None
+    created: dt.datetime | None
+    seen: float
+    shape: Shape | None = None
+
+    @property
+    def holds(self) -> bool:
+        """Running, or keeping an Available pool: holding instances of the account's quota."""
+        return self.status in ACTIVE or self.pool == "Available"
+
+
+class AccountView:
+    """Other runs' jobs of the account (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.jobs: dict[str, ForeignJob] = {}
+        self.census_done = False
+
+    # ------------------------------------------------------------------------------------------ observing
+
+    def census_filters(self, floor: dt.datetime | None) -> list[JobFilters]:
+        """The listings of the census (empty once it is done): the account's running jobs (SageMaker filters by
+        status after cutting a page, so the creation bound is what keeps this listing short) and its Available
+        pools."""
+        if self.census_done:
+            return []
+        after = floor - CENSUS_LOOKBACK if floor is not None else None
+        return [
+            {"creation_time_after": after, "status_equals": "InProgress"},
+            {"warm_pool_status_equals": "Available"},
+        ]
+
+    def observe(
+        self,
+        summaries: Iterable[Mapping[str, Any]],
+        now: float,
+        *,
+        own: Container[str],
+        census: bool = False,
+    ) -> None:
+        """Take a listing's summaries of jobs that are not the run's (``own``: the run's names); ``census``: the
+        census's listings are all in."""
+        for summary in summaries:
+            name = str(summary.get("TrainingJobName"))
+            if name in own:
+                continue
+            pool = (summary.get("WarmPoolStatus") or {}).get("Status")
+            known = self.jobs.get(name)
+            created = as_datetime(summary.get("CreationTime"))
+            if known is None:
+                self.jobs[name] = ForeignJob(str(summary.get("TrainingJobStatus")), pool, created, now)
+                continue
+            known.status, known.pool, known.seen = str(summary.get("TrainingJobStatus")), pool, now
+            known.created = created or known.created
+        if census:
+            self.census_done = True
+        self._forget_settled()
+
+    def described(self, name: str, description: Mapping[str, Any] | None, now: float) -> None:
+        """Take a description of another run's job (None: it does not exist any more)."""
+        known = self.jobs.get(name)
+        if known is None:
+            return
+        if description is None:
+            del self.jobs[name]
+            return
+        known.status = str(description.get("TrainingJobStatus"))
+        known.pool = (description.get("WarmPoolStatus") or {}).get("Status")
+        known.created = as_datetime(description.get("CreationTime")) or known.created
+        known.seen = now
+        if known.shape is None and description.get("ResourceConfig") and description.get("RoleArn"):
+            known.shape = Shape(
+                warm_pool_key(description), bool(description.get("EnableManagedSpotTraining"))
+            )
+        self._forget_settled()
+
+    def _forget_settled(self) -> None:
+        for name in [name for name, job in self.jobs.items() if not job.holds]:
+            del self.jobs[name]
+
+    # ------------------------------------------------------------------------------------------ asking
+
+    def to_describe(self, now: float, listed_after: dt.datetime | None) -> list[str]:
+        """The jobs to describe in this sweep: those whose shape is unknown, then those created before the sweep's
+        listing (``listed_after``) not seen for :data:`RECHECK_SECONDS`; at most :data:`DESCRIBES_PER_SWEEP`."""
+        unknown = [name for name, job in self.jobs.items() if job.shape is None]
+        stale = [
+            name
+            for name, job in self.jobs.items()
+            if job.shape is not None
+            and listed_after is not None
+            and (job.created is None or job.created <= listed_after)
+            and now - job.seen >= RECHECK_SECONDS
+        ]
+        return (unknown + stale)[:DESCRIBES_PER_SWEEP]
+
+    def held(self, separate_spot: Container[str]) -> Counter[QuotaPool]:
+        """Instances held per quota by other runs' jobs of known shape. ``separate_spot``: the instance types
+        whose spot jobs have a quota of their own in the run's book (elsewhere spot jobs count as instances)."""
+        held: Counter[QuotaPool] = Counter()
+        for job in self.jobs.values():
+            if job.shape is None:
+                continue
+            itype, count = job.shape.key.instance_type, job.shape.key.instance_count
+            if job.status in ACTIVE and job.shape.spot and itype in separate_spot:
+                held[(itype, "spot_instances")] += count
+            else:
+                held[(itype, "instances")] += count
+        return held
+
+    def idle_pools(self) -> Counter[WarmPoolKey]:
+        """Available pools of other runs by matching key: a job of the run with that key starts on one."""
+        return Counter(
+            job.shape.key
+            for job in self.jobs.values()
+            if job.shape is not None and job.pool == "Available" and job.status not in ACTIVE
+        )
+
+    def holdings(self, book: DispatchBook) -> tuple[Counter[QuotaPool], Counter[str]]:
+        """For ``book``'s run: the instances other runs hold per quota, and their Available pools per warm-pool
+        group of the run whose matching key they have."""
+        separate_spot = {itype for itype, kind in book.capacity if kind == "spot_instances"}
+        groups = {key: group for group, key in book.keys.items()}
+        idle: Counter[str] = Counter()
+        for key, pools in self.idle_pools().items():
+            if key in groups:
+                idle[groups[key]] += pools
+        return self.held(separate_spot), idle

@@ -1,0 +1,115 @@
+"""The account, not the fleet: a run's triggers against a simulator whose account other jobs use too.
+
+Another team's (or fleet's) jobs draw on the same quota, and their idle pools count toward it; a run that counted
+only its own jobs admitted cities into capacity others held and met ResourceLimitExceeded. Here the run lists the
+account, describes the other jobs once, and admits within what is left — over HTTP, with aiobotocore, in one loop.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from airflow.triggers.base import TaskSuccessEvent
+
+from sagemaker_fleet.fleetspec import load_fleet_spec
+from sagemaker_fleet.plan import plan_fleet
+from sagemaker_fleet.triggers.city import FleetCityTrigger
+from sim_fixtures import make_request
+from trigger_runs import publish_plan, run_triggers
+
+pytestmark = pytest.mark.integration
+RUN_KEY = "20261129"
+DISPATCH = (
+    Path(__file__).parent / "fleets" / "dispatch.yaml"
+)  # one key, 2 instances and 2 warm pools declared
+OTHER_ROLE = "arn:aws:iam::111122223333:role/OtherTeam"
+
+
+def trigger(city: str) -> FleetCityTrigger:
+    return FleetCityTrigger(
+        spec_path=str(DISPATCH),
+        city=city,
+        run_key=RUN_KEY,
+        try_id="manual__1/1",
+        poll_interval=0.3,
+        capacity_retry_seconds=0.5,
+        plan_task_id="plan",
+    )
+
+
+@pytest.fixture
+def account(aws_sim, monkeypatch):
+    """The dispatch fleet's plan published, the account's quota what the spec declares, jobs quick."""
+    spec = load_fleet_spec(DISPATCH)
+    publish_plan(monkeypatch, plan_fleet(spec, RUN_KEY))
+    aws_sim.set_quota("ml.m5.xlarge", instances=2, warm_pools=2)
+    for city in spec.cities:
+        aws_sim.set_work(120, city=city.name)
+    aws_sim.set_speed(200)
+    yield aws_sim, spec
+    aws_sim.set_speed(1)
+
+
+def peak_instances(jobs: list[dict]) -> int:
+    """Training instances in use at once (running jobs and Available pools), from the simulator's own record."""
+    edges = []
+    for job in jobs:
+        end = job["ended_at"]
+        if end is not None:
+            end += job["retained_seconds"] or 0
+        edges += [(job["created_at"], 1), (end if end is not None else float("inf"), -1)]
+    running = peak = 0
+    for _, step in sorted(edges):
+        running += step
+        peak = max(peak, running)
+    return peak
+
+
+def test_another_teams_running_job_is_counted_and_never_run_into(account) -> None:
+    sim, spec = account
+    sagemaker = sim.boto3_client("sagemaker")
+    other = make_request("other-team-forecast", RoleArn=OTHER_ROLE)
+    sagemaker.create_training_job(**other)
+    sim.set_work(900, job="other-team-forecast")  # it holds one of the two instances for most of the run
+
+    events = run_triggers([trigger(c.name) for c in spec.cities], timeout=240)
+
+    assert all(isinstance(e, TaskSuccessEvent) for e in events), events
+    assert sim.calls()["errors"].get("CreateTrainingJob:ResourceLimitExceeded", 0) == 0
+    jobs = sim.state()["jobs"]
+    ours = [j for j in jobs if j["name"].startswith("disp-")]
+    assert sorted(j["status"] for j in ours) == ["Completed"] * 6  # one job each, none refused, none twice
+    theirs = next(j for j in jobs if j["name"] == "other-team-forecast")
+    while_theirs_ran = [j for j in ours if theirs["ended_at"] is None or j["created_at"] < theirs["ended_at"]]
+    assert while_theirs_ran, "the other job ended before the run: the test proves nothing"
+    assert peak_instances(jobs) <= 2
+    # the other job was described once for its instance type, not once per sweep
+    assert sim.calls()["calls"]["DescribeTrainingJob"] < 6 * 3 + 10
+
+
+def test_another_fleets_idle_pool_of_the_same_key_is_taken_as_a_warm_start(account) -> None:
+    """A pool of another fleet with the run's key is a warm start for the account: with the account full (that
+    pool, and another team's running job), the run still starts its first city at once, on that pool."""
+    sim, spec = account
+    sagemaker = sim.boto3_client("sagemaker")
+    key = spec.cities[0]
+    pool = make_request("other-fleet-lisbon", keep_alive=1800, RoleArn=key.role_arn)
+    sim.set_work(30, job="other-fleet-lisbon")
+    sagemaker.create_training_job(**pool)
+    sim.advance(600)  # it ends and leaves its pool Available
+    assert sagemaker.describe_training_job(TrainingJobName="other-fleet-lisbon")["WarmPoolStatus"][
+        "Status"
+    ] == ("Available")
+    sagemaker.create_training_job(**make_request("other-team-forecast", RoleArn=OTHER_ROLE))
+    sim.set_work(600, job="other-team-forecast")
+
+    events = run_triggers([trigger(c.name) for c in spec.cities], timeout=240)
+
+    assert all(isinstance(e, TaskSuccessEvent) for e in events), events
+    assert sim.calls()["errors"].get("CreateTrainingJob:ResourceLimitExceeded", 0) == 0
+    jobs = {j["name"]: j for j in sim.state()["jobs"]}
+    assert jobs["other-fleet-lisbon"]["warm_pool"]["ReusedByJob"].startswith("disp-")
+    first = min((j for j in jobs.values() if j["name"].startswith("disp-")), key=lambda j: j["created_at"])
+    assert first["start"] == "warm"
+    assert first["created_at"] < jobs["other-team-forecast"]["ended_at"]  # it did not wait for room

@@ -1,0 +1,178 @@
+"""Other runs' jobs of the account: what they hold of its quotas, which of their pools match the run's groups, and
+the dispatch rule that counts them (a run that counted only its own jobs met ResourceLimitExceeded beside another)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
+from sagemaker_fleet.dispatch.account import DESCRIBES_PER_SWEEP, RECHECK_SECONDS, AccountView
+from sagemaker_fleet.dispatch.sweep import Listing, RunSweeps
+from sagemaker_fleet.fleetspec.model import InstanceQuota
+from sagemaker_fleet.jobs.keys import city_key
+from sagemaker_fleet.jobs.progress import run_job_names
+from sagemaker_fleet.plan import plan_fleet
+from unit.dispatch.test_dispatch_tracker import RUN_KEY, T0, summary
+from unit.plan.plan_fleets import city, fleet, role
+
+OWN: frozenset[str] = frozenset()
+
+
+def other(
+    name: str, status: str = "InProgress", pool: str | None = None, created: dt.datetime = T0
+) -> dict[str, Any]:
+    job: dict[str, Any] = {"TrainingJobName": name, "TrainingJobStatus": status, "CreationTime": created}
+    if pool:
+        job["WarmPoolStatus"] = {"Status": pool}
+    return job
+
+
+def described(
+    job: dict[str, Any], instance_type: str = "ml.m5.xlarge", count: int = 1, spot: bool = False, **extra: Any
+) -> dict[str, Any]:
+    return {
+        **job,
+        "RoleArn": extra.get("role", role(0)),
+        "ResourceConfig": {"InstanceType": instance_type, "InstanceCount": count, "VolumeSizeInGB": 30},
+        "EnableManagedSpotTraining": spot,
+    }
+
+
+def run(n: int = 6, instances: int = 4, warm_pools: int = 4, **quota: Any):
+    spec = fleet(
+        [city(f"c{i}", 600 + 10 * i) for i in range(n)],
+        quotas={"ml.m5.xlarge": InstanceQuota(instances=instances, warm_pools=warm_pools, **quota)},
+    )
+    book = DispatchBook.from_plan(plan_fleet(spec, RUN_KEY), spec)
+    sweeps = RunSweeps(RunTracker(book, run_job_names(spec, RUN_KEY)))
+    assert sweeps.tracker is not None
+    assert sweeps.account is not None
+    sweeps.tracker.observe([], whole=True)
+    return spec, book, sweeps
+
+
+def seen(sweeps: RunSweeps, jobs: list[dict[str, Any]], now: float = 0.0) -> list[str]:
+    """One sweep's listing of the account; every job it asks for is described as ``jobs`` say."""
+    listing = Listing(None, whole=True, account=True)
+    names = sweeps.foreign(listing, [{k: v for k, v in j.items() if k in SUMMARY} for j in jobs], now)
+    by_name = {j["TrainingJobName"]: j for j in jobs}
+    for name in names:
+        sweeps.foreign_described(name, by_name.get(name), now)
+    return names
+
+
+SUMMARY = {"TrainingJobName", "TrainingJobStatus", "CreationTime", "WarmPoolStatus"}
+
+
+# ------------------------------------------------------------------------------------------ the view
+
+
+def test_running_jobs_and_idle_pools_of_other_runs_hold_instances_once_described() -> None:
+    view = AccountView()
+    view.observe(
+        [other("a"), other("b", "Completed", "Available"), other("c", "Completed", "Terminated")], 0, own=OWN
+    )
+    assert view.held(()) == {}  # summaries carry no instance type: nothing is known yet
+    assert sorted(view.to_describe(0, None)) == ["a", "b"]  # a settled job is of no interest
+    view.described("a", described(other("a"), count=2), 0)
+    view.described("b", described(other("b", "Completed", "Available")), 0)
+    assert view.held(()) == {("ml.m5.xlarge", "instances"): 3}
+    assert view.to_describe(1, None) == []  # described once, then the listings keep it current
+    view.observe([other("a", "Completed", "Terminated")], 2, own=OWN)
+    assert view.held(()) == {("ml.m5.xlarge", "instances"): 1}
+    assert "a" not in view.jobs  # it holds nothing any more: forgotten
+
+
+def test_a_spot_job_draws_on_the_spot_quota_only_where_the_run_has_one() -> None:
+    view = AccountView()
+    view.observe([other("s")], 0, own=OWN)
+    view.described("s", described(other("s"), spot=True), 0)
+    assert view.held(()) == {("ml.m5.xlarge", "instances"): 1}
+    assert view.held({"ml.m5.xlarge"}) == {("ml.m5.xlarge", "spot_instances"): 1}
+
+
+def test_the_runs_own_jobs_are_not_counted_twice() -> None:
+    view = AccountView()
+    view.observe([other("mine"), other("theirs")], 0, own={"mine"})
+    assert list(view.jobs) == ["theirs"]
+
+
+def test_a_job_older_than_the_listing_is_described_again_now_and_then() -> None:
+    view = AccountView()
+    view.observe([other("old", created=T0)], 0, own=OWN)
+    view.described("old", described(other("old")), 0)
+    later = T0 + dt.timedelta(hours=1)
+    assert view.to_describe(RECHECK_SECONDS - 1, later) == []
+    assert view.to_describe(RECHECK_SECONDS, later) == ["old"]  # the listing no longer covers it
+    assert view.to_describe(RECHECK_SECONDS, T0 - dt.timedelta(minutes=5)) == []  # it does: no describe
+    view.described("old", None, RECHECK_SECONDS)  # gone
+    assert view.held(()) == {}
+
+
+def test_describes_per_sweep_are_bounded() -> None:
+    view = AccountView()
+    view.observe([other(f"j{i}") for i in range(DESCRIBES_PER_SWEEP + 5)], 0, own=OWN)
+    assert len(view.to_describe(0, None)) == DESCRIBES_PER_SWEEP
+
+
+def test_the_census_lists_running_jobs_and_idle_pools_once() -> None:
+    view = AccountView()
+    floor = T0
+    filters = view.census_filters(floor)
+    assert {
+        "status_equals": "InProgress",
+        "creation_time_after": floor - dt.timedelta(days=28, hours=6),
+    } in filters
+    assert {"warm_pool_status_equals": "Available"} in filters
+    view.observe([], 0, own=OWN, census=True)
+    assert view.census_filters(floor) == []
+
+
+# ------------------------------------------------------------------------------------------ the rule
+
+
+def test_instances_other_runs_hold_are_not_admitted_into() -> None:
+    spec, book, sweeps = run(n=6, instances=4)
+    tracker = sweeps.tracker
+    assert tracker is not None
+    cities = list(book.members["g0"])
+    width = book.widths["g0"]
+    assert width == 4
+    # another fleet runs three jobs on the same type: one instance is left
+    seen(sweeps, [described(other(f"x{i}")) for i in range(3)])
+    assert tracker.admit([Wait(c) for c in cities], now=0) == cities[:1]
+    assert "quota" in tracker.waiting_reason(Wait(cities[1]), now=0)
+    # two of them end without a pool: two more of ours start
+    seen(sweeps, [described(other("x0", "Completed")), described(other("x1", "Completed"))])
+    assert tracker.admit([Wait(c) for c in cities[1:]], now=1) == cities[1:3]
+
+
+def test_another_runs_idle_pool_of_the_groups_key_is_a_warm_start_not_new_instances() -> None:
+    spec, book, sweeps = run(n=6, instances=2)
+    tracker = sweeps.tracker
+    assert tracker is not None
+    (key,) = {city_key(c) for c in spec.cities}
+    assert book.keys["g0"] == key
+    cities = list(book.members["g0"])
+    tracker.observe([summary(spec, cities[0])])  # one of ours runs
+    # the other fleet's job of the same key left a pool: the account is full (1 + 1 of 2)
+    pool = described(other("x0", "Completed", "Available"))
+    seen(sweeps, [pool])
+    assert sweeps.account is not None
+    assert sweeps.account.idle_pools() == {key: 1}
+    # our next city takes that pool (SageMaker matches by key): it needs no new instance
+    assert tracker.admit([Wait(c) for c in cities[1:]], now=0) == cities[1:2]
+    # a pool of another key (another role) is not ours to take: nothing more starts
+    seen(sweeps, [pool, described(other("y0", "Completed", "Available"), role="arn:aws:iam::1:role/other")])
+    assert tracker.admit([Wait(c) for c in cities[2:]], now=1) == []
+
+
+def test_a_run_without_a_plan_lists_only_its_own_jobs() -> None:
+    sweeps = RunSweeps(RunTracker(DispatchBook.empty(), {}))
+    assert sweeps.account is None
+    assert not sweeps.listing().account
+    assert sweeps.census() == []
+    _, _, planned = run()
+    assert planned.listing().account
+    assert len(planned.census()) == 2
