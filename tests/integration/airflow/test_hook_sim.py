@@ -14,8 +14,8 @@ from sagemaker_fleet.hooks.fleet import (
     SageMakerFleetHook,
     error_code,
 )
-from sagemaker_fleet.jobs.statuses import KEEP_ALIVE_REFUSALS
 from sagemaker_fleet.jobs.request import Submission, compile_training_request
+from sagemaker_fleet.jobs.statuses import KEEP_ALIVE_REFUSALS
 
 pytestmark = pytest.mark.integration
 
