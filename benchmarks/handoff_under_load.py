@@ -11,6 +11,7 @@ triggerer), the triggerer's peak memory, and ``simulate``'s prediction with the 
 
     python benchmarks/handoff_under_load.py [--cities 96] [--width 24] [--speed 40] [--executor LocalExecutor]
     python benchmarks/handoff_under_load.py --cities 1000 --width 40 --timeout 5400   # the 1,000-city run
+    python benchmarks/handoff_under_load.py --refuse-keep-alive-while-running   # AWS refusing tail releases
 """
 
 from __future__ import annotations
@@ -120,6 +121,12 @@ def main() -> None:  # noqa: C901 - a linear script
     parser.add_argument(
         "--throttle", type=float, default=0.0, help="share of API calls the simulator throttles"
     )
+    parser.add_argument(
+        "--refuse-keep-alive-while-running",
+        action="store_true",
+        help="the simulator refuses keep-alive changes of running jobs (ValidationException), as AWS may; "
+        "simulate's prediction too",
+    )
     args = parser.parse_args()
 
     from orchestration_latency import percentile, planned_handoffs
@@ -144,7 +151,12 @@ def main() -> None:  # noqa: C901 - a linear script
             f"dag = build_fleet_dag({str(path)!r}, dag_id='load', poll_interval={args.poll!r}, "
             "capacity_retry_seconds=3.0)\n"
         )
-        config = engine_config(spec, SimulateOptions(seed=args.seed))
+        config = engine_config(
+            spec,
+            SimulateOptions(
+                seed=args.seed, refuse_keep_alive_while_running=args.refuse_keep_alive_while_running
+            ),
+        )
         book = PriceBook(region=spec.region, table=load_price_table(), spec_prices=spec.prices)
         broker = (
             f"redis://127.0.0.1:6379/{9 + os.getpid() % 6}" if args.executor == "CeleryExecutor" else None
@@ -180,6 +192,7 @@ def main() -> None:  # noqa: C901 - a linear script
                 value = entry["value"]
                 plan = value if isinstance(value, dict) else json.loads(value)
             jobs = sim.state()["jobs"]
+            sim_calls = sim.calls()
         (folder / "simulator-jobs.json").write_text(json.dumps(jobs, default=str))
         (folder / "plan.json").write_text(json.dumps(plan))
         gaps = [gap for _, gap in planned_handoffs(jobs, plan)]
@@ -214,6 +227,7 @@ def main() -> None:  # noqa: C901 - a linear script
                 handoff_seconds=handoff,
                 handoff_interval_seconds=HANDOFF_INTERVAL * args.speed,
                 throttle_share=args.throttle,
+                refuse_keep_alive_while_running=args.refuse_keep_alive_while_running,
             ),
         )
         p = predicted.to_json()
@@ -227,6 +241,11 @@ def main() -> None:  # noqa: C901 - a linear script
         print("real s  " + "".join(f"{percentile(real, q):9.1f}" for q in (0.5, 0.9, 0.99, 1.0)))
         print("sim s   " + "".join(f"{percentile(gaps, q):9.0f}" for q in (0.5, 0.9, 0.99, 1.0)))
         print(f"warm starts {warm} (plan {fleet_plan.summary.warm_starts}), cold {len(jobs) - warm}")
+        refused = sim_calls["errors"].get("UpdateTrainingJob:ValidationException", 0)
+        print(
+            f"keep-alive changes refused {refused} (the simulator "
+            f"{'refuses' if args.refuse_keep_alive_while_running else 'accepts'} them while a job runs)"
+        )
         print(f"cost ${cost:,.2f}, idle pools ${retained:,.2f} ({100 * retained / cost:.1f} %)")
         print(
             f"Airflow CPU per city: task processes {1000 * tasks / args.cities:.0f} ms, triggerer "

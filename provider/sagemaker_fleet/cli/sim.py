@@ -79,6 +79,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help=f"training seconds of a job whose city sets no expected_seconds (default {work.default_seconds:g})",
     )
+    serve.add_argument(
+        "--refuse-keep-alive-while-running",
+        action="store_true",
+        help="answer UpdateTrainingJob's keep-alive change of a running job with ValidationException, as AWS "
+        "may (undocumented; default: accept it, applied when the job ends)",
+    )
     serve.add_argument("--no-moto", action="store_true", help="serve only the SageMaker training APIs")
     serve.add_argument("--log-requests", action="store_true", help="log one line per HTTP request")
 
@@ -162,7 +168,11 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
     if args.default_work_seconds is not None:
         work = replace(work, default_seconds=args.default_work_seconds)
     config = SimConfig(
-        seed=args.seed, work=work, quotas=MappingProxyType(quotas), throttle_share=args.throttle
+        seed=args.seed,
+        work=work,
+        quotas=MappingProxyType(quotas),
+        throttle_share=args.throttle,
+        refuse_keep_alive_while_running=args.refuse_keep_alive_while_running,
     )
     spot = config.spot
     if args.spot_interruptions_per_hour is not None:

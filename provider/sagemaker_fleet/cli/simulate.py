@@ -81,6 +81,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="X",
         help="share of API calls the simulated endpoint throttles (0..1, default 0)",
     )
+    parser.add_argument(
+        "--refuse-keep-alive-while-running",
+        action="store_true",
+        help="the simulated endpoint refuses keep-alive changes of running jobs (ValidationException), as AWS "
+        "may: the group's last jobs then keep their pools until the run's poller ends them",
+    )
 
 
 def _simulate(args: argparse.Namespace) -> list[SimulationResult]:
@@ -93,6 +99,7 @@ def _simulate(args: argparse.Namespace) -> list[SimulationResult]:
         run_key=run_key_of(args),
         history=load_history(args.history, spec),
         throttle_share=args.throttle_share,
+        refuse_keep_alive_while_running=args.refuse_keep_alive_while_running,
     )
     strategies = STRATEGIES if args.compare else (args.strategy,)
     return [simulate_fleet(spec, options.with_strategy(strategy)) for strategy in strategies]

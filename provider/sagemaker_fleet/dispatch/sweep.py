@@ -267,7 +267,9 @@ class RunSweeps:
     def pool_end_failed(self, end: PoolEnd) -> None:
         """``end``'s UpdateTrainingJob failed for a reason that passes (throttled past its retries, the endpoint
         unreachable): the next sweep hands it out again. A refusal (ValidationException: the job ended, or its
-        pool was taken or expired meanwhile) is not a failure: nothing is left to end."""
+        pool was taken or expired meanwhile) is not a failure: nothing is left to end. Nor is a running job's
+        refusal by an AWS that does not change keep-alive while a job runs: the job keeps its pool, and
+        :meth:`pool_ends` ends it with the idle ones once it is Available."""
         if self.tracker is not None:
             release = self.tracker.release_tail if end.running else self.tracker.release_pool
             release(end.job_name, made=False)

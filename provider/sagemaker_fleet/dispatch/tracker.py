@@ -29,8 +29,9 @@ it wherever it waits; with no such city the pool goes by start order, as it alwa
 
 Pools are ended as early as the run allows (:meth:`RunTracker.tail_jobs`, :meth:`RunTracker.surplus_pools`): once
 every city of a group has its job, nobody will take a pool of that group over, so its jobs still running get
-keep-alive 0 (UpdateTrainingJob while InProgress) and end without a pool; idle ones are ended. ``carry_pools``
-turns both off: the run's end (``release_pools``) then decides which pools live on into the next run.
+keep-alive 0 (UpdateTrainingJob while InProgress; should AWS refuse it, the pool is ended once Available) and end
+without a pool; idle ones are ended. ``carry_pools`` turns both off: the run's end (``release_pools``) then decides
+which pools live on into the next run.
 """
 
 from __future__ import annotations

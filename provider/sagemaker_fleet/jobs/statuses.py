@@ -21,6 +21,7 @@ THROTTLING_CODES: frozenset[str] = frozenset(
     {"ThrottlingException", "Throttling", "TooManyRequestsException", "RequestLimitExceeded"}
 )
 #: Error codes of an UpdateTrainingJob(keep-alive) refused because nothing is left to change: the job ended (no
-#: keep-alive to set while it runs), or its pool was taken over, expired or never kept. Any other error passes, and
-#: the change is tried again.
+#: keep-alive to set while it runs), or its pool was taken over, expired or never kept — or because AWS does not
+#: change a running job's keep-alive (undocumented either way): that job then ends with its pool, which is ended
+#: once Available like any idle one. Any other error passes, and the change is tried again.
 KEEP_ALIVE_REFUSALS: frozenset[str] = frozenset({"ValidationException", "ResourceNotFound"})

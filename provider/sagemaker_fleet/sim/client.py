@@ -113,6 +113,13 @@ class SimClient:
             body["cities"] = cities
         return self._call("POST", "faults/failures", body)
 
+    def refuse_keep_alive_while_running(self, refuse: bool = True) -> bool:
+        """Whether UpdateTrainingJob's keep-alive change of a running job answers ValidationException (True) or is
+        accepted (False, the simulator's default); returns the setting now in force."""
+        return bool(
+            self._call("POST", "faults/keep-alive", {"refuse_while_running": refuse})["refuse_while_running"]
+        )
+
     def set_quota(
         self, instance_type: str, instances: int, warm_pools: int = 0, spot_instances: int | None = None
     ) -> None:

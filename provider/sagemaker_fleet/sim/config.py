@@ -73,6 +73,13 @@ class SimConfig:
     #: Cities whose training container always fails (an AlgorithmError early in training, every submission):
     #: ``city`` or ``fleet/city``, matched against the job's ``sagemaker-fleet:*`` tags.
     failing_cities: frozenset[str] = frozenset()
+    #: UpdateTrainingJob(ResourceConfig.KeepAlivePeriodInSeconds) on a job still running (InProgress, Stopping):
+    #: True answers ValidationException, as AWS may. AWS documents the change only for an ended job whose pool is
+    #: Available and says nothing of a running one (the API reference sets no status condition), so both are
+    #: plausible. False (accepted, the change applies when the job ends) stays the default: it is what every
+    #: simulated figure so far assumed, and a refusal costs the dispatch little — the job keeps its pool and the
+    #: run's poller ends it a sweep after the job ends (docs/sagemaker-behaviour.md, keep-alive).
+    refuse_keep_alive_while_running: bool = False
 
     def fails_always(self, tags: Mapping[str, str]) -> bool:
         city, fleet = tags.get(CITY_TAG), tags.get(FLEET_TAG)

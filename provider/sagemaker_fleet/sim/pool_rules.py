@@ -77,19 +77,33 @@ def expire_pool(state: SimState, pool: WarmPool, now: float) -> None:
 
 
 def update_keep_alive(state: SimState, job: TrainingJob, seconds: int, now: float) -> None:
-    """UpdateTrainingJob(ResourceConfig.KeepAlivePeriodInSeconds): for a running job, or its Available pool."""
+    """UpdateTrainingJob(ResourceConfig.KeepAlivePeriodInSeconds): for its Available pool, and for a running job
+    unless the configuration refuses that (``refuse_keep_alive_while_running``: AWS does not document it)."""
     if job.request.spot:
         raise validation_error(
             "Invalid KeepAlivePeriodInSeconds. Warm pools are not supported with managed spot training"
         )
+    refuse_running = state.config.refuse_keep_alive_while_running
+    when = (
+        "its warm pool is Available"
+        if refuse_running
+        else "the job is in progress or its warm pool is Available"
+    )
     if not job.ended:
+        if refuse_running:
+            # AWS's own words for this refusal are unknown (it may not even refuse): the message follows the
+            # refusal below and StopTrainingJob's "The request was rejected because …"
+            raise validation_error(
+                f"The request was rejected because the training job is in status {job.status}; "
+                f"KeepAlivePeriodInSeconds of training job {job.name} can only be updated when {when}"
+            )
         job.keep_alive = seconds
         return
     if job.pool_status != "Available" or job.pool_id is None:
         status = job.pool_status or "not configured"
         raise validation_error(
             f"The warm pool of training job {job.name} is {status}; KeepAlivePeriodInSeconds can only be "
-            "updated while the job is in progress or its warm pool is Available"
+            f"updated while {when}"
         )
     job.keep_alive = seconds
     pool = state.pools.get(job.pool_id)

@@ -383,8 +383,9 @@ class FleetPoller:
             if error_code(exc) not in KEEP_ALIVE_REFUSALS:
                 self.sweeps.pool_end_failed(end)
                 raise
-            # a running job that ended meanwhile: surplus_pools ends its pool, if it kept one; an idle pool that
-            # expired or was taken meanwhile: nothing to end
+            # a running job that ended meanwhile, or whose keep-alive AWS does not change while it runs: it keeps
+            # its pool, which surplus_pools ends once Available; an idle pool that expired or was taken meanwhile:
+            # nothing to end
             log.info("%s: %s: %s", name, "keep-alive not updated" if running else "warm pool not ended", exc)
             return
         except BaseException:

@@ -5,10 +5,17 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from botocore.exceptions import ClientError
 
 from sagemaker_fleet.fleetspec import load_fleet_spec
-from sagemaker_fleet.hooks.fleet import CapacityUnavailableError, ForeignJobError, SageMakerFleetHook
+from sagemaker_fleet.hooks.fleet import (
+    CapacityUnavailableError,
+    ForeignJobError,
+    SageMakerFleetHook,
+    error_code,
+)
 from sagemaker_fleet.jobs.request import Submission, compile_training_request
+from sagemaker_fleet.jobs.statuses import KEEP_ALIVE_REFUSALS
 
 pytestmark = pytest.mark.integration
 
@@ -86,6 +93,29 @@ def test_update_keep_alive_and_async_describe(aws_sim, fleet) -> None:
     found, missing = asyncio.run(adescribe())
     assert found["TrainingJobStatus"] == "Completed"
     assert missing is None
+
+
+def test_a_keep_alive_change_refused_while_the_job_runs_is_a_refusal_to_the_dispatch(aws_sim, fleet) -> None:
+    """Against an endpoint that refuses keep-alive changes of running jobs, the hook's UpdateTrainingJob raises the
+    ClientError whose code the dispatch counts as a refusal (done, not sent again: KEEP_ALIVE_REFUSALS), both
+    through boto3 and through aiobotocore (the run's poller)."""
+    hook = SageMakerFleetHook()
+    aws_sim.refuse_keep_alive_while_running()
+    hook.create_or_attach(request_for(fleet, "seoul", keep_alive=600))
+    with pytest.raises(ClientError) as sync:
+        hook.update_keep_alive("small-seoul-20261129", 0)
+
+    async def aupdate() -> ClientError:
+        async with await hook.get_async_conn() as client:
+            with pytest.raises(ClientError) as caught:
+                await hook.aupdate_keep_alive(client, "small-seoul-20261129", 0)
+            return caught.value
+
+    for refusal in (sync.value, asyncio.run(aupdate())):
+        assert error_code(refusal) == "ValidationException"
+        assert error_code(refusal) in KEEP_ALIVE_REFUSALS
+        assert "in status InProgress" in str(refusal)
+    assert aws_sim.calls()["errors"]["UpdateTrainingJob:ValidationException"] == 2
 
 
 def foreign_request(fleet, city: str = "seoul"):

@@ -92,3 +92,23 @@ def test_a_dag_that_carries_its_pools_keeps_them_past_the_last_end(fast, planned
         last_two
     )  # for release_pools to decide
     assert idle_after_last_end(jobs) > 0
+
+
+def test_an_endpoint_refusing_keep_alive_0_while_jobs_run_still_ends_their_pools(fast, planned) -> None:
+    """Should AWS refuse keep-alive 0 on a running job: the poller takes the ValidationException as a refusal (the
+    cities still succeed), the last jobs end with their pools, and the poller ends each once it is Available —
+    long before its keep-alive (orchestration latency 600 s + 600 s) would have."""
+    assert fast.refuse_keep_alive_while_running()
+    events = run_fleet()
+    assert all(isinstance(e, TaskSuccessEvent) for e in events), events
+    fast.set_speed(1)
+    assert fast.calls()["errors"].get("UpdateTrainingJob:ValidationException", 0) >= 1
+    jobs = fast.state()["jobs"]
+    keep_alive = 1200
+    assert all(j["warm_pool_status"] in ("Terminated", "Reused") for j in jobs), jobs
+    ended_idle = [j for j in jobs if j["warm_pool_status"] == "Terminated" and j["retained_seconds"] > 0]
+    assert ended_idle, "no job kept a pool: the refusal changed nothing"
+    for job in ended_idle:  # sweeps every 30 simulated s at 100×
+        assert job["retained_seconds"] < keep_alive / 4, job
+    assert idle_after_last_end(jobs) < keep_alive / 4
+    assert [j["start"] for j in sorted(jobs, key=lambda j: j["created_at"])[2:]] == ["warm"] * 4

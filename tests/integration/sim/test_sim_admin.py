@@ -116,3 +116,25 @@ def test_a_failing_city_fails_every_job_and_only_its_own(sim: SimClient) -> None
         sim.failures(cities="seoul")  # type: ignore[arg-type]
     with pytest.raises(SimAdminError, match="unknown failure settings"):
         sim._call("POST", "faults/failures", {"city": "seoul"})
+
+
+def test_keep_alive_changes_of_running_jobs_are_refused_or_accepted_as_set(sim: SimClient) -> None:
+    sm = sim.boto3_client("sagemaker")
+    sm.create_training_job(**make_request("job-a", keep_alive=600))
+    assert sim.state()["config"]["refuse_keep_alive_while_running"] is False
+
+    assert sim.refuse_keep_alive_while_running() is True
+    assert sim.state()["config"]["refuse_keep_alive_while_running"] is True
+    with pytest.raises(ClientError, match="ValidationException"):
+        sm.update_training_job(TrainingJobName="job-a", ResourceConfig={"KeepAlivePeriodInSeconds": 60})
+    assert sim.refuse_keep_alive_while_running(False) is False
+    sm.update_training_job(TrainingJobName="job-a", ResourceConfig={"KeepAlivePeriodInSeconds": 60})
+
+    with pytest.raises(SimAdminError, match="must be true or false") as bad:
+        sim._call("POST", "faults/keep-alive", {"refuse_while_running": "yes"})
+    assert bad.value.status == 400
+    with pytest.raises(SimAdminError, match="unknown keep-alive settings"):
+        sim._call("POST", "faults/keep-alive", {"refuse": True})
+    sim.refuse_keep_alive_while_running()
+    sim.reset()  # back to the start-up setting: accepted
+    assert sim.state()["config"]["refuse_keep_alive_while_running"] is False

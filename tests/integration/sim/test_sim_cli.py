@@ -10,8 +10,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from botocore.exceptions import ClientError
 
 from sagemaker_fleet.sim.client import SimClient
+from sim_fixtures import make_request
 
 pytestmark = pytest.mark.integration
 
@@ -42,6 +44,28 @@ def test_sim_serve_prints_its_url_serves_and_stops(fleets_dir: Path) -> None:
         }
         with urllib.request.urlopen(f"{url}/_sim/calls", timeout=5) as response:
             assert json.loads(response.read())["calls"] == {}
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=15) == 0
+
+
+def test_sim_serve_can_refuse_keep_alive_changes_of_running_jobs() -> None:
+    command = [sys.executable, "-m", "sagemaker_fleet.cli.main", "sim", "serve", "--no-moto"]
+    process = subprocess.Popen(
+        [*command, "--refuse-keep-alive-while-running"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        sim = SimClient(process.stdout.readline().strip())
+        assert sim.state()["config"]["refuse_keep_alive_while_running"] is True
+        sm = sim.boto3_client("sagemaker")
+        sm.create_training_job(**make_request("running", keep_alive=600))
+        with pytest.raises(ClientError) as caught:
+            sm.update_training_job(TrainingJobName="running", ResourceConfig={"KeepAlivePeriodInSeconds": 0})
+        assert caught.value.response["Error"]["Code"] == "ValidationException"
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=15) == 0

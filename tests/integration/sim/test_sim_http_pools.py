@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from botocore.exceptions import ClientError
 
 from sim_fixtures import advance_until, make_request
 
@@ -82,6 +83,30 @@ def test_update_training_job_changes_and_ends_keep_alive(sim: SimClient) -> None
     ended = pool(sm, "first")
     assert ended["Status"] == "Terminated"  # type: ignore[index]
     assert ended["ResourceRetainedBillableTimeInSeconds"] >= 600  # type: ignore[index]
+
+
+def test_a_refused_keep_alive_change_of_a_running_job_is_a_validation_exception(sim: SimClient) -> None:
+    """With the setting on, boto3 gets what a refusing AWS would send: a ClientError ValidationException (HTTP
+    400) with the reason; the job keeps its pool, which keep-alive 0 ends once it is Available."""
+    sm = sim.boto3_client("sagemaker")
+    assert sim.refuse_keep_alive_while_running() is True
+    sm.create_training_job(**make_request("first", keep_alive=600))
+
+    with pytest.raises(ClientError) as caught:
+        sm.update_training_job(TrainingJobName="first", ResourceConfig={"KeepAlivePeriodInSeconds": 0})
+
+    error = caught.value.response
+    assert error["Error"]["Code"] == "ValidationException"
+    assert error["ResponseMetadata"]["HTTPStatusCode"] == 400
+    assert "training job is in status InProgress" in error["Error"]["Message"]
+    assert sim.calls()["errors"] == {"UpdateTrainingJob:ValidationException": 1}
+    advance_until(sim, sm, "first", ENDED, step=30)
+    assert pool(sm, "first")["Status"] == "Available"  # type: ignore[index]
+    sim.advance(20)
+    sm.update_training_job(TrainingJobName="first", ResourceConfig={"KeepAlivePeriodInSeconds": 0})
+    ended = pool(sm, "first")
+    assert ended["Status"] == "Terminated"  # type: ignore[index]
+    assert 20 <= ended["ResourceRetainedBillableTimeInSeconds"] < 600  # type: ignore[index]
 
 
 def test_warm_pool_quota_and_resource_limit_exceeded(sim: SimClient) -> None:

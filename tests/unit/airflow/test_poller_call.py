@@ -135,3 +135,39 @@ def test_a_pool_end_refused_because_the_pool_is_gone_is_not_sent_again() -> None
     asyncio.run(sweep())
     asyncio.run(sweep())
     assert len(calls) == 1
+
+
+def test_keep_alive_0_refused_while_the_job_runs_is_done_and_the_pool_it_keeps_is_ended_once_idle() -> None:
+    """Should AWS refuse keep-alive changes of running jobs: the tail release of each running job is sent once,
+    its ValidationException counts as done (no failed sweep, not sent again), and the sweep that sees the job's
+    pool Available ends it."""
+    from sagemaker_fleet.dispatch.sweep import PoolEnd
+    from unit.dispatch.test_dispatch_tracker import hand_book, summary, tracker_for
+
+    spec, book = hand_book("XX")  # both cities of the group have their job: no successor is coming
+    p = FleetPoller(FakeHook(FakeClient({})), "-20261201", interval=2.0)  # type: ignore[arg-type]
+    tracker = tracker_for(spec, book, [summary(spec, "c0"), summary(spec, "c1")])
+    p.tracker = tracker
+    running = {s["TrainingJobName"] for s in (summary(spec, "c0"), summary(spec, "c1"))}
+    sent: list[tuple[str, bool]] = []
+
+    async def update(client: Any, name: str, seconds: int) -> None:
+        sent.append((name, name in running))
+        if name in running:
+            raise client_error("ValidationException", 400)
+
+    p.hook.aupdate_keep_alive = update  # type: ignore[method-assign]
+
+    async def sweep() -> list[PoolEnd]:
+        ends = list(p.sweeps.pool_ends())
+        for end in ends:
+            await p._end_pool(None, end)
+        return ends
+
+    c0, c1 = sorted(running)
+    assert asyncio.run(sweep()) == [PoolEnd(c0, running=True), PoolEnd(c1, running=True)]
+    assert asyncio.run(sweep()) == []  # refused: done, not sent again
+    running.discard(c0)
+    tracker.observe([summary(spec, "c0", "Completed", pool="Available"), summary(spec, "c1")], whole=True)
+    assert asyncio.run(sweep()) == [PoolEnd(c0, running=False)]
+    assert sent == [(c0, True), (c1, True), (c0, False)]

@@ -57,6 +57,23 @@ def test_summary_without_json(small: str, capsys: pytest.CaptureFixture[str]) ->
     assert "API calls  Create 12" in out
 
 
+def test_refusing_keep_alive_changes_of_running_jobs_leaves_pools_idle_a_sweep_longer(
+    small: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--refuse-keep-alive-while-running`` reaches the engine: the group's last jobs keep their pools until the
+    poller ends them, which bills idle seconds and changes nothing else."""
+    assert main(["simulate", small, "--json", "--run-key", "20261203"]) == 0
+    accepted = json.loads(capsys.readouterr().out)
+    assert (
+        main(["simulate", small, "--json", "--run-key", "20261203", "--refuse-keep-alive-while-running"]) == 0
+    )
+    refused = json.loads(capsys.readouterr().out)
+
+    assert refused["retained_billable_seconds"] > accepted["retained_billable_seconds"]
+    for same in ("warm_starts", "cold_starts", "makespan_seconds", "billable_seconds", "completed"):
+        assert refused[same] == accepted[same], same
+
+
 def test_compare_json_has_both_strategies_and_ratios(small: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", small, "--compare", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)

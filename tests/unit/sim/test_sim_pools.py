@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 from sagemaker_fleet.fleetspec import InstanceQuota
 from sagemaker_fleet.jobs.startup import IMAGE_PULL_P90
 from sagemaker_fleet.sim import SimApiError, SimConfig, SimEngine, StartupModel, TimingConfig, VirtualClock
-from sim_fixtures import TEST_CONFIG, make_request, run_for, run_until_ended
+from sim_fixtures import TEST_CONFIG, make_request, run_for, run_until_ended, run_until_status
 
 VPC = {"Subnets": ["subnet-a", "subnet-b"], "SecurityGroupIds": ["sg-1"]}
 
@@ -193,6 +194,80 @@ def test_update_keep_alive_of_a_running_job_applies_when_it_ends(sim_engine: Sim
         "Status": "Terminated",
         "ResourceRetainedBillableTimeInSeconds": 60,
     }
+
+
+def keep_alive(name: str, seconds: int) -> dict[str, Any]:
+    return {"TrainingJobName": name, "ResourceConfig": {"KeepAlivePeriodInSeconds": seconds}}
+
+
+def refusing() -> SimEngine:
+    return SimEngine(replace(TEST_CONFIG, refuse_keep_alive_while_running=True), VirtualClock())
+
+
+@pytest.mark.parametrize("stopping", [False, True])
+def test_a_refusing_engine_answers_a_running_jobs_keep_alive_change_with_validation_exception(
+    stopping: bool,
+) -> None:
+    """AWS documents the change for an Available pool only; with the setting on, a job still InProgress (or
+    Stopping) refuses it the way a refused request comes back, and keeps the keep-alive it was created with."""
+    engine = refusing()
+    engine.create_training_job(make_request("first", keep_alive=600))
+    run_until_status(engine, "first", "Training")
+    if stopping:
+        engine.stop_training_job("first")
+    status = "Stopping" if stopping else "InProgress"
+    assert engine.describe_training_job("first")["TrainingJobStatus"] == status
+
+    with pytest.raises(SimApiError) as caught:
+        engine.update_training_job(keep_alive("first", 0))
+
+    assert caught.value.code == "ValidationException"
+    assert caught.value.http_status == 400
+    assert f"training job is in status {status}" in caught.value.message
+    assert "can only be updated when its warm pool is Available" in caught.value.message
+    assert engine.api_calls()["errors"] == {"UpdateTrainingJob:ValidationException": 1}
+    run_until_ended(engine, "first")
+    assert pool_status(engine, "first") == {"Status": "Available", "ResourceRetainedBillableTimeInSeconds": 0}
+    assert engine.describe_training_job("first")["ResourceConfig"]["KeepAlivePeriodInSeconds"] == 600
+
+
+def test_a_refusing_engine_still_ends_an_available_pool_at_once() -> None:
+    """The fallback the dispatch relies on: the pool the refused job kept is ended by keep-alive 0 once idle."""
+    engine = refusing()
+    engine.create_training_job(make_request("first", keep_alive=600))
+    with pytest.raises(SimApiError):
+        engine.update_training_job(keep_alive("first", 0))
+    run_until_ended(engine, "first")
+    run_for(engine, 25)
+
+    engine.update_training_job(keep_alive("first", 0))
+
+    assert pool_status(engine, "first") == {
+        "Status": "Terminated",
+        "ResourceRetainedBillableTimeInSeconds": 25,
+    }
+
+
+def test_refusing_keep_alive_changes_of_running_jobs_is_off_by_default_and_set_at_run_time(
+    sim_engine: SimEngine,
+) -> None:
+    assert SimConfig().refuse_keep_alive_while_running is False
+    sim_engine.create_training_job(make_request("first", keep_alive=600))
+    sim_engine.create_training_job(make_request("second", keep_alive=600, RoleArn="arn:aws:iam::1:role/B"))
+    sim_engine.update_training_job(keep_alive("first", 60))  # accepted: applies when it ends
+
+    sim_engine.configure(refuse_keep_alive_while_running=True)
+    with pytest.raises(SimApiError, match="ValidationException"):
+        sim_engine.update_training_job(keep_alive("second", 60))
+    sim_engine.configure(refuse_keep_alive_while_running=False)
+    sim_engine.update_training_job(keep_alive("second", 120))
+
+    run_until_ended(sim_engine, "first")
+    run_until_ended(sim_engine, "second")
+    assert [
+        sim_engine.describe_training_job(n)["ResourceConfig"]["KeepAlivePeriodInSeconds"]
+        for n in ("first", "second")
+    ] == [60, 120]
 
 
 def test_update_keep_alive_of_a_terminated_pool_is_rejected(sim_engine: SimEngine) -> None:

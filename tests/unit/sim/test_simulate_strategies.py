@@ -147,6 +147,35 @@ def test_a_throttled_pool_end_is_sent_again_not_dropped(demo: FleetSpec) -> None
     assert _idle_after_last_end(throttled) < MAX_BACKOFF_FACTOR * options.poll_interval_seconds
 
 
+def test_a_tail_release_refused_while_jobs_run_still_ends_every_pool_within_a_sweep(
+    demo: FleetSpec, planned: FleetSimulation
+) -> None:
+    """Should AWS refuse keep-alive 0 on a running job, each of a group's last jobs ends with its pool, and the
+    sweep that sees it Available ends it (surplus_pools): idle for less than one sweep interval (30 s), not for
+    its keep-alive — and the run is otherwise the same."""
+    options = SimulateOptions(strategy="planned", refuse_keep_alive_while_running=True)
+    refused = FleetSimulation(demo, options)
+    refused.run()
+    assert refused.engine.api_calls()["errors"]["UpdateTrainingJob:ValidationException"] >= 10
+    sweep = options.poll_interval_seconds
+    last = max(refused.ended_at.values())
+    idled = 0
+    for described in refused.describes():
+        pool = described.get("WarmPoolStatus") or {}
+        retained = pool.get("ResourceRetainedBillableTimeInSeconds", 0)
+        if pool.get("Status") == "Terminated" and retained:
+            idled += 1
+            assert retained < sweep, described["TrainingJobName"]
+            assert described["ResourceConfig"]["KeepAlivePeriodInSeconds"] == 0  # ended by the poller
+        assert refused.ended_at[described["TrainingJobName"]] + retained - last < sweep
+    assert idled >= 10
+    assert 0 < _idle_after_last_end(refused) < sweep
+    p, r = planned.result().to_json(), refused.result().to_json()
+    assert p["retained_billable_seconds"] < r["retained_billable_seconds"]
+    for same in ("warm_starts", "cold_starts", "makespan_seconds", "billable_seconds"):
+        assert r[same] == p[same], same
+
+
 def test_naive_keeps_every_on_demand_pool_600_seconds(naive: FleetSimulation) -> None:
     for described in naive.describes():
         keep_alive = described["ResourceConfig"].get("KeepAlivePeriodInSeconds", 0)

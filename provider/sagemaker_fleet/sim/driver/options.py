@@ -56,6 +56,8 @@ class SimulateOptions:
     throttle_share: float = 0.0
     #: Probability that a job fails with an AlgorithmError somewhere in its training (0: none).
     failure_probability: float = 0.0
+    #: The engine refuses keep-alive changes of running jobs, as AWS may (:class:`SimConfig`'s setting).
+    refuse_keep_alive_while_running: bool = False
     #: A previous run's durations for the planner (planned only).
     history: DurationHistory | None = field(default=None, compare=False)
     #: planned: plan with the training image as secondary ordering key (False only to measure what it does:
@@ -82,5 +84,6 @@ def engine_config(spec: FleetSpec, options: SimulateOptions) -> SimConfig:
         quotas=MappingProxyType(dict(spec.quotas)),
         throttle_share=options.throttle_share,
         failure_probability=options.failure_probability,
+        refuse_keep_alive_while_running=options.refuse_keep_alive_while_running,
     )
     return config if options.spot is None else replace(config, spot=options.spot)

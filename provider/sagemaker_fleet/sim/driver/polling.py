@@ -175,8 +175,9 @@ class SimulatedFleetPoller:
 
     def _keep_alive_zero(self, end: PoolEnd) -> None:
         """UpdateTrainingJob to keep-alive 0: a running job then ends without a pool, an idle pool ends now. A job
-        or pool that changed meanwhile refuses it, which leaves nothing to do; a throttled one is tried again by
-        the next sweep (this one fails, as in the triggerer)."""
+        or pool that changed meanwhile refuses it, which leaves nothing to do, and so does an engine that refuses
+        keep-alive changes of running jobs (the pool that job keeps is ended by a later sweep, once Available); a
+        throttled one is tried again by the next sweep (this one fails, as in the triggerer)."""
         try:
             self.engine.update_training_job(
                 {"TrainingJobName": end.job_name, "ResourceConfig": {"KeepAlivePeriodInSeconds": 0}}

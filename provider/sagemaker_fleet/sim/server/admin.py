@@ -17,6 +17,8 @@ JSON in, JSON out. Errors: 400 ``{"error": …}`` for a bad request, 404 for an 
     POST /_sim/faults/spot           {"interruptions_per_hour"?, "capacity_wait_mean_seconds"?, "discount"?,
                                       "discount_spread"?, "no_capacity_types"?: [...]}
     POST /_sim/faults/failures       {"probability": 0..1}  seeded AlgorithmError during training
+    POST /_sim/faults/keep-alive     {"refuse_while_running": true|false}  UpdateTrainingJob(KeepAlivePeriod…)
+                                      on a running job: ValidationException, or accepted (the default)
 """
 
 from __future__ import annotations
@@ -202,6 +204,18 @@ def _failures(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, A
     return {"probability": config.failure_probability, "cities": sorted(config.failing_cities)}
 
 
+def _keep_alive(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
+    """``refuse_while_running``: whether UpdateTrainingJob's keep-alive change of a running job is refused."""
+    unknown = set(body) - {"refuse_while_running"}
+    if unknown:
+        raise ValueError(f"unknown keep-alive settings: {sorted(unknown)}")
+    refuse = body.get("refuse_while_running")
+    if not isinstance(refuse, bool):
+        raise ValueError(f"refuse_while_running must be true or false, got {refuse!r}")
+    config = control.engine.configure(refuse_keep_alive_while_running=refuse)
+    return {"refuse_while_running": config.refuse_keep_alive_while_running}
+
+
 _POST: dict[str, Handler] = {
     "reset": _reset,
     "clock": _clock_action,
@@ -212,4 +226,5 @@ _POST: dict[str, Handler] = {
     "faults/throttle": _throttle,
     "faults/spot": _spot,
     "faults/failures": _failures,
+    "faults/keep-alive": _keep_alive,
 }
