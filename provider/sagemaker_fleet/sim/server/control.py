@@ -34,6 +34,7 @@ class SimulatorControl:
     def __init__(self, settings: ServerSettings) -> None:
         self.settings = settings
         self.shapes = ShapeChecker()
+        self.quota_shapes = ShapeChecker("service-quotas")
         self._lock = threading.Lock()
         self._s3 = MotoS3(settings.config.account_id) if settings.with_moto else None
         self.engine = SimEngine(settings.config, WallClock(settings.speed, settings.epoch), self._store())
