@@ -78,6 +78,9 @@ class SimulatorApp:
                 result = service_quotas.get_service_quota(config, params)
         except SimApiError as exc:
             return _aws_error(start_response, exc)
+        except Exception:
+            LOG.exception("the simulator failed on %s", operation)
+            return _aws_error(start_response, internal_failure())
         return _respond(start_response, 200, result, JSON_11)
 
     def _fallback_or_unserved(
@@ -87,6 +90,9 @@ class SimulatorApp:
         identity = identify(environ, keep_form_body(environ))
         if self._fallback is None:
             return unserved(start_response, identity)
+        # moto keeps one set of backends per account: the simulator's (SimConfig.account_id), where the engine's
+        # ARNs, checkpoints and logs are, unless the caller names another
+        environ.setdefault("HTTP_X_MOTO_ACCOUNT_ID", self.control.engine.config.account_id)
         captured: list[Any] = []
         written: list[bytes] = []
 
@@ -103,6 +109,8 @@ class SimulatorApp:
         except Exception as exc:  # moto raises for a service it does not know
             LOG.info("moto failed on %s %s: %r", identity.service, identity.operation, exc)
             return unserved(start_response, identity, f"moto failed on it: {type(exc).__name__}")
+        if not captured:
+            return unserved(start_response, identity, "moto gave no response")
         status, headers = captured
         if int(status.split()[0]) >= 500 and not _is_aws_error(headers):
             _close(body)
