@@ -76,3 +76,9 @@ def endpoint_url(text: str) -> str:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: the port must be a number 0-{PORT_MAX}") from None
     return text
+
+
+def account_id(text: str) -> str:
+    if not (len(text) == 12 and text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"{text!r}: an AWS account id is 12 digits, e.g. 111122223333")
+    return text

@@ -14,6 +14,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("simulate", "run a fleet through the simulator engine in virtual time"),
     "sim": ("sim", "the simulated SageMaker endpoint (`sim serve`)"),
     "report": ("report", "cost report for one run from DescribeTrainingJob"),
+    "preflight": ("preflight", "check the account before a run; its quotas, roles, buckets, data, images"),
 }
 
 
@@ -21,17 +22,33 @@ COMMANDS: dict[str, tuple[str, str]] = {
 #: contributors).
 DESCRIPTION = (
     "Train many per-city models on Amazon SageMaker in warm-pool-aware order: check a fleet spec, plan it, "
-    "simulate it in virtual time, serve a simulated SageMaker endpoint, and report what a run cost."
+    "simulate it in virtual time, check the account it runs in, serve a simulated SageMaker endpoint, and report "
+    "what a run cost."
 )
 EPILOG = (
     "Run 'sagemaker-fleet COMMAND --help' for a command's options. Exit codes: 0 done, 1 a failure outside "
-    "(AWS unreachable, an upload refused), 2 bad input (the message says which), 3 'report' found no job in "
-    "the run. Every command honours AWS_ENDPOINT_URL and the standard AWS environment."
+    "(AWS unreachable, an upload refused), 2 bad input (the message says which; for 'preflight' also: the "
+    "account cannot run the fleet), 3 'report' found no job in the run. Every command honours AWS_ENDPOINT_URL "
+    "and the standard AWS environment."
 )
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse measures the commands one indent short of where it prints them, so a command of nine letters
+    (``preflight``) had its help pushed to the next line: count them where they are printed."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        if isinstance(action, argparse._SubParsersAction):
+            widest = max((len(name) for name in action.choices), default=0)
+            printed_at = self._current_indent + self._indent_increment
+            self._action_max_length = max(self._action_max_length, widest + printed_at)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sagemaker-fleet", description=DESCRIPTION, epilog=EPILOG)
+    parser = argparse.ArgumentParser(
+        prog="sagemaker-fleet", description=DESCRIPTION, epilog=EPILOG, formatter_class=_Formatter
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
     for name, (module_name, help_text) in COMMANDS.items():
         module = importlib.import_module(f"sagemaker_fleet.cli.{module_name}")
@@ -42,8 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; returns its exit code: 0 done, 2 bad input (a flag, a file: the message says which), 1 a
-    failure outside (AWS unreachable, an upload refused), 3 ``report`` found no job in the run (nothing written)."""
+    """Run one command; returns its exit code: 0 done, 2 bad input (a flag, a file: the message says which) or, for
+    ``preflight``, an account that cannot run the fleet, 1 a failure outside (AWS unreachable, an upload refused),
+    3 ``report`` found no job in the run (nothing written)."""
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse: a bad flag (2, its message already on stderr) or --help (0)

@@ -16,7 +16,7 @@ from dataclasses import replace
 from types import FrameType, MappingProxyType
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.cli.argtypes import non_negative, port, positive, share
+from sagemaker_fleet.cli.argtypes import account_id, non_negative, port, positive, share
 from sagemaker_fleet.cli.inputs import refused
 from sagemaker_fleet.fleetspec import FleetSpecError, InstanceQuota, load_fleet_spec
 from sagemaker_fleet.fleetspec.formats import INSTANCE_TYPE_RE
@@ -27,9 +27,10 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from sagemaker_fleet.sim.config import (
+    from sagemaker_fleet.sim.config import (  # the defaults the help states, from their one definition
+        SimConfig,
         SpotMarketConfig,
-    )  # the defaults the help states, from their one definition
+    )
     from sagemaker_fleet.sim.workload import WorkModel
 
     spot, work = SpotMarketConfig(), WorkModel()
@@ -39,6 +40,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--port", type=port, default=0, help="port 0-65535 (default 0: a free port)")
     serve.add_argument("--speed", type=positive, default=1.0, help="simulated seconds per wall second")
     serve.add_argument("--seed", type=int, default=0, help="seed of every random draw (default 0)")
+    serve.add_argument(
+        "--account-id",
+        type=account_id,
+        default=None,
+        metavar="ID",
+        help=f"the simulated AWS account, 12 digits (default {SimConfig().account_id}): the account of its ARNs "
+        "and of everything moto keeps, e.g. the account your fleet spec's role_arn names",
+    )
     serve.add_argument(
         "--fleet",
         action="append",
@@ -85,11 +94,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="answer UpdateTrainingJob's keep-alive change of a running job with ValidationException, as AWS "
         "may (undocumented; default: accept it, applied when the job ends)",
     )
+    serve.add_argument(
+        "--provision",
+        action="store_true",
+        help="create in the simulated account what each --fleet spec names: its execution roles, buckets, an "
+        "object under every city's train_s3_uri and its ECR images (again after each reset), so that "
+        "'sagemaker-fleet preflight' finds them",
+    )
     serve.add_argument("--no-moto", action="store_true", help="serve only the SageMaker training APIs")
     serve.add_argument("--log-requests", action="store_true", help="log one line per HTTP request")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.provision and (not args.fleet or args.no_moto):
+        why = "give the fleets with --fleet FLEET.yaml" if not args.fleet else "it needs moto: drop --no-moto"
+        print(f"error: --provision creates what the --fleet specs name; {why}", file=sys.stderr)
+        return 2
     try:
         settings = settings_from_args(args)
     except FleetSpecError as exc:
@@ -109,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     print(server.url, flush=True)
+    for line in server.not_provisioned:
+        print(f"warning: not provisioned: {line}", file=sys.stderr)
     serve_until_stopped(server, settings)
     return 0
 
@@ -174,6 +196,8 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
         throttle_share=args.throttle,
         refuse_keep_alive_while_running=args.refuse_keep_alive_while_running,
     )
+    if args.account_id is not None:
+        config = replace(config, account_id=args.account_id)
     spot = config.spot
     if args.spot_interruptions_per_hour is not None:
         spot = replace(spot, interruptions_per_hour=args.spot_interruptions_per_hour)
@@ -181,7 +205,12 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
         spot = replace(spot, discount=args.spot_discount)
     config = replace(config, spot=spot)
     return ServerSettings(
-        host=args.host, port=args.port, speed=args.speed, config=config, with_moto=not args.no_moto
+        host=args.host,
+        port=args.port,
+        speed=args.speed,
+        config=config,
+        with_moto=not args.no_moto,
+        provision=tuple(fleets) if args.provision else (),
     )
 
 

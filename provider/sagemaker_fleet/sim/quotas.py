@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from sagemaker_fleet.jobs.service_quotas import quota_name
 from sagemaker_fleet.sim.errors import SimApiError, resource_limit_exceeded
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ class QuotaBook:
         limit = self._limit_of(instance_type).instances
         used = self.instances_in_use(instance_type)
         if used + count > limit:
-            raise _limit_error(f"{instance_type} for training job usage", limit, used, count)
+            raise _limit_error(quota_name(instance_type, "instances"), limit, used, count)
         self._usage[instance_type].on_demand += count
 
     def admit_spot(self, instance_type: str, count: int) -> None:
@@ -58,12 +59,12 @@ class QuotaBook:
         if quota.spot_instances is None:
             used = self.instances_in_use(instance_type)
             if used + count > quota.instances:
-                raise _limit_error(f"{instance_type} for training job usage", quota.instances, used, count)
+                raise _limit_error(quota_name(instance_type, "instances"), quota.instances, used, count)
         else:
             used = self._usage[instance_type].spot
             if used + count > quota.spot_instances:
                 raise _limit_error(
-                    f"{instance_type} for spot training job usage", quota.spot_instances, used, count
+                    quota_name(instance_type, "spot_instances"), quota.spot_instances, used, count
                 )
         self._usage[instance_type].spot += count
 
@@ -86,9 +87,9 @@ class QuotaBook:
         self._usage[instance_type].pooled -= count
 
 
-def _limit_error(quota_name: str, limit: int, used: int, delta: int) -> SimApiError:
+def _limit_error(name: str, limit: int, used: int, delta: int) -> SimApiError:
     return resource_limit_exceeded(
-        f"The account-level service limit '{quota_name}' is {limit} Instances, with current utilization of "
+        f"The account-level service limit '{name}' is {limit} Instances, with current utilization of "
         f"{used} Instances and a request delta of {delta} Instances. Please use AWS Service Quotas to request an "
         "increase for this quota. If AWS Service Quotas is not available, contact AWS support to request an "
         "increase for this quota."

@@ -44,6 +44,10 @@ def _never_serve_for_ever(monkeypatch: pytest.MonkeyPatch) -> None:
         ),
         (["report", SMALL, "--run-key", "20261129", "--endpoint-url", "http://x:99999"], "the port must be"),
         (["plan", SMALL, "--format", "yaml"], "invalid choice: 'yaml'"),
+        (["sim", "serve", "--account-id", "12345"], "an AWS account id is 12 digits"),
+        (["sim", "serve", "--provision"], "--provision creates what the --fleet specs name; give the fleets"),
+        (["sim", "serve", "--provision", "--fleet", SMALL, "--no-moto"], "it needs moto: drop --no-moto"),
+        (["preflight", SMALL, "--endpoint-url", "localhost:4566"], "write an http(s) URL"),
     ],
 )
 def test_impossible_flag_exits_2_naming_it(

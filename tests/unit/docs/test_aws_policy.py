@@ -21,7 +21,9 @@ from botocore import xform_name
 ROOT = Path(__file__).resolve().parents[3]
 PACKAGE = ROOT / "provider" / "sagemaker_fleet"
 AWS_DOC = ROOT / "docs" / "aws.md"
-SERVICES = ("sagemaker", "s3", "pricing", "logs", "sts")
+SERVICES = ("sagemaker", "s3", "pricing", "logs", "sts", "service-quotas", "iam", "ecr")
+#: IAM action prefix of the services whose prefix is not their boto3 name.
+IAM_PREFIXES = {"service-quotas": "servicequotas"}
 #: IAM action of the S3 operations whose action is not ``s3:<Operation>``.
 S3_ACTIONS = {"ListObjectsV2": "s3:ListBucket", "ListObjects": "s3:ListBucket"}
 #: Calls through Airflow's S3Hook, which hides the boto3 operation.
@@ -90,7 +92,7 @@ def called_apis(package: Path = PACKAGE) -> dict[tuple[str, str], set[str]]:
 def iam_action(service: str, operation: str) -> str:
     if service == "s3":
         return S3_ACTIONS.get(operation, f"s3:{operation}")
-    return f"{service}:{operation}"
+    return f"{IAM_PREFIXES.get(service, service)}:{operation}"
 
 
 def section(number: int) -> str:
@@ -119,6 +121,9 @@ def test_the_scan_finds_the_calls_it_must_and_no_wrappers() -> None:
         ("s3", "ListObjectsV2"),
         ("s3", "GetObject"),
         ("pricing", "GetProducts"),
+        ("service-quotas", "ListServiceQuotas"),
+        ("iam", "GetRole"),
+        ("ecr", "DescribeImages"),
     ]:
         assert expected in apis, expected
     assert ("sagemaker", "ListJobs") not in apis  # the hook's own list_jobs

@@ -1,8 +1,13 @@
-"""The endpoint's WSGI application: one port for the SageMaker training APIs, the admin paths and moto.
+"""The endpoint's WSGI application: one port for the SageMaker training APIs, Service Quotas, the admin paths and
+moto.
 
 Routing: ``/_sim/…`` → admin; ``X-Amz-Target: SageMaker.<Op>`` for an operation the engine models → the engine
-(botocore JSON protocol 1.1); an unknown SageMaker operation → UnknownOperationException; anything else (S3,
-CloudWatch Logs, STS, SageMaker operations we do not model) → moto's dispatcher.
+(botocore JSON protocol 1.1); an unknown SageMaker operation → UnknownOperationException;
+``ServiceQuotasV20190624.ListServiceQuotas`` and ``.GetServiceQuota`` for service code ``sagemaker`` → the
+simulator's quotas (``sim/service_quotas.py``); anything else (S3, IAM, ECR, CloudWatch Logs, STS, SageMaker
+operations we do not model) → moto's dispatcher. What moto cannot serve (it answers HTTP 500 with an HTML page, or
+raises) becomes a 400 error in the caller's protocol naming the operation (``unserved.py``), as does every call
+when moto is off.
 """
 
 from __future__ import annotations
@@ -11,12 +16,15 @@ import json
 import logging
 import uuid
 from collections.abc import Callable, Iterable
+from io import BytesIO
 from typing import TYPE_CHECKING, Any
-from xml.sax.saxutils import escape
 
+from sagemaker_fleet.jobs.service_quotas import SERVICE_CODE
+from sagemaker_fleet.sim import service_quotas
 from sagemaker_fleet.sim.engine import OPERATIONS
 from sagemaker_fleet.sim.errors import SimApiError, internal_failure, unknown_operation, validation_error
 from sagemaker_fleet.sim.server.admin import AdminError, handle_admin
+from sagemaker_fleet.sim.server.unserved import identify, keep_form_body, unserved
 
 if TYPE_CHECKING:
     from sagemaker_fleet.sim.server.control import SimulatorControl
@@ -47,12 +55,70 @@ class SimulatorApp:
                 return self._sagemaker(environ, start_response, operation)
             if operation not in self.control.shapes.operations:
                 return _aws_error(start_response, unknown_operation(target))
+        quota_operation = target.removeprefix(service_quotas.TARGET_PREFIX)
+        if target.startswith(service_quotas.TARGET_PREFIX) and quota_operation in service_quotas.OPERATIONS:
+            return self._service_quotas(environ, start_response, quota_operation)
+        return self._fallback_or_unserved(environ, start_response)
+
+    def _service_quotas(
+        self, environ: dict[str, Any], start_response: StartResponse, operation: str
+    ) -> Iterable[bytes]:
+        """The sagemaker quotas; GetServiceQuota of another service goes on to moto, which knows a few."""
+        try:
+            raw = _raw_body(environ)
+            params = _parse_json(raw)
+            if operation == "GetServiceQuota" and params.get("ServiceCode") != SERVICE_CODE:
+                environ["wsgi.input"], environ["CONTENT_LENGTH"] = BytesIO(raw), str(len(raw))
+                return self._fallback_or_unserved(environ, start_response)
+            self.control.quota_shapes.check(operation, params)
+            config = self.control.engine.config
+            if operation == "ListServiceQuotas":
+                result = service_quotas.list_service_quotas(config, params)
+            else:
+                result = service_quotas.get_service_quota(config, params)
+        except SimApiError as exc:
+            return _aws_error(start_response, exc)
+        except Exception:
+            LOG.exception("the simulator failed on %s", operation)
+            return _aws_error(start_response, internal_failure())
+        return _respond(start_response, 200, result, JSON_11)
+
+    def _fallback_or_unserved(
+        self, environ: dict[str, Any], start_response: StartResponse
+    ) -> Iterable[bytes]:
+        """moto's answer, unless moto is off or cannot serve the call: then an AWS-style error naming it."""
+        identity = identify(environ, keep_form_body(environ))
         if self._fallback is None:
-            error = unknown_operation(target or path)
-            if target:
-                return _aws_error(start_response, error)
-            return _xml_error(start_response, error)  # query and REST-XML clients (S3, STS) parse XML
-        return self._fallback(environ, start_response)
+            return unserved(start_response, identity)
+        # moto keeps one set of backends per account: the simulator's (SimConfig.account_id), where the engine's
+        # ARNs, checkpoints and logs are, unless the caller names another
+        environ.setdefault("HTTP_X_MOTO_ACCOUNT_ID", self.control.engine.config.account_id)
+        captured: list[Any] = []
+        written: list[bytes] = []
+
+        def capture(
+            status: str, headers: list[tuple[str, str]], exc_info: Any = None
+        ) -> Callable[[bytes], None]:
+            captured[:] = [status, headers]
+            return written.append
+
+        try:
+            body = self._fallback(environ, capture)
+            if not captured:  # an application that starts its response lazily: run it to the end
+                body = [b"".join(body)]
+        except Exception as exc:  # moto raises for a service it does not know
+            LOG.info("moto failed on %s %s: %r", identity.service, identity.operation, exc)
+            return unserved(start_response, identity, f"moto failed on it: {type(exc).__name__}")
+        if not captured:
+            return unserved(start_response, identity, "moto gave no response")
+        status, headers = captured
+        if int(status.split()[0]) >= 500 and not _is_aws_error(headers):
+            _close(body)
+            return unserved(
+                start_response, identity, f"moto answered HTTP {status.split()[0]} without an AWS error"
+            )
+        start_response(status, headers)
+        return [*written, *body] if written else body
 
     def _sagemaker(
         self, environ: dict[str, Any], start_response: StartResponse, operation: str
@@ -88,14 +154,18 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _json_body(environ: dict[str, Any]) -> dict[str, Any]:
+def _raw_body(environ: dict[str, Any]) -> bytes:
     try:
         length = int(environ.get("CONTENT_LENGTH") or 0)
     except ValueError as exc:
         raise validation_error("Invalid Content-Length header.") from exc
     if length > MAX_BODY:
         raise validation_error(f"The request body is larger than {MAX_BODY} bytes.")
-    raw = environ["wsgi.input"].read(length) if length > 0 else b""
+    raw: bytes = environ["wsgi.input"].read(length) if length > 0 else b""
+    return raw
+
+
+def _parse_json(raw: bytes) -> dict[str, Any]:
     if not raw.strip():
         return {}
     try:
@@ -107,21 +177,24 @@ def _json_body(environ: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _json_body(environ: dict[str, Any]) -> dict[str, Any]:
+    return _parse_json(_raw_body(environ))
+
+
+def _is_aws_error(headers: list[tuple[str, str]]) -> bool:
+    """A body botocore can parse as an error: JSON, XML or CBOR (moto's own AWS errors), not an HTML page."""
+    content_type = next((value for name, value in headers if name.lower() == "content-type"), "").lower()
+    return any(kind in content_type for kind in ("json", "xml", "cbor")) and "html" not in content_type
+
+
+def _close(body: Iterable[bytes]) -> None:
+    close = getattr(body, "close", None)
+    if callable(close):
+        close()
+
+
 def _aws_error(start_response: StartResponse, error: SimApiError) -> Iterable[bytes]:
     return _respond(start_response, error.http_status, error.to_json(), JSON_11, error.code)
-
-
-def _xml_error(start_response: StartResponse, error: SimApiError) -> Iterable[bytes]:
-    body = (
-        "<ErrorResponse><Error><Type>Sender</Type>"
-        f"<Code>{escape(error.code)}</Code><Message>{escape(error.message)}</Message>"
-        "</Error></ErrorResponse>"
-    ).encode()
-    start_response(
-        f"{error.http_status} {_REASONS.get(error.http_status, 'Error')}",
-        [("Content-Type", "text/xml"), ("Content-Length", str(len(body)))],
-    )
-    return [body]
 
 
 def _respond(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -13,6 +14,7 @@ from sagemaker_fleet.sim.server.moto_backend import MotoCheckpointStore, MotoS3,
 from sagemaker_fleet.sim.server.shapes import ShapeChecker
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.sim.checkpoints import CheckpointStore
 
 
@@ -28,12 +30,18 @@ class ServerSettings:
     config: SimConfig = field(default_factory=SimConfig)
     #: Serve S3/Logs/STS through moto and write checkpoints, models and logs there.
     with_moto: bool = True
+    #: Fleets whose roles, buckets, data and images are created at start and after each reset of moto
+    #: (``sim serve --provision``; ``sim/provision.py``). Needs moto.
+    provision: tuple[FleetSpec, ...] = ()
 
 
 class SimulatorControl:
     def __init__(self, settings: ServerSettings) -> None:
         self.settings = settings
         self.shapes = ShapeChecker()
+        self.quota_shapes = ShapeChecker("service-quotas")
+        #: Called after a reset that emptied moto, outside the lock (the server provisions its fleets again).
+        self.after_moto_reset: list[Callable[[], None]] = []
         self._lock = threading.Lock()
         self._s3 = MotoS3(settings.config.account_id) if settings.with_moto else None
         self.engine = SimEngine(settings.config, WallClock(settings.speed, settings.epoch), self._store())
@@ -50,6 +58,10 @@ class SimulatorControl:
             base = self.settings
             config = base.config if seed is None else replace(base.config, seed=seed)
             clock = WallClock(base.speed if speed is None else speed, base.epoch)
-            if moto and self._s3 is not None:
+            moto_reset = moto and self._s3 is not None
+            if moto_reset:
                 reset_moto()
             self.engine.reset(config, clock, self._store())
+        if moto_reset:
+            for callback in self.after_moto_reset:
+                callback()

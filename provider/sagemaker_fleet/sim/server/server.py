@@ -6,6 +6,7 @@ with SimulatorServer(ServerSettings(speed=100)) as server:
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from types import TracebackType
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
 
     from sagemaker_fleet.sim.engine import SimEngine
 
+LOG = logging.getLogger(__name__)
+
 
 class _QuietHandler(WSGIRequestHandler):
     def log_request(self, *args: Any, **kwargs: Any) -> None:
@@ -35,6 +38,8 @@ class SimulatorServer:
         self._server: BaseWSGIServer | None = None
         self._thread: threading.Thread | None = None
         self.control: SimulatorControl | None = None
+        #: What ``settings.provision`` could not create, one line each (an image outside ECR …).
+        self.not_provisioned: list[str] = []
 
     @property
     def url(self) -> str:
@@ -67,7 +72,22 @@ class SimulatorServer:
             target=self._server.serve_forever, name="sagemaker-fleet-sim", daemon=True
         )
         self._thread.start()
+        if settings.provision:
+            self.control.after_moto_reset.append(self.provision)
+            self.provision()
         return self
+
+    def provision(self) -> None:
+        """Create what the fleets of ``settings.provision`` name (roles, buckets, data, images) through the
+        endpoint itself; what cannot be made is logged and kept in :attr:`not_provisioned`."""
+        from sagemaker_fleet.sim.client import SimClient
+        from sagemaker_fleet.sim.provision import provision_fleet
+
+        client = SimClient(self.url)
+        skipped = [line for spec in self.settings.provision for line in provision_fleet(client, spec)]
+        for line in skipped:
+            LOG.warning("not provisioned: %s", line)
+        self.not_provisioned = skipped
 
     def outage(self, seconds: float) -> threading.Thread:
         """Take the endpoint off the network for ``seconds`` of real time, then bring it back on the same port with

@@ -1,0 +1,52 @@
+"""Every preflight check of one fleet spec and its plan, in the order they print (``sagemaker-fleet preflight``).
+
+The caller's identity first (STS GetCallerIdentity: it needs no permission, so it is also the test that the
+credentials and the endpoint work; its errors are the caller's to report), then the quotas, the roles, the
+output bucket, the cities' data and the images.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sagemaker_fleet.account.findings import Finding
+from sagemaker_fleet.account.quota_checks import quota_findings
+from sagemaker_fleet.account.quotas import QuotaReadError, read_account_quotas
+from sagemaker_fleet.account.resources import data_findings, image_findings, output_findings, role_findings
+from sagemaker_fleet.account.targets import cities_by
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import FleetSpec
+    from sagemaker_fleet.plan import FleetPlan
+
+
+@dataclass(frozen=True)
+class AccountClients:
+    """The boto3 clients the checks use (``ecr`` gives a client of a region: an image may live in another one)."""
+
+    sts: Any
+    service_quotas: Any
+    iam: Any
+    s3: Any
+    ecr: Callable[[str], Any]
+
+
+def preflight(spec: FleetSpec, plan: FleetPlan, clients: AccountClients) -> list[Finding]:
+    """The findings for ``spec`` (planned as ``plan``) in the account ``clients`` reach."""
+    identity = clients.sts.get_caller_identity()
+    findings = [
+        Finding("OK", "account", f"{identity.get('Account')} in {spec.region}, as {identity.get('Arn')}")
+    ]
+    try:
+        account = read_account_quotas(clients.service_quotas, spec.instance_types)
+    except QuotaReadError as exc:
+        findings.append(Finding("WARNING", "quotas", f"not checked: {exc}"))
+    else:
+        findings += quota_findings(spec, plan, account)
+    findings += role_findings(clients.iam, cities_by(spec, lambda city: city.role_arn))
+    findings += output_findings(clients.s3, spec.output_s3_uri, spec.region)
+    findings += data_findings(clients.s3, {city.name: city.train_s3_uri for city in spec.cities})
+    findings += image_findings(clients.ecr, cities_by(spec, lambda city: city.image_uri))
+    return findings
