@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Literal
 from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_GUIDE_MAX
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
+    from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec, InstanceQuota
     from sagemaker_fleet.jobs.keys import WarmPoolKey
     from sagemaker_fleet.plan.fleet_plan import FleetPlan
 
@@ -59,10 +59,16 @@ class Turn:
         return (self.instance_type, "instances")
 
 
-def quota_pool(spec: FleetSpec, city: CitySpec, spot: bool | None = None) -> QuotaPool:
-    """Spot jobs draw on ``spot_instances`` when the spec gives it, every other job on ``instances``."""
+def quota_pool(
+    spec: FleetSpec,
+    city: CitySpec,
+    spot: bool | None = None,
+    quotas: Mapping[str, InstanceQuota] | None = None,
+) -> QuotaPool:
+    """Spot jobs draw on ``spot_instances`` when the quotas (``quotas``, else the spec's) give it, every other job
+    on ``instances``."""
     use_spot = city.spot is not None if spot is None else spot
-    quota = spec.quotas.get(city.instance_type)
+    quota = (spec.quotas if quotas is None else quotas).get(city.instance_type)
     if use_spot and quota is not None and quota.spot_instances is not None:
         return (city.instance_type, "spot_instances")
     return (city.instance_type, "instances")
@@ -137,7 +143,7 @@ class DispatchBook:
                 keep_alive_seconds=keep,
                 instance_type=city.instance_type,
                 instance_count=city.instance_count,
-                quota=quota_pool(spec, city, group.spot),
+                quota=quota_pool(spec, city, group.spot, plan.quotas or None),
                 spot=group.spot,
                 warm_pool=group.warm_pool,
                 spot_attempts=city.spot.max_attempts if group.spot and city.spot is not None else 0,
@@ -145,7 +151,7 @@ class DispatchBook:
                 successor=following.city if following is not None else None,
             )
         capacity: dict[QuotaPool, int] = {}
-        for itype, quota in spec.quotas.items():
+        for itype, quota in (plan.quotas or spec.quotas).items():  # what the plan was laid out within
             capacity[(itype, "instances")] = quota.instances
             if quota.spot_instances is not None:
                 capacity[(itype, "spot_instances")] = quota.spot_instances

@@ -59,6 +59,9 @@ class PlanFleetOperator(FleetAwsOperator):
         DAG), and write the run's note: what was asked, the planned starts and makespan, the expected cost — or,
         when the fleet cannot do what was asked, why the run was refused (the task then fails without retries).
     :param use_history: plan with the durations of the latest earlier report under ``{output}/reports/``.
+    :param account_quotas: read the account's quotas from Service Quotas and plan within the lower of them and the
+        spec's (the spec's alone when it has none): :mod:`sagemaker_fleet.account.effective`. Unreadable (no
+        ``servicequotas:ListServiceQuotas``, say): the spec's, with a warning.
     :param api_conn_id: the connection to the api-server that the note is written through
         (:mod:`sagemaker_fleet.operators.run_note`).
     """
@@ -72,6 +75,7 @@ class PlanFleetOperator(FleetAwsOperator):
         chunks: int = 1,
         use_params: bool = False,
         use_history: bool = True,
+        account_quotas: bool = True,
         api_conn_id: str | None = DEFAULT_API_CONN_ID,
         **kwargs: Any,
     ) -> None:
@@ -80,6 +84,7 @@ class PlanFleetOperator(FleetAwsOperator):
         self.chunks = chunks
         self.use_params = use_params
         self.use_history = use_history
+        self.account_quotas = account_quotas
         self.api_conn_id = api_conn_id
 
     def execute(self, context: Context) -> Any:
@@ -88,7 +93,7 @@ class PlanFleetOperator(FleetAwsOperator):
         asked = asked_line(this_run.overrides, this_run.fleet, dry_run) if self.use_params else ""
         run_key = context_run_key(context)
         try:
-            spec = this_run.spec
+            spec = self._account_quotas(this_run.spec) if self.account_quotas else this_run.spec
             history = self._history(spec, run_key) if self.use_history else None
             plan = plan_fleet(spec, run_key, history)
         except (FleetSpecError, PlanError) as exc:
@@ -124,6 +129,31 @@ class PlanFleetOperator(FleetAwsOperator):
             )
             write_run_note(context, [*first, cost_line(estimate)], self.api_conn_id, self.log)
         return parts[0]
+
+    def _account_quotas(self, spec: FleetSpec) -> FleetSpec:
+        """``spec`` with the quotas this run keeps to: the spec's and the account's together (one paged
+        ListServiceQuotas call); the spec's when the account cannot be read."""
+        from airflow.providers.amazon.aws.hooks.base_aws import AwsBaseHook
+
+        from sagemaker_fleet.account.effective import effective_quotas
+        from sagemaker_fleet.account.quotas import read_account_quotas
+
+        try:
+            hook = AwsBaseHook(
+                aws_conn_id=self.aws_conn_id,
+                region_name=self.region_name or spec.region,
+                verify=self.verify,
+                config=self.botocore_config,
+                client_type="service-quotas",
+            )
+            account = read_account_quotas(hook.get_conn(), spec.instance_types)
+        except Exception as exc:  # noqa: BLE001 - the spec's quotas still make a plan
+            self.log.warning("the account's quotas could not be read (%s); planning with the spec's", exc)
+            return spec
+        spec, notes = effective_quotas(spec, account)
+        for note in notes:
+            (self.log.warning if note.level == "warning" else self.log.info)("%s", note.text)
+        return spec
 
     def _refuse(self, context: Context, asked: str, exc: FleetSpecError | PlanError) -> NoReturn:
         """Say in the run's note why nothing is launched, and fail without retries."""

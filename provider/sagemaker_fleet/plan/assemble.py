@@ -74,4 +74,5 @@ def assemble_plan(
         jobs=tuple(job for lane in lanes for job in lane.jobs),
         summary=summarize(lanes, pool_groups, pool_of_group),
         warnings=tuple(warnings),
+        quotas={itype: spec.quotas[itype] for itype in spec.instance_types if itype in spec.quotas},
     )

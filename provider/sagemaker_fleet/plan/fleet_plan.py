@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.plan.jsonread import JsonObject
 from sagemaker_fleet.plan.model import Lane, PlannedJob, PlanSummary, PoolGroup
@@ -25,6 +26,9 @@ class FleetPlan:
     jobs: tuple[PlannedJob, ...]
     summary: PlanSummary
     warnings: tuple[str, ...] = ()
+    #: the quotas the plan was laid out within, per instance type it uses (the spec's, or the lower of the spec's
+    #: and the account's when the run read them): the run's dispatch keeps to these, not to the file's
+    quotas: Mapping[str, InstanceQuota] = field(default_factory=dict)
     _by_city: dict[str, PlannedJob] = field(init=False, repr=False, compare=False)
     _lanes: dict[int, Lane] = field(init=False, repr=False, compare=False)
 
@@ -97,6 +101,14 @@ class FleetPlan:
             "jobs": [job.to_json() for job in self.jobs],
             "summary": self.summary.to_json(),
             "warnings": list(self.warnings),
+            "quotas": {
+                itype: {
+                    "instances": q.instances,
+                    "warm_pools": q.warm_pools,
+                    "spot_instances": q.spot_instances,
+                }
+                for itype, q in sorted(self.quotas.items())
+            },
         }
 
     def dumps(self, *, indent: int | None = None) -> str:
@@ -119,4 +131,17 @@ class FleetPlan:
             jobs=tuple(PlannedJob.from_json(obj) for obj in root.objects("jobs")),
             summary=PlanSummary.from_json(root.child("summary")),
             warnings=warnings,
+            quotas=_quotas(root.child("quotas")) if "quotas" in root.data else {},
         )
+
+
+def _quotas(obj: JsonObject) -> dict[str, InstanceQuota]:
+    """The plan JSON's ``quotas`` (absent in plans written before it was added: the spec's then apply)."""
+    quotas: dict[str, InstanceQuota] = {}
+    for itype in obj.data:
+        quota = obj.child(itype)
+        spot = quota.data.get("spot_instances")
+        if spot is not None:
+            spot = quota.integer("spot_instances")
+        quotas[itype] = InstanceQuota(quota.integer("instances"), quota.integer("warm_pools"), spot)
+    return quotas

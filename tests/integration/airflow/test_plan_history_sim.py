@@ -75,3 +75,32 @@ def test_no_readable_report_plans_without_history(s3, fleets_dir) -> None:
 def test_a_missing_bucket_plans_without_history(aws_sim, fleets_dir) -> None:
     aws_sim.reset(moto=True)
     assert history(fleets_dir) is None
+
+
+def test_the_plan_keeps_to_the_lower_of_the_specs_and_the_accounts_quotas(
+    aws_sim, fleets_dir, capsys
+) -> None:
+    """The plan task reads Service Quotas (from the simulator over HTTP): the account allows 4 of the 6 instances
+    the spec declares, so the plan and the run's dispatch keep to 4, and the task log says to fix the spec."""
+    from sagemaker_fleet.dispatch import DispatchBook
+    from sagemaker_fleet.plan import FleetPlan, plan_fleet
+
+    aws_sim.set_quota("ml.m5.xlarge", instances=4, warm_pools=3, spot_instances=4)
+    aws_sim.set_quota("ml.m5.2xlarge", instances=2, warm_pools=1)
+    spec = load_fleet_spec(fleets_dir / "small.yaml")
+    operator = PlanFleetOperator(task_id="plan", spec_path=str(fleets_dir / "small.yaml"))
+    planned = operator._account_quotas(spec)
+    assert planned.quotas["ml.m5.xlarge"].instances == 4
+    assert "the spec says 6, the account allows 4: planning with 4" in capsys.readouterr().out
+    plan = FleetPlan.from_json(plan_fleet(planned, "20261129").to_json())  # as the triggers read it
+    assert plan.quotas["ml.m5.xlarge"].instances == 4
+    assert DispatchBook.from_plan(plan, spec).capacity[("ml.m5.xlarge", "instances")] == 4  # not the file's 6
+
+
+def test_unreadable_quotas_plan_with_the_specs(aws_sim, fleets_dir, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("AIRFLOW_CONN_AWS_DEFAULT", "aws://?endpoint_url=http%3A%2F%2F127.0.0.1%3A9")  # nobody
+    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")
+    spec = load_fleet_spec(fleets_dir / "small.yaml")
+    operator = PlanFleetOperator(task_id="plan", spec_path=str(fleets_dir / "small.yaml"))
+    assert operator._account_quotas(spec).quotas == spec.quotas
+    assert "the account's quotas could not be read" in capsys.readouterr().out

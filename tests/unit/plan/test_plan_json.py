@@ -58,7 +58,12 @@ def plan(fleets_dir: Path) -> FleetPlan:
 def test_plan_json_has_the_contract_fields_in_contract_order(plan: FleetPlan) -> None:
     data = json.loads(json.dumps(plan.to_json()))
     assert list(data)[: len(STABLE_TOP)] == STABLE_TOP
-    assert set(data) - set(STABLE_TOP) == {"warnings"}
+    assert set(data) - set(STABLE_TOP) == {"warnings", "quotas"}
+    assert data["quotas"] == {
+        itype: {"instances": q.instances, "warm_pools": q.warm_pools, "spot_instances": q.spot_instances}
+        for itype, q in plan.quotas.items()
+    }
+    assert FleetPlan.from_json(data).quotas == plan.quotas
     for group in data["groups"]:
         assert list(group)[: len(STABLE_GROUP)] == STABLE_GROUP
         assert list(group["key"]) == STABLE_KEY
