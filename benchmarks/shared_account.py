@@ -5,10 +5,12 @@ match each other's jobs) at the same time in one LocalAirflowStack against one s
 ``--instances`` ml.m5.xlarge training instances and ``--warm-pools`` warm pools. Every fleet's spec declares the
 account's whole quota (what a team writes). Scenarios:
 
-- ``one``: the cities of the pair as ONE fleet (the reference: what the account can do);
+- ``one``: the cities of the pair as ONE fleet (the reference: what the account can do; every scenario splits the
+  same 2 × ``--cities`` expected durations between its fleets);
 - ``pair``: two fleets of ``--cities`` each, triggered together;
 - ``small-big``: a small fleet (``--small``) beside a big one (2 × ``--cities`` − ``--small``), triggered together;
-- ``manual``: a fleet's manual run beside its scheduled run (the same fleet, two run keys).
+- ``manual``: a fleet's manual DAG (its trigger form, all cities) run beside its scheduled DAG (the same fleet
+  file: the same cities, two run keys); its reference is ``one-manual``, those cities twice as one fleet.
 
 Printed per scenario: ResourceLimitExceeded answers (CreateTrainingJob refused for the quota), makespan (simulated
 seconds, first creation to last end, all fleets), its ratio to ``one``, the idle-pool share of the cost, warm starts,
@@ -37,8 +39,13 @@ ROLE = "arn:aws:iam::111122223333:role/FleetTraining"
 IMAGE = "111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4"
 
 
-def fleet_file(folder: Path, name: str, cities: int, args: argparse.Namespace, seed: int) -> Path:
-    rng = random.Random(seed)
+def durations(args: argparse.Namespace) -> list[int]:
+    """Expected seconds of the 2 × ``--cities`` cities, the same in every scenario (each splits them otherwise)."""
+    rng = random.Random(args.seed)
+    return [rng.randint(600, 1800) for _ in range(2 * args.cities)]
+
+
+def fleet_file(folder: Path, name: str, seconds: list[int], args: argparse.Namespace) -> Path:
     data = {
         "fleet": name,
         "region": "us-east-1",
@@ -52,9 +59,9 @@ def fleet_file(folder: Path, name: str, cities: int, args: argparse.Namespace, s
             {
                 "name": f"{name}{i:03d}",
                 "train_s3_uri": f"s3://sagemaker-fleet-shared/data/{name}{i:03d}/",
-                "expected_seconds": rng.randint(600, 1800),
+                "expected_seconds": expected,
             }
-            for i in range(cities)
+            for i, expected in enumerate(seconds)
         ],
     }
     path = folder / f"{name}.yaml"
@@ -69,6 +76,9 @@ def fleets_of(scenario: str, args: argparse.Namespace) -> list[tuple[str, int]]:
         "pair": [("fa", args.cities), ("fb", args.cities)],
         "small-big": [("small", args.small), ("big", total - args.small)],
         "manual": [("daily", args.cities)],
+        "one-manual": [
+            ("twice", total)
+        ],  # the manual scenario's reference: its fleet's cities twice, one fleet
     }[scenario]
 
 
@@ -86,14 +96,24 @@ def run_scenario(scenario: str, args: argparse.Namespace) -> dict[str, Any]:  # 
         dags.mkdir()
         fleets = fleets_of(scenario, args)
         specs = {}
-        for index, (name, cities) in enumerate(fleets):
-            path = fleet_file(dags, name, cities, args, args.seed + index)
+        dag_ids: list[str] = []
+        every, taken = durations(args), 0
+        if scenario == "one-manual":
+            every = every[: args.cities] * 2
+        for name, cities in fleets:
+            path = fleet_file(dags, name, every[taken : taken + cities], args)
+            taken += cities
             specs[name] = load_fleet_spec(path)
-            (dags / f"{name}_dag.py").write_text(
-                f'"""airflow dag: fleet {name}."""\nfrom sagemaker_fleet.dags import build_fleet_dag\n'
-                f"dag = build_fleet_dag({str(path)!r}, dag_id={name!r}, poll_interval={args.poll!r}, "
-                "capacity_retry_seconds=3.0)\n"
-            )
+            # the manual scenario: the fleet's manual DAG (its trigger form) beside its scheduled one
+            for dag_id, manual in [(name, False)] + (
+                [(f"{name}_manual", True)] if scenario == "manual" else []
+            ):
+                (dags / f"{dag_id}_dag.py").write_text(
+                    f'"""airflow dag: fleet {name}."""\nfrom sagemaker_fleet.dags import build_fleet_dag\n'
+                    f"dag = build_fleet_dag({str(path)!r}, dag_id={dag_id!r}, poll_interval={args.poll!r}, "
+                    f"capacity_retry_seconds=3.0, manual={manual!r})\n"
+                )
+                dag_ids.append(dag_id)
         first = specs[fleets[0][0]]
         config = engine_config(first, SimulateOptions(seed=args.seed))
         prices = PriceBook(region=first.region, table=load_price_table(), spec_prices=first.prices)
@@ -110,13 +130,12 @@ def run_scenario(scenario: str, args: argparse.Namespace) -> dict[str, Any]:  # 
             )
             with LocalAirflowStack(settings) as stack:
                 runs: list[tuple[str, str]] = []
-                for name, _ in fleets:
-                    stack.wait_for_dag(name, timeout=300)
+                for dag_id in dag_ids:
+                    stack.wait_for_dag(dag_id, timeout=300)
                 started = time.monotonic()
-                for name, _ in fleets:
-                    runs.append((name, stack.trigger(name, logical_date="2026-11-29T00:00:00+00:00")))
-                if scenario == "manual":  # the same fleet again, its manual run (another run key)
-                    runs.append((fleets[0][0], stack.trigger(fleets[0][0])))
+                for dag_id in dag_ids:  # a manual DAG's run: its own run id, so its own run key
+                    date = None if dag_id.endswith("_manual") else "2026-11-29T00:00:00+00:00"
+                    runs.append((dag_id, stack.trigger(dag_id, logical_date=date)))
                 states = [stack.wait_for_run(dag, run, timeout=args.timeout) for dag, run in runs]
                 wall = time.monotonic() - started
             jobs = sim.state()["jobs"]
@@ -131,7 +150,7 @@ def summarize(scenario, specs, runs, states, jobs, calls, wall, prices, billed_c
     expected = Counter[tuple[str, str]]()
     for name, spec in specs.items():
         for city in spec.cities:
-            expected[(name, city.name)] = sum(1 for dag, _ in runs if dag == name)
+            expected[(name, city.name)] = sum(1 for dag, _ in runs if dag.removesuffix("_manual") == name)
     for job in jobs:
         fleet, city = _owner(job["name"], specs)
         fleet_of[job["name"]] = fleet
@@ -193,11 +212,12 @@ def main() -> None:
         result = run_scenario(scenario, args)
         results.append(result)
         print(json.dumps({k: v for k, v in result.items() if k != "calls"}), flush=True)
-    reference = next((r["makespan_s"] for r in results if r["scenario"] == "one"), None)
+    references = {r["scenario"]: r["makespan_s"] for r in results if r["scenario"].startswith("one")}
     print(
         "\nscenario | fleets | RLE | makespan (sim s) | vs one | idle share | warm | across | lost / dup | state"
     )
     for r in results:
+        reference = references.get("one-manual" if r["scenario"] == "manual" else "one")
         ratio = f"{r['makespan_s'] / reference:.2f}×" if reference and r["makespan_s"] else "—"
         print(
             f"{r['scenario']} | {r['fleets']} | {r['resource_limit_exceeded']} | {r['makespan_s']:,} | {ratio} | "

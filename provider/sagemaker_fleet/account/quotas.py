@@ -17,6 +17,7 @@ from botocore.exceptions import ClientError
 
 from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.jobs.paging import PagedListing
+from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES
 from sagemaker_fleet.jobs.service_quotas import SERVICE_CODE, account_quotas
 
 if TYPE_CHECKING:
@@ -26,8 +27,6 @@ if TYPE_CHECKING:
 PERMISSION = "servicequotas:ListServiceQuotas"
 #: The largest page ListServiceQuotas returns.
 PAGE_SIZE = 100
-#: Error codes of a call the credentials may not make (Service Quotas says AccessDeniedException).
-ACCESS_DENIED_CODES = frozenset({"AccessDeniedException", "AccessDenied"})
 
 
 class ServiceQuotasClient(Protocol):

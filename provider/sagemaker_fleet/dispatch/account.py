@@ -80,6 +80,7 @@ class AccountView:
     def __init__(self) -> None:
         self.jobs: dict[str, ForeignJob] = {}
         self.census_done = False
+        self.opaque: set[str] = set()  #: jobs the credentials may not describe
 
     # ------------------------------------------------------------------------------------------ observing
 
@@ -139,16 +140,23 @@ class AccountView:
             )
         self._forget_settled()
 
+    def denied(self, name: str) -> None:
+        """The credentials may not describe ``name`` (DescribeTrainingJob scoped to the fleet's own jobs): its shape
+        stays unknown and it is not asked for again; it counts for nothing, as every other job did before the run
+        counted the account (its capacity then shows as ResourceLimitExceeded, which the city backs off from)."""
+        self.opaque.add(name)
+
     def _forget_settled(self) -> None:
         for name in [name for name, job in self.jobs.items() if not job.holds]:
             del self.jobs[name]
+            self.opaque.discard(name)
 
     # ------------------------------------------------------------------------------------------ asking
 
     def to_describe(self, now: float, listed_after: dt.datetime | None) -> list[str]:
         """The jobs to describe in this sweep: those whose shape is unknown, then those created before the sweep's
         listing (``listed_after``) not seen for :data:`RECHECK_SECONDS`; at most :data:`DESCRIBES_PER_SWEEP`."""
-        unknown = [name for name, job in self.jobs.items() if job.shape is None]
+        unknown = [name for name, job in self.jobs.items() if job.shape is None and name not in self.opaque]
         stale = [
             name
             for name, job in self.jobs.items()

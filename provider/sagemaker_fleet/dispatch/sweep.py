@@ -205,6 +205,11 @@ class RunSweeps:
         if self.account is not None:
             self.account.described(name, description, now)
 
+    def foreign_denied(self, name: str) -> None:
+        """The credentials may not describe another run's job ``name`` (:meth:`AccountView.denied`)."""
+        if self.account is not None:
+            self.account.denied(name)
+
     def listed(
         self, listing: Listing, summaries: Sequence[Mapping[str, Any]], now: float, waiting: Sequence[Wait]
     ) -> Listed:

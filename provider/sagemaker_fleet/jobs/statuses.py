@@ -25,3 +25,5 @@ THROTTLING_CODES: frozenset[str] = frozenset(
 #: change a running job's keep-alive (undocumented either way): that job then ends with its pool, which is ended
 #: once Available like any idle one. Any other error passes, and the change is tried again.
 KEEP_ALIVE_REFUSALS: frozenset[str] = frozenset({"ValidationException", "ResourceNotFound"})
+#: Error codes of a call the credentials may not make.
+ACCESS_DENIED_CODES: frozenset[str] = frozenset({"AccessDeniedException", "AccessDenied"})

@@ -27,7 +27,7 @@ from botocore.exceptions import ClientError
 
 from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd, RunSweeps
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook, error_code
-from sagemaker_fleet.jobs.statuses import KEEP_ALIVE_REFUSALS, THROTTLING_CODES
+from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, KEEP_ALIVE_REFUSALS, THROTTLING_CODES
 from sagemaker_fleet.triggers.budget import WaitLineBudget
 from sagemaker_fleet.triggers.client import MIN_AWS_POLL_SECONDS, TRIGGERER_RETRIES, RunClient, aws_host
 from sagemaker_fleet.triggers.watch import (
@@ -96,6 +96,7 @@ class FleetPoller:
         self._key: tuple[int, PollerKey] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._min_interval = 0.0
+        self._denied_warned = False
 
     @classmethod
     def shared(
@@ -363,12 +364,29 @@ class FleetPoller:
         return next((result for result in results if isinstance(result, BaseException)), None)
 
     async def _describe_foreign(self, client: Any, names: list[str]) -> None:
-        """Describe other runs' jobs (their instance type and count, which summaries lack), a few at a time."""
+        """Describe other runs' jobs (their instance type and count, which summaries lack), a few at a time. One the
+        credentials may not describe (a policy scoped to the fleet's jobs) is left uncounted, with one warning."""
         limit = asyncio.Semaphore(DESCRIBE_CONCURRENCY)
 
         async def one(name: str) -> None:
             async with limit:
-                self.sweeps.foreign_described(name, await self.hook.adescribe(client, name), self.now())
+                try:
+                    described = await self.hook.adescribe(client, name)
+                except ClientError as exc:
+                    if error_code(exc) not in ACCESS_DENIED_CODES:
+                        raise
+                    self.sweeps.foreign_denied(name)
+                    if not self._denied_warned:
+                        self._denied_warned = True
+                        log.warning(
+                            "%s: may not describe other runs' training jobs (%s): their capacity is not counted "
+                            "and a city may meet ResourceLimitExceeded; allow sagemaker:DescribeTrainingJob on "
+                            "training-job/* (docs/aws.md, section 2)",
+                            self.name_contains,
+                            exc,
+                        )
+                    return
+            self.sweeps.foreign_described(name, described, self.now())
 
         await asyncio.gather(*(one(name) for name in names))
 

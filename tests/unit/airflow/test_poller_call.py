@@ -171,3 +171,50 @@ def test_keep_alive_0_refused_while_the_job_runs_is_done_and_the_pool_it_keeps_i
     tracker.observe([summary(spec, "c0", "Completed", pool="Available"), summary(spec, "c1")], whole=True)
     assert asyncio.run(sweep()) == [PoolEnd(c0, running=False)]
     assert sent == [(c0, True), (c1, True), (c0, False)]
+
+
+def test_another_runs_job_the_credentials_may_not_describe_is_left_uncounted_with_one_warning(
+    monkeypatch, caplog
+) -> None:
+    """A policy that scopes DescribeTrainingJob to the fleet's own jobs (what docs/aws.md asked for before runs
+    counted the account): the sweep goes on, the job is not asked for again, and the log names the permission."""
+    from sagemaker_fleet.dispatch.account import AccountView
+
+    p, _ = poller(monkeypatch)
+    p.sweeps.account = AccountView()
+    p.sweeps.account.observe(
+        [{"TrainingJobName": f"other-{i}", "TrainingJobStatus": "InProgress"} for i in range(2)], 0, own=()
+    )
+    asked: list[str] = []
+
+    async def adescribe(client: Any, name: str) -> Any:
+        asked.append(name)
+        raise ClientError(
+            {"Error": {"Code": "AccessDeniedException", "Message": "no"}}, "DescribeTrainingJob"
+        )
+
+    monkeypatch.setattr(p.hook, "adescribe", adescribe)
+    with caplog.at_level("WARNING"):
+        asyncio.run(p._describe_foreign(None, ["other-0", "other-1"]))
+    assert sorted(asked) == ["other-0", "other-1"]
+    assert p.sweeps.account.to_describe(0, None) == []  # not asked again
+    assert p.sweeps.account.held(()) == {}
+    warnings = [r.getMessage() for r in caplog.records if "may not describe" in r.getMessage()]
+    assert len(warnings) == 1
+    assert "sagemaker:DescribeTrainingJob on training-job/*" in warnings[0]
+
+
+def test_any_other_describe_error_of_another_runs_job_fails_the_sweep(monkeypatch) -> None:
+    from sagemaker_fleet.dispatch.account import AccountView
+
+    p, _ = poller(monkeypatch)
+    p.sweeps.account = AccountView()
+    p.sweeps.account.observe([{"TrainingJobName": "other", "TrainingJobStatus": "InProgress"}], 0, own=())
+
+    async def adescribe(client: Any, name: str) -> Any:
+        raise client_error("ThrottlingException", 400)
+
+    monkeypatch.setattr(p.hook, "adescribe", adescribe)
+    with pytest.raises(ClientError):
+        asyncio.run(p._describe_foreign(None, ["other"]))
+    assert p.sweeps.account.to_describe(0, None) == ["other"]  # asked again by the next sweep
