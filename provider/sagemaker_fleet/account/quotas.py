@@ -17,8 +17,8 @@ from botocore.exceptions import ClientError
 
 from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.jobs.paging import PagedListing
-from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES
 from sagemaker_fleet.jobs.service_quotas import SERVICE_CODE, account_quotas
+from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import InstanceQuota
