@@ -28,6 +28,7 @@ import random
 import tempfile
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,7 @@ def run_scenario(scenario: str, args: argparse.Namespace) -> dict[str, Any]:  # 
     from sagemaker_fleet.sim.client import SimClient, billed_cost
     from sagemaker_fleet.sim.driver import SimulateOptions, engine_config
     from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
+    from sagemaker_fleet.sim.workload import WorkModel
     from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -115,7 +117,10 @@ def run_scenario(scenario: str, args: argparse.Namespace) -> dict[str, Any]:  # 
                 )
                 dag_ids.append(dag_id)
         first = specs[fleets[0][0]]
-        config = engine_config(first, SimulateOptions(seed=args.seed))
+        # one account: the quotas every spec declares; every fleet's cities' expected work (not only the first's)
+        config = replace(
+            engine_config(first, SimulateOptions(seed=args.seed)), work=WorkModel.from_fleets(specs.values())
+        )
         prices = PriceBook(region=first.region, table=load_price_table(), spec_prices=first.prices)
         with SimulatorServer(ServerSettings(speed=args.speed, config=config)) as server:
             sim = SimClient(server.url)

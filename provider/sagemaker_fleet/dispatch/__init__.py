@@ -1,7 +1,10 @@
 """Dispatch: which city of a fleet run starts now, decided from the run's jobs as SageMaker lists them (pure).
 
 - ``book.py``: :class:`DispatchBook`, each city's turn read from the run's plan (group, rank, width, keep-alive);
-- ``tracker.py``: :class:`RunTracker`, the run's jobs from the listings and who may start now;
+- ``tracker.py``: :class:`RunTracker`, the run's jobs from the listings and who may start now (``state.py``: what
+  it keeps per job, what a waiting city asks with);
+- ``account.py``: :class:`~sagemaker_fleet.dispatch.account.AccountView`, other runs' jobs of the account: what
+  they hold of its quotas, which of their pools are the run's to take;
 - ``sweep.py``: :class:`~sagemaker_fleet.dispatch.sweep.RunSweeps`, one sweep of the run (listing window, describes,
   the hand-off, pool ends, back-off);
 - ``city_run.py``: :class:`~sagemaker_fleet.dispatch.city_run.CityRun`, one city's steps from its turn to its end.

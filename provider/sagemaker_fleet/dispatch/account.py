@@ -47,6 +47,11 @@ DESCRIBES_PER_SWEEP = 24
 #: The census lists running jobs created up to this long before the run's listing floor: SageMaker's longest
 #: MaxRuntimeInSeconds (28 days); a pool lives at most 6 hours after its job.
 CENSUS_LOOKBACK = dt.timedelta(days=28, hours=6)
+#: Another run's Available pool is this run's to take only once this many of the run's listings in a row showed it:
+#: its own run, whose next city takes it in the sweep that sees it free (the hand-off), goes first. Until then the
+#: run starts no job of that key cold either: SageMaker would put it on that pool, and the owner's city would then
+#: need a new instance the account may not have.
+CLAIM_AFTER_LISTINGS = 2
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,11 @@ class ForeignJob:
     created: dt.datetime | None
     seen: float
     shape: Shape | None = None
+    available_listings: int = 0  #: listings in a row that showed its pool Available
+
+    @property
+    def idle(self) -> bool:
+        return self.pool == "Available" and self.status not in ACTIVE
 
     @property
     def holds(self) -> bool:
@@ -114,10 +124,13 @@ class AccountView:
             known = self.jobs.get(name)
             created = as_datetime(summary.get("CreationTime"))
             if known is None:
-                self.jobs[name] = ForeignJob(str(summary.get("TrainingJobStatus")), pool, created, now)
-                continue
-            known.status, known.pool, known.seen = str(summary.get("TrainingJobStatus")), pool, now
-            known.created = created or known.created
+                known = self.jobs[name] = ForeignJob(
+                    str(summary.get("TrainingJobStatus")), pool, created, now
+                )
+            else:
+                known.status, known.pool, known.seen = str(summary.get("TrainingJobStatus")), pool, now
+                known.created = created or known.created
+            known.available_listings = known.available_listings + 1 if known.idle else 0
         if census:
             self.census_done = True
         self._forget_settled()
@@ -134,6 +147,8 @@ class AccountView:
         known.pool = (description.get("WarmPoolStatus") or {}).get("Status")
         known.created = as_datetime(description.get("CreationTime")) or known.created
         known.seen = now
+        if not known.idle:
+            known.available_listings = 0
         if known.shape is None and description.get("ResourceConfig") and description.get("RoleArn"):
             known.shape = Shape(
                 warm_pool_key(description), bool(description.get("EnableManagedSpotTraining"))
@@ -181,21 +196,27 @@ class AccountView:
                 held[(itype, "instances")] += count
         return held
 
-    def idle_pools(self) -> Counter[WarmPoolKey]:
-        """Available pools of other runs by matching key: a job of the run with that key starts on one."""
+    def idle_pools(self, *, claimable: bool = True) -> Counter[WarmPoolKey]:
+        """Available pools of other runs by matching key: a job of the run with that key starts on one.
+        ``claimable``: those shown Available in :data:`CLAIM_AFTER_LISTINGS` listings in a row (the run's to take);
+        False: the others (their own run may be about to take them)."""
         return Counter(
             job.shape.key
             for job in self.jobs.values()
-            if job.shape is not None and job.pool == "Available" and job.status not in ACTIVE
+            if job.shape is not None
+            and job.idle
+            and (job.available_listings >= CLAIM_AFTER_LISTINGS) == claimable
         )
 
-    def holdings(self, book: DispatchBook) -> tuple[Counter[QuotaPool], Counter[str]]:
-        """For ``book``'s run: the instances other runs hold per quota, and their Available pools per warm-pool
-        group of the run whose matching key they have."""
+    def holdings(self, book: DispatchBook) -> tuple[Counter[QuotaPool], Counter[str], Counter[str]]:
+        """For ``book``'s run: the instances other runs hold per quota, and per warm-pool group of the run their
+        Available pools with its matching key that are the run's to take, and those that are not yet."""
         separate_spot = {itype for itype, kind in book.capacity if kind == "spot_instances"}
         groups = {key: group for group, key in book.keys.items()}
         idle: Counter[str] = Counter()
-        for key, pools in self.idle_pools().items():
-            if key in groups:
-                idle[groups[key]] += pools
-        return self.held(separate_spot), idle
+        reserved: Counter[str] = Counter()
+        for counts, claimable in ((idle, True), (reserved, False)):
+            for key, pools in self.idle_pools(claimable=claimable).items():
+                if key in groups:
+                    counts[groups[key]] += pools
+        return self.held(separate_spot), idle, reserved

@@ -39,54 +39,19 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+# CREATION_MARGIN, HANDOFF_INTERVAL and Wait are imported from here too (the shells, the Fleet view, users' code)
+from sagemaker_fleet.dispatch.state import CREATION_MARGIN, HANDOFF_INTERVAL, Counts, JobState, Wait
 from sagemaker_fleet.jobs.paging import as_datetime
 from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
+__all__ = ["CREATION_MARGIN", "HANDOFF_INTERVAL", "JobState", "RunTracker", "Wait"]
+
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.account import AccountView
     from sagemaker_fleet.dispatch.book import DispatchBook, QuotaPool, Turn
-
-Counts = Counter[str]
-#: Warm-pool statuses after which a job holds nothing any more.
-POOL_SETTLED = frozenset({"Terminated", "Reused"})
-#: The listing starts this long before the oldest unsettled job's creation (clock skew, listing lag).
-CREATION_MARGIN = dt.timedelta(minutes=5)
-#: While a city waits for its turn the run is swept at least this often (seconds): the sweep that sees a job end
-#: is the one that starts its successor, so this bounds the hand-off (one ListTrainingJobs call per run a sweep).
-HANDOFF_INTERVAL = 10.0
-
-
-@dataclass
-class JobState:
-    """One job of the run as last listed or described."""
-
-    city: str
-    attempt: int
-    status: str
-    pool: str | None
-    created: dt.datetime | None
-    retained: float = 0.0  #: ResourceRetainedBillableTimeInSeconds: > 0 on a Terminated pool that idled
-
-    @property
-    def settled(self) -> bool:
-        """Terminal and holding no pool: later listings may leave it out without losing anything."""
-        return self.status in TERMINAL and (self.pool is None or self.pool in POOL_SETTLED)
-
-
-@dataclass(frozen=True)
-class Wait:
-    """A city asking to start its ``attempt``-th submission. ``first``: it has no job in this run yet, so it waits
-    for its turn in the group (a spot re-submission or a retry already had its turn and waits for room only);
-    ``since``: when it began waiting (seconds, the caller's clock)."""
-
-    city: str
-    attempt: int = 1
-    first: bool = True
-    since: float = 0.0
 
 
 class RunTracker:
@@ -120,6 +85,9 @@ class RunTracker:
         self._tail_released: set[str] = set()
         self.listed_whole = False
         self.account: AccountView | None = None  #: other runs' jobs of the account (set by the sweeps)
+        self._reserved: Counter[str] = (
+            Counter()
+        )  # per group: other runs' pools of its key not yet its to take
 
     # ------------------------------------------------------------------------------------------ observing
 
@@ -180,7 +148,7 @@ class RunTracker:
     def _holdings(self) -> tuple[Counter[QuotaPool], Counter[str], Counter[str]]:
         """Instances held per quota (running jobs, admitted ones, idle pools; other runs' too), idle pools per group
         (other runs' matching ones too), and per group the admitted (not yet listed) cities that take one of them."""
-        used, idle = self.account.holdings(self.book) if self.account is not None else (Counter(), Counter())
+        used, idle, self._reserved = self.account.holdings(self.book) if self.account else (Counter(),) * 3
         pending_warm: Counter[str] = Counter()
         for name, state in self.jobs.items():
             turn = self.book.turns.get(state.city)
@@ -323,6 +291,8 @@ class RunTracker:
                 held_back[group] += 1
                 continue
             pools = idle[group]
+            if not pools and self._reserved[group] and turn.quota_for(wait.attempt)[1] == "instances":
+                continue  # it would take another run's pool that run's own city may take now (account.py)
             if not self._claim(turn, wait.attempt, used, idle):
                 continue
             if wait.first and idle[group] == pools:

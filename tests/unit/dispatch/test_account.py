@@ -160,12 +160,32 @@ def test_another_runs_idle_pool_of_the_groups_key_is_a_warm_start_not_new_instan
     pool = described(other("x0", "Completed", "Available"))
     seen(sweeps, [pool])
     assert sweeps.account is not None
+    # first its own run may take it (its next city does in the sweep that sees it free): ours waits, and starts no
+    # job of that key cold either (SageMaker would put it on that pool)
+    assert sweeps.account.idle_pools() == {}
+    assert sweeps.account.idle_pools(claimable=False) == {key: 1}
+    assert tracker.admit([Wait(c) for c in cities[1:]], now=0) == []
+    seen(sweeps, [pool])  # a second listing shows it still Available: its run did not want it
     assert sweeps.account.idle_pools() == {key: 1}
     # our next city takes that pool (SageMaker matches by key): it needs no new instance
     assert tracker.admit([Wait(c) for c in cities[1:]], now=0) == cities[1:2]
     # a pool of another key (another role) is not ours to take: nothing more starts
     seen(sweeps, [pool, described(other("y0", "Completed", "Available"), role="arn:aws:iam::1:role/other")])
     assert tracker.admit([Wait(c) for c in cities[2:]], now=1) == []
+
+
+def test_while_another_runs_pool_of_the_key_is_its_own_to_take_no_city_of_the_key_starts_cold() -> None:
+    """Room for a cold start, but another run's pool of the key turned Available this listing: a cold create now
+    would be put on that pool by SageMaker, and the other run's next city — admitted to take it — would need an
+    instance the account may not have (ResourceLimitExceeded). So ours waits one listing."""
+    spec, book, sweeps = run(n=6, instances=4)
+    tracker = sweeps.tracker
+    assert tracker is not None
+    cities = list(book.members["g0"])
+    seen(sweeps, [described(other("x0", "Completed", "Available"))])
+    assert tracker.admit([Wait(cities[0])], now=0) == []
+    seen(sweeps, [described(other("x0", "Completed", "Reused"))])  # its run took it
+    assert tracker.admit([Wait(cities[0])], now=1) == cities[:1]  # cold, on a new instance
 
 
 def test_a_run_without_a_plan_lists_only_its_own_jobs() -> None:
