@@ -14,10 +14,16 @@ run's, and every job that is not the run's comes here:
   :data:`DESCRIBES_PER_SWEEP` a sweep) and its shape kept;
 - **which pools match**: an Available pool of another run whose matching key equals one of the run's warm-pool
   groups is a warm start for the account: SageMaker puts the group's next job on it. The tracker counts it as an
-  idle pool of that group (its instances are held already, so the city taking it needs none);
+  idle pool of that group (its instances are held already, so the city taking it needs none) — only as seen in
+  this sweep (its listing, or a description since): another run's city may take it any moment, and a city
+  admitted on a pool that is gone meets ``ResourceLimitExceeded``;
 - **jobs older than the listing**: the sweep lists from the oldest job of the run that can still change; another
   run's job created before that and still holding capacity is described again every :data:`RECHECK_SECONDS`
-  (until then it counts as still holding: a late answer can only delay an admission, never over-admit);
+  (until then it counts as still holding, but not as a pool to take: a late answer can only delay an admission,
+  never over-admit);
+- **a refusal**: a create refused for the quota (:meth:`refused`) shows the view missed something — another run's
+  city admitted in the same second, not listed yet; a pool taken since the listing. Until the next listing that
+  quota counts as full, so the refused city's place does not go to the next city only to be refused as well;
 - **the census**: before the first sweep, one listing of every running job and one of every Available pool of the
   account (:meth:`census_filters`), so jobs created before the run's listing floor count too.
 
@@ -27,6 +33,7 @@ Everything is keyed by job name and rebuilt from AWS by a restarted triggerer, l
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections import Counter
 from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
@@ -81,6 +88,8 @@ class AccountView:
         self.jobs: dict[str, ForeignJob] = {}
         self.census_done = False
         self.opaque: set[str] = set()  #: jobs the credentials may not describe
+        self.listed_at = -math.inf  #: the shell's clock at the latest listing
+        self.full: set[QuotaPool] = set()  #: quotas a create was refused on since the latest listing
 
     # ------------------------------------------------------------------------------------------ observing
 
@@ -120,6 +129,9 @@ class AccountView:
             known.created = created or known.created
         if census:
             self.census_done = True
+        else:
+            self.listed_at = now
+            self.full.clear()
         self._forget_settled()
 
     def described(self, name: str, description: Mapping[str, Any] | None, now: float) -> None:
@@ -145,6 +157,11 @@ class AccountView:
         stays unknown and it is not asked for again; it counts for nothing, as every other job did before the run
         counted the account (its capacity then shows as ResourceLimitExceeded, which the city backs off from)."""
         self.opaque.add(name)
+
+    def refused(self, pool: QuotaPool) -> None:
+        """A create of the run was refused for quota ``pool`` (ResourceLimitExceeded): until the next listing the
+        quota counts as full (see the module docstring)."""
+        self.full.add(pool)
 
     def _forget_settled(self) -> None:
         for name in [name for name, job in self.jobs.items() if not job.holds]:
@@ -182,11 +199,17 @@ class AccountView:
         return held
 
     def idle_pools(self) -> Counter[WarmPoolKey]:
-        """Available pools of other runs by matching key: a job of the run with that key starts on one."""
+        """Available pools of other runs by matching key, as seen in this sweep: a job of the run with that key
+        starts on one. None of an instance type the quota refused since the listing."""
+        refused = {itype for itype, _ in self.full}
         return Counter(
             job.shape.key
             for job in self.jobs.values()
-            if job.shape is not None and job.pool == "Available" and job.status not in ACTIVE
+            if job.shape is not None
+            and job.pool == "Available"
+            and job.status not in ACTIVE
+            and job.seen >= self.listed_at
+            and job.shape.key.instance_type not in refused
         )
 
     def holdings(self, book: DispatchBook) -> tuple[Counter[QuotaPool], Counter[str]]:
@@ -198,4 +221,7 @@ class AccountView:
         for key, pools in self.idle_pools().items():
             if key in groups:
                 idle[groups[key]] += pools
-        return self.held(separate_spot), idle
+        held = self.held(separate_spot)
+        for pool in self.full:  # no room left, whatever the view says
+            held[pool] += book.capacity.get(pool, 0)
+        return held, idle
