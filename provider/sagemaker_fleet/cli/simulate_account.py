@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cli.inputs import INPUT_ERRORS, load_spec, refused, run_key_of
 from sagemaker_fleet.cost.errors import CostReportError
+from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.fleetspec.names import validate_run_key
 from sagemaker_fleet.jobs.duration_text import duration
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.sim.driver import AccountResult, AccountRun
 
 
-class ArgumentError(ValueError):
+class ArgumentError(SageMakerFleetError, ValueError):
     """A command-line argument that allows no run: the message names it."""
 
 
