@@ -11,7 +11,10 @@ from collections.abc import Sequence
 COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("validate", "check a fleet spec; exit 2 with every error on stderr"),
     "plan": ("plan", "pool-aware plan of a fleet (warm-pool lanes, order, keep-alive)"),
-    "simulate": ("simulate", "run a fleet through the simulator engine in virtual time"),
+    "simulate": (
+        "simulate",
+        "run a fleet through the simulator engine in virtual time; several fleets share one account",
+    ),
     "sim": ("sim", "the simulated SageMaker endpoint (`sim serve`)"),
     "report": ("report", "cost report for one run from DescribeTrainingJob"),
     "preflight": ("preflight", "check the account before a run; its quotas, roles, buckets, data, images"),

@@ -1,6 +1,7 @@
 """``sagemaker-fleet simulate FLEET.yaml [--strategy planned|naive] [--seed N] [--json] [--compare]``.
 
-Runs the whole fleet through the simulator engine in virtual time (no Airflow, no HTTP) and prints the simulate
+Several fleets (``simulate A.yaml B.yaml [--offset B.yaml=SECONDS]``) run on one simulated account:
+:mod:`.simulate_account`. One fleet: runs the whole fleet through the simulator engine in virtual time (no Airflow, no HTTP) and prints the simulate
 JSON (``--json``) or a readable summary. ``--compare`` runs both strategies with the same seed and shows
 them side by side with the ratio naive / planned. The run key defaults to today's date in UTC, as for ``plan``;
 the simulated draws follow the job names, so a fixed ``--run-key`` reproduces a result another day. Exit 0 with the result; exit 2 with the errors on stderr when
@@ -25,6 +26,7 @@ from sagemaker_fleet.cli.inputs import (
     refused,
     run_key_of,
 )
+from sagemaker_fleet.cli.simulate_account import ArgumentError, FleetArgument, offset, offsets_of, run_account
 from sagemaker_fleet.cost.errors import CostReportError
 from sagemaker_fleet.jobs.duration_text import duration
 
@@ -52,7 +54,13 @@ CALLS = ("CreateTrainingJob", "DescribeTrainingJob", "ListTrainingJobs")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("spec", metavar="FLEET.yaml", help="the fleet spec to simulate")
+    parser.add_argument(
+        "specs",
+        nargs="+",
+        metavar="FLEET.yaml[@RUN_KEY]",
+        help="the fleet spec to simulate; several run side by side on one simulated account (its quotas the "
+        "largest the specs declare); FILE@RUN_KEY gives that run its own run key (a fleet beside a copy of itself)",
+    )
     parser.add_argument(
         "--strategy",
         choices=("planned", "naive"),
@@ -61,6 +69,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=7, help="seed of every simulated draw (default 7)")
     add_run_key_argument(parser)
+    parser.add_argument(
+        "--offset",
+        action="append",
+        type=offset,
+        metavar="FLEET.yaml[@RUN_KEY]=SECONDS",
+        help="with several fleets: that run starts SECONDS of simulated time after the first (default 0; repeatable)",
+    )
     parser.add_argument("--json", action="store_true", help="print the simulate JSON (docs/quickstart.md)")
     parser.add_argument(
         "--compare", action="store_true", help="run both strategies with the same seed, side by side"
@@ -92,11 +107,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _simulate(args: argparse.Namespace) -> list[SimulationResult]:
     from sagemaker_fleet.sim.driver import STRATEGIES, SimulateOptions, simulate_fleet
 
-    spec = load_spec(args.spec)
+    fleet = FleetArgument.parse(args.specs[0])
+    run_key = fleet.run_key or run_key_of(args)
+    offsets_of([fleet], [run_key], args.offset or [])  # an --offset must name it (its value changes nothing)
+    spec = load_spec(fleet.path)
     options = SimulateOptions(
         strategy=args.strategy,
         seed=args.seed,
-        run_key=run_key_of(args),
+        run_key=run_key,
         history=load_history(args.history, spec),
         throttle_share=args.throttle_share,
         refuse_keep_alive_while_running=args.refuse_keep_alive_while_running,
@@ -108,12 +126,16 @@ def _simulate(args: argparse.Namespace) -> list[SimulationResult]:
 def run(args: argparse.Namespace) -> int:
     from sagemaker_fleet.sim.driver import SimulationError
 
+    if len(args.specs) > 1:
+        return run_account(args)
     refusals: tuple[type[Exception], ...] = (*INPUT_ERRORS, SimulationError, CostReportError, ValueError)
     began = time.perf_counter()
     try:
         results = _simulate(args)
+    except ArgumentError as exc:
+        return refused(exc)
     except refusals as exc:
-        return refused(exc, args.spec)
+        return refused(exc, FleetArgument.parse(args.specs[0]).path)
     real = time.perf_counter() - began
     if args.report_dir:
         try:

@@ -14,10 +14,16 @@ run's, and every job that is not the run's comes here:
   :data:`DESCRIBES_PER_SWEEP` a sweep) and its shape kept;
 - **which pools match**: an Available pool of another run whose matching key equals one of the run's warm-pool
   groups is a warm start for the account: SageMaker puts the group's next job on it. The tracker counts it as an
-  idle pool of that group (its instances are held already, so the city taking it needs none);
+  idle pool of that group (its instances are held already, so the city taking it needs none) — only as seen in
+  this sweep (its listing, or a description since): another run's city may take it any moment, and a city
+  admitted on a pool that is gone meets ``ResourceLimitExceeded``;
 - **jobs older than the listing**: the sweep lists from the oldest job of the run that can still change; another
   run's job created before that and still holding capacity is described again every :data:`RECHECK_SECONDS`
-  (until then it counts as still holding: a late answer can only delay an admission, never over-admit);
+  (until then it counts as still holding, but not as a pool to take: a late answer can only delay an admission,
+  never over-admit);
+- **a refusal**: a create refused for the quota (:meth:`refused`) shows the view missed something — another run's
+  city admitted in the same second, not listed yet; a pool taken since the listing. Until the next listing that
+  quota counts as full, so the refused city's place does not go to the next city only to be refused as well;
 - **the census**: before the first sweep, one listing of every running job and one of every Available pool of the
   account (:meth:`census_filters`), so jobs created before the run's listing floor count too.
 
@@ -27,6 +33,7 @@ Everything is keyed by job name and rebuilt from AWS by a restarted triggerer, l
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections import Counter
 from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
@@ -47,7 +54,8 @@ DESCRIBES_PER_SWEEP = 24
 #: The census lists running jobs created up to this long before the run's listing floor: SageMaker's longest
 #: MaxRuntimeInSeconds (28 days); a pool lives at most 6 hours after its job.
 CENSUS_LOOKBACK = dt.timedelta(days=28, hours=6)
-#: Another run's Available pool is this run's to take only once this many of the run's listings in a row showed it:
+#: Another run's Available pool is this run's to take only once this many of the run's looks in a row (listings, or
+#: descriptions of a job older than the listing) showed it:
 #: its own run, whose next city takes it in the sweep that sees it free (the hand-off), goes first. Until then the
 #: run starts no job of that key cold either: SageMaker would put it on that pool, and the owner's city would then
 #: need a new instance the account may not have.
@@ -91,6 +99,8 @@ class AccountView:
         self.jobs: dict[str, ForeignJob] = {}
         self.census_done = False
         self.opaque: set[str] = set()  #: jobs the credentials may not describe
+        self.listed_at = -math.inf  #: the shell's clock at the latest listing
+        self.full: set[QuotaPool] = set()  #: quotas a create was refused on since the latest listing
 
     # ------------------------------------------------------------------------------------------ observing
 
@@ -133,6 +143,9 @@ class AccountView:
             known.available_listings = known.available_listings + 1 if known.idle else 0
         if census:
             self.census_done = True
+        else:
+            self.listed_at = now
+            self.full.clear()
         self._forget_settled()
 
     def described(self, name: str, description: Mapping[str, Any] | None, now: float) -> None:
@@ -146,9 +159,11 @@ class AccountView:
         known.status = str(description.get("TrainingJobStatus"))
         known.pool = (description.get("WarmPoolStatus") or {}).get("Status")
         known.created = as_datetime(description.get("CreationTime")) or known.created
-        known.seen = now
         if not known.idle:
             known.available_listings = 0
+        elif known.seen < self.listed_at:  # not in this sweep's listing (older than it): one more look
+            known.available_listings += 1
+        known.seen = now
         if known.shape is None and description.get("ResourceConfig") and description.get("RoleArn"):
             known.shape = Shape(
                 warm_pool_key(description), bool(description.get("EnableManagedSpotTraining"))
@@ -160,6 +175,11 @@ class AccountView:
         stays unknown and it is not asked for again; it counts for nothing, as every other job did before the run
         counted the account (its capacity then shows as ResourceLimitExceeded, which the city backs off from)."""
         self.opaque.add(name)
+
+    def refused(self, pool: QuotaPool) -> None:
+        """A create of the run was refused for quota ``pool`` (ResourceLimitExceeded): until the next listing the
+        quota counts as full (see the module docstring)."""
+        self.full.add(pool)
 
     def _forget_settled(self) -> None:
         for name in [name for name, job in self.jobs.items() if not job.holds]:
@@ -197,14 +217,18 @@ class AccountView:
         return held
 
     def idle_pools(self, *, claimable: bool = True) -> Counter[WarmPoolKey]:
-        """Available pools of other runs by matching key: a job of the run with that key starts on one.
-        ``claimable``: those shown Available in :data:`CLAIM_AFTER_LISTINGS` listings in a row (the run's to take);
-        False: the others (their own run may be about to take them)."""
+        """Available pools of other runs by matching key, as seen in this sweep: a job of the run with that key
+        starts on one. None of an instance type the quota refused since the listing. ``claimable``: those shown
+        Available in :data:`CLAIM_AFTER_LISTINGS` listings in a row (the run's to take); False: the others (their
+        own run may be about to take them)."""
+        refused = {itype for itype, _ in self.full}
         return Counter(
             job.shape.key
             for job in self.jobs.values()
             if job.shape is not None
             and job.idle
+            and job.seen >= self.listed_at
+            and job.shape.key.instance_type not in refused
             and (job.available_listings >= CLAIM_AFTER_LISTINGS) == claimable
         )
 
@@ -219,4 +243,7 @@ class AccountView:
             for key, pools in self.idle_pools(claimable=claimable).items():
                 if key in groups:
                     counts[groups[key]] += pools
-        return self.held(separate_spot), idle, reserved
+        held = self.held(separate_spot)
+        for pool in self.full:  # no room left, whatever the view says
+            held[pool] += book.capacity.get(pool, 0)
+        return held, idle, reserved

@@ -260,6 +260,7 @@ class CityRun:
                 raise
             if attachment is None:
                 self.refusals += 1
+                self._refused(step.attempt)
                 self.io.release(self.name)
                 delay = capacity_delay(retries, self.capacity_retry_seconds, self.capacity_retry_max_seconds)
                 delay *= self.io.jitter(name, retries)
@@ -284,6 +285,15 @@ class CityRun:
             if self.tracker is not None:
                 self.tracker.observe([attachment.description], listed=False)
             return attachment
+
+    def _refused(self, attempt: int) -> None:
+        """The quota refused this city's create: the run's view of the account missed something, so the quota
+        counts as full until the next listing (:meth:`AccountView.refused`) — before the city's place is given
+        back, which would otherwise go to the next city only to be refused as well."""
+        tracker = self.tracker
+        turn = tracker.book.turns.get(self.name) if tracker is not None else None
+        if tracker is not None and tracker.account is not None and turn is not None:
+            tracker.account.refused(turn.quota_for(attempt))
 
     def _keep_alive_at_create(self, request: CreateTrainingJobRequestTypeDef, planned: int) -> int:
         """Keep-alive 0 in ``request`` when the tracker says no city of the group is left to take the pool over

@@ -37,6 +37,7 @@ from sagemaker_fleet.sim.state import JobListener, SimState
 
 if TYPE_CHECKING:
     from sagemaker_fleet.sim.checkpoints import CheckpointStore
+    from sagemaker_fleet.sim.counters import ApiCounters
 
 OPERATIONS = (
     "CreateTrainingJob",
@@ -88,24 +89,34 @@ class SimEngine:
     # -------------------------------------------------------------------------------------------- the API
 
     def call(
-        self, operation: str, request: Mapping[str, Any], precheck: Precheck | None = None
+        self,
+        operation: str,
+        request: Mapping[str, Any],
+        precheck: Precheck | None = None,
+        *,
+        tally: ApiCounters | None = None,
     ) -> dict[str, Any]:
-        """One API call as the endpoint serves it: counted, maybe throttled, prechecked, then dispatched."""
+        """One API call as the endpoint serves it: counted, maybe throttled, prechecked, then dispatched.
+        ``tally``: the caller's own counters, counted alike besides the account's (``simulate`` keeps each fleet
+        run's calls apart on one engine)."""
         with self._lock:
-            counters = self._state.counters
-            counters.calls[operation] += 1
+            tallies = (self._state.counters,) if tally is None else (self._state.counters, tally)
+            for counters in tallies:
+                counters.calls[operation] += 1
             config = self._state.config
             if self._state.throttle.should_throttle(
                 operation, config.throttle_share, config.throttle_operations
             ):
-                counters.throttled[operation] += 1
+                for counters in tallies:
+                    counters.throttled[operation] += 1
                 raise throttled()
             try:
                 if precheck is not None:
                     precheck(request)
                 return self._dispatch(operation, request)
             except SimApiError as exc:
-                counters.errors[f"{operation}:{exc.code}"] += 1
+                for counters in tallies:
+                    counters.errors[f"{operation}:{exc.code}"] += 1
                 raise
 
     def create_training_job(self, request: Mapping[str, Any]) -> dict[str, Any]:

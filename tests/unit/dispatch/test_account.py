@@ -188,6 +188,53 @@ def test_while_another_runs_pool_of_the_key_is_its_own_to_take_no_city_of_the_ke
     assert tracker.admit([Wait(cities[0])], now=1) == cities[:1]  # cold, on a new instance
 
 
+def test_another_runs_pool_not_seen_in_this_sweep_holds_instances_but_is_no_warm_start() -> None:
+    """A pool older than the listing is known from an earlier description only: another run's city may have taken
+    it since. It still counts as held (never over-admit), but no city is admitted to take it — that city met
+    ResourceLimitExceeded when the pool was gone (simulate of two fleets on one account: 13 refusals)."""
+    spec, book, sweeps = run(n=6, instances=2)
+    tracker, view = sweeps.tracker, sweeps.account
+    assert tracker is not None
+    assert view is not None
+    cities = list(book.members["g0"])
+    tracker.observe([summary(spec, cities[0])])
+    pool = described(other("x0", "Completed", "Available", created=T0 - dt.timedelta(hours=1)))
+    seen(sweeps, [pool], now=0)
+    seen(sweeps, [pool], now=0)  # two listings: its own run let it go
+    assert view.idle_pools() != {}
+    # the next sweep lists from after the pool's job: it is not in the listing, nor described again yet
+    after = Listing(T0, whole=False, account=True)
+    assert sweeps.foreign(after, [], 10) == []
+    assert view.held(()) == {("ml.m5.xlarge", "instances"): 1}
+    assert view.idle_pools() == {}
+    assert tracker.admit([Wait(c) for c in cities[1:]], now=10) == []
+    # described again (RECHECK_SECONDS on), still Available: a warm start again
+    assert sweeps.foreign(after, [], 10 + RECHECK_SECONDS) == ["x0"]
+    sweeps.foreign_described("x0", pool, 10 + RECHECK_SECONDS)
+    assert tracker.admit([Wait(c) for c in cities[1:]], now=10 + RECHECK_SECONDS) == cities[1:2]
+
+
+def test_a_refused_create_fills_the_quota_until_the_next_listing() -> None:
+    """After ResourceLimitExceeded the view missed something (another run's city admitted in the same second):
+    the refused city's place does not go to the next city, which would be refused too (ten in a row were)."""
+    spec, book, sweeps = run(n=6, instances=4)
+    tracker, view = sweeps.tracker, sweeps.account
+    assert tracker is not None
+    assert view is not None
+    cities = list(book.members["g0"])
+    pool = described(other("x0", "Completed", "Available"))
+    seen(sweeps, [pool])
+    seen(sweeps, [pool])  # two listings: its own run let it go
+    assert tracker.admit([Wait(cities[0])], now=0) == cities[:1]
+    view.refused(("ml.m5.xlarge", "instances"))
+    tracker.release(cities[0])
+    assert view.idle_pools() == {}
+    assert tracker.admit([Wait(c) for c in cities], now=0) == []
+    assert "quota" in tracker.waiting_reason(Wait(cities[0]), now=0)
+    seen(sweeps, [pool], now=10)  # the next listing
+    assert tracker.admit([Wait(c) for c in cities], now=10) == cities[:4]
+
+
 def test_a_run_without_a_plan_lists_only_its_own_jobs() -> None:
     sweeps = RunSweeps(RunTracker(DispatchBook.empty(), {}))
     assert sweeps.account is None

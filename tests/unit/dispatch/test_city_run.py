@@ -80,3 +80,36 @@ def test_the_capacity_timeout_counts_from_the_first_refusal_not_from_the_wait_fo
     assert run.refusals == 3
     assert io.released == ["oslo"] * 3  # each refusal gives the city's place back
     assert [w.first for w in io.turns] == [True, False, False]  # a retry already had its turn
+
+
+def test_a_refused_create_tells_the_runs_account_view_before_giving_the_place_back() -> None:
+    """The quota counts as full from the refusal on, so the place the city gives back goes to nobody until the
+    next listing (the shell re-admits at once on release)."""
+    from sagemaker_fleet.dispatch import DispatchBook, RunTracker
+    from sagemaker_fleet.dispatch.sweep import RunSweeps
+    from sagemaker_fleet.jobs.progress import run_job_names
+    from sagemaker_fleet.plan import plan_fleet
+
+    spec = fleet([city("oslo"), city("rome")])
+    sweeps = RunSweeps(
+        RunTracker(DispatchBook.from_plan(plan_fleet(spec, RUN_KEY), spec), run_job_names(spec, RUN_KEY))
+    )
+    view = sweeps.account
+    assert view is not None
+    assert sweeps.tracker is not None
+    io = QuotaInUse(turn_wait=0.0)
+    full_at_release: list[bool] = []
+    io.release = lambda name: full_at_release.append(("ml.m5.xlarge", "instances") in view.full)  # type: ignore[method-assign]
+    run = CityRun(
+        spec,
+        spec.city("oslo"),
+        RUN_KEY,
+        io,
+        Quiet(),
+        sweeps.tracker,
+        capacity_retry_seconds=60.0,
+        capacity_timeout_seconds=100.0,
+    )
+    asyncio.run(run.train())
+    assert full_at_release
+    assert all(full_at_release)

@@ -1,4 +1,5 @@
-"""The ``simulate`` driver: a whole fleet through the simulator engine in virtual time (docs/formats.md, simulate JSON).
+"""The ``simulate`` driver: a whole fleet, or several on one account, through the simulator engine in virtual time
+(docs/formats.md, simulate JSON).
 
 It composes the pieces production uses — the planner, the run's sweep and each city's run as the triggerer runs
 them (``dispatch``), the request compiler and the cost model — around the engine, so a simulated run behaves and is
@@ -7,13 +8,32 @@ priced like a real one. Production code never imports it.
 
 from __future__ import annotations
 
+from sagemaker_fleet.sim.driver.account_result import AccountResult
 from sagemaker_fleet.sim.driver.errors import SimulationError
-from sagemaker_fleet.sim.driver.options import STRATEGIES, SimulateOptions, StrategyName, engine_config
+from sagemaker_fleet.sim.driver.options import (
+    STRATEGIES,
+    SimulateOptions,
+    StrategyName,
+    account_config,
+    account_quotas,
+    engine_config,
+)
 from sagemaker_fleet.sim.driver.result import SimulationResult
-from sagemaker_fleet.sim.driver.run import FleetSimulation, Progress, ProgressCallback, simulate_fleet
+from sagemaker_fleet.sim.driver.run import (
+    AccountRun,
+    AccountSimulation,
+    FleetSimulation,
+    Progress,
+    ProgressCallback,
+    simulate_account,
+    simulate_fleet,
+)
 
 __all__ = [
     "STRATEGIES",
+    "AccountResult",
+    "AccountRun",
+    "AccountSimulation",
     "FleetSimulation",
     "Progress",
     "ProgressCallback",
@@ -21,6 +41,9 @@ __all__ = [
     "SimulationError",
     "SimulationResult",
     "StrategyName",
+    "account_config",
+    "account_quotas",
     "engine_config",
+    "simulate_account",
     "simulate_fleet",
 ]

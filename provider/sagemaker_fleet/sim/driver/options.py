@@ -12,11 +12,15 @@ from typing import TYPE_CHECKING, Literal
 
 from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, POLL_INTERVAL
 from sagemaker_fleet.dispatch.tracker import HANDOFF_INTERVAL
+from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.jobs.attempts import CAPACITY_RETRY_MAX_SECONDS
 from sagemaker_fleet.sim.config import SimConfig, SpotMarketConfig
+from sagemaker_fleet.sim.driver.errors import SimulationError
 from sagemaker_fleet.sim.workload import WorkModel
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.plan.history import DurationHistory
 
@@ -77,13 +81,69 @@ class SimulateOptions:
 
 def engine_config(spec: FleetSpec, options: SimulateOptions) -> SimConfig:
     """The engine's configuration for ``spec``: its quotas, its cities' expected work, the seed and the market."""
+    return account_config([spec], options)
+
+
+def account_config(specs: Sequence[FleetSpec], options: SimulateOptions) -> SimConfig:
+    """The engine's configuration for fleets run side by side on one account: their region (one: quotas are per
+    region), the account's quotas (:func:`account_quotas`), every city's expected work, the seed and the market."""
+    regions = sorted({spec.region for spec in specs})
+    if len(regions) > 1:
+        where = ", ".join(f"{spec.fleet} in {spec.region}" for spec in specs)
+        raise SimulationError(
+            f"region: the fleets are in {len(regions)} regions ({where}); SageMaker's quotas and warm pools are "
+            "per region, so they share no account here: simulate each region's fleets on their own"
+        )
+    quotas, _ = account_quotas(specs)
     config = SimConfig(
         seed=options.seed,
-        region=spec.region,
-        work=WorkModel.from_fleets([spec]),
-        quotas=MappingProxyType(dict(spec.quotas)),
+        region=specs[0].region,
+        work=WorkModel.from_fleets(specs),
+        quotas=MappingProxyType(quotas),
         throttle_share=options.throttle_share,
         failure_probability=options.failure_probability,
         refuse_keep_alive_while_running=options.refuse_keep_alive_while_running,
     )
     return config if options.spot is None else replace(config, spot=options.spot)
+
+
+def account_quotas(specs: Sequence[FleetSpec]) -> tuple[dict[str, InstanceQuota], list[str]]:
+    """The account's quotas for ``specs`` run side by side, and a note for each figure the specs disagree on.
+
+    Each spec declares what its runs may use of the account (docs/aws.md: the whole quota, in every fleet), so the
+    account has at least the largest figure any of them declares: per instance type and field, that one is the
+    account's, and a run whose spec declares less still keeps to its own (a cap the team chose). Specs without a
+    ``quotas:`` block (the assumed quota) count only for types no other spec declares. One spec: its quotas.
+    """
+    declared = [spec for spec in specs if spec.quotas_given] or list(specs)
+    quotas: dict[str, InstanceQuota] = {}
+    notes: list[str] = []
+    for itype in dict.fromkeys(itype for spec in specs for itype in spec.quotas):
+        entries = [(spec.fleet, spec.quotas[itype]) for spec in declared if itype in spec.quotas] or [
+            (spec.fleet, spec.quotas[itype]) for spec in specs if itype in spec.quotas
+        ]
+        if all(quota == entries[0][1] for _, quota in entries):
+            quotas[itype] = entries[0][1]
+            continue
+        largest: dict[str, int | None] = {}
+        for field_name in ("instances", "warm_pools", "spot_instances"):
+            figures = [(fleet, getattr(quota, field_name)) for fleet, quota in entries]
+            given = [value for _, value in figures if value is not None]
+            largest[field_name] = max(given) if given else None
+            if len({value for _, value in figures}) > 1:
+                notes.append(_disagree(f"quotas.{itype}.{field_name}", figures, largest[field_name]))
+        quotas[itype] = InstanceQuota(
+            instances=max(quota.instances for _, quota in entries),
+            warm_pools=max(quota.warm_pools for _, quota in entries),
+            spot_instances=largest["spot_instances"],
+        )
+    return quotas, notes
+
+
+def _disagree(field_path: str, figures: list[tuple[str, int | None]], largest: int | None) -> str:
+    said = ", ".join(f"{fleet} {'none (spot shares instances)' if n is None else n}" for fleet, n in figures)
+    return (
+        f"{field_path}: the fleets declare different figures ({said}); the simulated account has the largest, "
+        f"{largest}, and each run keeps to its own spec's. Specs that split the account between them each "
+        "declare less than it has: the simulated account then has less than the real one"
+    )

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     import datetime as dt
 
     from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
+    from sagemaker_fleet.sim.driver.endpoint import Endpoint
     from sagemaker_fleet.sim.driver.timeline import Timeline
-    from sagemaker_fleet.sim.engine import SimEngine
 
 #: Gets a watched job's DescribeTrainingJob response once it is terminal.
 Deliver = Callable[[dict[str, Any]], None]
@@ -56,7 +56,7 @@ class SimulatedFleetPoller:
 
     def __init__(
         self,
-        engine: SimEngine,
+        engine: Endpoint,
         timeline: Timeline,
         run_key: str,
         interval: float,
@@ -194,7 +194,7 @@ class SimulatedFleetPoller:
 class PerJobPoller:
     """The stock trigger: one DescribeTrainingJob per job every interval until it is terminal."""
 
-    def __init__(self, engine: SimEngine, timeline: Timeline, interval: float) -> None:
+    def __init__(self, engine: Endpoint, timeline: Timeline, interval: float) -> None:
         self.engine = engine
         self.timeline = timeline
         self.interval = interval

@@ -1,39 +1,39 @@
-"""``FleetSimulation``: one fleet run through the engine in virtual time, step by step or all at once.
+"""The loop of ``simulate``: fleet runs on one engine in virtual time, step by step or all at once.
+
+:class:`AccountSimulation` is the loop, written once: one engine (one account: its quotas, its warm pools, its
+counters), one driver timeline, and one :class:`~.fleet_run.FleetRun` or several, each beginning at its offset —
+each with its own plan, tracker and poller, account-aware as the triggerer runs them side by side.
+:class:`FleetSimulation` is one fleet on it (``sagemaker-fleet simulate FLEET.yaml``).
 
 The loop interleaves two timelines — the engine's (phases, spot, pool expiry) and the driver's (creates, polls,
-retries) — always moving the virtual clock to whichever comes first, engine events first at equal times. The
-run is over when neither has anything left: every city finished and every warm pool expired, so retained time
-is final. Then every submission is described once more and priced by the cost model.
+retries, a run's beginning) — always moving the virtual clock to whichever comes first, engine events first at
+equal times. It is over when neither has anything left: every city finished and every warm pool expired, so
+retained time is final. Then every submission is described once more and priced by the cost model.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.cost.report import build_cost_report
-from sagemaker_fleet.dispatch import DispatchBook, RunTracker
-from sagemaker_fleet.jobs.prices import PriceBook
-from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
-from sagemaker_fleet.plan.planner import plan_fleet
 from sagemaker_fleet.sim.clock import VirtualClock
+from sagemaker_fleet.sim.driver.account_result import AccountResult, crossings, lost_and_duplicated
 from sagemaker_fleet.sim.driver.errors import SimulationError
-from sagemaker_fleet.sim.driver.missed import missed_warm_starts
-from sagemaker_fleet.sim.driver.options import SimulateOptions, engine_config
-from sagemaker_fleet.sim.driver.polling import PerJobPoller, SimulatedFleetPoller
-from sagemaker_fleet.sim.driver.result import SimulationResult
-from sagemaker_fleet.sim.driver.strategies import DispatchStrategy, NaiveStrategy, Strategy
-from sagemaker_fleet.sim.driver.tasks import CityTask, SimulatedOperator
+from sagemaker_fleet.sim.driver.fleet_run import FleetRun
+from sagemaker_fleet.sim.driver.options import SimulateOptions, account_config, account_quotas
 from sagemaker_fleet.sim.driver.timeline import Timeline
 from sagemaker_fleet.sim.engine import SimEngine
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch import RunTracker
     from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.plan.fleet_plan import FleetPlan
+    from sagemaker_fleet.sim.driver.result import SimulationResult
+    from sagemaker_fleet.sim.driver.strategies import Strategy
+    from sagemaker_fleet.sim.driver.tasks import CityTask, SimulatedOperator
     from sagemaker_fleet.sim.job import JobEvent
 
 
@@ -55,68 +55,70 @@ class Progress:
 ProgressCallback = Callable[[Progress], None]
 
 
-class FleetSimulation:
-    """A fleet run in virtual time. ``step()`` until it returns False (or ``run()``), then ``result()``.
+@dataclass(frozen=True)
+class AccountRun:
+    """One fleet's run on the account: its spec, its run key (its job names), when it begins (simulated seconds
+    after the first) and, for the output, what the caller calls it (the command line: the spec's file)."""
 
-    ``engine`` is the :class:`SimEngine` the run drives (subscribe to it for job events, read its snapshot);
-    ``plan`` is the planner's output for the ``planned`` strategy (None for ``naive``).
-    """
+    spec: FleetSpec
+    run_key: str
+    offset_seconds: float = 0.0
+    label: str | None = None
 
-    def __init__(self, spec: FleetSpec, options: SimulateOptions | None = None) -> None:
-        self.spec = spec
+
+def _check_runs(runs: Sequence[AccountRun]) -> None:
+    if not runs:
+        raise SimulationError("no fleet to simulate: give at least one run")
+    seen: dict[tuple[str, str], AccountRun] = {}
+    for run in runs:
+        if not (math.isfinite(run.offset_seconds) and run.offset_seconds >= 0):
+            raise SimulationError(f"offset of {run.label or run.spec.fleet}: {run.offset_seconds} is not ≥ 0")
+        key = (run.spec.fleet, run.run_key)
+        if key in seen:
+            raise SimulationError(
+                f"fleet {run.spec.fleet} with run key {run.run_key} is given twice: both runs would name the same "
+                "jobs; give the second another run key (a manual run beside the scheduled one has its own)"
+            )
+        seen[key] = run
+
+
+class AccountSimulation:
+    """Fleet runs on one account in virtual time. ``step()`` until it returns False (or ``run()``), then
+    ``result()``. ``engine`` is the account (subscribe to it for job events, read its snapshot); ``runs`` the
+    fleet runs in the order given; ``quota_notes`` where the specs' quotas disagree
+    (:func:`~.options.account_quotas`)."""
+
+    def __init__(self, runs: Sequence[AccountRun], options: SimulateOptions | None = None) -> None:
+        _check_runs(runs)
         self.options = options or SimulateOptions()
-        self.engine = SimEngine(engine_config(spec, self.options), VirtualClock())
+        specs = [run.spec for run in runs]
+        self.quotas, notes = account_quotas(specs)
+        self.quota_notes = tuple(notes)
+        self.engine = SimEngine(account_config(specs, self.options), VirtualClock())
         self.timeline = Timeline()
         self.started_at = self.engine.now()
         self.ended_at: dict[str, float] = {}
         self.engine.subscribe(self._on_event)
-        self.plan: FleetPlan | None = None
-        self.tracker: RunTracker | None = None
-        if self.options.strategy == "planned":
-            self.plan = plan_fleet(
-                spec, self.options.run_key, self.options.history, image_order=self.options.image_order
-            )
-            book = DispatchBook.from_plan(self.plan, spec)
-            self.tracker = RunTracker(
-                book,
-                run_job_names(spec, self.options.run_key),
-                image_handoff=self.options.image_handoff,
-                tail_release=self.options.tail_release,
-            )
-        self.tasks = {city.name: CityTask(city, self._keep_alive(city.name)) for city in spec.cities}
-        self.operator = SimulatedOperator(
-            spec, self.options, self.engine, self.timeline, self.ended_at, self._finished
-        )
-        interval = self.options.poll_interval_seconds
-        self.strategy: Strategy
-        if self.tracker is not None:
-            self.operator.tracker = self.tracker
-            self.operator.dispatch = SimulatedFleetPoller(
+        self.accounts = tuple(runs)
+        self.runs = [
+            FleetRun(
+                run.spec,
+                replace(self.options, run_key=run.run_key),
                 self.engine,
                 self.timeline,
-                self.options.run_key,
-                interval,
-                self.tracker,
-                self.options.handoff_interval_seconds,
+                self.ended_at,
+                self.started_at + run.offset_seconds,
             )
-            self.strategy = DispatchStrategy(self.tasks, self.operator)
-        else:
-            self.operator.per_job = PerJobPoller(self.engine, self.timeline, interval)
-            self.strategy = NaiveStrategy(spec, self.tasks, self.operator)
+            for run in runs
+        ]
         self._begun = False
-        self._result: SimulationResult | None = None
-
-    def _keep_alive(self, city: str) -> int:
-        if self.tracker is not None:
-            return self.tracker.book.turns[city].keep_alive_seconds
-        return self.options.naive_keep_alive_seconds
+        self._results: list[SimulationResult] | None = None
+        self._counted: dict[str, dict[str, int]] = {}  # the engine's counters at the end, before the reports
+        self._result: AccountResult | None = None
 
     def _on_event(self, event: JobEvent) -> None:
         if event.status in TERMINAL:
             self.ended_at[event.job_name] = event.time
-
-    def _finished(self, task: CityTask, at: float) -> None:
-        self.strategy.finished(task, at)
 
     # ------------------------------------------------------------------------------------------ running
 
@@ -125,10 +127,13 @@ class FleetSimulation:
         return self._begun and self.engine.next_event_time() is None and self.timeline.next_time() is None
 
     def step(self) -> bool:
-        """Advance to the next instant at which something happens; False once the run is over."""
+        """Advance to the next instant at which something happens; False once every run is over."""
         if not self._begun:
             self._begun = True
-            self.strategy.begin(self.started_at)
+            for (
+                run
+            ) in self.runs:  # a run begins on the driver's timeline, so an offset one begins in its turn
+                self.timeline.at(run.starts_at, run.begin)
             self.timeline.run_due(self.started_at)
             return True
         engine_next = self.engine.next_event_time()
@@ -147,15 +152,13 @@ class FleetSimulation:
 
     def _check_horizon(self, when: float) -> None:
         if when - self.started_at > self.options.max_simulated_seconds:
-            unfinished = [name for name, task in self.tasks.items() if not task.finished]
+            unfinished = [name for run in self.runs for name in run.unfinished()]
             raise SimulationError(
                 f"the simulated run passed {self.options.max_simulated_seconds:.0f} s with "
                 f"{len(unfinished)} cities unfinished (e.g. {', '.join(unfinished[:3]) or 'none'})"
             )
 
-    def run(
-        self, on_progress: ProgressCallback | None = None, every_seconds: float = 600.0
-    ) -> SimulationResult:
+    def play(self, on_progress: ProgressCallback | None = None, every_seconds: float = 600.0) -> None:
         """Run to the end; ``on_progress`` is called each ``every_seconds`` of simulated time and at the end."""
         next_report = self.started_at
         while self.step():
@@ -164,70 +167,131 @@ class FleetSimulation:
                 next_report = self.engine.now() + every_seconds
         if on_progress is not None:
             on_progress(self.progress())
+
+    def run(self, on_progress: ProgressCallback | None = None, every_seconds: float = 600.0) -> AccountResult:
+        self.play(on_progress, every_seconds)
         return self.result()
 
     def progress(self) -> Progress:
-        states = Counter(task.state for task in self.tasks.values())
+        states = [run.states() for run in self.runs]
         return Progress(
             elapsed_seconds=self.engine.now() - self.started_at,
-            cities=len(self.tasks),
-            finished=states["done"] + states["failed"],
-            running=states["running"],
-            submissions=len(self.operator.owner),
+            cities=sum(len(run.tasks) for run in self.runs),
+            finished=sum(state["done"] + state["failed"] for state in states),
+            running=sum(state["running"] for state in states),
+            submissions=sum(len(run.operator.owner) for run in self.runs),
         )
 
     # ------------------------------------------------------------------------------------------ the outcome
 
-    def result(self) -> SimulationResult:
-        """The run's outcome, priced by the cost model (run the simulation to its end first)."""
-        if self._result is None:
+    def results(self) -> list[SimulationResult]:
+        """Each run's outcome, priced by the cost model, in the order given (run the simulation to its end first)."""
+        if self._results is None:
             if not self.done:
                 raise SimulationError("the run is not over yet: step() until it returns False, or run()")
-            self._result = self._build_result()
+            self._counted = self.engine.api_calls()  # before the reports' own describes
+            if self.engine.config.throttle_share > 0:
+                # the reports' reads are not part of the strategy's load
+                self.engine.configure(throttle_share=0.0)
+            self._results = [run.result() for run in self.runs]
+        return self._results
+
+    def result(self) -> AccountResult:
+        """The runs' outcomes and the account's totals (:mod:`.account_result`)."""
+        if self._result is None:
+            results = self.results()
+            jobs = self.engine.snapshot()["jobs"]
+            run_of = {name: index for index, run in enumerate(self.runs) for name in run.names}
+            cities = {
+                name: (index, city)
+                for index, run in enumerate(self.runs)
+                for name, (city, _) in run.names.items()
+            }
+            expected = [(index, name) for index, run in enumerate(self.runs) for name in run.tasks]
+            lost, duplicated = lost_and_duplicated(jobs, cities, expected)
+            created = [float(job["created_at"]) for job in jobs]
+            ended = [float(job["ended_at"]) for job in jobs if job["ended_at"] is not None]
+            self._result = AccountResult(
+                runs=tuple(results),
+                offsets=tuple(run.offset_seconds for run in self.accounts),
+                quotas=self.quotas,
+                quota_notes=self.quota_notes,
+                makespan_seconds=round(max(ended) - min(created)) if ended else 0,
+                api_calls=self._counted["calls"],
+                throttled=sum(self._counted["throttled"].values()),
+                resource_limit_exceeded=self._counted["errors"].get(
+                    "CreateTrainingJob:ResourceLimitExceeded", 0
+                ),
+                crossings=crossings(jobs, run_of, len(self.runs)),
+                lost=lost,
+                duplicated=duplicated,
+                labels=tuple(run.label for run in self.accounts),
+            )
         return self._result
 
-    def _build_result(self) -> SimulationResult:
-        counters = self.engine.api_calls()  # before the report's own describes below
-        if self.engine.config.throttle_share > 0:
-            # the report's reads are not part of the strategy's load
-            self.engine.configure(throttle_share=0.0)
-        names = list(self.operator.owner)
-        describes = self.describes(names)
-        end = max((self.ended_at[name] for name in names), default=self.started_at)
-        book = PriceBook.for_spec(self.spec)
-        report = build_cost_report(
-            self.spec,
-            self.options.run_key,
-            describes,
-            book,
-            generated_at=datetime.fromtimestamp(self.engine.now(), UTC),
-        )
-        outcomes = Counter(task.state for task in self.tasks.values())
-        return SimulationResult(
-            strategy=self.options.strategy,
-            seed=self.options.seed,
-            fleet=self.spec.fleet,
-            run_key=self.options.run_key,
-            jobs=len(self.tasks),
-            completed=outcomes["done"],
-            failed=outcomes["failed"],
-            submissions=len(names),
-            makespan_seconds=round(end - self.started_at),
-            api_calls=counters["calls"],
-            throttled=sum(counters["throttled"].values()),
-            quota_rejections=counters["errors"].get("CreateTrainingJob:ResourceLimitExceeded", 0),
-            report=report,
-            plan_summary=self.plan.summary if self.plan is not None else None,
-            missed_warm_starts=tuple(
-                missed_warm_starts(self.plan, report.lines, datetime.fromtimestamp(self.started_at, UTC))
-                if self.plan is not None
-                else ()
-            ),
-        )
+
+class FleetSimulation:
+    """One fleet run in virtual time (``sagemaker-fleet simulate FLEET.yaml``): the account's loop with one run.
+    ``step()`` until it returns False (or ``run()``), then ``result()``.
+
+    ``engine`` is the :class:`SimEngine` the run drives (subscribe to it for job events, read its snapshot);
+    ``plan`` is the planner's output for the ``planned`` strategy (None for ``naive``).
+    """
+
+    def __init__(self, spec: FleetSpec, options: SimulateOptions | None = None) -> None:
+        self.options = options or SimulateOptions()
+        self.account = AccountSimulation([AccountRun(spec, self.options.run_key)], self.options)
+        self.fleet_run = self.account.runs[0]
+        self.spec = spec
+        self.engine = self.account.engine
+        self.timeline = self.account.timeline
+        self.started_at = self.account.started_at
+        self.ended_at = self.account.ended_at
+
+    @property
+    def plan(self) -> FleetPlan | None:
+        return self.fleet_run.plan
+
+    @property
+    def tracker(self) -> RunTracker | None:
+        return self.fleet_run.tracker
+
+    @property
+    def tasks(self) -> dict[str, CityTask]:
+        return self.fleet_run.tasks
+
+    @property
+    def operator(self) -> SimulatedOperator:
+        return self.fleet_run.operator
+
+    @property
+    def strategy(self) -> Strategy:
+        return self.fleet_run.strategy
+
+    @property
+    def done(self) -> bool:
+        return self.account.done
+
+    def step(self) -> bool:
+        return self.account.step()
+
+    def run(
+        self, on_progress: ProgressCallback | None = None, every_seconds: float = 600.0
+    ) -> SimulationResult:
+        """Run to the end; ``on_progress`` is called each ``every_seconds`` of simulated time and at the end."""
+        self.account.play(on_progress, every_seconds)
+        return self.result()
+
+    def progress(self) -> Progress:
+        return self.account.progress()
+
+    def result(self) -> SimulationResult:
+        """The run's outcome, priced by the cost model (run the simulation to its end first)."""
+        return self.account.results()[0]
 
     def describes(self, names: list[str] | None = None) -> list[dict[str, Any]]:
         """DescribeTrainingJob of the run's submissions now (all of them by default), as the cost report reads."""
-        return [self.engine.describe_training_job(name) for name in names or list(self.operator.owner)]
+        return self.fleet_run.describes(names)
 
 
 def simulate_fleet(
@@ -239,3 +303,14 @@ def simulate_fleet(
 ) -> SimulationResult:
     """Run ``spec`` through the simulator engine in virtual time and price it (``sagemaker-fleet simulate``)."""
     return FleetSimulation(spec, options).run(on_progress, every_seconds)
+
+
+def simulate_account(
+    runs: Sequence[AccountRun],
+    options: SimulateOptions | None = None,
+    *,
+    on_progress: ProgressCallback | None = None,
+    every_seconds: float = 600.0,
+) -> AccountResult:
+    """Run several fleets' runs on one simulated account and price each (``sagemaker-fleet simulate A B …``)."""
+    return AccountSimulation(runs, options).run(on_progress, every_seconds)

@@ -30,10 +30,10 @@ if TYPE_CHECKING:
     from sagemaker_fleet.dispatch import RunTracker, Wait
     from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
     from sagemaker_fleet.jobs.record import Description
+    from sagemaker_fleet.sim.driver.endpoint import Endpoint
     from sagemaker_fleet.sim.driver.options import SimulateOptions
     from sagemaker_fleet.sim.driver.polling import PerJobPoller, SimulatedFleetPoller
     from sagemaker_fleet.sim.driver.timeline import Timeline
-    from sagemaker_fleet.sim.engine import SimEngine
 
 TaskState = Literal["waiting", "running", "done", "failed"]
 
@@ -86,7 +86,7 @@ class SimulatedOperator:
         self,
         spec: FleetSpec,
         options: SimulateOptions,
-        engine: SimEngine,
+        engine: Endpoint,
         timeline: Timeline,
         ended_at: dict[str, float],
         on_finished: Finished,

@@ -1,0 +1,149 @@
+"""``FleetRun``: one fleet's run on the account's engine — its plan, its tracker, its cities and its own calls.
+
+What the triggerer and the fleet DAG hold for one run: with the planned strategy the plan, the run's
+:class:`~sagemaker_fleet.dispatch.RunTracker` and its poller (:class:`~.polling.SimulatedFleetPoller`, account-aware
+as in the triggerer: its sweeps list the account's jobs); with the stock pattern the per-job poller. Its calls go
+through its own :class:`~.endpoint.RunEndpoint`, so its simulate JSON counts them alone. The loop that moves time
+(:class:`~.run.AccountSimulation`) drives one run or several on one engine; a run begins at ``starts_at``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from sagemaker_fleet.cost.report import build_cost_report
+from sagemaker_fleet.dispatch import DispatchBook, RunTracker
+from sagemaker_fleet.jobs.prices import PriceBook
+from sagemaker_fleet.jobs.progress import run_job_names
+from sagemaker_fleet.plan.planner import plan_fleet
+from sagemaker_fleet.sim.driver.endpoint import RunEndpoint
+from sagemaker_fleet.sim.driver.missed import missed_warm_starts
+from sagemaker_fleet.sim.driver.polling import PerJobPoller, SimulatedFleetPoller
+from sagemaker_fleet.sim.driver.result import SimulationResult
+from sagemaker_fleet.sim.driver.strategies import DispatchStrategy, NaiveStrategy, Strategy
+from sagemaker_fleet.sim.driver.tasks import CityTask, SimulatedOperator
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import FleetSpec
+    from sagemaker_fleet.plan.fleet_plan import FleetPlan
+    from sagemaker_fleet.sim.driver.options import SimulateOptions
+    from sagemaker_fleet.sim.driver.timeline import Timeline
+    from sagemaker_fleet.sim.engine import SimEngine
+
+
+class FleetRun:
+    """One fleet run (``options.run_key``) on ``engine``, beginning at simulated time ``starts_at``.
+
+    ``ended_at``: job name → when it reached a terminal status, kept by the loop for every job of the engine.
+    ``plan`` is the planner's output for the ``planned`` strategy (None for ``naive``).
+    """
+
+    def __init__(
+        self,
+        spec: FleetSpec,
+        options: SimulateOptions,
+        engine: SimEngine,
+        timeline: Timeline,
+        ended_at: dict[str, float],
+        starts_at: float,
+    ) -> None:
+        self.spec = spec
+        self.options = options
+        self.engine = engine
+        self.starts_at = starts_at
+        self.ended_at = ended_at
+        self.endpoint = RunEndpoint(engine)
+        #: every job name the run may use → (city, attempt)
+        self.names = run_job_names(spec, options.run_key)
+        self.plan: FleetPlan | None = None
+        self.tracker: RunTracker | None = None
+        if options.strategy == "planned":
+            self.plan = plan_fleet(spec, options.run_key, options.history, image_order=options.image_order)
+            self.tracker = RunTracker(
+                DispatchBook.from_plan(self.plan, spec),
+                self.names,
+                image_handoff=options.image_handoff,
+                tail_release=options.tail_release,
+            )
+        self.tasks = {city.name: CityTask(city, self._keep_alive(city.name)) for city in spec.cities}
+        self.operator = SimulatedOperator(spec, options, self.endpoint, timeline, ended_at, self._finished)
+        interval = options.poll_interval_seconds
+        self.strategy: Strategy
+        if self.tracker is not None:
+            self.operator.tracker = self.tracker
+            self.operator.dispatch = SimulatedFleetPoller(
+                self.endpoint,
+                timeline,
+                options.run_key,
+                interval,
+                self.tracker,
+                options.handoff_interval_seconds,
+            )
+            self.strategy = DispatchStrategy(self.tasks, self.operator)
+        else:
+            self.operator.per_job = PerJobPoller(self.endpoint, timeline, interval)
+            self.strategy = NaiveStrategy(spec, self.tasks, self.operator)
+
+    def _keep_alive(self, city: str) -> int:
+        if self.tracker is not None:
+            return self.tracker.book.turns[city].keep_alive_seconds
+        return self.options.naive_keep_alive_seconds
+
+    def _finished(self, task: CityTask, at: float) -> None:
+        self.strategy.finished(task, at)
+
+    def begin(self) -> None:
+        """Start the run's first tasks (the loop calls it at :attr:`starts_at`)."""
+        self.strategy.begin(self.starts_at)
+
+    def states(self) -> Counter[str]:
+        return Counter(task.state for task in self.tasks.values())
+
+    def unfinished(self) -> list[str]:
+        return [name for name, task in self.tasks.items() if not task.finished]
+
+    # ------------------------------------------------------------------------------------------ the outcome
+
+    def result(self) -> SimulationResult:
+        """The run's outcome, priced by the cost model; the loop calls it once the engine has nothing left to do
+        (and, for a throttled run, after it stopped throttling: the report's reads are not the run's load)."""
+        counters = (
+            self.endpoint.counters.to_json()
+        )  # the run's calls only: the report's describes below are not
+        names = list(self.operator.owner)
+        describes = self.describes(names)
+        end = max((self.ended_at[name] for name in names), default=self.starts_at)
+        report = build_cost_report(
+            self.spec,
+            self.options.run_key,
+            describes,
+            PriceBook.for_spec(self.spec),
+            generated_at=datetime.fromtimestamp(self.engine.now(), UTC),
+        )
+        outcomes = self.states()
+        began = datetime.fromtimestamp(self.starts_at, UTC)
+        return SimulationResult(
+            strategy=self.options.strategy,
+            seed=self.options.seed,
+            fleet=self.spec.fleet,
+            run_key=self.options.run_key,
+            jobs=len(self.tasks),
+            completed=outcomes["done"],
+            failed=outcomes["failed"],
+            submissions=len(names),
+            makespan_seconds=round(end - self.starts_at),
+            api_calls=counters["calls"],
+            throttled=sum(counters["throttled"].values()),
+            quota_rejections=counters["errors"].get("CreateTrainingJob:ResourceLimitExceeded", 0),
+            report=report,
+            plan_summary=self.plan.summary if self.plan is not None else None,
+            missed_warm_starts=tuple(
+                missed_warm_starts(self.plan, report.lines, began) if self.plan is not None else ()
+            ),
+        )
+
+    def describes(self, names: list[str] | None = None) -> list[dict[str, Any]]:
+        """DescribeTrainingJob of the run's submissions now (all of them by default), as the cost report reads."""
+        return [self.engine.describe_training_job(name) for name in names or list(self.operator.owner)]
