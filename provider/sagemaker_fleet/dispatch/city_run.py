@@ -136,6 +136,9 @@ class CityRun:
         self.watching: str | None = None
         #: Creates the quota refused (ResourceLimitExceeded).
         self.refusals = 0
+        #: The descriptions of the jobs whose end this run saw (watched to the end): each is counted once, by the
+        #: run that saw it end (a restarted trigger that finds its job ended does not count it again).
+        self.ended: list[Description] = []
 
     @property
     def name(self) -> str:
@@ -170,6 +173,7 @@ class CityRun:
             after = created_at - dt.timedelta(seconds=1) if isinstance(created_at, dt.datetime) else None
             self.watching = str(latest["TrainingJobName"])
             self.history[-1] = await self.io.watch(latest, after)
+            self.ended.append(self.history[-1])
             self.watching = None
             step = next_step(self.city, self.history, new_try=False)
 

@@ -40,6 +40,7 @@ from sagemaker_fleet.triggers.watch import (
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
+    from sagemaker_fleet.observability.stats import RunSignals
 
 # JobWatchError, watch_until_terminal and watch_deadline (triggers/watch.py) and TRIGGERER_RETRIES (client.py) are
 # imported from here by the triggers and by users' code from before the split
@@ -96,6 +97,8 @@ class FleetPoller:
         self._key: tuple[int, PollerKey] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._min_interval = 0.0
+        #: The run's metrics (set by its first city trigger): every sweep's listing and waiting cities go there.
+        self.signals: RunSignals | None = None
 
     @classmethod
     def shared(
@@ -331,6 +334,8 @@ class FleetPoller:
             if sweeps.tracker is not None:
                 self._listed.set()
             self._hand_out(listed)
+            if self.signals is not None:
+                self.signals.swept(summaries, len(self.waiters))
             failed = await self._describe_all(client, listed.describe)
             for end in sweeps.pool_ends():  # decided from the listing: not skipped for a describe that failed
                 await self._end_pool(client, end)
