@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -68,3 +69,33 @@ def validate(event: dict[str, Any], reg: Registry, *, every_facet: bool = True) 
     if every_facet and unknown:
         raise AssertionError(f"facets without a schema to check them against: {unknown}")
     return unknown
+
+
+def _clear_openlineage_caches() -> None:
+    """The provider reads its settings once per process (``functools.cache``); so does our adapter."""
+    from airflow.providers.openlineage import conf
+
+    from sagemaker_fleet.observability import lineage
+
+    for value in vars(conf).values():
+        if callable(getattr(value, "cache_clear", None)):
+            value.cache_clear()
+    lineage._adapter.cache_clear()
+
+
+@contextmanager
+def openlineage_to_file(
+    monkeypatch: Any, path: Path, namespace: str = "sagemaker-fleet-tests"
+) -> Iterator[Path]:
+    """Airflow's OpenLineage provider set to append every event to ``path`` (the client's file transport), as
+    ``[openlineage] transport`` would set it in every Airflow component."""
+    transport = {"type": "file", "log_file_path": str(path), "append": True}
+    monkeypatch.setenv("AIRFLOW__OPENLINEAGE__TRANSPORT", json.dumps(transport))
+    monkeypatch.setenv("AIRFLOW__OPENLINEAGE__NAMESPACE", namespace)
+    _clear_openlineage_caches()
+    try:
+        yield path
+    finally:
+        monkeypatch.delenv("AIRFLOW__OPENLINEAGE__TRANSPORT")
+        monkeypatch.delenv("AIRFLOW__OPENLINEAGE__NAMESPACE")
+        _clear_openlineage_caches()

@@ -93,6 +93,7 @@ def lineage_ids(context: Mapping[str, Any], operator: Any) -> dict[str, Any] | N
     if not enabled():
         return None
     try:
+        from airflow.providers.openlineage import conf
         from airflow.providers.openlineage.plugins import macros
         from airflow.providers.openlineage.plugins.adapter import OpenLineageAdapter
         from airflow.providers.openlineage.utils.emission_policy import resolve_task_emission_policy
@@ -103,6 +104,7 @@ def lineage_ids(context: Mapping[str, Any], operator: Any) -> dict[str, Any] | N
         date = dag_run.logical_date or dag_run.run_after
         dag = context.get("dag")
         return {
+            "namespace": conf.namespace(),
             "run_id": macros.lineage_run_id(ti),
             "job_name": macros.lineage_job_name(ti),
             "parent_run_id": OpenLineageAdapter.build_dag_run_id(
@@ -128,11 +130,13 @@ def _adapter() -> Any:
 
 
 def _emit(ids: Mapping[str, Any], status: str, lineage: Lineage, message: str) -> None:
+    from airflow.providers.openlineage import conf
     from airflow.providers.openlineage.utils.utils import get_task_parent_run_facet
 
     parent = get_task_parent_run_facet(
         parent_run_id=ids["parent_run_id"],
         parent_job_name=ids["parent_job_name"],
+        parent_job_namespace=ids.get("namespace") or conf.namespace(),
         root_parent_run_id=ids.get("root_run_id"),
         root_parent_job_name=ids.get("root_job_name"),
         root_parent_job_namespace=ids.get("root_namespace"),
