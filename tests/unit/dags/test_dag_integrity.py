@@ -28,7 +28,12 @@ DAGS = Path(__file__).resolve().parents[3] / "dags"
 
 def test_shipped_dag_folder_is_clean() -> None:
     report = assert_dag_folder_ok(DAGS)
-    assert set(report.dag_ids) == {"city_training_daily", "city_training_weekly", "city_training_manual"}
+    assert set(report.dag_ids) == {
+        "city_training_daily",
+        "city_training_weekly",
+        "city_training_manual",
+        "city_models_changed",
+    }
 
 
 def test_parse_guard_refuses_network() -> None:
