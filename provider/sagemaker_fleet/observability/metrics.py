@@ -144,32 +144,39 @@ def _instance_type(description: Description) -> str:
     return str(resources.get("InstanceType", "")) if isinstance(resources, Mapping) else ""
 
 
+def job_end_measurements(run: CityRun, description: Description, ledger: RunLedger) -> list[Measurement]:
+    """What a city's trigger sends as it sees one of its jobs ended: how it started and, for a re-submission, why
+    it was made; for the city's first job, its hand-off."""
+    fleet, city = run.spec.fleet, run.city.name
+    name = str(description.get("TrainingJobName"))
+    tags = {"fleet": fleet, "run_key": run.run_key, "instance_type": _instance_type(description)}
+    start = observe_start(parse_training_job(description), ledger.reused, run.spec.input_mode)
+    out = [Measurement(fleet, f"{start.kind}_starts", 1, tags)]
+    names = [str(d.get("TrainingJobName")) for d in run.history]
+    index = names.index(name) if name in names else -1
+    if index > 0:
+        reason = resubmission_reason(run.history[index - 1], description)
+        out.append(Measurement(fleet, "resubmissions", 1, {**tags, "reason": reason}))
+    elif index == 0:
+        seconds = handoff_seconds(run.tracker, ledger, city, description.get("CreationTime"))
+        if seconds is not None:
+            out.append(Measurement(fleet, "handoff", max(0.0, seconds), tags))
+    return out
+
+
+def refusal_measurement(run: CityRun, refusals: int = 1) -> Measurement:
+    """A city's create refused by the instance quota (ResourceLimitExceeded): it backs off."""
+    tags = {"fleet": run.spec.fleet, "run_key": run.run_key, "instance_type": run.city.instance_type}
+    return Measurement(run.spec.fleet, "capacity_backoffs", refusals, tags)
+
+
 def city_measurements(
     run: CityRun, ended: Sequence[Description], ledger: RunLedger, refusals: int
 ) -> list[Measurement]:
-    """What a city's trigger sends at its end: for each job whose end it saw (``ended``), how it started and, for a
-    re-submission, why it was made, and the hand-off of the city's first job; the capacity back-offs it waited."""
-    fleet, city = run.spec.fleet, run.city.name
-    run_tags = {"fleet": fleet, "run_key": run.run_key}
-    names = [str(d.get("TrainingJobName")) for d in run.history]
-    out: list[Measurement] = []
-    for description in ended:
-        name = str(description.get("TrainingJobName"))
-        tags = {**run_tags, "instance_type": _instance_type(description)}
-        start = observe_start(parse_training_job(description), ledger.reused, run.spec.input_mode)
-        out.append(Measurement(fleet, f"{start.kind}_starts", 1, tags))
-        index = names.index(name) if name in names else -1
-        if index > 0:
-            reason = resubmission_reason(run.history[index - 1], description)
-            out.append(Measurement(fleet, "resubmissions", 1, {**tags, "reason": reason}))
-        elif index == 0:
-            seconds = handoff_seconds(run.tracker, ledger, city, description.get("CreationTime"))
-            if seconds is not None:
-                out.append(Measurement(fleet, "handoff", max(0.0, seconds), tags))
-    if refusals:
-        tags = {**run_tags, "instance_type": run.city.instance_type}
-        out.append(Measurement(fleet, "capacity_backoffs", refusals, tags))
-    return out
+    """Everything a city's trigger sends over its run: :func:`job_end_measurements` for each job whose end it saw,
+    and its capacity back-offs."""
+    out = [m for description in ended for m in job_end_measurements(run, description, ledger)]
+    return out + ([refusal_measurement(run, refusals)] if refusals else [])
 
 
 def waiting_measurement(fleet: str, run_key: str, waiting: int) -> Measurement:

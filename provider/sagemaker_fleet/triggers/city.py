@@ -40,7 +40,7 @@ from sagemaker_fleet.jobs.request import STOPPED_BY_TAG
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.observability import lineage as ol
 from sagemaker_fleet.observability.facets import JOB_FACET, job_facet_fields, model_artifact, training_inputs
-from sagemaker_fleet.observability.metrics import city_measurements
+from sagemaker_fleet.observability.metrics import job_end_measurements, refusal_measurement
 from sagemaker_fleet.observability.stats import RunSignals, send
 from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
@@ -208,15 +208,21 @@ class FleetCityTrigger(RunPollerTrigger):
         await self._observe(outcome)
         yield self._event(outcome)
 
-    async def _observe(self, outcome: Outcome) -> None:
-        """The city's metrics (the jobs whose end it saw, its capacity back-offs) and, when this trigger ends the
-        task, the close of the task's lineage run (the worker's listener closes it otherwise)."""
-        city_run, signals = self.city_run, self.signals
-        if city_run is not None and signals is not None:
+    def _job_ended(self, city_run: CityRun, description: Any) -> None:
+        """Metrics of a job whose end the city's run sees (its start, re-submission, hand-off), sent at once."""
+        if self.signals is not None:
             try:
-                send(city_measurements(city_run, city_run.ended, signals.ledger, city_run.refusals))
+                send(job_end_measurements(city_run, description, self.signals.ledger))
             except Exception as exc:  # noqa: BLE001 - metrics never change how a city ends
                 self.log.debug("%s: metrics not sent: %s", self.city, exc)
+
+    @staticmethod
+    def _refused(city_run: CityRun) -> None:
+        send([refusal_measurement(city_run)])
+
+    async def _observe(self, outcome: Outcome) -> None:
+        """When this trigger ends the task: the close of the task's lineage run (the worker's listener closes it
+        otherwise). The city's metrics went as its jobs ended."""
         if self.lineage and self.end_from_trigger and outcome.retry and ol.enabled():
             values = self._safe_lineage()
             lineage = None
@@ -304,6 +310,8 @@ class FleetCityTrigger(RunPollerTrigger):
             keep_alive_seconds=int(self.keep_alive_seconds or 0),
             capacity_retry_seconds=self.capacity_retry_seconds,
             capacity_timeout_seconds=self.capacity_timeout_seconds,
+            on_job_end=self._job_ended,
+            on_refusal=self._refused,
         )
         end = await city_run.train()
         return await self._outcome(end, city_run, poller, spec, run)

@@ -24,10 +24,10 @@ with DAG(
 ):
 
     @task
-    def record(triggering_asset_events: Any = None, run_id: str = "") -> None:
+    def record(triggering_asset_events: Any = None, run_id: str | None = None) -> None:
         events = [e.extra for e in (triggering_asset_events or {}).get(MODELS, [])]
         folder = Path(os.environ["AIRFLOW_HOME"]) / "models-changed"
         folder.mkdir(exist_ok=True)
-        (folder / f"{run_id.replace(':', '_')}.json").write_text(json.dumps(events, default=str))
+        (folder / f"{str(run_id).replace(':', '_')}.json").write_text(json.dumps(events, default=str))
 
     record()

@@ -4,6 +4,7 @@ report's."""
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -174,3 +175,15 @@ def test_the_report_sends_the_runs_money_and_idle_pools_per_instance_type() -> N
     )
     assert sum(v for (m, _), v in sent.items() if m == "idle_pool_seconds") == 1020  # 120 + 300 + 600
     assert all(m.tags["run_key"] == RUN_KEY and m.fleet == "demo" for m in report_measurements(report))
+
+
+def test_the_reference_documents_every_metric_with_its_type() -> None:
+    """docs/reference.md's metrics table is the contract: the same metrics, types and tags as METRICS."""
+    reference = Path(__file__).resolve().parents[3] / "docs" / "reference.md"
+    section = reference.read_text(encoding="utf-8").split("\n## Metrics\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[1:-1] for line in section.splitlines() if line.startswith("| `")]
+    documented = {
+        cells[0].strip().strip("`"): (cells[1].strip(), tuple(t.strip() for t in cells[3].split(",")))
+        for cells in rows
+    }
+    assert documented == {name: (m.kind, m.tags) for name, m in METRICS.items()}
