@@ -1,6 +1,7 @@
 """Benchmark of the fleet's observability (issue 27): CPU per city of the metrics and the lineage, in one run.
 
-Run: ``.venv/bin/python benchmarks/bench_observability.py [--cities 1000]``.
+Run: ``.venv/bin/python benchmarks/bench_observability.py [--cities 1000] | tail -8`` (the provider logs a line per
+event it emits, as it does in the triggerer: that is part of what is measured).
 
 What a city's trigger adds at its end, measured with ``time.process_time`` over every city of a one-group fleet
 whose run's ledger holds every job's end (the worst case of the hand-off's scan):
