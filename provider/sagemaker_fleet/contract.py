@@ -32,3 +32,15 @@ def task_try_id(run_id: str, try_number: int) -> str:
     """The Airflow task try a city's jobs are tagged with (``{run_id}/{try_number}``): a restarted trigger knows its
     own jobs by it, and a job stopped without it was stopped outside Airflow."""
     return f"{run_id}/{try_number}"
+
+
+def models_asset_name(fleet: str) -> str:
+    """The fleet's models asset (its URI: ``{output_s3_uri}/models/``): a DAG scheduled on it runs after each fleet
+    run that trained a city, and reads the cities from the event's ``extra``."""
+    return f"{fleet}-models"
+
+
+def models_alias_name(fleet: str) -> str:
+    """The asset alias the cost report emits the models asset's event through: an alias, so that a run in which no
+    city trained (a dry run, every city failed) emits none."""
+    return f"{fleet}-trained-models"

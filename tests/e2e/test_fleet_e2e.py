@@ -33,6 +33,13 @@ from pathlib import Path
 import pytest
 
 from e2e.chaos import SpotStorm, by_city, fleet_jobs, reliability, run_key_of, write_figures
+from e2e.observability import (
+    OBSERVED_DAG,
+    check_lineage,
+    check_metrics,
+    check_models_asset,
+    observability_env,
+)
 from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, load_price_table
 from sagemaker_fleet.cost.collect import describe_run_jobs
 from sagemaker_fleet.dispatch import DispatchBook
@@ -40,6 +47,7 @@ from sagemaker_fleet.fleetspec.names import job_name
 from sagemaker_fleet.plan import FleetPlan
 from sagemaker_fleet.sim.client import billed_cost
 from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings, ti_label
+from statsd_listener import StatsdListener
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.postgres]
 E2E_DIR = Path(__file__).resolve().parent
@@ -538,7 +546,9 @@ def check_order_and_concurrency(spec, plan, jobs: list[dict], order: bool = True
             )
 
 
-def _stack(tmp_path, sim, spec, executor: str, db: str, broker: str | None = None) -> LocalAirflowStack:
+def _stack(
+    tmp_path, sim, spec, executor: str, db: str, broker: str | None = None, env: dict | None = None
+) -> LocalAirflowStack:
     return LocalAirflowStack(
         StackSettings(
             home=tmp_path / "airflow",
@@ -548,6 +558,7 @@ def _stack(tmp_path, sim, spec, executor: str, db: str, broker: str | None = Non
             sql_alchemy_conn=db,
             celery_broker_url=broker,
             parallelism=16,
+            extra_env=env or {},
         )
     )
 
@@ -571,7 +582,14 @@ def _outage_allowance(jobs: list[dict], outage: dict) -> int:
 @pytest.mark.xdist_group("e2e-local-executor")
 def test_local_executor_on_postgres(tmp_path, e2e_server, e2e_sim, e2e_spec, postgres_url) -> None:
     e2e_sim.reset(moto=False)
-    with _stack(tmp_path, e2e_sim, e2e_spec, "LocalExecutor", postgres_url) as stack:
+    # the run's metrics go to a StatsD listener of the test's and its lineage to a file (issue 27): the stack's
+    # every component is set as a platform team would set it, and the checks below read what arrived
+    listener = StatsdListener()
+    lineage_file = tmp_path / "openlineage.jsonl"
+    env = observability_env(listener, lineage_file)
+    with _stack(tmp_path, e2e_sim, e2e_spec, "LocalExecutor", postgres_url, env=env) as stack:
+        stack.wait_for_dag(OBSERVED_DAG)
+        stack.unpause(OBSERVED_DAG)
         result = run_local_faults(stack, e2e_server, e2e_sim, e2e_spec)
         check_run_state(stack, result, len(e2e_spec.cities), failing=frozenset({FAILING_CITY}))
         check_notice(stack, result, failing=frozenset({FAILING_CITY}))
@@ -601,6 +619,15 @@ def test_local_executor_on_postgres(tmp_path, e2e_server, e2e_sim, e2e_spec, pos
         check_outcome(e2e_sim, e2e_spec, stack, result, tmp_path, allowance=allowance)
         check_failing_city_log(stack, result["tis"])
         check_no_secret_in_logs(stack)
+        totals = report_totals(stack, "e2e_fleet", result["run_id"])
+        observed = {
+            "metrics": check_metrics(listener, e2e_sim, e2e_spec, totals, triggerer_kills=2),
+            "lineage": check_lineage(lineage_file, e2e_sim, e2e_spec, "e2e_fleet", FAILING_CITY, totals),
+            "models_asset_cities": check_models_asset(stack, e2e_sim, e2e_spec, FAILING_CITY),
+        }
+        (tmp_path / "observability.json").write_text(json.dumps(observed, indent=1))
+        print("observability:", json.dumps(observed))
+    listener.close()
 
 
 @pytest.mark.redis

@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from airflow.sdk import DAG, Asset, XComArg, get_parsing_context
+from airflow.sdk import DAG, Asset, AssetAlias, XComArg, get_parsing_context
 
 from sagemaker_fleet import settings
-from sagemaker_fleet.contract import FLEET_DAG_TAG, REPORT_TASK_ID
+from sagemaker_fleet.contract import FLEET_DAG_TAG, REPORT_TASK_ID, models_alias_name
 from sagemaker_fleet.contract import PLAN_TASK_ID as PLAN_TASK_ID  # documented here (docs/reference.md)
 from sagemaker_fleet.contract import RELEASE_TASK_ID as RELEASE_TASK_ID  # documented here
 from sagemaker_fleet.operators.cities import FleetCitiesOperator, chunks_for, cities_task_id, train_task_id
@@ -184,7 +184,7 @@ def _fleet_dag(  # noqa: PLR0913 - the factory's own arguments, passed on
     dag_kwargs: dict[str, Any],
 ) -> DAG:
     from sagemaker_fleet.dags.form import manual_params
-    from sagemaker_fleet.fleetspec.names import models_s3_prefix, reports_s3_prefix
+    from sagemaker_fleet.fleetspec.names import reports_s3_prefix
     from sagemaker_fleet.operators.notify import FleetNotifyOperator
     from sagemaker_fleet.operators.outcome import FleetOutcomeOperator
     from sagemaker_fleet.operators.plan import PlanFleetOperator
@@ -193,7 +193,10 @@ def _fleet_dag(  # noqa: PLR0913 - the factory's own arguments, passed on
 
     report_dir = report_dir or settings.get("report_dir")
     report_asset = Asset(name=f"{spec.fleet}-reports", uri=reports_s3_prefix(spec.output_s3_uri))
-    model_asset = Asset(name=f"{spec.fleet}-models", uri=models_s3_prefix(spec.output_s3_uri))
+    # the training tasks end in the triggerer, where Airflow registers no asset event for a task's outlets: the
+    # report, on a worker after every city, emits the models asset's event (through an alias: only when a city
+    # trained), with the cities and their model artifacts in its extra
+    models_alias = AssetAlias(name=models_alias_name(spec.fleet))
     chunks = chunks_for(len(spec.cities))
     if "max_active_tasks" not in dag_kwargs:
         # a deferred city counts as an active task: with Airflow's default of 16 the 17th city would not start
@@ -226,9 +229,9 @@ def _fleet_dag(  # noqa: PLR0913 - the factory's own arguments, passed on
             for chunk in range(1, chunks)
         ]
         trains = [
-            FleetTrainingOperator.partial(
-                task_id=train_task_id(chunk), outlets=[model_asset], **city_task
-            ).expand(city=XComArg(sources[chunk]))
+            FleetTrainingOperator.partial(task_id=train_task_id(chunk), **city_task).expand(
+                city=XComArg(sources[chunk])
+            )
             for chunk in range(chunks)
         ]
         # every city has had its turn: end the pools nobody will take over, so the report sees final idle time
@@ -246,7 +249,7 @@ def _fleet_dag(  # noqa: PLR0913 - the factory's own arguments, passed on
             trigger_rule="all_done",
             use_params=manual,
             aws_conn_id=city_task["aws_conn_id"],
-            outlets=[report_asset],
+            outlets=[report_asset, models_alias],
             out_dir=report_dir,
             plan_task_id=PLAN_TASK_ID,
             release_task_id=RELEASE_TASK_ID,

@@ -12,6 +12,7 @@ decides again: done, re-submit (spot from the same checkpoint, or on-demand as t
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -118,6 +119,8 @@ class CityRun:
         capacity_retry_seconds: float,
         capacity_timeout_seconds: float,
         capacity_retry_max_seconds: float = CAPACITY_RETRY_MAX_SECONDS,
+        on_job_end: Callable[[CityRun, Description], None] | None = None,
+        on_refusal: Callable[[CityRun], None] | None = None,
     ) -> None:
         self.spec = spec
         self.city = city
@@ -131,11 +134,17 @@ class CityRun:
         self.capacity_retry_seconds = capacity_retry_seconds
         self.capacity_retry_max_seconds = capacity_retry_max_seconds
         self.capacity_timeout_seconds = capacity_timeout_seconds
+        #: Told of each job whose end this run saw (the trigger's metrics), and of each refusal of the quota.
+        self.on_job_end = on_job_end
+        self.on_refusal = on_refusal
         self.history: list[Description] = []
         #: The job the city waits on now (a trigger stops it when a user acts on the task).
         self.watching: str | None = None
         #: Creates the quota refused (ResourceLimitExceeded).
         self.refusals = 0
+        #: The jobs whose end this run saw: watched to their end, or found ended when it began and made by this
+        #: very try (its trigger restarted while no triggerer ran it): each is counted once, as it is seen ended.
+        self.ended: list[Description] = []
 
     @property
     def name(self) -> str:
@@ -171,7 +180,16 @@ class CityRun:
             self.watching = str(latest["TrainingJobName"])
             self.history[-1] = await self.io.watch(latest, after)
             self.watching = None
+            self._seen_end(self.history[-1])
             step = next_step(self.city, self.history, new_try=False)
+
+    def _seen_end(self, description: Description) -> None:
+        name = description.get("TrainingJobName")
+        if any(d.get("TrainingJobName") == name for d in self.ended):
+            return
+        self.ended.append(description)
+        if self.on_job_end is not None:
+            self.on_job_end(self, description)
 
     async def load_history(self) -> list[Description]:
         """Descriptions of the city's submissions in this run, oldest first. The run's listing says how many
@@ -194,6 +212,8 @@ class CityRun:
         # made by this very try (the trigger restarted after it ended): its outcome stands; made by an earlier
         # try, it is this try's to retry (or, forced, to retrain)
         mine = tags is not None and bool(self.try_id) and tags.get(TRY_TAG) == self.try_id
+        if mine:  # this try's job, which ended while no trigger of the try watched it
+            self._seen_end(self.history[-1])
         # stopped outside Airflow (the console, the CLI): Airflow-made stops (on_kill) carry the stopped-by tag
         stopped_outside = (
             tags is not None and stopped_by_someone(self.history[-1]) and STOPPED_BY_TAG not in tags
@@ -261,6 +281,8 @@ class CityRun:
             if attachment is None:
                 self.refusals += 1
                 self._refused(step.attempt)
+                if self.on_refusal is not None:
+                    self.on_refusal(self)
                 self.io.release(self.name)
                 delay = capacity_delay(retries, self.capacity_retry_seconds, self.capacity_retry_max_seconds)
                 delay *= self.io.jitter(name, retries)

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from airflow.providers.common.compat.sdk import AirflowSkipException
+from airflow.sdk import Asset, AssetAlias
 
-from sagemaker_fleet.contract import PLAN_TASK_ID, PLAN_XCOM_KEY
+from sagemaker_fleet.contract import PLAN_TASK_ID, PLAN_XCOM_KEY, models_alias_name, models_asset_name
 from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, report_json
 from sagemaker_fleet.cost.collect import describe_run_jobs
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
@@ -18,14 +19,22 @@ from sagemaker_fleet.cost.publish import upload_report_files, write_report_files
 from sagemaker_fleet.cost.report import released_pools
 from sagemaker_fleet.cost.summary import summary_lines
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
-from sagemaker_fleet.fleetspec.names import report_s3_uri, split_s3_uri
+from sagemaker_fleet.fleetspec.names import models_s3_prefix, report_s3_uri, split_s3_uri
 from sagemaker_fleet.links.fleet import FleetCostReportLink
+from sagemaker_fleet.observability.facets import RUN_FACET, models_event_extra, run_facet_fields
+from sagemaker_fleet.observability.metrics import report_measurements
+from sagemaker_fleet.observability.stats import send
 from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
 from sagemaker_fleet.operators.training import context_run_key
 from sagemaker_fleet.triggers.errors import run_spec
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
+
+    from sagemaker_fleet.cost.report import CostReport
+    from sagemaker_fleet.fleetspec.model import FleetSpec
+    from sagemaker_fleet.jobs.record import Description
+    from sagemaker_fleet.observability.lineage import Lineage
 
 
 class FleetCostReportOperator(FleetAwsOperator):
@@ -63,6 +72,8 @@ class FleetCostReportOperator(FleetAwsOperator):
         self.upload = upload
         self.use_params = use_params
         self.plan_task_id = plan_task_id
+        #: What the lineage listener reports when the task completes: the run's totals, its models and report.
+        self._lineage: dict[str, Any] | None = None
 
     def execute(self, context: Context) -> dict[str, Any]:
         this_run = run_spec(self.spec_path, context.get("params") or {}, use_params=self.use_params)
@@ -108,6 +119,7 @@ class FleetCostReportOperator(FleetAwsOperator):
                 bucket=bucket,
                 key=key,
             )
+        self._observe(context, spec, report, describes, files.json)
         document = report_json(report)
         return {
             "run_key": run_key,
@@ -115,3 +127,42 @@ class FleetCostReportOperator(FleetAwsOperator):
             "totals": document["totals"],
             "pools_released": document["pools_released"],
         }
+
+    def _observe(
+        self, context: Context, spec: FleetSpec, report: CostReport, describes: list[Any], report_file: Path
+    ) -> None:
+        """The run's billed money as metrics, its trained cities as the models asset's event, and its totals for
+        the lineage listener (:meth:`get_openlineage_facets_on_complete`)."""
+        send(report_measurements(report))
+        descriptions: list[Description] = list(describes)
+        models_uri = models_s3_prefix(spec.output_s3_uri)
+        extra = models_event_extra(report, descriptions, models_uri)
+        alias = next(
+            (
+                o
+                for o in self.outlets
+                if isinstance(o, AssetAlias) and o.name == models_alias_name(spec.fleet)
+            ),
+            None,
+        )
+        if alias is not None and extra["cities"]:
+            context["outlet_events"][alias].add(
+                Asset(name=models_asset_name(spec.fleet), uri=models_uri), extra=extra
+            )
+            self.log.info("models asset: %d cities trained in run %s", extra["trained"], report.run_key)
+        self._lineage = {
+            "inputs": [c["model_uri"] for c in extra["cities"] if c["model_uri"]],
+            "outputs": [report_s3_uri(spec.output_s3_uri, report.run_key) + report_file.name]
+            if self.upload
+            else [],
+            "facet": run_facet_fields(report),
+        }
+
+    def get_openlineage_facets_on_complete(self, task_instance: Any) -> Lineage:
+        """The report's lineage: the run's model artifacts in, its report.json out, the ``sagemakerFleetRun`` facet
+        with the run's totals (nothing for a dry run)."""
+        from sagemaker_fleet.observability.lineage import operator_lineage
+
+        lineage = self._lineage or {}
+        facets = {RUN_FACET: lineage["facet"]} if lineage.get("facet") else {}
+        return operator_lineage(lineage.get("inputs") or (), lineage.get("outputs") or (), facets)

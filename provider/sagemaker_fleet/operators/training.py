@@ -11,6 +11,7 @@ from airflow.providers.common.compat.sdk import AirflowException, AirflowSkipExc
 from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, POLL_INTERVAL, task_try_id
 from sagemaker_fleet.fleetspec.names import context_run_key
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
+from sagemaker_fleet.observability.lineage import lineage_ids
 from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
 from sagemaker_fleet.triggers.defaults import (
     CAPACITY_TIMEOUT_SECONDS,
@@ -23,6 +24,7 @@ from sagemaker_fleet.triggers.defaults import (
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
+    from sagemaker_fleet.observability.lineage import Lineage
     from sagemaker_fleet.triggers.city import FleetCityTrigger
 
 __all__ = ["FleetTrainingOperator", "context_run_key"]
@@ -124,6 +126,8 @@ class FleetTrainingOperator(FleetAwsOperator):
         self.capacity_retry_seconds = capacity_retry_seconds
         self.capacity_timeout_seconds = capacity_timeout_seconds
         self.use_params = use_params
+        #: The trigger's outcome when the task ends here (:meth:`execute_complete`), for the lineage listener.
+        self._outcome: dict[str, Any] | None = None
 
     def _trigger_kwargs(self, **run: Any) -> dict[str, Any]:
         """The trigger's kwargs, leaving out those at the trigger's defaults (the trigger row stays small)."""
@@ -145,6 +149,8 @@ class FleetTrainingOperator(FleetAwsOperator):
             dag_id=ti.dag_id,
             run_id=ti.run_id,
             end_from_trigger=self.deferrable and not inline,
+            # OpenLineage on: the trigger that ends the task closes the lineage run the listener opened here
+            lineage=lineage_ids(context, self) if self.deferrable and not inline else None,
         )
         if self.deferrable and not inline:  # the triggerer imports the trigger; this process need not
             self.defer(trigger=TriggerHandle(CITY_TRIGGER_CLASSPATH, kwargs), method_name="execute_complete")
@@ -161,6 +167,7 @@ class FleetTrainingOperator(FleetAwsOperator):
         mends: :class:`CityCannotTrainError`): the result, a skip or the failure."""
         if not isinstance(event, dict):
             raise AirflowException(f"{self.city}: the training trigger ended without an outcome ({event!r})")
+        self._outcome = event
         status = event.get("status")
         if status == "success":
             for link, value in (event.get("links") or {}).items():
@@ -174,6 +181,23 @@ class FleetTrainingOperator(FleetAwsOperator):
 
             raise CityCannotTrainError(message)
         raise AirflowException(message)
+
+    # ------------------------------------------------------------------------------------------ lineage
+
+    def get_openlineage_facets_on_complete(self, task_instance: Any) -> Lineage:
+        """Lineage of a city task that ended on a worker (a synchronous wait, or a failure handed back by the trigger):
+        the city's training channels in, its model artifact out, and the ``sagemakerFleetJob`` facet. A task ended
+        from the triggerer is reported by its trigger (:mod:`sagemaker_fleet.observability.lineage`)."""
+        from sagemaker_fleet.observability.facets import JOB_FACET
+        from sagemaker_fleet.observability.lineage import operator_lineage
+
+        event = self._outcome or {}
+        lineage = event.get("lineage") or {}
+        facets = {JOB_FACET: lineage["facet"]} if lineage.get("facet") else {}
+        return operator_lineage(lineage.get("inputs") or (), lineage.get("outputs") or (), facets)
+
+    def get_openlineage_facets_on_failure(self, task_instance: Any) -> Lineage:
+        return self.get_openlineage_facets_on_complete(task_instance)
 
 
 def _under_dag_test() -> bool:

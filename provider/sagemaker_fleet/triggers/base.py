@@ -98,5 +98,6 @@ class RunPollerTrigger(FleetAwsTrigger):
         sweeps and creates, held hand-offs back ~10 s under 20 % throttling (docs/benchmarks.md)."""
         return self.hook({"retries": TRIGGERER_RETRIES})
 
-    def shared_poller(self, name_contains: str, interval: float) -> FleetPoller:
-        return run_poller(self.fleet_hook(), self.aws_kwargs(), name_contains, interval)
+    def shared_poller(self, name_contains: str, interval: float, fleet: str = "") -> FleetPoller:
+        """The run's poller in this triggerer (``fleet``: one that dispatches the fleet's run, :func:`run_poller`)."""
+        return run_poller(self.fleet_hook(), self.aws_kwargs(), name_contains, interval, fleet)

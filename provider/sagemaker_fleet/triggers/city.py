@@ -38,6 +38,10 @@ from sagemaker_fleet.jobs.describe import summarize
 from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.jobs.request import STOPPED_BY_TAG
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
+from sagemaker_fleet.observability import lineage as ol
+from sagemaker_fleet.observability.facets import JOB_FACET, job_facet_fields, model_artifact, training_inputs
+from sagemaker_fleet.observability.metrics import job_end_measurements, refusal_measurement
+from sagemaker_fleet.observability.stats import RunSignals, send
 from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
 from sagemaker_fleet.triggers.city_io import PollerCityIO
@@ -98,6 +102,8 @@ class FleetCityTrigger(RunPollerTrigger):
         retry or a clear of the task attaches to the forced job).
     :param end_from_trigger: end the task from here (the operator's default: no second worker start).
     :param carry_pools: the run's pools are kept for the next run: its poller ends none early.
+    :param lineage: the OpenLineage ids of the task's try (:func:`sagemaker_fleet.observability.lineage.lineage_ids`,
+        given by the worker when OpenLineage is on): the trigger that ends the task closes its lineage run.
     :param aws_conn_id, region_name, verify, botocore_config: the AWS connection (:class:`FleetAwsTrigger`).
     """
 
@@ -117,6 +123,7 @@ class FleetCityTrigger(RunPollerTrigger):
         force_retrain: bool = False,
         end_from_trigger: bool = True,
         carry_pools: bool = False,
+        lineage: dict[str, Any] | None = None,
         poll_interval: float = POLL_INTERVAL,
         capacity_retry_seconds: float = CAPACITY_RETRY_SECONDS,
         capacity_timeout_seconds: float = CAPACITY_TIMEOUT_SECONDS,
@@ -136,11 +143,14 @@ class FleetCityTrigger(RunPollerTrigger):
         self.force_retrain = force_retrain
         self.end_from_trigger = end_from_trigger
         self.carry_pools = carry_pools
+        self.lineage = lineage
         self.poll_interval = float(poll_interval)
         self.capacity_retry_seconds = float(capacity_retry_seconds)
         self.capacity_timeout_seconds = float(capacity_timeout_seconds)
         #: The city's run once it has begun (its state: submissions so far, the job it waits on).
         self.city_run: CityRun | None = None
+        #: The run's metrics in this triggerer (shared through the run's poller).
+        self.signals: RunSignals | None = None
 
     # ------------------------------------------------------------------------------------------ set-up
 
@@ -195,7 +205,61 @@ class FleetCityTrigger(RunPollerTrigger):
             outcome = Outcome(
                 "failed", message=f"{type(exc).__name__}: {exc}", retry=not retry_cannot_help(exc)
             )
+        await self._observe(outcome)
         yield self._event(outcome)
+
+    def _job_ended(self, city_run: CityRun, description: Any) -> None:
+        """Metrics of a job whose end the city's run sees (its start, re-submission, hand-off), sent at once."""
+        if self.signals is not None:
+            try:
+                send(job_end_measurements(city_run, description, self.signals.ledger))
+            except Exception as exc:  # noqa: BLE001 - metrics never change how a city ends
+                self.log.debug("%s: metrics not sent: %s", self.city, exc)
+
+    @staticmethod
+    def _refused(city_run: CityRun) -> None:
+        send([refusal_measurement(city_run)])
+
+    async def _observe(self, outcome: Outcome) -> None:
+        """When this trigger ends the task: the close of the task's lineage run (the worker's listener closes it
+        otherwise). The city's metrics went as its jobs ended."""
+        if self.lineage and self.end_from_trigger and outcome.retry and ol.enabled():
+            values = self._safe_lineage()
+            lineage = None
+            if values:
+                lineage = ol.operator_lineage(
+                    values["inputs"], values["outputs"], {JOB_FACET: values["facet"]}
+                )
+            await ol.emit_city_end(self.lineage, outcome.status, lineage, outcome.message)
+
+    def _lineage(self) -> dict[str, Any] | None:
+        """The city's datasets and facet as JSON values (its latest job's channels in, its model artifact out once
+        completed, the ``sagemakerFleetJob`` facet), or None before any job. They travel in the event when the task
+        ends on a worker, where the lineage listener asks the operator for them."""
+        city_run, signals = self.city_run, self.signals
+        if city_run is None or not city_run.history or signals is None:
+            return None
+        latest = city_run.history[-1]
+        output = model_artifact(latest) if latest.get("TrainingJobStatus") == "Completed" else None
+        return {
+            "inputs": training_inputs(latest, city_run.city.train_s3_uri),
+            "outputs": [output] if output else [],
+            "facet": job_facet_fields(
+                city_run.spec,
+                self.city,
+                city_run.run_key,
+                latest,
+                len(city_run.history),
+                signals.ledger.reused,
+            ),
+        }
+
+    def _safe_lineage(self) -> dict[str, Any] | None:
+        try:
+            return self._lineage()
+        except Exception as exc:  # noqa: BLE001 - an event without lineage still ends the task
+            self.log.warning("%s: no lineage datasets: %s", self.city, exc)
+            return None
 
     def _event(self, outcome: Outcome) -> TriggerEvent:
         # a failure no retry mends ends on a worker even from here: the task's execute_complete fails it without
@@ -208,6 +272,7 @@ class FleetCityTrigger(RunPollerTrigger):
                     "message": outcome.message,
                     "links": outcome.links,
                     "retry": outcome.retry,
+                    "lineage": self._safe_lineage(),
                 }
             )
         if outcome.status == "success":
@@ -227,8 +292,11 @@ class FleetCityTrigger(RunPollerTrigger):
         spec = this_run.spec
         if self.city not in {c.name for c in spec.cities}:
             return Outcome("skipped", message="not among this run's cities")
-        poller = self.shared_poller(run_name_contains(run.run_key), self.poll_interval)
+        poller = self.shared_poller(run_name_contains(run.run_key), self.poll_interval, fleet=spec.fleet)
         poller.sweeps.floor = run_key_floor(run.run_key)
+        if poller.signals is None:
+            poller.signals = RunSignals(spec.fleet, run.run_key)
+        self.signals = poller.signals
         tracker = await poller.track(lambda: self._load_tracker(spec, run))
         self.city_run = city_run = CityRun(
             spec,
@@ -242,6 +310,8 @@ class FleetCityTrigger(RunPollerTrigger):
             keep_alive_seconds=int(self.keep_alive_seconds or 0),
             capacity_retry_seconds=self.capacity_retry_seconds,
             capacity_timeout_seconds=self.capacity_timeout_seconds,
+            on_job_end=self._job_ended,
+            on_refusal=self._refused,
         )
         end = await city_run.train()
         return await self._outcome(end, city_run, poller, spec, run)

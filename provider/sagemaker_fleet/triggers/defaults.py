@@ -36,6 +36,7 @@ CITY_TRIGGER_DEFAULTS: Mapping[str, Any] = {
     "force_retrain": False,
     "end_from_trigger": True,
     "carry_pools": False,
+    "lineage": None,
     "poll_interval": POLL_INTERVAL,
     "capacity_retry_seconds": CAPACITY_RETRY_SECONDS,
     "capacity_timeout_seconds": CAPACITY_TIMEOUT_SECONDS,

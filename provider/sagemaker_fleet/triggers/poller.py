@@ -40,6 +40,7 @@ from sagemaker_fleet.triggers.watch import (
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
+    from sagemaker_fleet.observability.stats import RunSignals
 
 # JobWatchError, watch_until_terminal and watch_deadline (triggers/watch.py) and TRIGGERER_RETRIES (client.py) are
 # imported from here by the triggers and by users' code from before the split
@@ -97,6 +98,8 @@ class FleetPoller:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._min_interval = 0.0
         self._denied_warned = False
+        #: The run's metrics (set by its first city trigger): every sweep's listing and waiting cities go there.
+        self.signals: RunSignals | None = None
 
     @classmethod
     def shared(
@@ -332,6 +335,8 @@ class FleetPoller:
             if sweeps.tracker is not None:
                 self._listed.set()
             self._hand_out(listed)
+            if self.signals is not None:
+                self.signals.swept(summaries, len(self.waiters))
             failed = await self._describe_all(client, listed.describe)
             for end in sweeps.pool_ends():  # decided from the listing: not skipped for a describe that failed
                 await self._end_pool(client, end)
@@ -422,9 +427,10 @@ class FleetPoller:
 
 
 def run_poller(
-    hook: SageMakerFleetHook, conn: Mapping[str, Any], name_contains: str, interval: float
+    hook: SageMakerFleetHook, conn: Mapping[str, Any], name_contains: str, interval: float, fleet: str = ""
 ) -> FleetPoller:
     """The shared poller of one run (its jobs' names contain ``name_contains``) for one AWS connection in this
-    event loop."""
-    key = (json.dumps(dict(conn), sort_keys=True, default=str), name_contains)
+    event loop. ``fleet``: the run's fleet, for a poller that dispatches (it holds the run's plan): two fleets'
+    runs with the same run key (two daily DAGs) share a name filter but never a plan."""
+    key = (json.dumps(dict(conn), sort_keys=True, default=str), name_contains, fleet)
     return FleetPoller.shared(key, lambda: hook, name_contains, interval)

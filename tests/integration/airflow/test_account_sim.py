@@ -113,3 +113,67 @@ def test_another_fleets_idle_pool_of_the_same_key_is_taken_as_a_warm_start(accou
     first = min((j for j in jobs.values() if j["name"].startswith("disp-")), key=lambda j: j["created_at"])
     assert first["start"] == "warm"
     assert first["created_at"] < jobs["other-team-forecast"]["ended_at"]  # it did not wait for room
+
+
+def test_two_fleets_with_the_same_run_key_in_one_triggerer_dispatch_by_their_own_plans(
+    aws_sim, monkeypatch, tmp_path
+) -> None:
+    """Two daily DAGs have the same run key, so their name filter is the same; their cities must still wait for
+    their own plan's turn (one poller per fleet's run), not be let through as cities outside another fleet's plan."""
+    import yaml
+
+    from sagemaker_fleet.triggers.poller import FleetPoller
+
+    data = yaml.safe_load(DISPATCH.read_text())
+    data["fleet"] = "other"
+    other_path = tmp_path / "other.yaml"
+    other_path.write_text(yaml.safe_dump(data))
+    specs = {"disp": load_fleet_spec(DISPATCH), "other": load_fleet_spec(other_path)}
+    plans = {name: plan_fleet(spec, RUN_KEY) for name, spec in specs.items()}
+
+    async def plan_json(self, run):
+        return plans[load_fleet_spec(self.spec_path).fleet].to_json()
+
+    monkeypatch.setattr(FleetCityTrigger, "_plan_json", plan_json)
+    aws_sim.set_quota("ml.m5.xlarge", instances=4, warm_pools=4)  # room for both fleets' width of 2
+    for spec in specs.values():
+        for city in spec.cities:
+            aws_sim.set_work(120, city=city.name, fleet=spec.fleet)
+    aws_sim.set_speed(200)
+    try:
+        triggers = [
+            FleetCityTrigger(
+                spec_path=str(path),
+                city=c.name,
+                run_key=RUN_KEY,
+                try_id="manual__1/1",
+                poll_interval=0.3,
+                capacity_retry_seconds=0.5,
+                plan_task_id="plan",
+            )
+            for path, spec in ((DISPATCH, specs["disp"]), (other_path, specs["other"]))
+            for c in spec.cities
+        ]
+        pollers: list[FleetPoller] = []
+        original = FleetPoller.track
+
+        async def track(self, load):
+            pollers.append(self)
+            return await original(self, load)
+
+        monkeypatch.setattr(FleetPoller, "track", track)
+        events = run_triggers(triggers, timeout=240)
+    finally:
+        aws_sim.set_speed(1)
+    assert all(isinstance(e, TaskSuccessEvent) for e in events), events
+    assert len({id(p) for p in pollers}) == 2  # one per fleet's run
+    jobs = sim_jobs = aws_sim.state()["jobs"]
+    for fleet in specs:
+        ours = [j for j in sim_jobs if j["name"].startswith(f"{fleet}-")]
+        edges = sorted([(j["created_at"], 1) for j in ours] + [(j["ended_at"], -1) for j in ours])
+        running = peak = 0
+        for _, step in edges:
+            running += step
+            peak = max(peak, running)
+        assert peak == 2, (fleet, peak)  # each fleet at its own plan's width, not all its cities at once
+    assert len(jobs) == 12

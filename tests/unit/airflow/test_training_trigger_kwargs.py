@@ -13,8 +13,9 @@ from airflow.providers.common.compat.sdk import TaskDeferred
 from sagemaker_fleet.operators.training import FORWARDED, FleetTrainingOperator
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 
-#: The trigger's arguments that are the run's (from the task's context) or the start's, not the operator's.
-RUN = {"params", "try_id", "dag_id", "run_id", "end_from_trigger"}
+#: The trigger's arguments that are the run's (from the task's context) or the start's (its lineage ids too), not
+#: the operator's.
+RUN = {"params", "try_id", "dag_id", "run_id", "end_from_trigger", "lineage"}
 AWS = {"aws_conn_id": "fleet_aws", "region_name": "eu-west-1", "verify": False, "botocore_config": {"a": 1}}
 
 

@@ -113,3 +113,56 @@ def test_a_refused_create_tells_the_runs_account_view_before_giving_the_place_ba
     asyncio.run(run.train())
     assert full_at_release
     assert all(full_at_release)
+
+
+class EndedJob:
+    """A shell in which the city's job of this run ended while no trigger watched it."""
+
+    def __init__(self, description: dict, try_tag: str) -> None:
+        self.description = description
+        self.try_tag = try_tag
+
+    def now(self) -> float:
+        return 0.0
+
+    async def describe(self, job_name: str) -> Any:
+        return self.description if job_name == self.description["TrainingJobName"] else None
+
+    async def tags(self, arn: str) -> dict[str, str]:
+        return {"sagemaker-fleet:airflow-try": self.try_tag}
+
+
+def ended_run(try_id: str, seen: list) -> CityRun:
+    from sagemaker_fleet.dispatch import DispatchBook, RunTracker
+    from sagemaker_fleet.jobs.progress import run_job_names
+    from unit.cost.cost_describes import describe_job
+
+    spec = fleet([city("oslo")])
+    description = describe_job(f"demo-oslo-{RUN_KEY}")
+    tracker = RunTracker(DispatchBook.empty(), run_job_names(spec, RUN_KEY))
+    tracker.observe([description], whole=True)
+    return CityRun(
+        spec,
+        spec.city("oslo"),
+        RUN_KEY,
+        EndedJob(description, "manual__1/1"),  # type: ignore[arg-type]
+        Quiet(),
+        tracker,
+        try_id=try_id,
+        capacity_retry_seconds=60.0,
+        capacity_timeout_seconds=300.0,
+        on_job_end=lambda run, d: seen.append(d["TrainingJobName"]),
+    )
+
+
+def test_a_restarted_trigger_counts_its_trys_job_that_ended_while_no_trigger_watched_it() -> None:
+    seen: list[str] = []
+    end = asyncio.run(ended_run("manual__1/1", seen).train())
+    assert end.kind == "done"
+    assert seen == [f"demo-oslo-{RUN_KEY}"]  # this try's job: nobody saw it end, so this run counts it
+
+
+def test_a_retry_does_not_count_an_earlier_trys_job_again() -> None:
+    seen: list[str] = []
+    asyncio.run(ended_run("manual__1/2", seen).train())
+    assert seen == []  # try 1's trigger counted it when it saw it end

@@ -1,0 +1,54 @@
+"""The example DAG scheduled on the demo fleet's models asset listens to the asset the fleet DAG's report emits, and
+reads the changed cities from the events' extra."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import SimpleNamespace
+
+from airflow.sdk import Asset
+
+from sagemaker_fleet.contract import models_asset_name
+from sagemaker_fleet.fleetspec import load_fleet_spec
+from sagemaker_fleet.fleetspec.names import models_s3_prefix
+
+DAGS = Path(__file__).resolve().parents[3] / "dags"
+
+
+def example():
+    spec = importlib.util.spec_from_file_location("city_models_changed", DAGS / "city_models_changed.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_it_is_scheduled_on_the_asset_the_demo_fleets_report_emits() -> None:
+    module = example()
+    fleet = load_fleet_spec(DAGS / "fleets" / "demo.yaml")
+    # (Airflow normalises an asset's URI: the report's Asset and this one must be made alike)
+    assert module.MODELS == Asset(
+        name=models_asset_name(fleet.fleet), uri=models_s3_prefix(fleet.output_s3_uri)
+    )
+
+
+def test_the_latest_run_names_each_city_once() -> None:
+    module = example()
+    first = {
+        "run_key": "20261128",
+        "cities": [{"city": "lima", "job_name": "a", "model_uri": "s3://m/a", "start": "cold"}],
+    }
+    second = {
+        "run_key": "20261129",
+        "cities": [
+            {"city": "lima", "job_name": "b", "model_uri": "s3://m/b", "start": "warm"},
+            {"city": "oslo", "job_name": "c", "model_uri": "s3://m/c", "start": "cold"},
+        ],
+    }
+    cities = module.changed_cities([SimpleNamespace(extra=first), SimpleNamespace(extra=second)])
+    assert {name: (c["job_name"], c["run_key"]) for name, c in cities.items()} == {
+        "lima": ("b", "20261129"),
+        "oslo": ("c", "20261129"),
+    }
