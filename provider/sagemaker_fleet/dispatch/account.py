@@ -16,7 +16,8 @@ run's, and every job that is not the run's comes here:
   groups is a warm start for the account: SageMaker puts the group's next job on it. The tracker counts it as an
   idle pool of that group (its instances are held already, so the city taking it needs none) — only as seen in
   this sweep (its listing, or a description since): another run's city may take it any moment, and a city
-  admitted on a pool that is gone meets ``ResourceLimitExceeded``;
+  admitted on a pool that is gone meets ``ResourceLimitExceeded``; and only once its own run let it go
+  (:data:`CLAIM_AFTER_LISTINGS` looks in a row): until then no city of that key starts cold either;
 - **jobs older than the listing**: the sweep lists from the oldest job of the run that can still change; another
   run's job created before that and still holding capacity is described again every :data:`RECHECK_SECONDS`
   (until then it counts as still holding, but not as a pool to take: a late answer can only delay an admission,
@@ -55,10 +56,9 @@ DESCRIBES_PER_SWEEP = 24
 #: MaxRuntimeInSeconds (28 days); a pool lives at most 6 hours after its job.
 CENSUS_LOOKBACK = dt.timedelta(days=28, hours=6)
 #: Another run's Available pool is this run's to take only once this many of the run's looks in a row (listings, or
-#: descriptions of a job older than the listing) showed it:
-#: its own run, whose next city takes it in the sweep that sees it free (the hand-off), goes first. Until then the
-#: run starts no job of that key cold either: SageMaker would put it on that pool, and the owner's city would then
-#: need a new instance the account may not have.
+#: descriptions of a job older than the listing) showed it: its own run, whose next city takes it in the sweep that
+#: sees it free (the hand-off), goes first. Until then the run starts no job of that key cold either: SageMaker
+#: would put it on that pool, and the owner's city would then need a new instance the account may not have.
 CLAIM_AFTER_LISTINGS = 2
 
 
