@@ -470,18 +470,6 @@ def check_twice(stack: LocalAirflowStack, sim, twice_spec, result: dict) -> list
     for city, submissions in by_city(jobs, twice_spec).items():
         assert sorted(j["name"].rsplit("-", 1)[-1] for j in submissions) == sorted(keys), city
         assert all(j["status"] == "Completed" for j in submissions), city
-    # both runs declare the account's whole quota of the type (3 instances) and run at the same time: each counts the
-    # other's jobs and pools, so the quota refuses (almost) no create — a run counting only its own met several
-    refused = sum(
-        path.read_bytes().count(b"instance quota in use (ResourceLimitExceeded)")
-        for path in Path(stack.settings.home).rglob("*")
-        if path.is_file() and "dag_id=e2e_twice/" in str(path) and "task_id=train/" in str(path)
-    )
-    assert refused <= 2, refused
-    overlap = min(j["ended_at"] for j in jobs if j["name"].endswith(keys[0])) > min(
-        j["created_at"] for j in jobs if j["name"].endswith(keys[1])
-    )
-    assert overlap, "the two runs did not run at the same time: the quota check proves nothing"
     return figures
 
 
