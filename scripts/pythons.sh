@@ -60,7 +60,8 @@ case "${1:-}" in
     versions="$2"; shift 2
     logs="$(mktemp -d)"
     for version in $versions; do
-      (WORKERS="${WORKERS:-2}" "$0" test "$version" "$@" >"$logs/$version.log" 2>&1; echo $? >"$logs/$version.rc") &
+      # `|| rc=$?`: under set -e a failing suite would end the subshell before its exit code is written
+      (rc=0; WORKERS="${WORKERS:-2}" "$0" test "$version" "$@" >"$logs/$version.log" 2>&1 || rc=$?; echo "$rc" >"$logs/$version.rc") &
     done
     wait
     status=0

@@ -10,16 +10,22 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 import tempfile
 from pathlib import Path
 
 # Airflow reads its configuration once, at first import: give the test session its own home and SQLite DB
 # before anything imports it (an existing AIRFLOW_HOME, e.g. the end-to-end tests' Postgres one, is respected).
-# One home per pytest-xdist worker: two workers migrating one SQLite file at once break each other's tests.
+# One home per pytest-xdist worker and Python: two workers migrating one SQLite file at once break each other's
+# tests, and `make test` runs the 3.12 and 3.13 suites side by side, each with its own gw0, gw1 (one shared home let
+# one suite's module fixture delete and re-create the other's DAG run under it).
 # xdist workers inherit the controller's environment, where this file already set the controller's home: a home
 # this file chose is replaced by the worker's own; a home set from outside (the e2e's Postgres one) is kept.
 _WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
-_HOMES = Path(tempfile.gettempdir()) / f"sagemaker-fleet-tests-{os.getuid()}"
+_HOMES = (
+    Path(tempfile.gettempdir())
+    / f"sagemaker-fleet-tests-{os.getuid()}-py{sys.version_info[0]}{sys.version_info[1]}"
+)
 _TEST_HOME = Path(f"{_HOMES}-{_WORKER}")
 for _name, _ours, _value in (
     ("AIRFLOW_HOME", str(_HOMES), str(_TEST_HOME)),
@@ -79,7 +85,6 @@ def fleets_dir() -> Path:
 def airflow_db() -> Path:
     """A migrated Airflow metadata DB (SQLite in the test home) for ``dag.test()``."""
     import subprocess
-    import sys
 
     home = Path(os.environ["AIRFLOW_HOME"])
     home.mkdir(parents=True, exist_ok=True)
