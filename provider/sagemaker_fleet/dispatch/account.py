@@ -40,12 +40,14 @@ from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.dispatch.shares import key_digest
 from sagemaker_fleet.jobs.keys import WarmPoolKey, warm_pool_key
 from sagemaker_fleet.jobs.paging import JobFilters, as_datetime
 from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.book import DispatchBook, QuotaPool
+    from sagemaker_fleet.dispatch.shares import ShareBoard
 
 #: A job that is not the run's and was created before the sweep's listing window is described again this often
 #: while it holds capacity (seconds of the shell's clock).
@@ -101,6 +103,7 @@ class AccountView:
         self.opaque: set[str] = set()  #: jobs the credentials may not describe
         self.listed_at = -math.inf  #: the shell's clock at the latest listing
         self.full: set[QuotaPool] = set()  #: quotas a create was refused on since the latest listing
+        self.board: ShareBoard | None = None  #: the account's board, for a run of a fleet with ``sharing``
 
     # ------------------------------------------------------------------------------------------ observing
 
@@ -224,13 +227,19 @@ class AccountView:
         refused = {itype for itype, _ in self.full}
         return Counter(
             job.shape.key
-            for job in self.jobs.values()
+            for name, job in self.jobs.items()
             if job.shape is not None
             and job.idle
             and job.seen >= self.listed_at
             and job.shape.key.instance_type not in refused
-            and (job.available_listings >= CLAIM_AFTER_LISTINGS) == claimable
+            and (job.available_listings >= CLAIM_AFTER_LISTINGS or self._given(name, job.shape.key))
+            == claimable
         )
+
+    def _given(self, name: str, key: WarmPoolKey) -> bool:
+        """Whether the run of ``name`` says on the account's board that it has no city left of ``key``: its pool
+        is this run's to take at once (:mod:`.shares`)."""
+        return self.board is not None and self.board.given(name, key_digest(key))
 
     def holdings(self, book: DispatchBook) -> tuple[Counter[QuotaPool], Counter[str], Counter[str]]:
         """For ``book``'s run: the instances other runs hold per quota, and per warm-pool group of the run their

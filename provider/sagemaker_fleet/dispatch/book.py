@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Literal
 from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_GUIDE_MAX
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec, InstanceQuota
+    from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec, InstanceQuota, SharingSettings
     from sagemaker_fleet.jobs.keys import WarmPoolKey
     from sagemaker_fleet.plan.fleet_plan import FleetPlan
 
@@ -109,6 +109,10 @@ class DispatchBook:
     capacity: Mapping[QuotaPool, int]
     cold_starts: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     keys: Mapping[str, WarmPoolKey] = field(default_factory=lambda: MappingProxyType({}))
+    fleet: str = ""
+    run_key: str = ""
+    #: the fleet's ``sharing`` (None: it takes no part in shares; :mod:`sagemaker_fleet.dispatch.shares`)
+    sharing: SharingSettings | None = None
 
     @classmethod
     def from_plan(cls, plan: FleetPlan, spec: FleetSpec) -> DispatchBook:
@@ -167,6 +171,9 @@ class DispatchBook:
             capacity=MappingProxyType(capacity),
             cold_starts=MappingProxyType(cold),
             keys=MappingProxyType({g.group: g.key for g in plan.groups if g.warm_pool and not g.spot}),
+            fleet=spec.fleet,
+            run_key=plan.run_key,
+            sharing=spec.sharing,
         )
 
     @classmethod

@@ -28,6 +28,7 @@ class JobState:
     pool: str | None
     created: dt.datetime | None
     retained: float = 0.0  #: ResourceRetainedBillableTimeInSeconds: > 0 on a Terminated pool that idled
+    reused_by: str | None = None  #: ReusedByJob: the job that took its pool (maybe another run's)
 
     @property
     def settled(self) -> bool:

@@ -4,6 +4,9 @@ Two shells drive it: the triggerer's shared poller (:mod:`sagemaker_fleet.trigge
 ``simulate``'s (``sim/driver/polling.py``: virtual time, the simulator's engine). Each sweep of a run is
 
 0. for a run with a plan, once: :meth:`RunSweeps.census` (the account's running jobs and idle pools, whoever's);
+   for a fleet with ``sharing``, every :data:`~.shares.BOARD_READ_SECONDS`: the account's board
+   (:meth:`RunSweeps.board_read`, :mod:`.shares`), and after step 2 the run's own record when it changed
+   (:meth:`RunSweeps.board_post`);
 1. :meth:`RunSweeps.listing`: where the listing starts (of the account's jobs for a run with a plan: other runs'
    go to :meth:`RunSweeps.foreign`, described once, and count against the run's quotas — :mod:`.account`). ListTrainingJobs (:func:`~sagemaker_fleet.jobs.paging.
    job_listing`) from 5 minutes before the creation of the oldest job that can still change — a watched job, or
@@ -30,6 +33,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.dispatch.account import AccountView
+from sagemaker_fleet.dispatch.shares import ShareBoard
+from sagemaker_fleet.dispatch.sharing import RunShares
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL
 from sagemaker_fleet.jobs.paging import JobFilters, as_datetime
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
@@ -135,6 +140,8 @@ class RunSweeps:
         self._listed_now = False  # this sweep's listing came through
         #: other runs' jobs of the account, for a run with a plan (see :attr:`tracker`)
         self.account: AccountView | None = None
+        #: the account's board, for a run of a fleet with ``sharing`` (:mod:`.shares`)
+        self.board: ShareBoard | None = None
         self._tracker: RunTracker | None = None
         self.tracker = tracker
 
@@ -148,8 +155,13 @@ class RunSweeps:
         running jobs and idle pools count against its quotas (:class:`AccountView`)."""
         self._tracker = tracker
         self.account = AccountView() if tracker is not None and tracker.book.turns else None
+        self.board = None
         if tracker is not None:
             tracker.account = self.account
+            book = tracker.book
+            if self.account is not None and book.sharing is not None:
+                self.board = self.account.board = ShareBoard(book.fleet, book.run_key, book.sharing)
+                tracker.shares = RunShares(self.board, book)
 
     # ------------------------------------------------------------------------------------------ watching
 
@@ -278,6 +290,35 @@ class RunSweeps:
         if self.tracker is not None:
             release = self.tracker.release_tail if end.running else self.tracker.release_pool
             release(end.job_name, made=False)
+
+    # ------------------------------------------------------------------------------------------ the board
+
+    def board_read(self, now: float) -> tuple[str, str] | None:
+        """(bucket, prefix) of the account's board when its records are to be read in this sweep (before its
+        listing), else None; the shell gives them to :meth:`board_records`. A failed read is not the sweep's
+        failure: the run goes on with the records it had, which go stale (:data:`~.shares.STALE_SECONDS`)."""
+        board = self.board
+        if board is None or not board.read_due(now):
+            return None
+        board.read_at = now  # a failed read is tried again at the next interval, not every sweep
+        return board.bucket, board.prefix
+
+    def board_records(self, records: Sequence[object], now: float, wall: float) -> None:
+        if self.board is not None:
+            self.board.read(records, now, wall)
+
+    def board_post(self, now: float, wall: float) -> tuple[str, str, dict[str, Any]] | None:
+        """(bucket, key, record) to put after this sweep's admissions, or None (unchanged, within the heartbeat);
+        the shell calls :meth:`board_posted` once S3 took it."""
+        board, tracker = self.board, self.tracker
+        if board is None or tracker is None or not tracker.listed_whole:
+            return None
+        record = board.to_post(now, wall)
+        return None if record is None else (board.bucket, board.object_key, record)
+
+    def board_posted(self, record: Mapping[str, Any], now: float) -> None:
+        if self.board is not None:
+            self.board.posted(record, now)
 
     def swept(self, ok: bool) -> None:
         """The sweep ended: back off after its listing failed, come back towards the interval after it was listed.

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 # CREATION_MARGIN, HANDOFF_INTERVAL and Wait are imported from here too (the shells, the Fleet view, users' code)
@@ -49,12 +49,16 @@ from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
 __all__ = ["CREATION_MARGIN", "HANDOFF_INTERVAL", "JobState", "RunTracker", "Wait"]
 
+from sagemaker_fleet.dispatch.pool_ends import PoolEnds
+from sagemaker_fleet.dispatch.sharing import Demand
+
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.account import AccountView
     from sagemaker_fleet.dispatch.book import DispatchBook, QuotaPool, Turn
+    from sagemaker_fleet.dispatch.sharing import RunShares
 
 
-class RunTracker:
+class RunTracker(PoolEnds):
     """The run's jobs by name (``names``: every name the run may use → (city, attempt)) and the dispatch rule."""
 
     def __init__(
@@ -88,6 +92,8 @@ class RunTracker:
         self._reserved: Counter[str] = (
             Counter()
         )  # per group: other runs' pools of its key not yet its to take
+        #: the account's board, for a fleet with ``sharing`` (set by the sweeps; :mod:`.shares`)
+        self.shares: RunShares | None = None
 
     # ------------------------------------------------------------------------------------------ observing
 
@@ -108,6 +114,7 @@ class RunTracker:
                 pool.get("Status"),
                 as_datetime(job.get("CreationTime")),
                 float(pool.get("ResourceRetainedBillableTimeInSeconds") or 0),
+                pool.get("ReusedByJob") or None,
             )
             self.jobs[str(job["TrainingJobName"])] = state
             latest = self.latest.get(city)
@@ -149,6 +156,8 @@ class RunTracker:
         """Instances held per quota (running jobs, admitted ones, idle pools; other runs' too), idle pools per group
         (other runs' matching ones too), and per group the admitted (not yet listed) cities that take one of them."""
         used, idle, self._reserved = self.account.holdings(self.book) if self.account else (Counter(),) * 3
+        if self.shares is not None:
+            self.shares.account_held = Counter(used)
         pending_warm: Counter[str] = Counter()
         for name, state in self.jobs.items():
             turn = self.book.turns.get(state.city)
@@ -182,7 +191,10 @@ class RunTracker:
             turn = self.book.turns.get(state.city)
             if turn is None or turn.group not in self.book.cold_starts:
                 continue
-            reused[turn.group] += state.pool == "Reused"
+            # a pool another run took is that run's warm start, not this group's: counted once
+            reused[turn.group] += state.pool == "Reused" and (
+                state.reused_by in self.names or not state.reused_by
+            )
             lost[turn.group] += state.pool == "Terminated" and state.retained > 0  # it idled, then expired
             keeps = turn.keep_alive_seconds > 0 and name not in self._tail_released
             idle = state.pool == "Available" and name not in self._released
@@ -244,19 +256,36 @@ class RunTracker:
                 "cold starts are used)"
             )
         quota = turn.quota_for(wait.attempt)
-        return f"waits for room in the {quota[0]} {quota[1]} quota (running jobs and idle pools)"
+        reason = f"waits for room in the {quota[0]} {quota[1]} quota (running jobs and idle pools)"
+        reserve = self.shares.reserves(used).get(quota, 0) if self.shares is not None else 0
+        if reserve:
+            reason += f"; {reserve} instance(s) go first to runs ranked before this one (sharing)"
+        return reason
 
     def _claim(
-        self, turn: Turn, attempt: int, used: Counter[QuotaPool], idle: Counter[str], check: bool = True
+        self,
+        turn: Turn,
+        attempt: int,
+        used: Counter[QuotaPool],
+        idle: Counter[str],
+        check: bool = True,
+        reserve: Mapping[QuotaPool, int] | None = None,
     ) -> bool:
-        """Book what ``turn``'s submission takes: an idle pool of its own group (its instances become the job's),
-        else new instances of its quota — refused (False) when ``check`` and they would exceed the quota."""
+        """Book what ``turn``'s submission takes: an idle pool of its own group (its instances become the job's;
+        not for a group that yields its pools), else new instances of its quota — refused (False) when ``check``
+        and they would exceed the quota less the room ``reserve``d for runs ranked before this one."""
         quota = turn.quota_for(attempt)
-        if quota[1] == "instances" and turn.warm_pool and idle[turn.group] > 0:
+        if (
+            quota[1] == "instances"
+            and turn.warm_pool
+            and idle[turn.group] > 0
+            and not self._yields(turn.group)
+        ):
             idle[turn.group] -= 1
             return True
         limit = self.book.capacity.get(quota)
-        if check and limit is not None and used[quota] + turn.instance_count > limit:
+        room = (reserve or {}).get(quota, 0)
+        if check and limit is not None and used[quota] + turn.instance_count + room > limit:
             return False
         used[quota] += turn.instance_count
         return True
@@ -275,26 +304,31 @@ class RunTracker:
         known = [w for w in waiting if w.city in self.book.turns]
         admitted = [w.city for w in waiting if w.city not in self.book.turns]  # outside the plan: no order
         last = len(handoffs)
+        reserve = self.shares.begin(used) if self.shares is not None else {}
+        demand = Demand()
         for wait in sorted(known, key=lambda w: (handoffs.get(w.city, last), self.book.turns[w.city].order)):
             turn = self.book.turns[wait.city]
             group = turn.group
             handed = wait.city in handoffs and wait.city not in self.pending
-            if (
-                wait.first
-                and not handed
-                and not self._has_turn(turn, running, ended, now - wait.since, held[group])
+            if wait.first and (
+                running[group] >= self.book.widths[group]
+                if handed
+                else not self._has_turn(turn, running, ended, now - wait.since, held[group])
             ):
-                continue
-            if wait.first and handed and running[group] >= self.book.widths[group]:
                 continue
             if self._must_wait_for_pool(turn, wait, idle, left, coming, held_back[group]):
                 held_back[group] += 1
+                demand.wants[group] += 1
                 continue
             pools = idle[group]
             if not pools and self._reserved[group] and turn.quota_for(wait.attempt)[1] == "instances":
+                demand.blocked(turn, wait.attempt)  # waits, for that pool or for room
                 continue  # it would take another run's pool that run's own city may take now (account.py)
-            if not self._claim(turn, wait.attempt, used, idle):
+            if not self._claim(turn, wait.attempt, used, idle, reserve=reserve):
+                demand.blocked(turn, wait.attempt)
                 continue
+            if idle[group] < pools and self.shares is not None:
+                self.shares.took_pool(turn, used, reserve)
             if wait.first and idle[group] == pools:
                 left[group] -= 1  # started cold
             running[group] += 1
@@ -302,6 +336,8 @@ class RunTracker:
                 held[group] -= 1
             self.pending[wait.city] = wait.attempt
             admitted.append(wait.city)
+        if self.shares is not None:
+            self.shares.post(demand, used, self._unstarted_groups())
         return admitted
 
     def handoffs(self) -> dict[str, int]:
@@ -351,69 +387,3 @@ class RunTracker:
     def release(self, city: str) -> None:
         """An admitted city did not create its job after all (capacity refused, an error): free its place."""
         self.pending.pop(city, None)
-
-    def release_pool(self, name: str, made: bool = True) -> None:
-        """``name``'s idle pool is being ended (one of :meth:`surplus_pools`): it holds nothing from now on.
-        ``made=False``: the change was not made after all (throttled, the endpoint unreachable): hand it out again."""
-        (self._released.add if made else self._released.discard)(name)
-
-    def release_tail(self, name: str, made: bool = True) -> None:
-        """Running job ``name`` is being given keep-alive 0 (one of :meth:`tail_jobs`): it will keep no pool.
-        ``made=False``: as for :meth:`release_pool`."""
-        (self._tail_released.add if made else self._tail_released.discard)(name)
-
-    def _unstarted_groups(self) -> Counter[str]:
-        """Cities per group still to come: not listed yet, or admitted and not yet seen creating their job."""
-        return Counter(
-            turn.group
-            for city, turn in self.book.turns.items()
-            if city in self.pending or city not in self.latest
-        )
-
-    def _without_successor(self) -> Iterator[tuple[str, JobState, Turn]]:
-        """The planned cities' jobs whose group has no city still to come (every one has a listed job, none waits,
-        none is admitted and about to create one): no successor will take their pool."""
-        unstarted = self._unstarted_groups()
-        for name, state in self.jobs.items():
-            turn = self.book.turns.get(state.city)
-            if turn is not None and unstarted[turn.group] == 0:
-                yield name, state, turn
-
-    def surplus_pools(self) -> list[str]:
-        """Idle pools nobody will take over: every city of their group has a listed job (none is waiting, none
-        admitted and about to take one), so no successor is coming. Ending them now stops paying for idle time."""
-        if self.carry_pools:
-            return []
-        return [
-            name
-            for name, state, _ in self._without_successor()
-            if state.pool == "Available" and name not in self._released and state.status in TERMINAL
-        ]
-
-    def keep_alive_at_create(self, city: str, planned: int) -> int:
-        """The keep-alive ``city``'s job is created with now that its turn has come: ``planned``, or 0 when no other
-        city of its warm-pool group is still to come (each has a job; none waits, none is admitted) — nobody
-        would take its pool, and a job that ends quickly, or a retry, must not leave one idle."""
-        turn = self.book.turns.get(city)
-        if planned <= 0 or turn is None or not turn.warm_pool or self.carry_pools or not self.tail_release:
-            return planned
-        to_come = any(
-            c != city and (c in self.pending or c not in self.latest) for c in self.book.members[turn.group]
-        )
-        return planned if to_come else 0
-
-    def tail_jobs(self) -> list[str]:
-        """Running on-demand jobs of warm-pool groups whose every city has a listed job: no successor is coming,
-        so each should end without a pool (keep-alive 0 while it runs: not one second idle after it ends). A
-        retry of one that fails then starts cold, as it would after :meth:`surplus_pools` ended its pool."""
-        if self.carry_pools or not self.tail_release:
-            return []
-        # a warm-pool group is never a spot one; keep-alive 0 at creation needs nothing
-        return [
-            name
-            for name, state, turn in self._without_successor()
-            if turn.warm_pool
-            and turn.keep_alive_seconds > 0
-            and state.status in ACTIVE
-            and name not in self._tail_released
-        ]

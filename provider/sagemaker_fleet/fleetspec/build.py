@@ -60,6 +60,7 @@ from sagemaker_fleet.fleetspec.price_table import unpriced_warnings
 from sagemaker_fleet.fleetspec.render import label_cities
 from sagemaker_fleet.fleetspec.repair import repair
 from sagemaker_fleet.fleetspec.resolve import Resolved, city_spec
+from sagemaker_fleet.fleetspec.sharing import parse_sharing
 from sagemaker_fleet.fleetspec.triggerer import triggerer_warnings
 from sagemaker_fleet.fleetspec.yamlread import SPEC_DOCS
 
@@ -127,6 +128,7 @@ class SpecBuilder:
         if top is None:
             return None
         self._check_top(top)
+        sharing = parse_sharing(top.sharing, top.output_s3_uri, self.error)
         quotas = self._quotas(top)
         cities = [self._resolve(top, layer, i, quotas) for i, layer in enumerate(layers) if layer is not None]
         self._check_unique(layers)
@@ -154,6 +156,7 @@ class SpecBuilder:
             quotas=quotas,
             quotas_given=top.quotas is not None,
             prices={k: float(v) for k, v in (top.prices or {}).items()},
+            sharing=sharing,
             warnings=tuple(label_cities(warning, self.city_names) for warning in self.warnings),
         )
 

@@ -11,7 +11,14 @@ import re
 from typing import TYPE_CHECKING
 
 from sagemaker_fleet.fleetspec.formats import FIXES
-from sagemaker_fleet.fleetspec.model import CityLayer, FleetLayer, QuotaLayer, SpotLayer, VpcLayer
+from sagemaker_fleet.fleetspec.model import (
+    CityLayer,
+    FleetLayer,
+    QuotaLayer,
+    SharingLayer,
+    SpotLayer,
+    VpcLayer,
+)
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -53,6 +60,7 @@ _ALLOWED: dict[str, type[BaseModel]] = {
     "spot": SpotLayer,
     "vpc": VpcLayer,
     "quota": QuotaLayer,
+    "sharing": SharingLayer,
 }
 
 #: The parts of an error's location that name a union member or a dict key's validator, not a field.
@@ -67,7 +75,7 @@ def unknown_key(loc: list[int | str], prefix: str) -> str:
     key = str(loc[-1])
     parent = loc[-2] if len(loc) >= 2 else None
     grand = loc[-3] if len(loc) >= 3 else None
-    if parent in ("spot", "vpc"):
+    if parent in ("spot", "vpc", "sharing"):
         model = _ALLOWED[str(parent)]
     elif grand == "quotas":
         model = _ALLOWED["quota"]

@@ -33,6 +33,8 @@ ORCHESTRATION_LATENCY_MAX = 24 * 3600
 DEADLINE_MAX = 366 * 24 * 3600
 QUOTA_MAX = 100_000
 PRICE_MAX = 10_000
+#: ``sharing.priority``: 0 (the default, lowest) to this, as AWS Batch's scheduling priorities.
+PRIORITY_MAX = 9999
 
 #: Defaults, each defined here once (the table in docs/reference.md#fleet-spec). A city's field left out by the
 #: city and by ``defaults`` takes the city default; the loader and the resolved values below both use these.
@@ -75,6 +77,15 @@ class QuotaLayer(_Layer):
     spot_instances: _Quota | None = None
 
 
+class SharingLayer(_Layer):
+    """``sharing``: the fleet's place among the runs of its account (checked in the builder: a share is written
+    ``40%`` or ``40``)."""
+
+    share: object = None
+    priority: object = 0
+    board: StrictStr | None = None
+
+
 class CityLayer(_Layer):
     """Fields a city or ``defaults`` may set; a field present on the city wins over ``defaults``."""
 
@@ -112,6 +123,7 @@ class FleetLayer(_Layer):
     deadline_seconds: Annotated[StrictInt, Field(ge=1, le=DEADLINE_MAX)] | None = None
     quotas: dict[StrictStr, QuotaLayer] | None = None
     prices: dict[StrictStr, Annotated[_Finite | StrictInt, Field(ge=0, le=PRICE_MAX)]] | None = None
+    sharing: SharingLayer | None = None
     defaults: CityLayer = CityLayer()
     cities: list[object] = Field(min_length=1)
 
@@ -146,6 +158,18 @@ class InstanceQuota:
     def spot_shares_instances(self) -> bool:
         """``spot_instances`` absent means spot jobs share ``instances``."""
         return self.spot_instances is None
+
+
+@dataclass(frozen=True)
+class SharingSettings:
+    """The fleet's place among the runs of its account (docs/concepts.md, sharing the account): ``share`` of each
+    instance quota it is guaranteed while it has cities waiting (a fraction, 0 to 1), its ``priority`` among runs
+    borrowing beyond their share (higher first), and the ``board`` (an S3 prefix) where the runs of the account
+    post what they hold and wait for."""
+
+    share: float
+    priority: int
+    board: str
 
 
 #: Assumed when a spec has no ``quotas`` block. AWS's default warm-pool quota is 0, so we assume none.
@@ -189,6 +213,7 @@ class FleetSpec:
     quotas: dict[str, InstanceQuota] = field(default_factory=dict)
     quotas_given: bool = True
     prices: dict[str, float] = field(default_factory=dict)
+    sharing: SharingSettings | None = None
     warnings: tuple[str, ...] = ()
 
     def city(self, name: str) -> CitySpec:

@@ -19,6 +19,7 @@ import contextlib
 import datetime as dt
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -28,6 +29,7 @@ from botocore.exceptions import ClientError
 from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd, RunSweeps
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook, error_code
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, KEEP_ALIVE_REFUSALS, THROTTLING_CODES
+from sagemaker_fleet.triggers.board import BoardClient
 from sagemaker_fleet.triggers.budget import WaitLineBudget
 from sagemaker_fleet.triggers.client import MIN_AWS_POLL_SECONDS, TRIGGERER_RETRIES, RunClient, aws_host
 from sagemaker_fleet.triggers.watch import (
@@ -87,6 +89,7 @@ class FleetPoller:
         self.name_contains = name_contains
         self.interval = interval
         self.aws = RunClient(hook, on_open=self._clamp_interval)
+        self.board = BoardClient(hook, name_contains)
         self.sweeps = RunSweeps()
         self.watchers = JobWatchers()
         self.wait_lines = WaitLineBudget()
@@ -289,6 +292,8 @@ class FleetPoller:
         finally:
             with contextlib.suppress(Exception):
                 await self.aws.close()
+            with contextlib.suppress(Exception):
+                await self.board.close()
             if not self._busy() and self._key is not None and FleetPoller._registry.get(self._key) is self:
                 del FleetPoller._registry[self._key]
 
@@ -322,6 +327,8 @@ class FleetPoller:
                 sweeps.censused(
                     [job async for job in self.hook.alist_jobs(client, "", **filters)], self.now()
                 )
+            if (where := sweeps.board_read(self.now())) is not None:
+                await self.board.read_into(sweeps, where, self.now)
             listing = sweeps.listing()
             name_contains = "" if listing.account else self.name_contains
             summaries = [
@@ -335,6 +342,8 @@ class FleetPoller:
             if sweeps.tracker is not None:
                 self._listed.set()
             self._hand_out(listed)
+            if (post := sweeps.board_post(self.now(), time.time())) is not None:
+                await self.board.post_from(sweeps, post, self.now)
             if self.signals is not None:
                 self.signals.swept(summaries, len(self.waiters))
             failed = await self._describe_all(client, listed.describe)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 from sagemaker_fleet.cost.report import build_cost_report
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker
@@ -31,6 +32,10 @@ if TYPE_CHECKING:
     from sagemaker_fleet.sim.driver.options import SimulateOptions
     from sagemaker_fleet.sim.driver.timeline import Timeline
     from sagemaker_fleet.sim.engine import SimEngine
+
+#: The account's sharing board (``sharing``: S3 objects by "bucket/key") of each engine: the runs of one account
+#: (``simulate a.yaml b.yaml``) post to and read the same one.
+_BOARDS: WeakKeyDictionary[SimEngine, dict[str, object]] = WeakKeyDictionary()
 
 
 class FleetRun:
@@ -80,6 +85,7 @@ class FleetRun:
                 interval,
                 self.tracker,
                 options.handoff_interval_seconds,
+                board=_BOARDS.setdefault(engine, {}),
             )
             self.strategy = DispatchStrategy(self.tasks, self.operator)
         else:

@@ -62,8 +62,11 @@ class SimulatedFleetPoller:
         interval: float,
         tracker: RunTracker,
         handoff_interval: float = HANDOFF_INTERVAL,
+        board: dict[str, object] | None = None,
     ) -> None:
         self.engine = engine
+        #: the account's sharing board (S3 objects by "bucket/key"), shared by the runs of one engine
+        self.board: dict[str, object] = {} if board is None else board
         self.timeline = timeline
         self.name_contains = run_name_contains(run_key)
         self.interval = interval
@@ -126,6 +129,9 @@ class SimulatedFleetPoller:
         try:
             for filters in sweeps.census():
                 sweeps.censused(self._list("", **filters), now)
+            if (where := sweeps.board_read(now)) is not None:
+                place = "/".join(where)
+                sweeps.board_records([v for k, v in self.board.items() if k.startswith(place)], now, now)
             listing = sweeps.listing()
             summaries = self._list(
                 "" if listing.account else self.name_contains, creation_time_after=listing.after
@@ -134,6 +140,10 @@ class SimulatedFleetPoller:
                 sweeps.foreign_described(name, _api(self.engine.describe_training_job, name), now)
             listed = sweeps.listed(listing, summaries, now, self._waiting())
             self._admit(listed.admitted)
+            if (post := sweeps.board_post(now, now)) is not None:  # virtual time is the board's clock too
+                bucket, key, record = post
+                self.board[f"{bucket}/{key}"] = record
+                sweeps.board_posted(record, now)
             failed = self._describe_all(listed.describe)
             for end in sweeps.pool_ends():  # decided from the listing: not skipped for a describe that failed
                 self._keep_alive_zero(end)

@@ -1,0 +1,231 @@
+"""ShareBoard: shares and priorities between the runs of one account, and pools handed over on purpose (pure).
+
+Counting the account's jobs (:mod:`.account`) keeps runs within the account's quotas, but first come is first
+served: a run that started earlier keeps every instance its next cities can use, and a run that ends a warm-pool
+group ends its pools although another run waits for cities of the same matching key. A fleet that declares
+``sharing`` (docs/concepts.md, sharing the account) takes part in a fair share, in the style of Kueue's cluster
+queues and AWS Batch's share-based scheduling, but aware of warm pools:
+
+- **the board**: each such run posts one small record (:class:`RunDemand`) to an S3 prefix every fleet of the
+  account names alike — its share and priority, the instances it holds and those its waiting cities need per
+  quota, the matching keys its cities wait for and those it has no city left for — when it changes, and at least
+  every :data:`HEARTBEAT_SECONDS`; it reads the others' every :data:`BOARD_READ_SECONDS`. A record not renewed
+  for :data:`STALE_SECONDS` is gone (its run ended, or no triggerer runs it). Listing summaries say what a run
+  holds, never what it waits for: that is what the board adds;
+- **who goes first** (:meth:`ShareBoard.reserve`): per quota, runs waiting for instances are ranked — those within
+  their guaranteed share (``share`` × the quota) before those borrowing beyond it; then higher ``priority``; then
+  the one furthest below its share; then by name (every run ranks alike from the same records, so two runs never
+  both wait for each other). A run admits a city needing new instances only while the quota's free room, less
+  what the runs ranked before it wait for, covers it. Idle capacity is borrowed by whoever has work: a run that
+  waits for nothing reserves nothing. No running job is ever stopped;
+- **a pool's holder** may hand its pool to its own next city of the same key while a run ranked before it waits on
+  that quota, but only :data:`OWED_HANDOFFS` times per lane of the group (:meth:`RunTracker.admit`); then the
+  group yields: its cities wait like cold ones, and its idle pools are ended so their instances go to the waiting
+  run — or, when that run waits for cities of the same key, left to it: a pool of another run with a matching key
+  is a warm start for the account;
+- **pools handed over on purpose**: a run with no city left of a key keeps that many of the key's pools (keep-alive
+  not set to 0, idle pools not ended) as the other runs' records say they wait for, and posts the key among those
+  it gives, so the other run takes them at once (not after :data:`~.account.CLAIM_AFTER_LISTINGS` looks). A warm
+  start on a pool handed over counts once, as the taker's (the giver's job shows ``ReusedByJob`` naming another
+  run's job, which its run does not count as its own warm start).
+
+Runs without ``sharing`` post nothing and rank after every run that does (share 0, priority 0): their jobs still
+count against the quotas. Times on the board are wall-clock seconds (``posted``); everything else uses the shell's
+clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import SharingSettings
+    from sagemaker_fleet.jobs.keys import WarmPoolKey
+
+#: The others' records are read at most this often (seconds of the shell's clock): one ListObjectsV2 and a
+#: GetObject per record that changed.
+BOARD_READ_SECONDS = 10.0
+#: A run's record is posted again at least this often while the run sweeps, even unchanged (wall-clock seconds).
+HEARTBEAT_SECONDS = 30.0
+#: A record not renewed for this long is gone: its run ended, or no triggerer sweeps it (wall-clock seconds).
+STALE_SECONDS = 120.0
+#: While a run ranked before it waits on the quota, a group may hand its pools to its own cities this many times
+#: per lane (its width); then it yields them.
+OWED_HANDOFFS = 1
+#: Version of the record's format (a reader skips records of another version).
+RECORD_VERSION = 1
+
+
+def quota_name(pool: tuple[str, str]) -> str:
+    """A quota as a board record names it: ``ml.m5.xlarge/instances``."""
+    return f"{pool[0]}/{pool[1]}"
+
+
+def key_digest(key: WarmPoolKey) -> str:
+    """A matching key as a board record names it (the same for every run: its JSON, hashed)."""
+    return hashlib.sha256(json.dumps(key.to_json(), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _counts(value: object) -> dict[str, int]:
+    if not isinstance(value, Mapping):
+        raise TypeError("a mapping of counts")
+    return {str(k): int(v) for k, v in value.items() if int(v) > 0}
+
+
+@dataclass(frozen=True)
+class RunDemand:
+    """One run's record on the board (see the module docstring); quotas by :func:`quota_name`, keys by
+    :func:`key_digest`."""
+
+    fleet: str
+    run_key: str
+    share: float = 0.0
+    priority: int = 0
+    held: Mapping[str, int] = field(default_factory=dict)
+    blocked: Mapping[str, int] = field(default_factory=dict)  #: instances its waiting cities need, per quota
+    need: Mapping[str, int] = field(
+        default_factory=dict
+    )  #: the instances of its next waiting city, per quota
+    wants: Mapping[str, int] = field(default_factory=dict)  #: waiting cities per matching key
+    gives: tuple[str, ...] = ()  #: keys it has no city left for (their pools are the others' to take)
+    posted: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": RECORD_VERSION,
+            "fleet": self.fleet,
+            "run_key": self.run_key,
+            "share": self.share,
+            "priority": self.priority,
+            "held": dict(sorted(self.held.items())),
+            "blocked": dict(sorted(self.blocked.items())),
+            "need": dict(sorted(self.need.items())),
+            "wants": dict(sorted(self.wants.items())),
+            "gives": sorted(self.gives),
+            "posted": self.posted,
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> RunDemand | None:
+        """The record, or None for anything that is not one of this version (it is skipped, never fatal)."""
+        try:
+            if not isinstance(data, Mapping) or data.get("version") != RECORD_VERSION:
+                return None
+            return cls(
+                fleet=str(data["fleet"]),
+                run_key=str(data["run_key"]),
+                share=min(1.0, max(0.0, float(data.get("share", 0.0)))),
+                priority=int(data.get("priority", 0)),
+                held=_counts(data.get("held", {})),
+                blocked=_counts(data.get("blocked", {})),
+                need=_counts(data.get("need", {})),
+                wants=_counts(data.get("wants", {})),
+                gives=tuple(str(k) for k in data.get("gives", ())),
+                posted=float(data["posted"]),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def same(self, other: RunDemand | None) -> bool:
+        """Whether ``other`` says the same (its post time aside)."""
+        return other is not None and self.to_json() | {"posted": 0} == other.to_json() | {"posted": 0}
+
+    def owns(self, job_name: str) -> bool:
+        """Whether ``job_name`` is a job of this run (names are ``{fleet}-…-{run_key}[-r<n>]``)."""
+        return job_name.startswith(f"{self.fleet}-") and bool(
+            re.search(rf"-{re.escape(self.run_key)}(-r\d+)?$", job_name)
+        )
+
+    def rank(self, quota: str, capacity: int) -> tuple[Any, ...]:
+        """Its place among the runs waiting on ``quota`` (lower first): within its share, priority, how far below
+        its share, name — counting the instances of its next waiting city as held."""
+        held = self.held.get(quota, 0) + self.need.get(quota, 1)
+        guaranteed = math.floor(self.share * capacity + 1e-9)
+        ratio = held / (self.share * capacity) if self.share > 0 else math.inf
+        return (held > guaranteed, -self.priority, ratio, held, self.fleet, self.run_key)
+
+
+class ShareBoard:
+    """A run's view of the board and its own record (see the module docstring). The shells do the S3 calls:
+    :meth:`read_due` / :meth:`read`, :meth:`to_post` / :meth:`posted`."""
+
+    def __init__(self, fleet: str, run_key: str, sharing: SharingSettings) -> None:
+        self.sharing = sharing
+        self.mine = RunDemand(fleet, run_key, sharing.share, sharing.priority)
+        self.last: RunDemand | None = None  #: the record as last posted (what the others rank)
+        self.others: dict[tuple[str, str], RunDemand] = {}
+        self.read_at = -math.inf
+        self.posted_at = -math.inf
+
+    # ------------------------------------------------------------------------------------------ S3
+
+    @property
+    def bucket(self) -> str:
+        return self.sharing.board.removeprefix("s3://").split("/", 1)[0]
+
+    @property
+    def prefix(self) -> str:
+        """The board's prefix in :attr:`bucket` (every record of the account is under it)."""
+        parts = self.sharing.board.removeprefix("s3://").split("/", 1)
+        return parts[1] if len(parts) > 1 else ""
+
+    @property
+    def object_key(self) -> str:
+        return f"{self.prefix}{self.mine.fleet}/{self.mine.run_key}.json"
+
+    def read_due(self, now: float) -> bool:
+        return now - self.read_at >= BOARD_READ_SECONDS
+
+    def read(self, records: Iterable[object], now: float, wall: float) -> None:
+        """Take the board's records (JSON values; the run's own and stale ones are skipped)."""
+        others: dict[tuple[str, str], RunDemand] = {}
+        for data in records:
+            record = RunDemand.from_json(data)
+            if record is None or wall - record.posted > STALE_SECONDS:
+                continue
+            ident = (record.fleet, record.run_key)
+            if ident != (self.mine.fleet, self.mine.run_key):
+                others[ident] = record
+        self.others = others
+        self.read_at = now
+
+    def update(self, demand: RunDemand) -> None:
+        """The run's record as of this sweep (posted by the shell when :meth:`to_post` says so)."""
+        self.mine = demand
+
+    def to_post(self, now: float, wall: float) -> dict[str, Any] | None:
+        """The record to post now (JSON), or None: unchanged since the last post and within the heartbeat."""
+        if self.mine.same(self.last) and now - self.posted_at < HEARTBEAT_SECONDS:
+            return None
+        return RunDemand(**{**self.mine.__dict__, "posted": wall}).to_json()
+
+    def posted(self, record: Mapping[str, Any], now: float) -> None:
+        self.last = RunDemand.from_json(record)
+        self.posted_at = now
+
+    # ------------------------------------------------------------------------------------------ asking
+
+    def reserve(self, quota: str, capacity: int) -> int:
+        """Instances of ``quota`` the runs ranked before this one wait for: the room this run leaves them."""
+        me = (self.last or self.mine).rank(quota, capacity)
+        ahead = sum(
+            record.blocked.get(quota, 0)
+            for record in self.others.values()
+            if record.blocked.get(quota, 0) > 0 and record.rank(quota, capacity) < me
+        )
+        return min(capacity, ahead)
+
+    def wanted(self, digest: str) -> int:
+        """Cities of the other runs waiting for a pool (or room) of the matching key ``digest``."""
+        return sum(record.wants.get(digest, 0) for record in self.others.values())
+
+    def given(self, job_name: str, digest: str) -> bool:
+        """Whether the run that owns ``job_name`` (another run's job) gives pools of ``digest`` away: it has no city
+        left of that key, so its pool is this run's to take at once."""
+        return any(record.owns(job_name) and digest in record.gives for record in self.others.values())

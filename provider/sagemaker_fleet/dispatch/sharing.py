@@ -1,0 +1,108 @@
+"""RunShares: a run's part in the account's shares, as its tracker admits cities (pure; the rule: :mod:`.shares`).
+
+The tracker asks it, once per admission pass, for the room to leave to the runs ranked before this one
+(:meth:`RunShares.begin`), tells it each pool a city of the run took (:meth:`RunShares.took_pool`: a group that
+keeps handing its pools to its own cities while such a run waits yields them after
+:data:`~.shares.OWED_HANDOFFS` per lane), and gives it what the pass left waiting (:class:`Demand`) to post
+(:meth:`RunShares.post`). Its :meth:`RunShares.kept` says how many pools of each group other runs' cities wait for:
+the tracker keeps those instead of ending them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from sagemaker_fleet.dispatch.shares import OWED_HANDOFFS, RunDemand, ShareBoard, key_digest, quota_name
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.book import DispatchBook, QuotaPool, Turn
+
+
+class Demand:
+    """What one admission pass left waiting: instances per quota (``needed``), the smallest city's per quota
+    (``next``) and cities per warm-pool group (``wants``)."""
+
+    def __init__(self) -> None:
+        self.needed: Counter[QuotaPool] = Counter()
+        self.next: dict[QuotaPool, int] = {}
+        self.wants: Counter[str] = Counter()
+
+    def blocked(self, turn: Turn, attempt: int) -> None:
+        """``turn``'s city had its turn but no room (the quota, or the room left to runs ranked before it)."""
+        pool, count = turn.quota_for(attempt), turn.instance_count
+        self.needed[pool] += count
+        self.next[pool] = min(self.next.get(pool, count), count)
+        if turn.warm_pool and pool[1] == "instances":
+            self.wants[turn.group] += 1
+
+
+class RunShares:
+    """The run's side of the board (see the module docstring)."""
+
+    def __init__(self, board: ShareBoard, book: DispatchBook) -> None:
+        self.board = board
+        self.book = book
+        self.account_held: Counter[QuotaPool] = Counter()  #: of the latest holdings: what is not the run's
+        self.owed: Counter[str] = Counter()  #: per group: pools handed on while a run ranked before it waited
+        self.yielding: set[str] = set()  #: groups that give their pools up to such a run
+
+    def reserves(self, used: Counter[QuotaPool]) -> dict[QuotaPool, int]:
+        """Per quota, the room to leave to the runs ranked before this one that wait on it
+        (:meth:`ShareBoard.reserve`; ``used`` is the caller's to compare with it)."""
+        del used
+        return {
+            pool: self.board.reserve(quota_name(pool), limit) for pool, limit in self.book.capacity.items()
+        }
+
+    def owing(self, pool: QuotaPool, used: Counter[QuotaPool], reserve: Mapping[QuotaPool, int]) -> bool:
+        """Whether a run ranked before this one waits on ``pool`` for more room than it has free."""
+        return reserve.get(pool, 0) > self.book.capacity.get(pool, 0) - used[pool]
+
+    def begin(self, used: Counter[QuotaPool]) -> dict[QuotaPool, int]:
+        """An admission pass begins: the room to leave per quota; a group whose quota no run ranked before this one
+        waits on any more has its pools back."""
+        reserve = self.reserves(used)
+        for group in list(self.owed):
+            if not self.owing((self.book.keys[group].instance_type, "instances"), used, reserve):
+                del self.owed[group]
+                self.yielding.discard(group)
+        return reserve
+
+    def took_pool(self, turn: Turn, used: Counter[QuotaPool], reserve: Mapping[QuotaPool, int]) -> None:
+        """A city of ``turn``'s group took a pool: while a run ranked before this one waits on its quota, that is a
+        hand-on the group owes; after :data:`OWED_HANDOFFS` per lane the group yields its pools."""
+        if turn.group in self.book.keys and self.owing(turn.quota, used, reserve):
+            self.owed[turn.group] += 1
+            if self.owed[turn.group] >= OWED_HANDOFFS * self.book.widths[turn.group]:
+                self.yielding.add(turn.group)
+
+    def post(self, demand: Demand, used: Counter[QuotaPool], unstarted: Counter[str]) -> None:
+        """The run's record as of this pass: what it holds, what its waiting cities need, which keys it waits for
+        and which it gives away (no city left of that key, or its group yields)."""
+        own = used - self.account_held
+        keys = self.book.keys
+        self.board.update(
+            RunDemand(
+                self.book.fleet,
+                self.book.run_key,
+                self.board.sharing.share,
+                self.board.sharing.priority,
+                held={quota_name(pool): n for pool, n in own.items() if n > 0},
+                blocked={quota_name(pool): n for pool, n in demand.needed.items()},
+                need={quota_name(pool): n for pool, n in demand.next.items()},
+                wants={key_digest(keys[g]): n for g, n in demand.wants.items() if g in keys},
+                gives=tuple(
+                    sorted(
+                        key_digest(key)
+                        for group, key in keys.items()
+                        if unstarted[group] == 0 or group in self.yielding
+                    )
+                ),
+            )
+        )
+
+    def kept(self) -> Counter[str]:
+        """Per warm-pool group: how many of its pools other runs' cities of its key wait for (kept for them)."""
+        return Counter({g: self.board.wanted(key_digest(key)) for g, key in self.book.keys.items()})

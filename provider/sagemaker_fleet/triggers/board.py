@@ -1,0 +1,120 @@
+"""BoardClient: the triggerer's S3 calls for the account's board (``sharing``; the rule: :mod:`sagemaker_fleet.dispatch.shares`).
+
+One aiobotocore S3 client per run's poller, from the same connection (and endpoint) as its SageMaker client, opened
+on first use. A read is one ListObjectsV2 of the board's prefix and one GetObject per record whose ETag changed
+since the last read; a post is one PutObject of the run's record. A record that is not JSON is skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.sweep import RunSweeps
+    from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+
+log = logging.getLogger(__name__)
+
+
+class BoardClient:
+    """The S3 side of a run's board (see the module docstring)."""
+
+    def __init__(self, hook: SageMakerFleetHook, run: str = "") -> None:
+        self.hook = hook
+        self.run = run  #: the run's name filter, for the log
+        self.warned = False
+        self._client: Any = None
+        self._client_cm: Any = None
+        self._records: dict[str, tuple[str, object]] = {}  # key → (ETag, JSON)
+
+    async def _s3(self) -> Any:
+        if self._client is None:
+            hook = self.hook
+
+            def create() -> Any:
+                session: Any = hook.get_session(region_name=hook.region_name, deferrable=True)
+                return session.create_client(
+                    service_name="s3",
+                    endpoint_url=hook.conn_config.get_service_endpoint_url(service_name="s3"),
+                    config=hook.config,
+                    verify=hook.verify,
+                )
+
+            self._client_cm = await asyncio.to_thread(create)
+            self._client = await self._client_cm.__aenter__()
+        return self._client
+
+    async def read_into(self, sweeps: RunSweeps, where: tuple[str, str], clock: Callable[[], float]) -> None:
+        """Read the board (:meth:`RunSweeps.board_read`'s ``where``) into the run's sweeps."""
+        try:
+            records = await self.read(*where)
+        except Exception as exc:  # noqa: BLE001 - sharing refines dispatch; dispatch goes on without it
+            self._warn(exc)
+            return
+        sweeps.board_records(records, clock(), time.time())
+
+    async def post_from(
+        self, sweeps: RunSweeps, post: tuple[str, str, dict[str, Any]], clock: Callable[[], float]
+    ) -> None:
+        """Put the run's record (:meth:`RunSweeps.board_post`) and tell the sweeps it is posted."""
+        bucket, key, record = post
+        try:
+            await self.post(bucket, key, record)
+        except Exception as exc:  # noqa: BLE001 - as for read_into
+            self._warn(exc)
+            return
+        sweeps.board_posted(record, clock())
+
+    def _warn(self, exc: Exception) -> None:
+        """A failed call is not the sweep's failure: the run ranks itself by what it last read, and the others' records
+        go stale (so does its own for them) until the board answers again. One warning per poller."""
+        if not self.warned:
+            self.warned = True
+            log.warning(
+                "%s: the account's sharing board is unreachable (%s: %s): this run goes on by what it last read; "
+                "allow s3:ListBucket, s3:GetObject and s3:PutObject on the board's prefix (docs/aws.md)",
+                self.run,
+                type(exc).__name__,
+                exc,
+            )
+
+    async def read(self, bucket: str, prefix: str) -> list[object]:
+        """Every record under ``prefix`` (cached by ETag)."""
+        s3 = await self._s3()
+        seen: dict[str, tuple[str, object]] = {}
+        token: str | None = None
+        while True:
+            page = await s3.list_objects_v2(
+                Bucket=bucket, Prefix=prefix, **({"ContinuationToken": token} if token else {})
+            )
+            for item in page.get("Contents", ()):
+                key, etag = str(item["Key"]), str(item.get("ETag", ""))
+                known = self._records.get(key)
+                if known is None or known[0] != etag:
+                    body = await (await s3.get_object(Bucket=bucket, Key=key))["Body"].read()
+                    try:
+                        known = (etag, json.loads(body))
+                    except ValueError:
+                        known = (etag, None)
+                seen[key] = known
+            token = page.get("NextContinuationToken")
+            if not page.get("IsTruncated") or not token:
+                break
+        self._records = seen
+        return [record for _, record in seen.values() if record is not None]
+
+    async def post(self, bucket: str, key: str, record: Mapping[str, Any]) -> None:
+        s3 = await self._s3()
+        await s3.put_object(
+            Bucket=bucket, Key=key, Body=json.dumps(record).encode(), ContentType="application/json"
+        )
+
+    async def close(self) -> None:
+        if self._client_cm is not None:
+            cm, self._client_cm, self._client = self._client_cm, None, None
+            await cm.__aexit__(None, None, None)
