@@ -25,6 +25,7 @@ from sagemaker_fleet.cli.inputs import INPUT_ERRORS, load_spec, refused, run_key
 from sagemaker_fleet.cost.errors import CostReportError
 from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.fleetspec.names import validate_run_key
+from sagemaker_fleet.fleetspec.sharing import shares_over_100
 from sagemaker_fleet.jobs.duration_text import duration
 
 if TYPE_CHECKING:
@@ -149,6 +150,8 @@ def run_account(args: argparse.Namespace) -> int:
     began = time.perf_counter()
     try:
         runs = account_runs(args)
+        for problem in shares_over_100(run.spec for run in runs):
+            raise ArgumentError(problem)
         options = SimulateOptions(
             strategy=args.strategy,
             seed=args.seed,
