@@ -97,7 +97,9 @@ def test_stale_and_own_records_are_skipped() -> None:
 def test_a_record_is_posted_when_it_changes_or_at_the_heartbeat() -> None:
     board = ShareBoard("big", "20261129", sharing(0.5, 3))
     first = board.to_post(0, 1000)
-    assert first is not None and first["share"] == 0.5 and first["priority"] == 3
+    assert first is not None
+    assert first["share"] == 0.5
+    assert first["priority"] == 3
     board.posted(first, 0)
     assert board.to_post(1, 1001) is None
     assert board.to_post(HEARTBEAT_SECONDS, 1030) is not None
@@ -118,7 +120,9 @@ def run(n: int = 6, instances: int = 4, warm_pools: int = 4, share: float = 0.0,
     )
     book = DispatchBook.from_plan(plan_fleet(spec, RUN_KEY), spec)
     sweeps = RunSweeps(RunTracker_for(spec, book))
-    assert sweeps.board is not None and sweeps.tracker is not None and sweeps.tracker.shares is not None
+    assert sweeps.board is not None
+    assert sweeps.tracker is not None
+    assert sweeps.tracker.shares is not None
     return spec, book, sweeps
 
 
@@ -145,7 +149,8 @@ def test_a_run_leaves_the_room_a_run_ranked_before_it_waits_for_and_posts_what_i
     assert post is not None
     bucket, key, body = post
     assert (bucket, key) == ("acme-ml", f"sagemaker-fleet/board/demo/{RUN_KEY}.json")
-    assert body["held"] == {Q: 2} and body["blocked"] == {Q: 2}
+    assert body["held"] == {Q: 2}
+    assert body["blocked"] == {Q: 2}
     assert body["wants"] == {key_digest(book.keys["g0"]): 2}
     reason = sweeps.tracker.waiting_reason(Wait("c2"), 0)  # type: ignore[union-attr]
     assert "2 instance(s) go first to runs ranked before this one" in reason
@@ -166,7 +171,8 @@ def test_a_run_within_its_share_does_not_wait_for_a_borrower() -> None:
 def test_a_group_hands_its_pools_on_once_per_lane_while_a_run_ranked_before_it_waits_then_yields() -> None:
     spec, book, sweeps = run(n=8, instances=2, warm_pools=2)
     tracker = sweeps.tracker
-    assert tracker is not None and tracker.shares is not None
+    assert tracker is not None
+    assert tracker.shares is not None
     assert book.widths["g0"] == 2
     sweep(sweeps, [], [Wait("c0"), Wait("c1")])
     sweeps.board_records([record("small", share=0.5, blocked={Q: 1})], 0, 1000)
@@ -191,7 +197,8 @@ def test_a_group_hands_its_pools_on_once_per_lane_while_a_run_ranked_before_it_w
     sweep(sweeps, jobs, [Wait("c4"), Wait("c5")], now=10)
     assert tracker.surplus_pools() == []
     post = sweeps.board_post(10, 1010)
-    assert post is not None and post[2]["gives"] == [digest]
+    assert post is not None
+    assert post[2]["gives"] == [digest]
     # nobody waits any more: the group has its pools back
     sweeps.board_records([record("small", share=0.5)], 20, 1020)
     assert len(sweep(sweeps, jobs, [Wait("c4"), Wait("c5")], now=20)) == 1  # one takes the pool again
