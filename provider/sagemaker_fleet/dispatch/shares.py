@@ -179,8 +179,8 @@ class ShareBoard:
     def object_key(self) -> str:
         return f"{self.prefix}{self.mine.fleet}/{self.mine.run_key}.json"
 
-    def read_due(self, now: float) -> bool:
-        return now - self.read_at >= BOARD_READ_SECONDS
+    def read_due(self, now: float, every: float = BOARD_READ_SECONDS) -> bool:
+        return now - self.read_at >= min(every, BOARD_READ_SECONDS)
 
     def read(self, records: Iterable[object], now: float, wall: float) -> None:
         """Take the board's records (JSON values; the run's own and stale ones are skipped)."""

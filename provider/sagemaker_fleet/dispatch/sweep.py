@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.dispatch.account import AccountView
-from sagemaker_fleet.dispatch.shares import ShareBoard
+from sagemaker_fleet.dispatch.shares import BOARD_READ_SECONDS, ShareBoard
 from sagemaker_fleet.dispatch.sharing import RunShares
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL
 from sagemaker_fleet.jobs.paging import JobFilters, as_datetime
@@ -293,12 +293,13 @@ class RunSweeps:
 
     # ------------------------------------------------------------------------------------------ the board
 
-    def board_read(self, now: float) -> tuple[str, str] | None:
+    def board_read(self, now: float, every: float = BOARD_READ_SECONDS) -> tuple[str, str] | None:
         """(bucket, prefix) of the account's board when its records are to be read in this sweep (before its
-        listing), else None; the shell gives them to :meth:`board_records`. A failed read is not the sweep's
+        listing: every ``every`` seconds, the shell's sweep interval, at most :data:`~.shares.BOARD_READ_SECONDS`),
+        else None; the shell gives them to :meth:`board_records`. A failed read is not the sweep's
         failure: the run goes on with the records it had, which go stale (:data:`~.shares.STALE_SECONDS`)."""
         board = self.board
-        if board is None or not board.read_due(now):
+        if board is None or not board.read_due(now, every):
             return None
         board.read_at = now  # a failed read is tried again at the next interval, not every sweep
         return board.bucket, board.prefix

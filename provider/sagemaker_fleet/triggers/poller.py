@@ -327,7 +327,7 @@ class FleetPoller:
                 sweeps.censused(
                     [job async for job in self.hook.alist_jobs(client, "", **filters)], self.now()
                 )
-            if (where := sweeps.board_read(self.now())) is not None:
+            if (where := sweeps.board_read(self.now(), self.interval)) is not None:
                 await self.board.read_into(sweeps, where, self.now)
             listing = sweeps.listing()
             name_contains = "" if listing.account else self.name_contains

@@ -166,3 +166,88 @@ def test_two_fleets_with_the_same_run_key_in_one_triggerer_dispatch_by_their_own
         # each fleet at its own plan's width, not all its cities at once
         assert peak_instances(ours, pools=False) == 2, fleet
     assert len(jobs) == 12
+
+
+class _Later:
+    """A trigger whose run begins ``seconds`` (real) after the others': its fleet's run starts second."""
+
+    def __init__(self, trigger: FleetCityTrigger, seconds: float) -> None:
+        self.trigger, self.seconds = trigger, seconds
+
+    async def run(self):
+        import asyncio
+
+        await asyncio.sleep(self.seconds)
+        async for event in self.trigger.run():
+            yield event
+
+
+def test_a_fleet_of_higher_priority_gets_the_freed_capacity_through_the_board_on_s3(
+    aws_sim, monkeypatch, tmp_path
+) -> None:
+    """Two fleets of one key on one account, each declaring its whole quota (2 instances): the big one starts first
+    and would hand its pools to its own cities until it had none left. With ``sharing`` the small fleet, of higher
+    priority, posts that it waits (on S3, through the simulator's moto), the big one yields its pools after one
+    hand-on per lane and leaves them to the small fleet's cities (same key: warm starts across fleets)."""
+    import yaml
+
+    from sagemaker_fleet.triggers.poller import FleetPoller
+
+    big = yaml.safe_load(DISPATCH.read_text())
+    small = {**big, "fleet": "prio", "cities": big["cities"][:2], "sharing": {"priority": 9}}
+    big["sharing"] = {"priority": 0}
+    paths = {}
+    for data in (big, small):
+        paths[data["fleet"]] = tmp_path / f"{data['fleet']}.yaml"
+        paths[data["fleet"]].write_text(yaml.safe_dump(data))
+    specs = {name: load_fleet_spec(path) for name, path in paths.items()}
+    plans = {name: plan_fleet(spec, RUN_KEY) for name, spec in specs.items()}
+
+    async def plan_json(self, run):
+        return plans[load_fleet_spec(self.spec_path).fleet].to_json()
+
+    monkeypatch.setattr(FleetCityTrigger, "_plan_json", plan_json)
+    aws_sim.boto3_client("s3").create_bucket(Bucket="acme-ml")
+    aws_sim.set_quota("ml.m5.xlarge", instances=2, warm_pools=2)
+    for spec in specs.values():
+        for city in spec.cities:
+            aws_sim.set_work(240, city=city.name, fleet=spec.fleet)
+    aws_sim.set_speed(200)
+    posted: list[dict] = []
+    original = FleetPoller._poll_once
+
+    async def poll_once(self):  # every record a run posts, as S3 got it
+        await original(self)
+        for key in aws_sim.boto3_client("s3").list_objects_v2(Bucket="acme-ml").get("Contents", ()):
+            posted.append(key["Key"])
+
+    monkeypatch.setattr(FleetPoller, "_poll_once", poll_once)
+    try:
+        triggers = [trigger(c.name, paths["disp"]) for c in specs["disp"].cities]
+        triggers += [_Later(trigger(c.name, paths["prio"]), 0.5) for c in specs["prio"].cities]
+        events = run_triggers(triggers, timeout=240)
+    finally:
+        aws_sim.set_speed(1)
+    assert all(isinstance(e, TaskSuccessEvent) for e in events), events
+    assert sim_errors(aws_sim) == 0
+    assert {"sagemaker-fleet/board/disp/20261129.json", "sagemaker-fleet/board/prio/20261129.json"} <= set(
+        posted
+    )
+    jobs = sorted(aws_sim.state()["jobs"], key=lambda j: j["created_at"])
+    assert len(jobs) == 8  # one job per city, none refused, none twice
+    assert all(j["status"] == "Completed" for j in jobs)
+    order = [j["name"].split("-")[0] for j in jobs]
+    assert order[:2] == ["disp", "disp"]  # the big fleet had the account first
+    # the small fleet's cities did not wait for the big fleet's last ones: both started before its last two
+    assert max(i for i, fleet in enumerate(order) if fleet == "prio") < len(order) - 2, order
+    given = [
+        j
+        for j in jobs
+        if j["name"].startswith("disp-") and (j["warm_pool"] or {}).get("ReusedByJob", "").startswith("prio-")
+    ]
+    assert given, "no pool of the big fleet went to the small one"
+    assert peak_instances(jobs) <= 2
+
+
+def sim_errors(sim) -> int:
+    return sim.calls()["errors"].get("CreateTrainingJob:ResourceLimitExceeded", 0)

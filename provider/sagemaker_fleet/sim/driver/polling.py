@@ -129,7 +129,7 @@ class SimulatedFleetPoller:
         try:
             for filters in sweeps.census():
                 sweeps.censused(self._list("", **filters), now)
-            if (where := sweeps.board_read(now)) is not None:
+            if (where := sweeps.board_read(now, self.interval)) is not None:
                 place = "/".join(where)
                 sweeps.board_records([v for k, v in self.board.items() if k.startswith(place)], now, now)
             listing = sweeps.listing()
