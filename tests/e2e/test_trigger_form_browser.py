@@ -316,6 +316,13 @@ def test_the_fleet_tab_of_a_running_and_then_of_the_finished_run(stack, sim, spe
     assert frame.locator("#count-trained").inner_text() == f"{len(spec.cities)} / {len(spec.cities)}"
     jobs_table = frame.locator("#jobs")
     assert jobs_table.locator("a", has_text="console").count() == view["counts"]["submissions"]
+    # the account beside the run (issue #28): a row per instance type the run uses, read from the account's listing
+    assert view["account"]["looked_up"] is True
+    capacity_rows = frame.locator("#account-capacity tbody tr")
+    assert capacity_rows.count() == len(view["account"]["capacity"]) >= 1
+    assert [r.locator("td").first.inner_text() for r in capacity_rows.all()] == [
+        c["instance_type"] for c in view["account"]["capacity"]
+    ]
     page.screenshot(path=str(ARTIFACTS / "fleet-tab-finished.png"), full_page=True)
     page.goto(
         stack.url + view["report_url"].rsplit("/", 1)[0]

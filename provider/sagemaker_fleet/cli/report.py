@@ -26,7 +26,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cli.argtypes import endpoint_url, workers
-from sagemaker_fleet.cost.collect import DEFAULT_DESCRIBE_WORKERS, describe_run_jobs
+from sagemaker_fleet.cost.collect import (
+    DEFAULT_DESCRIBE_WORKERS,
+    describe_run_jobs,
+    find_other_runs_givers,
+)
 from sagemaker_fleet.cost.errors import CostReportError, PriceListError, UnknownPriceError
 from sagemaker_fleet.cost.pricelist import (
     PRICE_LIST_API_REGIONS,
@@ -111,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{exc}; set --endpoint-url (or AWS_ENDPOINT_URL) to an http(s) URL", 2)
     try:
         describes = describe_run_jobs(sagemaker, spec.fleet, index, args.describe_workers)
+        # the other runs' jobs that handed a job of the run their warm pool: no call when none could have
+        other_runs = find_other_runs_givers(sagemaker, index, describes, args.describe_workers)
     except (BotoCoreError, ClientError) as exc:
         return _fail(f"cannot read the training jobs of run {args.run_key}: {exc}", 1)
     if not describes:
@@ -127,7 +133,13 @@ def run(args: argparse.Namespace) -> int:
     book = _price_book(spec, describes, args, session)
     try:
         report = build_cost_report(
-            spec, args.run_key, describes, book, generated_at=datetime.now(UTC), index=index
+            spec,
+            args.run_key,
+            describes,
+            book,
+            generated_at=datetime.now(UTC),
+            index=index,
+            other_runs=other_runs,
         )
     except UnknownPriceError as exc:
         lookup = "" if args.price_list else ", or pass `--price-list` to look it up in the AWS Price List API"

@@ -54,6 +54,9 @@ EXTRA_JOB_FIELDS = (
     "training_started_at",
     "ended_at",
     "image_pulled",
+    "pool_from_job",
+    "pool_from_other_run",
+    "reused_by_other_run",
 )
 JOB_FIELDS = STABLE_JOB_FIELDS + EXTRA_JOB_FIELDS
 
@@ -81,6 +84,8 @@ EXTRA_TOTAL_FIELDS = (
     "billable_seconds",
     "retained_billable_seconds",
     "warm_image_pulls",
+    "pools_given_to_other_runs",
+    "pools_taken_from_other_runs",
 )
 
 MONEY_PLACES = 6
@@ -127,6 +132,9 @@ def job_json(line: CostLine, lane: str | None = None) -> dict[str, Any]:
         "training_started_at": _time(line.training_started_at),
         "ended_at": _time(line.ended_at),
         "image_pulled": line.image_pulled,
+        "pool_from_job": line.pool_from_job,
+        "pool_from_other_run": line.pool_from_other_run,
+        "reused_by_other_run": line.reused_by_other_run,
     }
     return {name: values[name] for name in JOB_FIELDS}
 
@@ -153,6 +161,8 @@ def totals_json(totals: CostTotals) -> dict[str, Any]:
         "billable_seconds": totals.billable_seconds,
         "retained_billable_seconds": totals.retained_billable_seconds,
         "warm_image_pulls": totals.warm_image_pulls,
+        "pools_given_to_other_runs": totals.pools_given_to_other_runs,
+        "pools_taken_from_other_runs": totals.pools_taken_from_other_runs,
     }
     return {name: values[name] for name in STABLE_TOTAL_FIELDS + EXTRA_TOTAL_FIELDS}
 
@@ -197,6 +207,25 @@ def report_json(report: CostReport) -> dict[str, Any]:
         "price_table_as_of": report.price_table_as_of,
         "cities_without_jobs": list(report.cities_without_jobs),
         "pools_released": dataclasses.asdict(report.released) if report.released else None,
+        "other_runs_pools": other_runs_json(report),
+    }
+
+
+def other_runs_json(report: CostReport) -> dict[str, Any]:
+    """Pools handed between the run and other runs: each job of the run whose pool another run's job took, each
+    that started on another run's pool, and what the look at the account could not read."""
+    return {
+        "given": [
+            {"city": line.city, "job_name": line.job_name, "taken_by_job": line.reused_by_job}
+            for line in report.lines
+            if line.reused_by_other_run
+        ],
+        "taken": [
+            {"city": line.city, "job_name": line.job_name, "from_job": line.pool_from_job}
+            for line in report.lines
+            if line.pool_from_other_run
+        ],
+        **report.other_runs.to_json(),
     }
 
 

@@ -55,6 +55,12 @@ class CostLine:
     phases: tuple[StatusTransition, ...] = ()
     #: A warm start that pulled its image again (another image than the pool's previous job's).
     image_pulled: bool = False
+    #: The job whose warm pool this one started on (its ReusedByJob names this job): the run's or another run's.
+    pool_from_job: str | None = None
+    #: ``pool_from_job`` is not a job of the run: this job took another run's pool (counted as its warm start).
+    pool_from_other_run: bool = False
+    #: ``reused_by_job`` is not a job of the run: another run's job took this job's pool.
+    reused_by_other_run: bool = False
 
     def _usd(self, seconds: int) -> float:
         return seconds * self.instance_count * self.price_per_hour / SECONDS_PER_HOUR
@@ -91,6 +97,9 @@ def cost_line(
     start: StartObservation,
     group: str = "",
     now: datetime | None = None,
+    pool_from_job: str | None = None,
+    pool_from_other_run: bool = False,
+    reused_by_other_run: bool = False,
 ) -> CostLine:
     """Price one submission. ``price`` must be the price of ``record.instance_type``."""
     if price.instance_type != record.instance_type:
@@ -123,4 +132,7 @@ def cost_line(
         ended_at=record.ended_at(now),
         phases=record.transitions,
         image_pulled=start.image_pulled,
+        pool_from_job=pool_from_job,
+        pool_from_other_run=pool_from_other_run,
+        reused_by_other_run=reused_by_other_run,
     )

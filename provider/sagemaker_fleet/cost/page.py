@@ -128,8 +128,63 @@ def _cards(t: CostTotals) -> str:
             f"warm / cold starts ({t.warm_image_pulls} warm with the image re-pulled)",
         ),
         _card(duration(t.startup_seconds_saved), "start-up saved by warm pools"),
+        _card(
+            f"{t.pools_taken_from_other_runs} / {t.pools_given_to_other_runs}",
+            "warm pools taken from / given to other runs",
+        ),
     ]
     return f'<div class="cards">{"".join(cards)}</div>'
+
+
+def _other_runs(report: CostReport) -> str:
+    """The pools handed between this run and other runs of the account, and what could not be read."""
+    given = [line for line in report.lines if line.reused_by_other_run]
+    taken = [line for line in report.lines if line.pool_from_other_run]
+    looked = report.other_runs
+    rows = [
+        f"<tr>{_cell(line.city)}{_cell(line.job_name)}{_cell('took the pool of')}{_cell(line.pool_from_job)}</tr>"
+        for line in taken
+    ] + [
+        f"<tr>{_cell(line.city)}{_cell(line.job_name)}{_cell('pool taken by')}{_cell(line.reused_by_job)}</tr>"
+        for line in given
+    ]
+    head = _head([("city", False), ("job of this run", False), ("", False), ("job of another run", False)])
+    table = (
+        f'<table id="other-runs">{head}<tbody>{"".join(rows)}</tbody></table>'
+        if rows
+        else '<p class="empty">No warm pool went between this run and another run.</p>'
+    )
+    notes: list[tuple[str, str]] = []
+    if looked.listing_denied:
+        notes.append(
+            (
+                "other-runs-unknown",
+                "The credentials may not list the account's training jobs (AccessDenied): pools this run took from "
+                "other runs are unknown and counted by start-up time only.",
+            )
+        )
+    elif looked.unknown:
+        notes.append(
+            (
+                "other-runs-unknown",
+                f"{len(looked.unknown)} job(s) of other runs could not be described (AccessDenied): "
+                f"{', '.join(looked.unknown)}. A pool one of them handed to this run is counted only where the "
+                "listing named the taker, and no image re-pull is flagged on it.",
+            )
+        )
+    if not looked.looked_up and not taken:
+        notes.append(
+            (
+                "other-runs-not-looked-up",
+                "Pools taken from other runs were not looked up: only the run's jobs were read.",
+            )
+        )
+    note = "".join(f'<p class="note" id="{name}">{esc(text)}</p>' for name, text in notes)
+    return (
+        f'<p class="note">SageMaker matches warm pools across the account: {len(taken)} job(s) of this run '
+        f"started on another run's pool (counted as their warm starts) and {len(given)} pool(s) of this run went "
+        f"to another run's job (its warm start, not this run's).</p>{table}{note}"
+    )
 
 
 def _cell(value: object, numeric: bool = False, sort_value: object | None = None) -> str:
@@ -281,6 +336,7 @@ def render_html(report: CostReport) -> str:
 {_cards(t)}
 <h2>Spend and spot savings</h2>{spend_chart(t)}
 <h2>Warm and cold starts</h2>{starts_chart(t)}
+<h2>Warm pools across runs</h2>{_other_runs(report)}
 <h2>Lane timeline</h2>{legend()}<div class="scroll">{render_gantt(report.lines, report.lanes, group_labels)}</div>
 {_group_key(report)}
 <h2>Cost per city</h2>{city_chart(report.by_city)}{missing_note}
@@ -290,7 +346,7 @@ def render_html(report: CostReport) -> str:
 <h2>Prices and method</h2>{_prices_note(report)}
 <p class="note">cost = (BillableTimeInSeconds + retained warm-pool seconds) × instances × on-demand price; the
 on-demand equivalent uses TrainingTimeInSeconds instead of BillableTimeInSeconds. A start is warm when another job
-of the run handed it its warm pool (ReusedByJob), cold for spot jobs and jobs that never trained, and otherwise
+of the run, or of another run of the account, handed it its warm pool (ReusedByJob), cold for spot jobs and jobs that never trained, and otherwise
 judged by its start-up time against the start-up model. A warm start is "warm, image re-pulled" when its
 TrainingImage differs from that of the job that handed it the pool: the image is no warm-pool matching criterion,
 so the pool is reused but the image is pulled from ECR again. Start-up saved = cold-start model − observed start-up, for

@@ -7,10 +7,11 @@ Pure: it takes DescribeTrainingJob responses (however they were fetched — AWS,
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.cost.crossruns import OtherRunsPools
 from sagemaker_fleet.cost.errors import UnattributedJobError
 from sagemaker_fleet.cost.lanes import Lane, build_lanes
 from sagemaker_fleet.cost.model import CostLine, cost_line
@@ -119,6 +120,8 @@ class CostReport:
     price_table_as_of: str
     cities_without_jobs: tuple[str, ...] = ()
     released: ReleasedPools | None = None
+    #: what the report looked up of pools taken from other runs (:mod:`sagemaker_fleet.cost.crossruns`)
+    other_runs: OtherRunsPools = field(default_factory=OtherRunsPools)
 
 
 def build_cost_report(
@@ -129,23 +132,31 @@ def build_cost_report(
     *,
     generated_at: datetime | None = None,
     index: RunJobIndex | None = None,
+    other_runs: OtherRunsPools | None = None,
 ) -> CostReport:
-    """Price every submission in ``describes`` (DescribeTrainingJob responses of the run) and total them."""
+    """Price every submission in ``describes`` (DescribeTrainingJob responses of the run) and total them;
+    ``other_runs``: the other runs' jobs that handed a job of the run their pool (:func:`~.collect.find_other_runs_givers`)."""
     generated_at = generated_at or datetime.now(UTC)
     index = index or RunJobIndex.for_run(spec, run_key)
+    other_runs = other_runs or OtherRunsPools()
     records = [parse_training_job(raw) for raw in describes]
     priced = prices.require(record.instance_type for record in records)
     handed_by = {record.reused_by_job: record for record in records if record.reused_by_job}
+    names = {record.name for record in records}
+    givers = {taker: giver for taker, giver in other_runs.givers.items() if taker not in handed_by}
     groups, group_of = _assign_groups(records)
     lines: list[CostLine] = []
     for record in records:
         city, attempt = index.attribute(record)
         previous = handed_by.get(record.name)
+        giver = givers.get(record.name)
         start = observe_start(
             record,
-            handed_by,
+            handed_by.keys() | givers.keys(),
             spec.input_mode,
-            previous_image=previous.training_image if previous is not None else None,
+            previous_image=previous.training_image
+            if previous is not None
+            else (giver.training_image if giver is not None else None),
         )
         lines.append(
             cost_line(
@@ -156,6 +167,11 @@ def build_cost_report(
                 start=start,
                 group=group_of[record.name],
                 now=generated_at,
+                pool_from_job=previous.name if previous is not None else (giver.job_name if giver else None),
+                pool_from_other_run=previous is None and giver is not None,
+                reused_by_other_run=record.reused_by_job is not None
+                and record.reused_by_job not in names
+                and record.reused_by_job not in index,
             )
         )
     lines.sort(key=lambda line: (line.city, line.attempt, line.job_name))
@@ -176,6 +192,7 @@ def build_cost_report(
         prices=priced,
         price_table_as_of=prices.table.as_of,
         cities_without_jobs=tuple(city.name for city in spec.cities if city.name not in seen_cities),
+        other_runs=other_runs,
     )
 
 

@@ -21,7 +21,30 @@ def summary_lines(report: CostReport) -> list[str]:
         f"{usd(t.retained_cost_usd)}",
         f"starts: {t.warm_starts} warm, {t.cold_starts} cold ({t.warm_image_pulls} warm with the image re-pulled)"
         f" · start-up saved {duration(t.startup_seconds_saved)}",
+        *_other_runs(report),
         *_released(report),
+    ]
+
+
+def _other_runs(report: CostReport) -> list[str]:
+    t, looked = report.totals, report.other_runs
+    if not (
+        t.pools_given_to_other_runs
+        or t.pools_taken_from_other_runs
+        or looked.unknown
+        or looked.listing_denied
+    ):
+        return []
+    unknown = (
+        " · the account's jobs may not be listed: pools taken from other runs unknown"
+        if looked.listing_denied
+        else f" · {len(looked.unknown)} other run(s)' job(s) could not be described"
+        if looked.unknown
+        else ""
+    )
+    return [
+        f"warm pools across runs: {t.pools_taken_from_other_runs} taken from other runs (warm starts of this run), "
+        f"{t.pools_given_to_other_runs} given to other runs{unknown}"
     ]
 
 

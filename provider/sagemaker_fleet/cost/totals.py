@@ -38,6 +38,8 @@ class CostTotals:
     spot_jobs: int = 0
     spot_on_demand_cost_usd: float = 0.0
     warm_image_pulls: int = 0  # warm starts that pulled their image again (counted in warm_starts too)
+    pools_given_to_other_runs: int = 0  # jobs whose warm pool another run's job took
+    pools_taken_from_other_runs: int = 0  # warm starts on another run's pool (counted in warm_starts too)
 
     @property
     def spot_savings_pct(self) -> float:
@@ -75,6 +77,8 @@ def total(lines: Sequence[CostLine]) -> CostTotals:
         spot_jobs=count(lambda line: line.spot),
         spot_on_demand_cost_usd=usd(lambda line: line.on_demand_cost_usd, lambda line: line.spot),
         warm_image_pulls=count(lambda line: line.start == "warm" and line.image_pulled),
+        pools_given_to_other_runs=count(lambda line: line.reused_by_other_run),
+        pools_taken_from_other_runs=count(lambda line: line.pool_from_other_run),
     )
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.cost.crossruns import Giver, OtherRunsPools
 from sagemaker_fleet.cost.estimate import estimate_plan_cost, expected_cost_by_city
 from sagemaker_fleet.cost.export import job_json
 from sagemaker_fleet.cost.gantt import TimeScale, render_gantt, time_scale
@@ -74,6 +75,22 @@ class ListingStats:
     list_calls: int = 0
     describe_calls: int = 0
     cached_describes: int = 0
+    other_describe_calls: int = 0  #: describes of other runs' jobs (each once, for its instance type)
+
+
+@dataclass(frozen=True)
+class AccountSnapshot:
+    """The account's jobs that are not the run's, as one refresh listed them (:mod:`.source`): instances held per
+    instance type by running jobs and by Available pools, jobs holding capacity of a type not known (not described
+    yet, or ``other_denied`` of them the credentials may not describe), and the other runs' jobs whose pool a job
+    of the run took (taker → giver, from the listing's ``ReusedByJob``). ``listed_since``: None, not looked at."""
+
+    listed_since: datetime | None = None
+    other_running: Mapping[str, int] = field(default_factory=dict)
+    other_pools: Mapping[str, int] = field(default_factory=dict)
+    other_unknown: int = 0
+    other_denied: int = 0
+    givers: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -84,6 +101,7 @@ class ViewInputs:
     prices: PriceBook
     now: datetime
     stats: ListingStats = field(default_factory=ListingStats)
+    account: AccountSnapshot = field(default_factory=AccountSnapshot)
 
 
 def partition_of(region: str) -> str:
@@ -140,8 +158,18 @@ def build_fleet_view(run: RunContext, inputs: ViewInputs) -> dict[str, Any]:
     """The JSON the Fleet tab draws (see docs/fleet-view.md for each field)."""
     spec, now = inputs.spec, observed_now(inputs.describes, inputs.now)
     index = RunJobIndex.for_run(spec, run.run_key)
+    other_runs = OtherRunsPools(
+        givers={taker: Giver(giver) for taker, giver in inputs.account.givers.items()},
+        looked_up=inputs.account.listed_since is not None,
+    )
     report = build_cost_report(
-        spec, run.run_key, inputs.describes, inputs.prices, generated_at=now, index=index
+        spec,
+        run.run_key,
+        inputs.describes,
+        inputs.prices,
+        generated_at=now,
+        index=index,
+        other_runs=other_runs,
     )
     latest: dict[str, CostLine] = {}
     for line in report.lines:  # sorted by city, then attempt
@@ -226,7 +254,65 @@ def build_fleet_view(run: RunContext, inputs: ViewInputs) -> dict[str, Any]:
             "list_calls": inputs.stats.list_calls,
             "describe_calls": inputs.stats.describe_calls,
             "cached_describes": inputs.stats.cached_describes,
+            "other_describe_calls": inputs.stats.other_describe_calls,
         },
+        "account": _account(inputs, report.lines),
+    }
+
+
+def _quotas(inputs: ViewInputs) -> dict[str, int]:
+    """Instances per type the run was planned within (the plan's quotas, read from Service Quotas), else the
+    spec's."""
+    quotas = FleetPlan.from_json(dict(inputs.plan)).quotas if inputs.plan else {}
+    return {itype: q.instances for itype, q in (quotas or inputs.spec.quotas).items()}
+
+
+def _account(inputs: ViewInputs, lines: Sequence[CostLine]) -> dict[str, Any]:
+    """Each instance type the run uses: its quota, what the run holds (running jobs, Available pools) and what the
+    account's other runs hold; and the warm pools that went between this run and others."""
+    snapshot = inputs.account
+    quotas = _quotas(inputs)
+    types = sorted(
+        {city.instance_type for city in inputs.spec.cities} | {line.instance_type for line in lines}
+    )
+    capacity = []
+    for itype in types:
+        mine = [line for line in lines if line.instance_type == itype]
+        running = sum(line.instance_count for line in mine if line.status not in TERMINAL)
+        pools = sum(
+            line.instance_count
+            for line in mine
+            if line.status in TERMINAL and line.warm_pool_status == "Available"
+        )
+        others = snapshot.other_running.get(itype, 0) + snapshot.other_pools.get(itype, 0)
+        quota = quotas.get(itype)
+        capacity.append(
+            {
+                "instance_type": itype,
+                "quota_instances": quota,
+                "run_running": running,
+                "run_pools": pools,
+                "other_running": snapshot.other_running.get(itype, 0),
+                "other_pools": snapshot.other_pools.get(itype, 0),
+                "free": max(0, quota - running - pools - others) if quota is not None else None,
+            }
+        )
+    return {
+        "looked_up": snapshot.listed_since is not None,
+        "listed_since": snapshot.listed_since.isoformat() if snapshot.listed_since else None,
+        "capacity": capacity,
+        "other_jobs_unknown": snapshot.other_unknown,
+        "other_jobs_denied": snapshot.other_denied,
+        "pools_taken_from_other_runs": [
+            {"city": line.city, "job_name": line.job_name, "from_job": line.pool_from_job}
+            for line in lines
+            if line.pool_from_other_run
+        ],
+        "pools_given_to_other_runs": [
+            {"city": line.city, "job_name": line.job_name, "taken_by_job": line.reused_by_job}
+            for line in lines
+            if line.reused_by_other_run
+        ],
     }
 
 

@@ -64,6 +64,34 @@ TAB_SCRIPT = """
   function section(title, content) {
     var s = el('section'); s.appendChild(el('h2', title)); s.appendChild(content); return s;
   }
+  function account(a) {
+    var box = el('div');
+    if (!a || !a.looked_up) { box.appendChild(el('p', 'The account was not read for this run.', 'empty')); return box; }
+    box.appendChild(table('account-capacity',
+      ['instance type', 'quota', 'this run: running', 'this run: idle pools', 'other runs: running',
+       'other runs: idle pools', 'free'],
+      a.capacity.map(function (c) {
+        return [c.instance_type, c.quota_instances === null ? '—' : c.quota_instances, c.run_running, c.run_pools,
+          c.other_running, c.other_pools, c.free === null ? '—' : c.free];
+      })));
+    if (a.other_jobs_unknown) {
+      var unknown = el('p', a.other_jobs_unknown + " other job(s) of the account hold capacity of a type not known" +
+        (a.other_jobs_denied ? ' (' + a.other_jobs_denied + ' may not be described with these credentials)' :
+          ' yet'), 'note');
+      unknown.id = 'account-unknown';
+      box.appendChild(unknown);
+    }
+    var rows = a.pools_taken_from_other_runs.map(function (p) {
+      return [p.city, p.job_name, 'took the pool of', p.from_job];
+    }).concat(a.pools_given_to_other_runs.map(function (p) {
+      return [p.city, p.job_name, 'pool taken by', p.taken_by_job];
+    }));
+    box.appendChild(el('h3', 'Warm pools across runs (' + a.pools_taken_from_other_runs.length + ' taken, ' +
+      a.pools_given_to_other_runs.length + ' given)'));
+    box.appendChild(rows.length ? table('pools-across-runs', ['city', 'job of this run', '', 'job of another run'],
+      rows) : el('p', 'No warm pool went between this run and another run.', 'empty'));
+    return box;
+  }
   function render(v) {
     var out = document.createDocumentFragment();
     if (!v.fleet_dag) {
@@ -107,6 +135,7 @@ TAB_SCRIPT = """
     var actual = el('div', null, 'scroll'); actual.innerHTML = v.gantt.actual_svg;
     lanes.appendChild(actual);
     out.appendChild(section('Lanes: plan and reality', lanes));
+    out.appendChild(section('The account: capacity beside other runs', account(v.account)));
     out.appendChild(section('Cities waiting (' + v.waiting.length + ')', v.waiting.length ?
       table('waiting', ['city', 'why'], v.waiting.map(function (w) { return [w.city, w.reason]; })) :
       el('p', 'None.', 'empty')));
@@ -133,7 +162,8 @@ TAB_SCRIPT = """
       ['city', 'attempt', 'job', 'status', 'instances', 'start', 'billable s', 'cost', 'failure reason', 'links'],
       jobs) : el('p', 'No training job yet.', 'empty')));
     var calls = el('p', 'This refresh: ' + v.listing.list_calls + ' listing(s), ' + v.listing.describe_calls +
-      ' describe(s) of jobs still changing, ' + v.listing.cached_describes + ' from cache.', 'note');
+      ' describe(s) of jobs still changing, ' + v.listing.cached_describes + ' from cache, ' +
+      v.listing.other_describe_calls + " describe(s) of other runs' jobs.", 'note');
     out.appendChild(calls);
     return out;
   }

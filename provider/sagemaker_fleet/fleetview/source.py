@@ -1,14 +1,23 @@
-"""What the Fleet view reads from SageMaker, cheaply: one batched listing per refresh, describes only for jobs that
-moved, and one answer per run shared by every viewer for a few seconds.
+"""What the Fleet view reads from SageMaker, cheaply: two batched listings per refresh, describes only for jobs
+that moved, and one answer per run shared by every viewer for a few seconds.
 
 A refresh lists the run's jobs once (ListTrainingJobs by the run's name filter and creation window, every page),
 then describes only the jobs whose description is not cached or may still change: a job is *final* once it is
 terminal and its warm pool is settled (none, Terminated or Reused); a final job's description never changes, so
 it is described once for the life of the cache. Never one call per city per refresh.
+
+The account's other jobs (issue #28: the quota and the warm pools are the account's) come from one more listing,
+of the account's jobs created since :data:`ACCOUNT_LOOKBACK` before the run's first job (every page, no name
+filter). An other run's job that holds capacity — running, or keeping an Available pool — is described once for
+its instance type and count (a job's resources never change: the description is kept while the job is listed),
+at most :data:`OTHER_DESCRIBES_PER_REFRESH` a refresh; one the credentials may not describe (AccessDenied) is not
+asked for again and shows as unknown. Pools taken from other runs need no call: the listing's ``ReusedByJob``
+names the taker.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -17,13 +26,23 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
-from sagemaker_fleet.fleetview.model import ListingStats
+from sagemaker_fleet.fleetview.model import AccountSnapshot, ListingStats
+from sagemaker_fleet.hooks.fleet import error_code
+from sagemaker_fleet.jobs.paging import as_datetime
+from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES
+from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
 POOL_SETTLED = frozenset({"Terminated", "Reused"})
 DESCRIBE_WORKERS = 4
 #: Seconds one answer serves every viewer of a run (the page refreshes every few seconds; SageMaker changes slower).
 DEFAULT_TTL = 5.0
+#: The account's listing covers jobs created since this long before the run's first job (or before now, while the
+#: run has none): other runs' jobs that still run or keep a pool beside it. A job created earlier that still holds
+#: capacity is not shown (the dispatcher's census counts it).
+ACCOUNT_LOOKBACK = dt.timedelta(days=1)
+#: DescribeTrainingJob calls a refresh spends on other runs' jobs (the rest wait for the next refresh).
+OTHER_DESCRIBES_PER_REFRESH = 24
 
 
 class JobReader(Protocol):
@@ -57,13 +76,25 @@ def _signature(summary: Mapping[str, Any]) -> tuple[Any, ...]:
     )
 
 
+def _holds(summary: Mapping[str, Any]) -> bool:
+    """Running, or keeping an Available pool: holding instances of the account's quota."""
+    return summary.get("TrainingJobStatus") in ACTIVE or _pool_status(summary) == "Available"
+
+
 @dataclass
 class RunJobsReader:
-    """The describes of one run's jobs, refreshed with as few calls as the run's state allows."""
+    """The describes of one run's jobs, refreshed with as few calls as the run's state allows, and what the
+    account's other jobs hold (:meth:`read`)."""
 
     run_key: str
     names: Mapping[str, tuple[str, int]]
     cached: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = field(default_factory=dict)
+    #: other runs' jobs as described once: name → (instance type, instance count)
+    shapes: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: other runs' jobs the credentials may not describe
+    opaque: set[str] = field(default_factory=set)
+    #: the account as the latest :meth:`read` saw it
+    account: AccountSnapshot = field(default_factory=AccountSnapshot)
 
     def read(self, reader: JobReader) -> tuple[list[dict[str, Any]], ListingStats]:
         summaries = [
@@ -86,8 +117,76 @@ class RunJobsReader:
                 self.cached[str(summary["TrainingJobName"])] = (_signature(summary), description)
         listed = [str(s["TrainingJobName"]) for s in summaries]
         out = [self.cached[name][1] for name in sorted(listed) if name in self.cached]
-        stats = ListingStats(list_calls=1, describe_calls=len(stale), cached_describes=len(out) - len(stale))
+        others = self._read_account(reader, summaries)
+        stats = ListingStats(
+            list_calls=2,
+            describe_calls=len(stale),
+            cached_describes=len(out) - len(stale),
+            other_describe_calls=others,
+        )
         return out, stats
+
+    def _read_account(self, reader: JobReader, own: list[dict[str, Any]]) -> int:
+        """List the account's jobs, describe the other runs' jobs that hold capacity and are not known yet, and
+        keep the snapshot; returns the describes made."""
+        created = [when for s in own if (when := as_datetime(s.get("CreationTime"))) is not None]
+        since = min(created, default=dt.datetime.now(dt.UTC)) - ACCOUNT_LOOKBACK
+        others = [
+            s
+            for s in reader.list_jobs("", creation_time_after=since)
+            if s.get("TrainingJobName") not in self.names
+        ]
+        holding = [s for s in others if _holds(s)]
+        wanted = [
+            str(s["TrainingJobName"])
+            for s in holding
+            if s["TrainingJobName"] not in self.shapes and s["TrainingJobName"] not in self.opaque
+        ][:OTHER_DESCRIBES_PER_REFRESH]
+
+        def describe(name: str) -> dict[str, Any] | None:
+            try:
+                return reader.describe(name)
+            except Exception as exc:
+                if error_code(exc) not in ACCESS_DENIED_CODES:
+                    raise
+                self.opaque.add(name)
+                return None
+
+        with ThreadPoolExecutor(max_workers=DESCRIBE_WORKERS) as pool:
+            for name, description in zip(wanted, pool.map(describe, wanted), strict=True):
+                resources = (description or {}).get("ResourceConfig") or {}
+                if resources.get("InstanceType"):
+                    self.shapes[name] = (
+                        str(resources["InstanceType"]),
+                        int(resources.get("InstanceCount", 1)),
+                    )
+        listed = {str(s["TrainingJobName"]) for s in others}
+        for name in set(self.shapes) - listed:  # no longer listed: forget it
+            del self.shapes[name]
+        running: dict[str, int] = {}
+        pools: dict[str, int] = {}
+        unknown = 0
+        for summary in holding:
+            shape = self.shapes.get(str(summary["TrainingJobName"]))
+            if shape is None:
+                unknown += 1
+                continue
+            counts = running if summary.get("TrainingJobStatus") in ACTIVE else pools
+            counts[shape[0]] = counts.get(shape[0], 0) + shape[1]
+        givers = {
+            str(reused_by): str(s["TrainingJobName"])
+            for s in others
+            if (reused_by := (s.get("WarmPoolStatus") or {}).get("ReusedByJob")) in self.names
+        }
+        self.account = AccountSnapshot(
+            listed_since=since,
+            other_running=running,
+            other_pools=pools,
+            other_unknown=unknown,
+            other_denied=len(self.opaque & listed),
+            givers=givers,
+        )
+        return len(wanted)
 
 
 @dataclass

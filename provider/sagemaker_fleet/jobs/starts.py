@@ -6,8 +6,10 @@ CreationTime and TrainingStartTime stand in.
 
 The rule, explicit evidence first:
 
-1. **reused-pool → warm.** Another job of the run says ``WarmPoolStatus.ReusedByJob == <this job>``: this job ran
-   on that job's retained instances. This is the only direct evidence AWS gives; a job's *own* WarmPoolStatus
+1. **reused-pool → warm.** Another job says ``WarmPoolStatus.ReusedByJob == <this job>``: this job ran on that
+   job's retained instances. That job is the run's, or another run's that the cost report found by a look at the
+   account (:mod:`sagemaker_fleet.cost.crossruns`): either way the hand-over counts once, as this job's warm start;
+   the giver's own start is never read from its ``ReusedByJob``. This is the only direct evidence AWS gives; a job's *own* WarmPoolStatus
    describes the pool it leaves behind (``InUse`` is documented only as "in use for the training job", which a
    cold-started job with keep-alive can show too), so it is not read as evidence about how the job started.
 2. **spot → cold.** Warm pools do not work with managed spot training (docs/sagemaker-behaviour.md, warm pools).
@@ -99,8 +101,9 @@ def observe_start(
     *,
     previous_image: str | None = None,
 ) -> StartObservation:
-    """Classify one submission; ``reused_jobs`` are the names some job of the run named in ReusedByJob, and
-    ``previous_image`` is the training image of the job that handed this one its pool (if any)."""
+    """Classify one submission; ``reused_jobs`` are the names some job (of the run, or another run's found by the
+    report) named in ReusedByJob, and ``previous_image`` is the training image of the job that handed this one its
+    pool (if any)."""
     mode = record.input_mode or default_input_mode
     seconds, trained = measure_startup(record)
     kind: StartKind

@@ -13,7 +13,7 @@ from airflow.sdk import Asset, AssetAlias
 
 from sagemaker_fleet.contract import PLAN_TASK_ID, PLAN_XCOM_KEY, models_alias_name, models_asset_name
 from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, report_json
-from sagemaker_fleet.cost.collect import describe_run_jobs
+from sagemaker_fleet.cost.collect import describe_run_jobs, find_other_runs_givers
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.cost.publish import upload_report_files, write_report_files
 from sagemaker_fleet.cost.report import released_pools
@@ -94,7 +94,8 @@ class FleetCostReportOperator(FleetAwsOperator):
             return {"dry_run": True, "estimate": estimate}
         index = RunJobIndex.for_run(spec, run_key)
         describes = describe_run_jobs(self.hook.conn, spec.fleet, index)
-        report = build_cost_report(spec, run_key, describes, book, index=index)
+        other_runs = find_other_runs_givers(self.hook.conn, index, describes)
+        report = build_cost_report(spec, run_key, describes, book, index=index, other_runs=other_runs)
         release = context["ti"].xcom_pull(task_ids=self.release_task_id) if self.release_task_id else None
         if isinstance(release, dict):
             report = dataclasses.replace(report, released=released_pools(release, book))
@@ -126,6 +127,7 @@ class FleetCostReportOperator(FleetAwsOperator):
             "local_html": str(files.html),
             "totals": document["totals"],
             "pools_released": document["pools_released"],
+            "other_runs_pools": document["other_runs_pools"],
         }
 
     def _observe(

@@ -9,6 +9,7 @@ connection, so the view works against the simulator and AWS alike.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -81,14 +82,9 @@ def _compute(session: Any, dag_id: str, run_id: str, reader: RunJobsReader | Non
     if reader is None or reader.run_key != record.run_key:
         reader = RunJobsReader(record.run_key, RunJobIndex.for_run(spec, record.run_key).names)
     describes, stats = reader.read(_hook(record, spec)) if not dry_run else ([], None)
-    inputs = ViewInputs(
-        spec,
-        record.plan,
-        describes,
-        PriceBook.for_spec(spec),
-        utc_now(),
-        **({"stats": stats} if stats else {}),
-    )
+    inputs = ViewInputs(spec, record.plan, describes, PriceBook.for_spec(spec), utc_now())
+    if stats is not None:  # the run's jobs and the account's, as this refresh read them
+        inputs = dataclasses.replace(inputs, stats=stats, account=reader.account)
     view = build_fleet_view(context, inputs)
     view.update({"fleet_dag": True, "refresh_seconds": REFRESH_SECONDS})
     return view, reader

@@ -143,7 +143,8 @@ def test_the_view_of_a_running_fleet_from_one_listing_through_the_hook(
     delta = {
         op: after.get(op, 0) - before.get(op, 0) for op in after if after.get(op, 0) != before.get(op, 0)
     }
-    assert delta == {"ListTrainingJobs": 1, "DescribeTrainingJob": 2}  # one listing, one describe per job
+    # the run's listing and the account's (issue #28), one describe per job of the run, none of other runs' (none)
+    assert delta == {"ListTrainingJobs": 2, "DescribeTrainingJob": 2}
     assert view["fleet_dag"] is True
     assert view["run_key"] == run_key
     assert {j["city"]: j["status"] for j in view["jobs"]}["seoul"] == "Completed"
@@ -167,6 +168,62 @@ def test_the_view_of_a_running_fleet_from_one_listing_through_the_hook(
     assert f'data-api="{PREFIX}/api/runs/{FLEET_DAG}/manual__fleetview-1"' in page.text
     runs = client.get(f"{PREFIX}/api/runs", headers=viewer).json()["runs"]
     assert [(r["dag_id"], r["run_id"]) for r in runs] == [(FLEET_DAG, RUN_ID)]  # not op_train's run
+
+
+def test_the_view_shows_what_other_runs_hold_of_the_accounts_capacity_and_describes_them_once(
+    client: Any, db_state: dict[str, Any], aws_sim: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sagemaker_fleet.plugin import app as plugin_app
+    from sim_fixtures import make_request
+
+    spec, run_key = db_state["spec"], db_state["run_key"]
+    sagemaker = aws_sim.boto3_client("sagemaker")
+    other_role = "arn:aws:iam::111122223333:role/OtherTeam"
+    for name in ("other-lisbon", "other-lima"):
+        aws_sim.set_work(30, job=name)
+    # two Available pools: one of another key, one of the run's key, which tokyo starts on
+    sagemaker.create_training_job(**make_request("other-lisbon", keep_alive=1800, RoleArn=other_role))
+    sagemaker.create_training_job(**make_request("other-lima", keep_alive=1800))
+    aws_sim.advance(400)
+    aws_sim.set_work(5000, job="team-forecast")
+    aws_sim.set_work(5000, city="tokyo", fleet="quick")
+    sagemaker.create_training_job(**make_request("team-forecast", ResourceConfig={"InstanceCount": 3}))
+    sagemaker.create_training_job(
+        **compile_training_request(spec, spec.city("tokyo"), Submission("tokyo", run_key))
+    )
+    aws_sim.advance(60)
+    viewer = token("viewer", "viewer")
+    url = f"{PREFIX}/api/runs/{FLEET_DAG}/{RUN_ID}"
+    before = aws_sim.calls()["calls"]
+    view = client.get(url, headers=viewer).json()
+    after = aws_sim.calls()["calls"]
+    delta = {op: after[op] - before.get(op, 0) for op in after if after[op] != before.get(op, 0)}
+    # two listings; tokyo, then each other job that holds capacity once, for its instance type and count
+    assert delta == {"ListTrainingJobs": 2, "DescribeTrainingJob": 3}
+    capacity = {row["instance_type"]: row for row in view["account"]["capacity"]}
+    assert capacity["ml.m5.xlarge"] == {
+        "instance_type": "ml.m5.xlarge",
+        "quota_instances": 10,
+        "run_running": 1,
+        "run_pools": 0,
+        "other_running": 3,
+        "other_pools": 1,
+        "free": 5,
+    }
+    assert view["account"]["other_jobs_unknown"] == 0
+    tokyo = job_name("quick", "tokyo", run_key)
+    assert view["account"]["pools_taken_from_other_runs"] == [
+        {"city": "tokyo", "job_name": tokyo, "from_job": "other-lima"}
+    ]
+    assert {j["city"]: j["start"] for j in view["jobs"]}["tokyo"] == "warm"
+    assert view["listing"]["other_describe_calls"] == 2
+    # the next refresh (the shared answer expired) describes tokyo again, the other runs' jobs not
+    monkeypatch.setattr(plugin_app.CACHE, "ttl", 0.0)  # same entry, same reader state
+    before = aws_sim.calls()["calls"]
+    again = client.get(url, headers=viewer).json()
+    after = aws_sim.calls()["calls"]
+    assert after["DescribeTrainingJob"] - before["DescribeTrainingJob"] <= 1
+    assert again["account"]["capacity"] == view["account"]["capacity"]
 
 
 def test_a_run_of_another_dag_says_it_is_not_a_fleet(client: Any) -> None:

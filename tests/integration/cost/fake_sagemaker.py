@@ -2,7 +2,8 @@
 
 moto has no BillableTimeInSeconds or WarmPoolStatus, so the CLI tests talk to this instead for SageMaker (JSON 1.1
 protocol, ``X-Amz-Target: SageMaker.<Operation>``, timestamps as epoch seconds, as AWS sends them) and to a moto
-server for S3. Only ListTrainingJobs and DescribeTrainingJob are served; anything else is a 400.
+server for S3. Only ListTrainingJobs (NameContains and WarmPoolStatusEquals applied after the page cut) and DescribeTrainingJob
+are served; anything else is a 400.
 """
 
 from __future__ import annotations
@@ -39,20 +40,26 @@ class FakeSageMaker:
         size = min(int(body.get("MaxResults") or 100), PAGE)
         page = self.names[start : start + size]
         needle = body.get("NameContains") or ""
+        pool = body.get("WarmPoolStatusEquals")
         summaries = [
             {
                 "TrainingJobName": name,
                 "TrainingJobArn": f"arn:aws:sagemaker:us-east-1:1:training-job/{name}",
                 "CreationTime": 0,
                 "TrainingJobStatus": "Completed",
+                **({"WarmPoolStatus": _wire(self._pool(name))} if self._pool(name) else {}),
             }
             for name in page
-            if needle in name
+            if needle in name and (pool is None or (self._pool(name) or {}).get("Status") == pool)
         ]
         result: dict[str, Any] = {"TrainingJobSummaries": summaries}
         if start + size < len(self.names):
             result["NextToken"] = str(start + size)
         return result
+
+    def _pool(self, name: str) -> Mapping[str, Any] | None:
+        pool: Mapping[str, Any] | None = (self.describes.get(name) or {}).get("WarmPoolStatus")
+        return pool
 
     def describe_training_job(self, body: Mapping[str, Any]) -> dict[str, Any] | None:
         found = self.describes.get(body["TrainingJobName"])

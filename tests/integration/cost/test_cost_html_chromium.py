@@ -76,6 +76,7 @@ def test_page_renders_without_console_messages_and_runs_its_script(report_page: 
     assert 'data-ready="1"' in dom  # the script ran to its last line
     for chart in ("gantt", "spend-chart", "starts-chart", "city-chart"):
         assert f'<svg id="{chart}"' in dom
+    assert "<h2>Warm pools across runs</h2>" in dom  # issue #28: the section is drawn (here with no crossing)
 
 
 @needs_chromium

@@ -148,7 +148,13 @@ class FakeReader:
         for job in self.jobs.values():
             yield {
                 k: job[k]
-                for k in ("TrainingJobName", "TrainingJobStatus", "SecondaryStatus", "LastModifiedTime")
+                for k in (
+                    "TrainingJobName",
+                    "TrainingJobStatus",
+                    "SecondaryStatus",
+                    "LastModifiedTime",
+                    "CreationTime",
+                )
                 if k in job
             } | ({"WarmPoolStatus": job["WarmPoolStatus"]} if "WarmPoolStatus" in job else {})
 
@@ -173,8 +179,13 @@ def test_one_listing_per_refresh_and_describes_only_for_jobs_that_can_still_chan
     reader = RunJobsReader(RUN_KEY, names)
     first, stats = reader.read(fake)
     assert [d["TrainingJobName"] for d in first] == sorted(names)
-    assert (stats.list_calls, stats.describe_calls, stats.cached_describes) == (1, 3, 0)
-    assert fake.listings == [("-20261129", T0.replace(hour=0) - timedelta(days=1))]
+    assert (stats.list_calls, stats.describe_calls, stats.cached_describes) == (2, 3, 0)
+    # the run's listing, then the account's since a day before the run's first job (issue #28)
+    assert fake.listings == [
+        ("-20261129", T0.replace(hour=0) - timedelta(days=1)),
+        ("", T0 - timedelta(days=1)),
+    ]
+    assert stats.other_describe_calls == 0  # the other run's job holds nothing: never described
     assert is_final(done)
     assert not is_final(pooled)
     assert not is_final(running)
@@ -216,3 +227,104 @@ def test_an_endpoint_clock_ahead_of_ours_never_makes_running_jobs_start_in_the_f
     )
     assert observed_now([running], T0) == T0 + timedelta(seconds=500)  # the last transition's end
     assert observed_now([running], T0 + timedelta(hours=1)) == T0 + timedelta(hours=1)
+
+
+class Denying(FakeReader):
+    """Credentials that may describe only the fleet's own jobs."""
+
+    def describe(self, name: str) -> dict[str, Any] | None:
+        if not name.startswith("demo-"):
+            from botocore.exceptions import ClientError
+
+            self.described.append(name)
+            raise ClientError(
+                {"Error": {"Code": "AccessDeniedException", "Message": "no"}}, "DescribeTrainingJob"
+            )
+        return super().describe(name)
+
+
+def _account_jobs() -> dict[str, dict[str, Any]]:
+    """The run's seoul (running, 1 × m5) and tokyo (started on another fleet's pool); other runs' jobs: one running
+    on 2 × m5, one keeping an Available pool of 1 × m5, one on g5 (a type of the run too), one finished."""
+    seoul = describe_job(
+        "demo-seoul-20261129",
+        status="InProgress",
+        secondary="Training",
+        training=0,
+        phases=[("Starting", 200.0), ("Training", 9.0)],
+    )
+    # slow to start: warm only by the other fleet's ReusedByJob, which the account's listing shows
+    tokyo = describe_job("demo-tokyo-20261129", created=900, startup=200)
+    others = [
+        describe_job(
+            "team-forecast",
+            count=2,
+            status="InProgress",
+            secondary="Training",
+            training=0,
+            phases=[("Training", 9.0)],
+        ),
+        describe_job("other-lima-20261129", pool_status="Available", keep_alive=600),
+        describe_job("other-oslo-20261129", pool_status="Reused", reused_by="demo-tokyo-20261129"),
+        describe_job(
+            "team-vision",
+            instance_type="ml.g5.xlarge",
+            count=4,
+            status="InProgress",
+            training=0,
+            phases=[("Training", 9.0)],
+        ),
+        describe_job("team-done"),
+    ]
+    return {job["TrainingJobName"]: job for job in [seoul, tokyo, *others]}
+
+
+def test_other_runs_capacity_is_described_once_per_job_and_shown_beside_the_runs_own() -> None:
+    spec = demo_spec()
+    jobs = _account_jobs()
+    fake = FakeReader(jobs)
+    names = {name: (name.split("-")[1], 1) for name in jobs if name.startswith("demo-")}
+    reader = RunJobsReader(RUN_KEY, names)
+    describes, stats = reader.read(fake)
+    others = sorted(n for n in fake.described if not n.startswith("demo-"))
+    assert others == ["other-lima-20261129", "team-forecast", "team-vision"]  # those holding capacity only
+    assert stats.other_describe_calls == 3
+    fake.described.clear()
+    _, again = reader.read(fake)
+    assert [n for n in fake.described if not n.startswith("demo-")] == []  # their shapes are kept
+    assert (again.list_calls, again.other_describe_calls) == (2, 0)
+    plan = plan_fleet(spec, RUN_KEY, None).to_json()
+    run = RunContext("fleet_demo", "scheduled__x", RUN_KEY, "running")
+    view = build_fleet_view(run, ViewInputs(spec, plan, describes, _book(spec), T0, account=reader.account))
+    capacity = {row["instance_type"]: row for row in view["account"]["capacity"]}
+    quotas = {itype: q.instances for itype, q in spec.quotas.items()}
+    assert capacity["ml.m5.xlarge"] == {
+        "instance_type": "ml.m5.xlarge",
+        "quota_instances": quotas.get("ml.m5.xlarge"),
+        "run_running": 1,
+        "run_pools": 0,
+        "other_running": 2,
+        "other_pools": 1,
+        "free": None if "ml.m5.xlarge" not in quotas else max(0, quotas["ml.m5.xlarge"] - 4),
+    }
+    assert (capacity["ml.g5.xlarge"]["other_running"], capacity["ml.g5.xlarge"]["run_running"]) == (4, 0)
+    assert view["account"]["pools_taken_from_other_runs"] == [
+        {"city": "tokyo", "job_name": "demo-tokyo-20261129", "from_job": "other-oslo-20261129"}
+    ]
+    tokyo = next(job for job in view["jobs"] if job["city"] == "tokyo")
+    assert tokyo["start"] == "warm"
+    assert view["counts"]["warm_starts"] == 1  # tokyo once; nothing for the pool's giver
+    assert view["listing"]["other_describe_calls"] == 0
+
+
+def test_other_runs_jobs_the_credentials_may_not_describe_show_as_unknown_and_are_not_asked_again() -> None:
+    jobs = _account_jobs()
+    fake = Denying(jobs)
+    names = {name: (name.split("-")[1], 1) for name in jobs if name.startswith("demo-")}
+    reader = RunJobsReader(RUN_KEY, names)
+    reader.read(fake)
+    assert (reader.account.other_unknown, reader.account.other_denied) == (3, 3)
+    assert reader.account.givers == {"demo-tokyo-20261129": "other-oslo-20261129"}  # from the listing alone
+    fake.described.clear()
+    reader.read(fake)
+    assert [n for n in fake.described if not n.startswith("demo-")] == []
