@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from e2e.chaos import SpotStorm, by_city, fleet_jobs, reliability, run_key_of, write_figures
+from e2e.chaos import SpotStorm, by_city, city_of, fleet_jobs, reliability, run_key_of, write_figures
 from e2e.observability import (
     OBSERVED_DAG,
     check_lineage,
@@ -64,6 +64,11 @@ PAST_MAX_WAIT = [
     "denver",
 ]  # denver has max_attempts 1: its next submission falls back to on-demand
 STORM_WORK_SECONDS = 900.0  # simulated: caught training twice, and done well within MaxWait (3600 s) even so
+# The twice fleet's runs (Celery run): its daily DAG's scheduled run, a manual run of that DAG queued behind it, and a
+# run of its manual DAG beside the scheduled one. Each job trains 10 simulated minutes (15 s real): the scheduled run
+# holds the quota for two waves of jobs, so the run beside it is started while it trains and waits for room.
+TWICE_DAGS = {"scheduled": "e2e_twice", "manual": "e2e_twice", "beside": "e2e_twice_manual"}
+TWICE_WORK_SECONDS = 600.0
 
 
 def _city_of(name: str, spec) -> str:
@@ -216,9 +221,12 @@ def run_celery_faults(stack: LocalAirflowStack, sim, spec, twice_spec) -> dict:
     during a hand-off; the scheduled and a manual run of a second fleet on the same day."""
     stack.wait_for_dag("e2e_fleet")
     stack.wait_for_dag("e2e_twice")
+    stack.wait_for_dag("e2e_twice_manual")
     sim.throttle(THROTTLE)
     for city in STORM_CITIES:
         sim.set_work(STORM_WORK_SECONDS, city=city, fleet=spec.fleet)
+    for city in twice_spec.cities:
+        sim.set_work(TWICE_WORK_SECONDS, city=city.name, fleet=twice_spec.fleet)
     # The worker's pool processes hang, then the whole worker dies: the task the scheduler queues meanwhile (the
     # plan) is taken off the broker by the worker's main process and never started, so it stays `queued` (its
     # message unacknowledged for the broker's visibility timeout, 24 h) until the scheduler's task_queued_timeout
@@ -232,20 +240,24 @@ def run_celery_faults(stack: LocalAirflowStack, sim, spec, twice_spec) -> dict:
     stack.start_component("celery-worker")
     storm = SpotStorm(sim, spec, STORM_CITIES, PAST_MAX_WAIT)
     storm.start()
-    # the second fleet: unpausing its daily DAG creates today's scheduled run; a manual run the same day queues
-    # behind it (one active run per fleet DAG)
+    # the second fleet: unpausing its daily DAG creates today's scheduled run; a manual run of that DAG the same
+    # day queues behind it (one active run per fleet DAG). Once the scheduled run trains, a run of the fleet's
+    # manual DAG starts beside it: both declare the account's whole quota and must share it
     stack.unpause("e2e_twice")
     today = dt.datetime.now(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     scheduled = _wait_for_scheduled_run(stack, "e2e_twice")
     manual = stack.trigger("e2e_twice", logical_date=(today + dt.timedelta(minutes=1)).isoformat())
-    faults["twice"] = {"scheduled": scheduled, "manual": manual}
+    _wait_for_training(sim, twice_spec, 1)
+    beside = stack.trigger("e2e_twice_manual")
+    faults["twice"] = {"scheduled": scheduled, "manual": manual, "beside": beside}
     _wait_for_completed(sim, spec, 8)
     faults["hand_off"] = _kill_during_a_hand_off(stack, sim, spec, None)
     faults["state"] = stack.wait_for_run("e2e_fleet", run_id, timeout=RUN_TIMEOUT)
     faults["storm"] = storm.result(timeout=60)
     faults["twice_states"] = {
-        run: stack.wait_for_run("e2e_twice", run, timeout=300) for run in (scheduled, manual)
+        run: stack.wait_for_run(TWICE_DAGS[kind], run, timeout=300) for kind, run in faults["twice"].items()
     }
+    faults["api_errors"] = sim.calls()["errors"]
     sim.throttle(0.0)
     faults["tis"] = stack.task_instances("e2e_fleet", run_id)
     return faults
@@ -441,36 +453,127 @@ def check_storm(sim, spec, storm: dict) -> None:
 
 
 def check_twice(stack: LocalAirflowStack, sim, twice_spec, result: dict) -> list[dict]:
-    """The scheduled and the manual run of one fleet on one day: each trains every city once under its own run
-    key; neither attaches to the other's jobs; each report counts only its own."""
+    """The twice fleet's three runs on one day: the scheduled and a manual run of its daily DAG, and a run of its
+    manual DAG beside the scheduled one. Each trains every city once under its own run key; none attaches to
+    another's jobs; each report counts only its own."""
     twice = result["twice"]
-    assert result["twice_states"] == {twice["scheduled"]: "success", twice["manual"]: "success"}, result
+    assert result["twice_states"] == {run: "success" for run in twice.values()}, result
     figures = []
-    keys = []
-    for kind in ("scheduled", "manual"):
-        run_id = twice[kind]
+    keys = {}
+    for kind, run_id in twice.items():
+        dag_id = TWICE_DAGS[kind]
         figures.append(
             reliability(
                 sim,
                 twice_spec,
                 stack,
-                "e2e_twice",
+                dag_id,
                 run_id,
-                plan_warm=run_plan(stack, run_id, "e2e_twice").summary.warm_starts,
+                plan_warm=run_plan(stack, run_id, dag_id).summary.warm_starts,
                 injected={"fault": f"{kind} run of the same fleet on the same day"},
             )
         )
-        keys.append(figures[-1]["run_key"])
-        assert report_totals(stack, "e2e_twice", run_id)["jobs"] == len(twice_spec.cities), kind
+        keys[kind] = figures[-1]["run_key"]
+        assert report_totals(stack, dag_id, run_id)["jobs"] == len(twice_spec.cities), kind
     today = dt.datetime.now(dt.UTC).strftime("%Y%m%d")
-    assert keys[0] == today, keys
-    assert keys[1].startswith("m"), keys
+    assert keys["scheduled"] == today, keys
+    assert keys["manual"].startswith("m"), keys
+    assert keys["beside"].startswith("m"), keys
+    assert len(set(keys.values())) == len(keys), keys
     jobs = fleet_jobs(sim, twice_spec)
-    assert len(jobs) == 2 * len(twice_spec.cities), [j["name"] for j in jobs]
+    assert len(jobs) == len(keys) * len(twice_spec.cities), [j["name"] for j in jobs]
     for city, submissions in by_city(jobs, twice_spec).items():
-        assert sorted(j["name"].rsplit("-", 1)[-1] for j in submissions) == sorted(keys), city
+        assert sorted(j["name"].rsplit("-", 1)[-1] for j in submissions) == sorted(keys.values()), city
         assert all(j["status"] == "Completed" for j in submissions), city
     return figures
+
+
+def _logs_of(stack: LocalAirflowStack, dag_id: str) -> list[Path]:
+    """The training tasks' logs of ``dag_id`` (the trigger's lines are in them)."""
+    return [
+        p
+        for p in Path(stack.settings.home).rglob("*")
+        if p.is_file() and f"dag_id={dag_id}/" in str(p) and "task_id=train/" in str(p)
+    ]
+
+
+def check_shared_account(stack: LocalAirflowStack, sim, twice_spec, result: dict, keys: dict) -> dict:
+    """Issue #28's runs on one account: the scheduled run and the manual run beside it, both declaring the account's
+    whole quota of the type, trained at the same time; the quota refused at most 2 creates in all (each run counts
+    the other's jobs and pools and waits for room: a run counting only its own is refused again and again); the
+    account never held more instances than its quota; every city of each run trained exactly once."""
+    ((instance_type, quota),) = twice_spec.quotas.items()
+    jobs = fleet_jobs(sim, twice_spec)
+    runs = {kind: [j for j in jobs if j["name"].endswith(f"-{key}")] for kind, key in keys.items()}
+    scheduled, beside = runs["scheduled"], runs["beside"]
+    # (1) jobs of the two runs trained at the same time, by the simulator's own creation and end times
+    together = [
+        (a["name"], b["name"])
+        for a in scheduled
+        for b in beside
+        if max(a["created_at"], b["created_at"]) < min(a["ended_at"], b["ended_at"])
+    ]
+    assert together, "no job of the scheduled run ran beside one of the manual run: the runs did not overlap"
+    span = {
+        kind: (min(j["created_at"] for j in r), max(j["ended_at"] for j in r)) for kind, r in runs.items()
+    }
+    both = min(span["scheduled"][1], span["beside"][1]) - max(span["scheduled"][0], span["beside"][0])
+    # (2) the simulator's count of the quota's refusals, every fleet of the account included
+    refused = result["api_errors"].get("CreateTrainingJob:ResourceLimitExceeded", 0)
+    logged = sum(
+        p.read_bytes().count(b"instance quota in use (ResourceLimitExceeded)")
+        for dag_id in set(TWICE_DAGS.values())
+        for p in _logs_of(stack, dag_id)
+    )
+    assert refused <= 2, (refused, logged)
+    # (3) running jobs and their idle pools never held more of the type's instances than the quota
+    peak = _peak_instances([j for j in jobs if j["instance_type"] == instance_type])
+    assert peak <= quota.instances, (peak, quota)
+    # (4) each city of each run: exactly one job, completed (check_twice), so nothing lost and nothing doubled
+    for kind, run in runs.items():
+        assert sorted(city_of(j["name"], twice_spec) for j in run) == sorted(
+            c.name for c in twice_spec.cities
+        ), kind
+        assert all(j["status"] == "Completed" for j in run), kind
+    # (5) the contention was seen and waited on: a city of a run waited for room in the quota
+    waited = f"waits for room in the {instance_type} instances quota".encode()
+    waiting = [
+        str(p)
+        for dag_id in set(TWICE_DAGS.values())
+        for p in _logs_of(stack, dag_id)
+        if waited in p.read_bytes()
+    ]
+    assert waiting, f"no city of the twice fleet's runs waited for room in the {instance_type} quota"
+    return {
+        "instance_type": instance_type,
+        "quota_instances": quota.instances,
+        "resource_limit_exceeded": refused,
+        "resource_limit_exceeded_in_twice_logs": logged,
+        "peak_instances": peak,
+        "jobs_together": len(together),
+        "runs_overlap_sim_seconds": round(both, 1),
+        "spans_sim_seconds": {kind: [round(a, 1), round(b, 1)] for kind, (a, b) in span.items()},
+        "logs_waiting_for_room": len(waiting),
+    }
+
+
+def _peak_instances(jobs: list[dict]) -> int:
+    """Instances in use at once — running jobs and their Available pools — from the simulator's own record (a
+    pool taken over ends when its successor's job is created)."""
+    edges = []
+    for job in jobs:
+        end = job["ended_at"]
+        if end is not None:
+            end += job["retained_seconds"] or 0
+        edges += [
+            (job["created_at"], job["instance_count"]),
+            (end if end is not None else float("inf"), -job["instance_count"]),
+        ]
+    running = peak = 0
+    for _, step in sorted(edges):  # an end sorts before a start at the same instant
+        running += step
+        peak = max(peak, running)
+    return peak
 
 
 def check_figures(figures: dict) -> None:
@@ -656,9 +759,13 @@ def test_celery_executor_with_redis(tmp_path, e2e_sim, e2e_spec, twice_spec, pos
         write_figures("celery-executor", figures, fleet_jobs(e2e_sim, e2e_spec))
         check_figures(figures)
         twice = check_twice(stack, e2e_sim, twice_spec, result)
-        for kind, row in zip(("scheduled", "manual"), twice, strict=True):
+        for kind, row in zip(result["twice"], twice, strict=True):
             write_figures(f"celery-executor-twice-{kind}", row)
             check_figures(row)
+        keys = {kind: row["run_key"] for kind, row in zip(result["twice"], twice, strict=True)}
+        shared = check_shared_account(stack, e2e_sim, twice_spec, result, keys)
+        write_figures("celery-executor-twice-shared-account", shared)
+        print("shared account:", json.dumps(shared))
         check_storm(e2e_sim, e2e_spec, result["storm"])
         # warm starts the faults may cost: each task lost with the worker waited ~100 s real (past the keep-alive
         # cap), and the on-demand fallback of a spot city can take a pool planned for another city
