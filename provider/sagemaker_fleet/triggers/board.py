@@ -2,7 +2,9 @@
 
 One aiobotocore S3 client per run's poller, from the same connection (and endpoint) as its SageMaker client, opened
 on first use. A read is one ListObjectsV2 of the board's prefix and one GetObject per record whose ETag changed
-since the last read; a post is one PutObject of the run's record. A record that is not JSON is skipped.
+since the last read — none for a record not modified for :data:`~sagemaker_fleet.dispatch.shares.STALE_SECONDS`
+(an ended run's: the board keeps one object per run; an S3 lifecycle rule may expire them after a day); a post is
+one PutObject of the run's record. A record that is not JSON is skipped.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
+
+from sagemaker_fleet.dispatch.shares import STALE_SECONDS
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.sweep import RunSweeps
@@ -94,6 +98,9 @@ class BoardClient:
             )
             for item in page.get("Contents", ()):
                 key, etag = str(item["Key"]), str(item.get("ETag", ""))
+                modified = item.get("LastModified")
+                if modified is not None and time.time() - modified.timestamp() > STALE_SECONDS:
+                    continue  # an ended run's record (the board keeps one per run): not fetched
                 known = self._records.get(key)
                 if known is None or known[0] != etag:
                     body = await (await s3.get_object(Bucket=bucket, Key=key))["Body"].read()

@@ -1,0 +1,102 @@
+"""The triggerer's S3 side of the account's board: records fetched once per change (ETag), ended runs' records (not
+modified for the stale time) never fetched, a record that is not JSON skipped, and a board that fails a warning
+only — the run's sweeps go on."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from sagemaker_fleet.dispatch.shares import STALE_SECONDS, RunDemand
+from sagemaker_fleet.triggers.board import BoardClient
+
+if TYPE_CHECKING:
+    import pytest
+
+
+class _Body:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    async def read(self) -> bytes:
+        return self.data
+
+
+class FakeS3:
+    def __init__(self) -> None:
+        self.objects: dict[str, tuple[bytes, str, dt.datetime]] = {}
+        self.gets: list[str] = []
+        self.fail = False
+
+    def put(self, key: str, body: bytes, age: float = 0.0) -> None:
+        modified = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=age)
+        self.objects[key] = (body, f'"{hash(body)}"', modified)
+
+    async def list_objects_v2(self, **kwargs: Any) -> dict[str, Any]:
+        if self.fail:
+            raise ConnectionError("board unreachable")
+        return {
+            "Contents": [
+                {"Key": k, "ETag": etag, "LastModified": modified}
+                for k, (_, etag, modified) in sorted(self.objects.items())
+                if k.startswith(kwargs["Prefix"])
+            ],
+            "IsTruncated": False,
+        }
+
+    async def get_object(self, Bucket: str, Key: str) -> dict[str, Any]:  # noqa: N803 - boto3's names
+        self.gets.append(Key)
+        return {"Body": _Body(self.objects[Key][0])}
+
+    async def put_object(self, Bucket: str, Key: str, Body: bytes, ContentType: str) -> None:  # noqa: N803
+        if self.fail:
+            raise ConnectionError("board unreachable")
+        self.put(Key, Body)
+
+
+def client(s3: FakeS3) -> BoardClient:
+    board = BoardClient(hook=None, run="-20261129")  # type: ignore[arg-type]
+    board._client = s3
+    return board
+
+
+def record(fleet: str, **values: Any) -> bytes:
+    return json.dumps(RunDemand(fleet, "20261129", posted=1.0, **values).to_json()).encode()
+
+
+def test_records_are_fetched_once_per_change_and_ended_runs_never() -> None:
+    s3 = FakeS3()
+    s3.put("board/daily/20261129.json", record("daily"))
+    s3.put("board/weekly/20261122.json", record("weekly"), age=STALE_SECONDS + 60)
+    s3.put("board/junk.json", b"not json")
+    board = client(s3)
+    first = asyncio.run(board.read("bucket", "board/"))
+    assert [r["fleet"] for r in first] == ["daily"]  # type: ignore[index]
+    assert sorted(s3.gets) == ["board/daily/20261129.json", "board/junk.json"]
+    asyncio.run(board.read("bucket", "board/"))
+    assert len(s3.gets) == 2  # nothing changed: no GetObject
+    s3.put("board/daily/20261129.json", record("daily", blocked={"ml.m5.xlarge/instances": 2}))
+    again = asyncio.run(board.read("bucket", "board/"))
+    assert again[0]["blocked"] == {"ml.m5.xlarge/instances": 2}  # type: ignore[index]
+    assert len(s3.gets) == 3
+
+
+def test_a_failing_board_is_one_warning_and_the_sweeps_go_on(caplog: pytest.LogCaptureFixture) -> None:
+    from unit.dispatch.test_shares import run
+
+    _, _, sweeps = run()
+    s3 = FakeS3()
+    s3.fail = True
+    board = client(s3)
+    with caplog.at_level(logging.WARNING):
+        for _ in range(3):
+            asyncio.run(board.read_into(sweeps, ("bucket", "board/"), lambda: 0.0))
+            asyncio.run(board.post_from(sweeps, ("bucket", "board/x.json", {"version": 1}), lambda: 0.0))
+    warnings = [r for r in caplog.records if "sharing board is unreachable" in r.getMessage()]
+    assert len(warnings) == 1
+    assert "s3:GetObject" in warnings[0].getMessage()
+    assert sweeps.board is not None
+    assert sweeps.board.last is None  # nothing posted: the record goes out again at the next sweep
