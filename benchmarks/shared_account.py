@@ -9,6 +9,8 @@ account's whole quota (what a team writes). Scenarios:
   same 2 × ``--cities`` expected durations between its fleets);
 - ``pair``: two fleets of ``--cities`` each, triggered together;
 - ``small-big``: a small fleet (``--small``) beside a big one (2 × ``--cities`` − ``--small``), triggered together;
+- ``small-big-priority``: the same, both with ``sharing:``, the small fleet of higher priority (each fleet's
+  makespan is printed too);
 - ``manual``: a fleet's manual DAG (its trigger form, all cities) run beside its scheduled DAG (the same fleet
   file: the same cities, two run keys); its reference is ``one-manual``, those cities twice as one fleet.
 
@@ -38,6 +40,8 @@ from handoff_under_load import database
 
 ROLE = "arn:aws:iam::111122223333:role/FleetTraining"
 IMAGE = "111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4"
+#: Scenarios whose fleets declare ``sharing:`` (the small fleet first by priority), by fleet.
+SHARING = {"small-big-priority": {"small": {"priority": 10}, "big": {"priority": 0}}}
 
 
 def durations(args: argparse.Namespace) -> list[int]:
@@ -76,6 +80,7 @@ def fleets_of(scenario: str, args: argparse.Namespace) -> list[tuple[str, int]]:
         "one": [("one", total)],
         "pair": [("fa", args.cities), ("fb", args.cities)],
         "small-big": [("small", args.small), ("big", total - args.small)],
+        "small-big-priority": [("small", args.small), ("big", total - args.small)],
         "manual": [("daily", args.cities)],
         "one-manual": [
             ("twice", total)
@@ -104,6 +109,10 @@ def run_scenario(scenario: str, args: argparse.Namespace) -> dict[str, Any]:  # 
             every = every[: args.cities] * 2
         for name, cities in fleets:
             path = fleet_file(dags, name, every[taken : taken + cities], args)
+            if scenario in SHARING:  # the fleets' places in the account (the board on the simulator's S3)
+                data = yaml.safe_load(path.read_text())
+                data["sharing"] = SHARING[scenario][name]
+                path.write_text(yaml.safe_dump(data, sort_keys=False))
             taken += cities
             specs[name] = load_fleet_spec(path)
             # the manual scenario: the fleet's manual DAG (its trigger form) beside its scheduled one
@@ -185,6 +194,11 @@ def summarize(scenario, specs, runs, states, jobs, calls, wall, prices, billed_c
         "warm": sum(1 for j in jobs if j["start"] == "warm"),
         "jobs": len(jobs),
         "pools_across_fleets": across,
+        "makespan_by_fleet_s": {
+            name: round(max(j["ended_at"] for j in own) - min(j["created_at"] for j in own))
+            for name in specs
+            if (own := [j for j in jobs if fleet_of[j["name"]] == name and j["ended_at"]])
+        },
         "lost": lost,
         "duplicated": duplicated,
         "calls": calls.get("calls", {}),
@@ -219,14 +233,15 @@ def main() -> None:
         print(json.dumps({k: v for k, v in result.items() if k != "calls"}), flush=True)
     references = {r["scenario"]: r["makespan_s"] for r in results if r["scenario"].startswith("one")}
     print(
-        "\nscenario | fleets | RLE | makespan (sim s) | vs one | idle share | warm | across | lost / dup | state"
+        "\nscenario | fleets | RLE | makespan (sim s) | vs one | per fleet (sim s) | idle share | warm | across | "
+        "lost / dup | state"
     )
     for r in results:
         reference = references.get("one-manual" if r["scenario"] == "manual" else "one")
         ratio = f"{r['makespan_s'] / reference:.2f}×" if reference and r["makespan_s"] else "—"
         print(
             f"{r['scenario']} | {r['fleets']} | {r['resource_limit_exceeded']} | {r['makespan_s']:,} | {ratio} | "
-            f"{100 * (r['idle_share'] or 0):.1f} % | {r['warm']} | {r['pools_across_fleets']} | "
+            f"{', '.join(f'{k} {v:,}' for k, v in r['makespan_by_fleet_s'].items())} | {100 * (r['idle_share'] or 0):.1f} % | {r['warm']} | {r['pools_across_fleets']} | "
             f"{r['lost']} / {r['duplicated']} | {','.join(r['states'])}"
         )
     if args.json:
