@@ -343,6 +343,7 @@ class RunSweeps:
         """The waiting cities that may create their job now (:meth:`RunTracker.admit`): none before the tracker has
         seen a whole listing of the run."""
         tracker = self.tracker
-        if tracker is None or not tracker.listed_whole or not waiting:
+        if tracker is None or not tracker.listed_whole or (not waiting and tracker.shares is None):
             return []
+        # with shares also when no city waits: the pass writes the run's record (held, keys given away)
         return tracker.admit(waiting, now)

@@ -217,6 +217,10 @@ def test_a_run_with_no_city_left_of_a_key_keeps_its_pools_for_another_runs_citie
         summary(spec, "c3", "InProgress"),
     ]
     sweep(sweeps, jobs, [])
+    post = sweeps.board_post(0, 1000)  # no city waits, yet the record says the key is given away
+    assert post is not None
+    assert post[2]["gives"] == [digest]
+    assert post[2]["blocked"] == {}
     c1, c2, c3 = (f"demo-{c}-{RUN_KEY}" for c in ("c1", "c2", "c3"))
     assert (tracker.surplus_pools(), sorted(tracker.tail_jobs())) == ([c1], [c2, c3])  # nobody wants them
     sweeps.board_records([record("weekly", wants={digest: 2})], 0, 1000)
