@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.sim.driver import AccountRun, SimulateOptions, simulate_account
 from shared_account import durations, fleet_file, fleets_of
@@ -41,6 +43,10 @@ def runs_of(scenario: str, offset: float, folder: Path, args: argparse.Namespace
     runs: list[AccountRun] = []
     for name, cities in fleets_of(scenario, args):
         path = fleet_file(folder, name, every[taken : taken + cities], args)
+        if args.sharing is not None:  # every fleet takes part in the account's shares (the board)
+            data = yaml.safe_load(path.read_text())
+            data["sharing"] = args.sharing
+            path.write_text(yaml.safe_dump(data, sort_keys=False))
         taken += cities
         spec = load_fleet_spec(path)
         runs.append(AccountRun(spec, RUN_KEY, offset * len(runs), str(path)))
@@ -87,6 +93,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--offset", type=float, default=3.0, help="seconds between the fleets' starts")
     parser.add_argument("--lockstep", action="store_true", help="also the pair and small+big at offset 0")
+    parser.add_argument(
+        "--sharing",
+        type=json.loads,
+        default=None,
+        help='a `sharing:` block (JSON) every fleet declares, e.g. \'{"share": "50%%"}\' (default: none)',
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     plan = [(scenario, args.offset) for scenario in args.scenarios.split(",")]
