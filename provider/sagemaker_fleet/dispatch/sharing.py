@@ -47,6 +47,9 @@ class RunShares:
         self.account_held: Counter[QuotaPool] = Counter()  #: of the latest holdings: what is not the run's
         self.owed: Counter[str] = Counter()  #: per group: pools handed on while a run ranked before it waited
         self.yielding: set[str] = set()  #: groups that give their pools up to such a run
+        self.digests = {
+            group: key_digest(key) for group, key in book.keys.items()
+        }  #: as the board names keys
 
     def reserves(self, used: Counter[QuotaPool]) -> dict[QuotaPool, int]:
         """Per quota, the room to leave to the runs ranked before this one that wait on it
@@ -92,17 +95,11 @@ class RunShares:
                 held={quota_name(pool): n for pool, n in own.items() if n > 0},
                 blocked={quota_name(pool): n for pool, n in demand.needed.items()},
                 need={quota_name(pool): n for pool, n in demand.next.items()},
-                wants={key_digest(keys[g]): n for g, n in demand.wants.items() if g in keys},
-                gives=tuple(
-                    sorted(
-                        key_digest(key)
-                        for group, key in keys.items()
-                        if unstarted[group] == 0 or group in self.yielding
-                    )
-                ),
+                wants={self.digests[g]: n for g, n in demand.wants.items() if g in keys},
+                gives=tuple(sorted(self.digests[g] for g in keys if unstarted[g] == 0 or g in self.yielding)),
             )
         )
 
     def kept(self) -> Counter[str]:
         """Per warm-pool group: how many of its pools other runs' cities of its key wait for (kept for them)."""
-        return Counter({g: self.board.wanted(key_digest(key)) for g, key in self.book.keys.items()})
+        return Counter({group: self.board.wanted(digest) for group, digest in self.digests.items()})
