@@ -65,10 +65,12 @@ PAST_MAX_WAIT = [
 ]  # denver has max_attempts 1: its next submission falls back to on-demand
 STORM_WORK_SECONDS = 900.0  # simulated: caught training twice, and done well within MaxWait (3600 s) even so
 # The twice fleet's runs (Celery run): its daily DAG's scheduled run, a manual run of that DAG queued behind it, and a
-# run of its manual DAG beside the scheduled one. Each job trains 10 simulated minutes (15 s real): the scheduled run
-# holds the quota for two waves of jobs, so the run beside it is started while it trains and waits for room.
+# run of its manual DAG beside the scheduled one. Each job trains 20 simulated minutes (30 s real): the scheduled run
+# holds the quota for two waves of jobs, a minute or more, so the run beside it, triggered once the scheduled run
+# trains, plans and defers while it does even on a loaded machine (at 15 s a job, with the machine's load at 40, it
+# came in as the scheduled run ended). All six jobs of each run still end well before the e2e fleet's run does.
 TWICE_DAGS = {"scheduled": "e2e_twice", "manual": "e2e_twice", "beside": "e2e_twice_manual"}
-TWICE_WORK_SECONDS = 600.0
+TWICE_WORK_SECONDS = 1200.0
 
 
 def _city_of(name: str, spec) -> str:
