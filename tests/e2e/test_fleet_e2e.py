@@ -32,7 +32,16 @@ from pathlib import Path
 
 import pytest
 
-from e2e.chaos import SpotStorm, by_city, city_of, fleet_jobs, reliability, run_key_of, write_figures
+from e2e.chaos import (
+    Background,
+    SpotStorm,
+    by_city,
+    city_of,
+    fleet_jobs,
+    reliability,
+    run_key_of,
+    write_figures,
+)
 from e2e.observability import (
     OBSERVED_DAG,
     check_lineage,
@@ -242,20 +251,26 @@ def run_celery_faults(stack: LocalAirflowStack, sim, spec, twice_spec) -> dict:
     stack.start_component("celery-worker")
     storm = SpotStorm(sim, spec, STORM_CITIES, PAST_MAX_WAIT)
     storm.start()
-    # the second fleet: unpausing its daily DAG creates today's scheduled run; a manual run of that DAG the same
-    # day queues behind it (one active run per fleet DAG). Once the scheduled run trains, a run of the fleet's
-    # manual DAG starts beside it: both declare the account's whole quota and must share it
+    # the second fleet: unpausing its daily DAG creates today's scheduled run. Once it trains, a run of the fleet's
+    # manual DAG starts beside it: both declare the account's whole quota and must share it. When that run has
+    # ended, a manual run of the daily DAG the same day (triggered earlier it would queue behind the scheduled run,
+    # one active run per fleet DAG, and start in the same second as the run beside it took the room the scheduled
+    # run left: three cities refused at once, a race of two new runs, not the pair this scenario measures)
     stack.unpause("e2e_twice")
     today = dt.datetime.now(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     scheduled = _wait_for_scheduled_run(stack, "e2e_twice")
-    manual = stack.trigger("e2e_twice", logical_date=(today + dt.timedelta(minutes=1)).isoformat())
     _wait_for_training(sim, twice_spec, 1)
     beside = stack.trigger("e2e_twice_manual")
-    faults["twice"] = {"scheduled": scheduled, "manual": manual, "beside": beside}
+    then_manual = ManualRunAfter(
+        stack, "e2e_twice_manual", beside, "e2e_twice", today + dt.timedelta(minutes=1)
+    )
+    then_manual.start()
     _wait_for_completed(sim, spec, 8)
     faults["hand_off"] = _kill_during_a_hand_off(stack, sim, spec, None)
     faults["state"] = stack.wait_for_run("e2e_fleet", run_id, timeout=RUN_TIMEOUT)
     faults["storm"] = storm.result(timeout=60)
+    manual = then_manual.result(timeout=300)["run_id"]
+    faults["twice"] = {"scheduled": scheduled, "manual": manual, "beside": beside}
     faults["twice_states"] = {
         run: stack.wait_for_run(TWICE_DAGS[kind], run, timeout=300) for kind, run in faults["twice"].items()
     }
@@ -263,6 +278,27 @@ def run_celery_faults(stack: LocalAirflowStack, sim, spec, twice_spec) -> dict:
     sim.throttle(0.0)
     faults["tis"] = stack.task_instances("e2e_fleet", run_id)
     return faults
+
+
+class ManualRunAfter(Background):
+    """A manual run of ``dag_id`` on ``logical_date``, triggered once run ``after`` of ``after_dag`` has ended."""
+
+    def __init__(
+        self,
+        stack: LocalAirflowStack,
+        after_dag: str,
+        after: str,
+        dag_id: str,
+        logical_date: dt.datetime,
+        timeout: float = 300.0,
+    ) -> None:
+        super().__init__("manual-run-after")
+        self.stack, self.after_dag, self.after, self.dag_id = stack, after_dag, after, dag_id
+        self.logical_date, self.timeout = logical_date, timeout
+
+    def inject(self) -> dict:
+        self.stack.wait_for_run(self.after_dag, self.after, timeout=self.timeout)
+        return {"run_id": self.stack.trigger(self.dag_id, logical_date=self.logical_date.isoformat())}
 
 
 def _wait_for_scheduled_run(stack: LocalAirflowStack, dag_id: str, timeout: float = 120.0) -> str:
