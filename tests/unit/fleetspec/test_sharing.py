@@ -64,4 +64,5 @@ def test_shares_over_the_whole_account_are_refused_per_board() -> None:
     assert "daily 60%, weekly 50%" in problem
     other = spec_with("{share: 50%, board: 's3://elsewhere/board/'}", "weekly")
     assert shares_over_100([daily, other]) == []
-    assert shares_over_100([daily, daily]) == []  # a fleet given twice (its scheduled and manual runs) counts once
+    # a fleet given twice (its scheduled and manual runs) counts once
+    assert shares_over_100([daily, daily]) == []
