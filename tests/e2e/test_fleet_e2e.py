@@ -127,6 +127,28 @@ def _wait_for_queued(stack: LocalAirflowStack, run_id: str, timeout: float = 120
     raise AssertionError(f"no task instance was queued within {timeout:.0f} s of freezing the worker")
 
 
+def _wait_for_tasks_deferred(stack: LocalAirflowStack, run_id: str, timeout: float = 180.0) -> list[str]:
+    """Until no training task of the run is still starting (scheduled, queued or running on a worker: not yet
+    deferred), but the always-failing city's, whose retries start again and again; the tasks still starting after
+    ``timeout``. The scheduler kill below is meant to find the run's tasks in the triggerer: killed while the first
+    wave still started (a slow machine: 60 task processes on 2 cores), the LocalExecutor's task processes died with
+    it and those tries failed without a failed job."""
+    deadline = time.monotonic() + timeout
+    starting: list[str] = []
+    while time.monotonic() < deadline:
+        states = stack.task_states("e2e_fleet", run_id)
+        starting = [
+            task
+            for state in ("scheduled", "queued", "running")
+            for task in states.get(state, [])
+            if task.startswith("train") and task != f"train[{FAILING_CITY}]"
+        ]
+        if not starting:
+            break
+        time.sleep(1.0)
+    return starting
+
+
 def _wait_for_hand_off(sim, spec, timeout: float = 120.0) -> str:
     """A job that has just ended with its pool kept for a successor not created yet: a hand-off under way."""
     deadline = time.monotonic() + timeout
@@ -207,6 +229,7 @@ def run_local_faults(stack: LocalAirflowStack, server, sim, spec) -> dict:
     _wait_for_completed(sim, spec, 8)
     faults["failed_job"] = _fail_a_running_on_demand_job(sim, spec)
     faults["cleared"] = _clear_a_completed_city(stack, sim, spec, run_id)
+    faults["starting_at_kill"] = _wait_for_tasks_deferred(stack, run_id)
     faults["hand_off"] = _kill_during_a_hand_off(stack, sim, spec, "scheduler")
     _wait_for_completed(sim, spec, 30)
     _wait_for_training(sim, spec, 4)
