@@ -128,8 +128,8 @@ def _wait_for_queued(stack: LocalAirflowStack, run_id: str, timeout: float = 120
 
 
 def _wait_for_tasks_deferred(stack: LocalAirflowStack, run_id: str, timeout: float = 180.0) -> list[str]:
-    """Until no training task of the run is still starting (scheduled, queued or running on a worker: not yet
-    deferred), but the always-failing city's, whose retries start again and again; the tasks still starting after
+    """Until no training task of the run is still starting (cleared and not yet scheduled, scheduled, queued, running
+    on a worker or up for retry: not yet deferred), but the always-failing city's, whose retries start again and again; the tasks still starting after
     ``timeout``. The scheduler kill below is meant to find the run's tasks in the triggerer: killed while the first
     wave still started (a slow machine: 60 task processes on 2 cores), the LocalExecutor's task processes died with
     it and those tries failed without a failed job."""
@@ -139,7 +139,7 @@ def _wait_for_tasks_deferred(stack: LocalAirflowStack, run_id: str, timeout: flo
         states = stack.task_states("e2e_fleet", run_id)
         starting = [
             task
-            for state in ("scheduled", "queued", "running")
+            for state in ("None", "scheduled", "queued", "running", "up_for_retry", "restarting")
             for task in states.get(state, [])
             if task.startswith("train") and task != f"train[{FAILING_CITY}]"
         ]
