@@ -51,10 +51,8 @@ class RunShares:
             group: key_digest(key) for group, key in book.keys.items()
         }  #: as the board names keys
 
-    def reserves(self, used: Counter[QuotaPool]) -> dict[QuotaPool, int]:
-        """Per quota, the room to leave to the runs ranked before this one that wait on it
-        (:meth:`ShareBoard.reserve`; ``used`` is the caller's to compare with it)."""
-        del used
+    def reserves(self) -> dict[QuotaPool, int]:
+        """Per quota, the room to leave to the runs ranked before this one that wait on it (:meth:`ShareBoard.reserve`)."""
         return {
             pool: self.board.reserve(quota_name(pool), limit) for pool, limit in self.book.capacity.items()
         }
@@ -66,7 +64,7 @@ class RunShares:
     def begin(self, used: Counter[QuotaPool]) -> dict[QuotaPool, int]:
         """An admission pass begins: the room to leave per quota; a group whose quota no run ranked before this one
         waits on any more has its pools back."""
-        reserve = self.reserves(used)
+        reserve = self.reserves()
         for group in list(self.owed):
             if not self.owing((self.book.keys[group].instance_type, "instances"), used, reserve):
                 del self.owed[group]
