@@ -36,11 +36,11 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections import Counter
-from collections.abc import Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.dispatch.shares import key_digest
+from sagemaker_fleet.dispatch.shares import key_digest, quota_name
 from sagemaker_fleet.jobs.keys import WarmPoolKey, warm_pool_key
 from sagemaker_fleet.jobs.paging import JobFilters, as_datetime
 from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
@@ -205,12 +205,15 @@ class AccountView:
         ]
         return (unknown + stale)[:DESCRIBES_PER_SWEEP]
 
-    def held(self, separate_spot: Container[str]) -> Counter[QuotaPool]:
-        """Instances held per quota by other runs' jobs of known shape. ``separate_spot``: the instance types
-        whose spot jobs have a quota of their own in the run's book (elsewhere spot jobs count as instances)."""
+    def held(
+        self, separate_spot: Container[str], of: Callable[[str], bool] | None = None
+    ) -> Counter[QuotaPool]:
+        """Instances held per quota by other runs' jobs of known shape (``of``: only the jobs it says yes to).
+        ``separate_spot``: the instance types whose spot jobs have a quota of their own in the run's book
+        (elsewhere spot jobs count as instances)."""
         held: Counter[QuotaPool] = Counter()
-        for job in self.jobs.values():
-            if job.shape is None:
+        for name, job in self.jobs.items():
+            if job.shape is None or (of is not None and not of(name)):
                 continue
             itype, count = job.shape.key.instance_type, job.shape.key.instance_count
             if job.status in ACTIVE and job.shape.spot and itype in separate_spot:
@@ -252,7 +255,23 @@ class AccountView:
             for key, pools in self.idle_pools(claimable=claimable).items():
                 if key in groups:
                     counts[groups[key]] += pools
-        held = self.held(separate_spot)
+        held = self.held(separate_spot) + self._unlisted(book, separate_spot)
         for pool in self.full:  # no room left, whatever the view says
             held[pool] += book.capacity.get(pool, 0)
         return held, idle, reserved
+
+    def _unlisted(self, book: DispatchBook, separate_spot: Container[str]) -> Counter[QuotaPool]:
+        """Instances other runs' records on the board say they hold beyond what their jobs in the view hold: cities
+        they admitted whose jobs no listing shows yet (a record read after its run's admissions is fresher than
+        the listing; without this, two runs admitting in the same second both took the free room)."""
+        if self.board is None:
+            return Counter()
+        pools = {quota_name(pool): pool for pool in book.capacity}
+        unlisted: Counter[QuotaPool] = Counter()
+        for record in self.board.others.values():
+            listed = self.held(separate_spot, record.owns)
+            for quota, count in record.held.items():
+                pool = pools.get(quota)
+                if pool is not None and count > listed[pool]:
+                    unlisted[pool] += count - listed[pool]
+        return unlisted

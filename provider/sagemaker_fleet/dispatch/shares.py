@@ -27,7 +27,14 @@ queues and AWS Batch's share-based scheduling, but aware of warm pools:
   not set to 0, idle pools not ended) as the other runs' records say they wait for, and posts the key among those
   it gives, so the other run takes them at once (not after :data:`~.account.CLAIM_AFTER_LISTINGS` looks). A warm
   start on a pool handed over counts once, as the taker's (the giver's job shows ``ReusedByJob`` naming another
-  run's job, which its run does not count as its own warm start).
+  run's job, which its run does not count as its own warm start);
+- **the start**: a run admits no city into new instances until it has read the board
+  :data:`START_SETTLE_SECONDS` after its first record was posted (:attr:`ShareBoard.settled`). Two runs starting
+  in the same second — a daily and a weekly DAG scheduled at the same midnight — each see the other's record
+  before either admits, and rank alike; without it both took the whole free room from the same listing, and one
+  met a quota's worth of ``ResourceLimitExceeded``. A run whose record the other did not see in time admits
+  later than the other's creations: its listing shows them. Its own pools are handed on meanwhile (they hold
+  their instances already).
 
 Runs without ``sharing`` post nothing and rank after every run that does (share 0, priority 0): their jobs still
 count against the quotas. Times on the board are wall-clock seconds (``posted``); everything else uses the shell's
@@ -58,6 +65,9 @@ STALE_SECONDS = 120.0
 #: While a run ranked before it waits on the quota, a group may hand its pools to its own cities this many times
 #: per lane (its width); then it yields them.
 OWED_HANDOFFS = 1
+#: A run admits no city into new instances before a read of the board this long after its first post (shell's
+#: clock): more than a create takes to show in a listing.
+START_SETTLE_SECONDS = 5.0
 #: Version of the record's format (a reader skips records of another version).
 RECORD_VERSION = 1
 
@@ -162,6 +172,7 @@ class ShareBoard:
         self.others: dict[tuple[str, str], RunDemand] = {}
         self.read_at = -math.inf
         self.posted_at = -math.inf
+        self.first_post: float | None = None  #: when the run's first record was to be posted (shell's clock)
 
     # ------------------------------------------------------------------------------------------ S3
 
@@ -201,6 +212,10 @@ class ShareBoard:
 
     def to_post(self, now: float, wall: float) -> dict[str, Any] | None:
         """The record to post now (JSON), or None: unchanged since the last post and within the heartbeat."""
+        if self.first_post is None:
+            self.first_post = (
+                now  # whether S3 takes it or not: a failing board delays the start, never stops it
+            )
         if self.mine.same(self.last) and now - self.posted_at < HEARTBEAT_SECONDS:
             return None
         return RunDemand(**{**self.mine.__dict__, "posted": wall}).to_json()
@@ -210,6 +225,12 @@ class ShareBoard:
         self.posted_at = now
 
     # ------------------------------------------------------------------------------------------ asking
+
+    @property
+    def settled(self) -> bool:
+        """Whether the board was read :data:`START_SETTLE_SECONDS` after the run's first post (see the module
+        docstring): until then the run takes no new instances."""
+        return self.first_post is not None and self.read_at >= self.first_post + START_SETTLE_SECONDS
 
     def reserve(self, quota: str, capacity: int) -> int:
         """Instances of ``quota`` the runs ranked before this one wait for: the room this run leaves them."""

@@ -52,7 +52,10 @@ class RunShares:
         }  #: as the board names keys
 
     def reserves(self) -> dict[QuotaPool, int]:
-        """Per quota, the room to leave to the runs ranked before this one that wait on it (:meth:`ShareBoard.reserve`)."""
+        """Per quota, the room to leave to the runs ranked before this one that wait on it (:meth:`ShareBoard.reserve`);
+        the whole quota until the board has :attr:`~ShareBoard.settled`."""
+        if not self.board.settled:
+            return dict(self.book.capacity)
         return {
             pool: self.board.reserve(quota_name(pool), limit) for pool, limit in self.book.capacity.items()
         }
@@ -73,8 +76,9 @@ class RunShares:
 
     def took_pool(self, turn: Turn, used: Counter[QuotaPool], reserve: Mapping[QuotaPool, int]) -> None:
         """A city of ``turn``'s group took a pool: while a run ranked before this one waits on its quota, that is a
-        hand-on the group owes; after :data:`OWED_HANDOFFS` per lane the group yields its pools."""
-        if turn.group in self.book.keys and self.owing(turn.quota, used, reserve):
+        hand-on the group owes; after :data:`OWED_HANDOFFS` per lane the group yields its pools. Not before the
+        board has settled: the whole quota is reserved then, whoever waits."""
+        if self.board.settled and turn.group in self.book.keys and self.owing(turn.quota, used, reserve):
             self.owed[turn.group] += 1
             if self.owed[turn.group] >= OWED_HANDOFFS * self.book.widths[turn.group]:
                 self.yielding.add(turn.group)

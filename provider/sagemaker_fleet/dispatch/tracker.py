@@ -258,7 +258,11 @@ class RunTracker(PoolEnds):
         quota = turn.quota_for(wait.attempt)
         reason = f"waits for room in the {quota[0]} {quota[1]} quota (running jobs and idle pools)"
         reserve = self.shares.reserves().get(quota, 0) if self.shares is not None else 0
-        if reserve:
+        if self.shares is not None and not self.shares.board.settled:
+            reason += (
+                "; the run's first record on the account's board is read by the other runs first (sharing)"
+            )
+        elif reserve:
             reason += f"; {reserve} instance(s) go first to runs ranked before this one (sharing)"
         return reason
 

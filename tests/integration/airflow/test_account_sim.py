@@ -182,19 +182,26 @@ class _Later:
             yield event
 
 
-def test_a_fleet_of_higher_priority_gets_the_freed_capacity_through_the_board_on_s3(
-    aws_sim, monkeypatch, tmp_path
+@pytest.mark.parametrize("later", [0.5, 8.0], ids=["same-start", "after-the-first-admission"])
+def test_a_fleet_of_higher_priority_gets_the_capacity_through_the_board_on_s3(
+    aws_sim, monkeypatch, tmp_path, later: float
 ) -> None:
-    """Two fleets of one key on one account, each declaring its whole quota (2 instances): the big one starts first
-    and would hand its pools to its own cities until it had none left. With ``sharing`` the small fleet, of higher
-    priority, posts that it waits (on S3, through the simulator's moto), the big one yields its pools after one
-    hand-on per lane and leaves them to the small fleet's cities (same key: warm starts across fleets)."""
+    """Two fleets of one key on one account, each declaring its whole quota (2 instances), the big one's run started
+    ``later`` seconds before the small one's. With ``sharing`` each posts on S3 (through the simulator's moto) what
+    it waits for before it takes any instance, and the small fleet is of higher priority:
+
+    - started half a second apart (a daily and a weekly DAG at the same midnight), the small fleet's record is read
+      before the big one admits anything: the small fleet's cities go first, and its pools go to the big fleet's
+      cities when it has none left (same key: warm starts across fleets); no ResourceLimitExceeded;
+    - started after the big one admitted its first cities, the big one yields its pools after one hand-on per lane
+      and leaves them to the small fleet's cities."""
     import yaml
 
+    from sagemaker_fleet.dispatch.shares import START_SETTLE_SECONDS
     from sagemaker_fleet.triggers.poller import FleetPoller
 
     big = yaml.safe_load(DISPATCH.read_text())
-    small = {**big, "fleet": "prio", "cities": big["cities"][:2], "sharing": {"priority": 9}}
+    small = {**big, "fleet": "prio", "cities": big["cities"][:3], "sharing": {"priority": 9}}  # a warm group
     big["sharing"] = {"priority": 0}
     paths = {}
     for data in (big, small):
@@ -211,7 +218,7 @@ def test_a_fleet_of_higher_priority_gets_the_freed_capacity_through_the_board_on
     aws_sim.set_quota("ml.m5.xlarge", instances=2, warm_pools=2)
     for spec in specs.values():
         for city in spec.cities:
-            aws_sim.set_work(240, city=city.name, fleet=spec.fleet)
+            aws_sim.set_work(600, city=city.name, fleet=spec.fleet)
     aws_sim.set_speed(200)
     posted: list[dict] = []
     original = FleetPoller._poll_once
@@ -224,7 +231,7 @@ def test_a_fleet_of_higher_priority_gets_the_freed_capacity_through_the_board_on
     monkeypatch.setattr(FleetPoller, "_poll_once", poll_once)
     try:
         triggers = [trigger(c.name, paths["disp"]) for c in specs["disp"].cities]
-        triggers += [_Later(trigger(c.name, paths["prio"]), 0.5) for c in specs["prio"].cities]
+        triggers += [_Later(trigger(c.name, paths["prio"]), later) for c in specs["prio"].cities]
         events = run_triggers(triggers, timeout=240)
     finally:
         aws_sim.set_speed(1)
@@ -234,18 +241,26 @@ def test_a_fleet_of_higher_priority_gets_the_freed_capacity_through_the_board_on
         posted
     )
     jobs = sorted(aws_sim.state()["jobs"], key=lambda j: j["created_at"])
-    assert len(jobs) == 8  # one job per city, none refused, none twice
+    assert len(jobs) == 9  # one job per city, none refused, none twice
     assert all(j["status"] == "Completed" for j in jobs)
     order = [j["name"].split("-")[0] for j in jobs]
-    assert order[:2] == ["disp", "disp"]  # the big fleet had the account first
-    # the small fleet's cities did not wait for the big fleet's last ones: both started before its last two
-    assert max(i for i, fleet in enumerate(order) if fleet == "prio") < len(order) - 2, order
+    if later < START_SETTLE_SECONDS:
+        giver, taker = "prio", "disp"
+        assert order[:2] == ["prio", "prio"], (
+            order
+        )  # its record was on the board before the big fleet admitted
+    else:
+        giver, taker = "disp", "prio"
+        assert order[:2] == ["disp", "disp"], order  # the big fleet had the account first
+        # the small fleet's cities did not wait for the big fleet's last ones: all started before its last two
+        assert max(i for i, fleet in enumerate(order) if fleet == "prio") < len(order) - 2, order
     given = [
         j
         for j in jobs
-        if j["name"].startswith("disp-") and (j["warm_pool"] or {}).get("ReusedByJob", "").startswith("prio-")
+        if j["name"].startswith(f"{giver}-")
+        and (j["warm_pool"] or {}).get("ReusedByJob", "").startswith(f"{taker}-")
     ]
-    assert given, "no pool of the big fleet went to the small one"
+    assert given, f"no pool of {giver} went to {taker}"
     assert peak_instances(jobs) <= 2
 
 

@@ -4,6 +4,7 @@ while such a run waits, and a run with no city left of a key keeps its pools for
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from sagemaker_fleet.dispatch import DispatchBook, Wait
 from sagemaker_fleet.dispatch.shares import (
     HEARTBEAT_SECONDS,
     STALE_SECONDS,
+    START_SETTLE_SECONDS,
     RunDemand,
     ShareBoard,
     key_digest,
@@ -112,15 +114,28 @@ def test_a_record_is_posted_when_it_changes_or_at_the_heartbeat() -> None:
 # ------------------------------------------------------------------------------------------ the tracker
 
 
-def run(n: int = 6, instances: int = 4, warm_pools: int = 4, share: float = 0.0, priority: int = 0):
+def run(
+    n: int = 6,
+    instances: int = 4,
+    warm_pools: int = 4,
+    share: float = 0.0,
+    priority: int = 0,
+    *,
+    name: str = "demo",
+    settled: bool = True,
+):
+    """A run of a fleet with ``sharing``; ``settled``: long past its start (its first record read by the others)."""
     spec = fleet(
         [city(f"c{i}", 900 - 10 * i) for i in range(n)],  # c0 the longest: first in start order
         quotas={"ml.m5.xlarge": InstanceQuota(instances=instances, warm_pools=warm_pools)},
         sharing=sharing(share, priority),
+        fleet=name,
     )
     book = DispatchBook.from_plan(plan_fleet(spec, RUN_KEY), spec)
     sweeps = RunSweeps(RunTracker_for(spec, book))
     assert sweeps.board is not None
+    if settled:
+        sweeps.board.first_post = -math.inf
     assert sweeps.tracker is not None
     assert sweeps.tracker.shares is not None
     return spec, book, sweeps
@@ -265,3 +280,56 @@ def test_a_pool_another_run_took_is_not_the_givers_warm_start() -> None:
 def test_without_a_board_record_of_another_run_nothing_is_held_back(share: float) -> None:
     _, _, sweeps = run(n=6, instances=4, share=share)
     assert len(sweep(sweeps, [], [Wait(c) for c in ("c0", "c1", "c2", "c3")])) == 4
+
+
+# ------------------------------------------------------------------------------------------ the start
+
+
+def test_a_run_takes_no_new_instances_before_it_read_the_board_after_its_first_post() -> None:
+    spec, _, sweeps = run(n=6, instances=4, settled=False)
+    assert sweeps.board is not None
+    waits = [Wait(c) for c in ("c0", "c1", "c2", "c3")]
+    assert sweeps.board_read(0) is not None
+    sweeps.board_records([], 0, 1000)
+    assert sweep(sweeps, [], waits) == []
+    post = sweeps.board_post(0, 1000)
+    assert post is not None
+    assert post[2]["blocked"] == {Q: 4}  # what its cities wait for is on the board before anything starts
+    sweeps.board_posted(post[2], 0)
+    assert "first record on the account's board" in sweeps.tracker.waiting_reason(waits[0], 0)  # type: ignore[union-attr]
+    sweeps.board_records([], START_SETTLE_SECONDS - 1, 1004)
+    assert sweep(sweeps, [], waits, now=START_SETTLE_SECONDS - 1) == []
+    sweeps.board_records([], START_SETTLE_SECONDS, 1005)  # a read that any run started with it has posted to
+    assert len(sweep(sweeps, [], waits, now=START_SETTLE_SECONDS)) == 4
+
+
+def test_two_runs_starting_in_the_same_second_do_not_both_take_the_free_room() -> None:
+    """Each posts what it waits for before it admits; after the settle each ranks both records alike, so one takes
+    the room and the other leaves it — and the other still leaves it when it reads the first one's record after that
+    run admitted, before any listing shows its jobs (the record holds them)."""
+    runs = {name: run(n=6, instances=4, name=name, settled=False) for name in ("fa", "fb")}
+    waits = [Wait(c) for c in ("c0", "c1", "c2", "c3")]
+    board: dict[str, dict[str, Any]] = {}
+
+    def one_sweep(name: str, now: float) -> list[str]:
+        _, _, sweeps = runs[name]
+        if sweeps.board_read(now, 1.0) is not None:
+            sweeps.board_records(list(board.values()), now, 1000 + now)
+        admitted = sweep(sweeps, [], waits, now)
+        if (post := sweeps.board_post(now, 1000 + now)) is not None:
+            board[name] = post[2]
+            sweeps.board_posted(post[2], now)
+        return admitted
+
+    assert one_sweep("fa", 0) == one_sweep("fb", 0) == []
+    now = START_SETTLE_SECONDS
+    assert len(one_sweep("fa", now)) == 4  # ranked first: by name, nothing else tells them apart
+    assert board["fa"]["held"] == {Q: 4}
+    assert one_sweep("fb", now) == []  # no listing shows fa's jobs yet: its record does
+    assert board["fb"]["blocked"] == {Q: 4}
+    # in the other order of the same instant: fb reads fa's waiting record, fa ranked before it
+    runs.update({name: run(n=6, instances=4, name=name, settled=False) for name in ("fa", "fb")})
+    board.clear()
+    one_sweep("fa", 0), one_sweep("fb", 0)
+    assert one_sweep("fb", now) == []
+    assert len(one_sweep("fa", now)) == 4
