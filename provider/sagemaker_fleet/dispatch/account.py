@@ -257,7 +257,7 @@ class AccountView:
                     counts[groups[key]] += pools
         held = self.held(separate_spot) + self._unlisted(book, separate_spot)
         for pool in self.full:  # no room left, whatever the view says
-            held[pool] += book.capacity.get(pool, 0)
+            held[pool] += book.account_limit(pool) or 0
         return held, idle, reserved
 
     def _unlisted(self, book: DispatchBook, separate_spot: Container[str]) -> Counter[QuotaPool]:

@@ -97,6 +97,20 @@ def handoff_keep_alive(plan: FleetPlan, spec: FleetSpec) -> int:
     return min(KEEP_ALIVE_GUIDE_MAX, max(planned, default=fallback))
 
 
+def _above(plan: FleetPlan, capacity: Mapping[QuotaPool, int]) -> dict[QuotaPool, int]:
+    """The account's quotas the plan carries (:attr:`FleetPlan.account_quotas`) where they are above ``capacity``."""
+    above: dict[QuotaPool, int] = {}
+    for itype, quota in plan.account_quotas.items():
+        pools: tuple[tuple[QuotaPool, int | None], ...] = (
+            ((itype, "instances"), quota.instances),
+            ((itype, "spot_instances"), quota.spot_instances),
+        )
+        for pool, limit in pools:
+            if pool in capacity and limit is not None and limit > capacity[pool]:
+                above[pool] = limit
+    return above
+
+
 @dataclass(frozen=True)
 class DispatchBook:
     """Turns by city, widths and ranked members by group, the instance quotas (None: not given), per warm-pool
@@ -113,6 +127,14 @@ class DispatchBook:
     run_key: str = ""
     #: the fleet's ``sharing`` (None: it takes no part in shares; :mod:`sagemaker_fleet.dispatch.shares`)
     sharing: SharingSettings | None = None
+    #: the account's quotas where the run read them above :attr:`capacity`: everyone's jobs together keep to these,
+    #: the run's own to :attr:`capacity` (a fleet's cap within the account); elsewhere :attr:`capacity` is both
+    account: Mapping[QuotaPool, int] = field(default_factory=lambda: MappingProxyType({}))
+
+    def account_limit(self, pool: QuotaPool) -> int | None:
+        """The account's quota ``pool`` as the run knows it: what all jobs of the account together keep to."""
+        limit = self.capacity.get(pool)
+        return self.account.get(pool, limit) if limit is not None else None
 
     @classmethod
     def from_plan(cls, plan: FleetPlan, spec: FleetSpec) -> DispatchBook:
@@ -174,6 +196,7 @@ class DispatchBook:
             fleet=spec.fleet,
             run_key=plan.run_key,
             sharing=spec.sharing,
+            account=MappingProxyType(_above(plan, capacity)),
         )
 
     @classmethod

@@ -52,17 +52,17 @@ class RunShares:
         }  #: as the board names keys
 
     def reserves(self) -> dict[QuotaPool, int]:
-        """Per quota, the room to leave to the runs ranked before this one that wait on it (:meth:`ShareBoard.reserve`);
-        the whole quota until the board has :attr:`~ShareBoard.settled`."""
+        """Per quota, the room to leave to the runs ranked before this one that wait on it (:meth:`ShareBoard.reserve`,
+        every run ranking against the account's quota as it knows it); the whole quota until the board has
+        :attr:`~ShareBoard.settled`."""
+        limits = {pool: self.book.account_limit(pool) or 0 for pool in self.book.capacity}
         if not self.board.settled:
-            return dict(self.book.capacity)
-        return {
-            pool: self.board.reserve(quota_name(pool), limit) for pool, limit in self.book.capacity.items()
-        }
+            return limits
+        return {pool: self.board.reserve(quota_name(pool), limit) for pool, limit in limits.items()}
 
     def owing(self, pool: QuotaPool, used: Counter[QuotaPool], reserve: Mapping[QuotaPool, int]) -> bool:
         """Whether a run ranked before this one waits on ``pool`` for more room than it has free."""
-        return reserve.get(pool, 0) > self.book.capacity.get(pool, 0) - used[pool]
+        return reserve.get(pool, 0) > (self.book.account_limit(pool) or 0) - used[pool]
 
     def begin(self, used: Counter[QuotaPool]) -> dict[QuotaPool, int]:
         """An admission pass begins: the room to leave per quota; a group whose quota no run ranked before this one

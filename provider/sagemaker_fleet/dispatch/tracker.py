@@ -92,6 +92,7 @@ class RunTracker(PoolEnds):
         self._reserved: Counter[str] = (
             Counter()
         )  # per group: other runs' pools of its key not yet its to take
+        self._others: Counter[QuotaPool] = Counter()  #: per quota, what other runs hold (of the latest pass)
         #: the account's board, for a fleet with ``sharing`` (set by the sweeps; :mod:`.shares`)
         self.shares: RunShares | None = None
 
@@ -156,8 +157,9 @@ class RunTracker(PoolEnds):
         """Instances held per quota (running jobs, admitted ones, idle pools; other runs' too), idle pools per group
         (other runs' matching ones too), and per group the admitted (not yet listed) cities that take one of them."""
         used, idle, self._reserved = self.account.holdings(self.book) if self.account else (Counter(),) * 3
+        self._others = Counter(used)  # other runs' holdings: the run's own are ``used`` less these
         if self.shares is not None:
-            self.shares.account_held = Counter(used)
+            self.shares.account_held = self._others
         pending_warm: Counter[str] = Counter()
         for name, state in self.jobs.items():
             turn = self.book.turns.get(state.city)
@@ -277,7 +279,8 @@ class RunTracker(PoolEnds):
     ) -> bool:
         """Book what ``turn``'s submission takes: an idle pool of its own group (its instances become the job's;
         not for a group that yields its pools), else new instances of its quota — refused (False) when ``check``
-        and they would exceed the quota less the room ``reserve``d for runs ranked before this one."""
+        and they would exceed the account's quota less the room ``reserve``d for runs ranked before this one, or
+        the fleet's own quota (its cap within the account, :attr:`DispatchBook.account`)."""
         quota = turn.quota_for(attempt)
         if (
             quota[1] == "instances"
@@ -289,8 +292,11 @@ class RunTracker(PoolEnds):
             return True
         limit = self.book.capacity.get(quota)
         room = (reserve or {}).get(quota, 0)
-        if check and limit is not None and used[quota] + turn.instance_count + room > limit:
-            return False
+        if check and limit is not None:
+            everyone = used[quota] + turn.instance_count + room
+            own = used[quota] - self._others[quota] + turn.instance_count
+            if everyone > (self.book.account_limit(quota) or limit) or own > limit:
+                return False  # the account's quota, or the fleet's cap within it
         used[quota] += turn.instance_count
         return True
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from airflow.providers.common.compat.sdk import AirflowFailException
@@ -42,7 +42,7 @@ class RefusedParamsError(SageMakerFleetError, AirflowFailException):
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
-    from sagemaker_fleet.fleetspec.model import FleetSpec
+    from sagemaker_fleet.fleetspec.model import FleetSpec, InstanceQuota
     from sagemaker_fleet.plan import FleetPlan
 
 
@@ -93,9 +93,11 @@ class PlanFleetOperator(FleetAwsOperator):
         asked = asked_line(this_run.overrides, this_run.fleet, dry_run) if self.use_params else ""
         run_key = context_run_key(context)
         try:
-            spec = self._account_quotas(this_run.spec) if self.account_quotas else this_run.spec
+            spec, account = (
+                self._account_quotas(this_run.spec) if self.account_quotas else (this_run.spec, {})
+            )
             history = self._history(spec, run_key) if self.use_history else None
-            plan = plan_fleet(spec, run_key, history)
+            plan = plan_fleet(spec, run_key, history).within(account)
         except (FleetSpecError, PlanError) as exc:
             if not self.use_params:  # the fleet file itself: a retry would read it again
                 raise (
@@ -130,9 +132,11 @@ class PlanFleetOperator(FleetAwsOperator):
             write_run_note(context, [*first, cost_line(estimate)], self.api_conn_id, self.log)
         return parts[0]
 
-    def _account_quotas(self, spec: FleetSpec) -> FleetSpec:
+    def _account_quotas(self, spec: FleetSpec) -> tuple[FleetSpec, Mapping[str, InstanceQuota]]:
         """``spec`` with the quotas this run keeps to: the spec's and the account's together (one paged
-        ListServiceQuotas call); the spec's when the account cannot be read."""
+        ListServiceQuotas call), and the account's as read — the spec's and none when the account cannot be read.
+        Where the spec declares less than the account, the spec's is the fleet's cap and the account's what all
+        jobs of the account keep to (:attr:`FleetPlan.account_quotas`)."""
         from airflow.providers.amazon.aws.hooks.base_aws import AwsBaseHook
 
         from sagemaker_fleet.account.effective import effective_quotas
@@ -149,11 +153,11 @@ class PlanFleetOperator(FleetAwsOperator):
             account = read_account_quotas(hook.get_conn(), spec.instance_types)
         except Exception as exc:  # noqa: BLE001 - the spec's quotas still make a plan
             self.log.warning("the account's quotas could not be read (%s); planning with the spec's", exc)
-            return spec
+            return spec, {}
         spec, notes = effective_quotas(spec, account)
         for note in notes:
             (self.log.warning if note.level == "warning" else self.log.info)("%s", note.text)
-        return spec
+        return spec, account
 
     def _refuse(self, context: Context, asked: str, exc: FleetSpecError | PlanError) -> NoReturn:
         """Say in the run's note why nothing is launched, and fail without retries."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -29,6 +30,10 @@ class FleetPlan:
     #: the quotas the plan was laid out within, per instance type it uses (the spec's, or the lower of the spec's
     #: and the account's when the run read them): the run's dispatch keeps to these, not to the file's
     quotas: Mapping[str, InstanceQuota] = field(default_factory=dict)
+    #: the account's own quotas as the run read them (Service Quotas), per instance type it uses; empty when they
+    #: were not read. Where they are above :attr:`quotas`, ``quotas`` is the fleet's cap within the account: its
+    #: own jobs keep to it, while everyone's jobs together keep to the account's
+    account_quotas: Mapping[str, InstanceQuota] = field(default_factory=dict)
     _by_city: dict[str, PlannedJob] = field(init=False, repr=False, compare=False)
     _lanes: dict[int, Lane] = field(init=False, repr=False, compare=False)
 
@@ -101,15 +106,15 @@ class FleetPlan:
             "jobs": [job.to_json() for job in self.jobs],
             "summary": self.summary.to_json(),
             "warnings": list(self.warnings),
-            "quotas": {
-                itype: {
-                    "instances": q.instances,
-                    "warm_pools": q.warm_pools,
-                    "spot_instances": q.spot_instances,
-                }
-                for itype, q in sorted(self.quotas.items())
-            },
+            "quotas": _quotas_json(self.quotas),
+            **({"account_quotas": _quotas_json(self.account_quotas)} if self.account_quotas else {}),
         }
+
+    def within(self, account: Mapping[str, InstanceQuota]) -> FleetPlan:
+        """This plan with the account's quotas as read (:attr:`account_quotas`), for the types it uses whose
+        quota differs from the plan's."""
+        differ = {t: q for t, q in account.items() if t in self.quotas and q != self.quotas[t]}
+        return dataclasses.replace(self, account_quotas=differ) if differ else self
 
     def dumps(self, *, indent: int | None = None) -> str:
         return json.dumps(self.to_json(), indent=indent)
@@ -132,7 +137,15 @@ class FleetPlan:
             summary=PlanSummary.from_json(root.child("summary")),
             warnings=warnings,
             quotas=_quotas(root.child("quotas")) if "quotas" in root.data else {},
+            account_quotas=_quotas(root.child("account_quotas")) if "account_quotas" in root.data else {},
         )
+
+
+def _quotas_json(quotas: Mapping[str, InstanceQuota]) -> dict[str, dict[str, int | None]]:
+    return {
+        itype: {"instances": q.instances, "warm_pools": q.warm_pools, "spot_instances": q.spot_instances}
+        for itype, q in sorted(quotas.items())
+    }
 
 
 def _quotas(obj: JsonObject) -> dict[str, InstanceQuota]:

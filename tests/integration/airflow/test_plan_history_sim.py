@@ -89,12 +89,26 @@ def test_the_plan_keeps_to_the_lower_of_the_specs_and_the_accounts_quotas(
     aws_sim.set_quota("ml.m5.2xlarge", instances=2, warm_pools=1)
     spec = load_fleet_spec(fleets_dir / "small.yaml")
     operator = PlanFleetOperator(task_id="plan", spec_path=str(fleets_dir / "small.yaml"))
-    planned = operator._account_quotas(spec)
+    planned, account = operator._account_quotas(spec)
     assert planned.quotas["ml.m5.xlarge"].instances == 4
     assert "the spec says 6, the account allows 4: planning with 4" in capsys.readouterr().out
-    plan = FleetPlan.from_json(plan_fleet(planned, "20261129").to_json())  # as the triggers read it
+    plan = FleetPlan.from_json(
+        plan_fleet(planned, "20261129").within(account).to_json()
+    )  # as the triggers read it
     assert plan.quotas["ml.m5.xlarge"].instances == 4
-    assert DispatchBook.from_plan(plan, spec).capacity[("ml.m5.xlarge", "instances")] == 4  # not the file's 6
+    book = DispatchBook.from_plan(plan, spec)
+    assert book.capacity[("ml.m5.xlarge", "instances")] == 4  # not the file's 6
+    assert book.account_limit(("ml.m5.xlarge", "instances")) == 4
+    # the account allows more than the spec says: the spec's is the fleet's cap, the account's what all jobs keep to
+    aws_sim.set_quota("ml.m5.xlarge", instances=10, warm_pools=3, spot_instances=4)
+    planned, account = operator._account_quotas(spec)
+    assert planned.quotas["ml.m5.xlarge"].instances == 6
+    plan = FleetPlan.from_json(plan_fleet(planned, "20261129").within(account).to_json())
+    book = DispatchBook.from_plan(plan, spec)
+    assert (
+        book.capacity[("ml.m5.xlarge", "instances")],
+        book.account_limit(("ml.m5.xlarge", "instances")),
+    ) == (6, 10)
 
 
 def test_unreadable_quotas_plan_with_the_specs(aws_sim, fleets_dir, monkeypatch, capsys) -> None:
@@ -102,5 +116,5 @@ def test_unreadable_quotas_plan_with_the_specs(aws_sim, fleets_dir, monkeypatch,
     monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")
     spec = load_fleet_spec(fleets_dir / "small.yaml")
     operator = PlanFleetOperator(task_id="plan", spec_path=str(fleets_dir / "small.yaml"))
-    assert operator._account_quotas(spec).quotas == spec.quotas
+    assert operator._account_quotas(spec) == (spec, {})
     assert "the account's quotas could not be read" in capsys.readouterr().out

@@ -78,6 +78,31 @@ def test_plan_json_has_the_contract_fields_in_contract_order(plan: FleetPlan) ->
     assert list(data["summary"])[: len(STABLE_SUMMARY)] == STABLE_SUMMARY
 
 
+def test_the_accounts_quotas_where_they_differ_from_the_plans_round_trip(
+    plan: FleetPlan, fleets_dir: Path
+) -> None:
+    """A run that read the account's quotas keeps them beside its own (its cap within the account): the dispatch
+    keeps everyone's jobs to the account's and the run's own to the plan's."""
+    from sagemaker_fleet.dispatch import DispatchBook
+
+    itype = next(iter(plan.quotas))
+    mine = plan.quotas[itype]
+    assert plan.within({itype: mine}) is plan  # the same: nothing to carry
+    bigger = InstanceQuota(instances=mine.instances + 8, warm_pools=mine.warm_pools, spot_instances=None)
+    carried = plan.within({itype: bigger, "ml.p5.48xlarge": bigger})  # a type the plan does not use: left out
+    data = json.loads(json.dumps(carried.to_json()))
+    assert data["account_quotas"] == {
+        itype: {"instances": mine.instances + 8, "warm_pools": mine.warm_pools, "spot_instances": None}
+    }
+    assert FleetPlan.from_json(data).account_quotas == {itype: bigger}
+    book = DispatchBook.from_plan(FleetPlan.from_json(data), load_fleet_spec(fleets_dir / "small.yaml"))
+    assert book.capacity[(itype, "instances")] == mine.instances
+    assert book.account_limit((itype, "instances")) == mine.instances + 8
+    smaller = InstanceQuota(instances=max(1, mine.instances - 1), warm_pools=mine.warm_pools)
+    book = DispatchBook.from_plan(plan.within({itype: smaller}), load_fleet_spec(fleets_dir / "small.yaml"))
+    assert book.account_limit((itype, "instances")) == mine.instances  # never below the plan's own
+
+
 def test_jobs_are_listed_lane_by_lane_in_position_order(plan: FleetPlan) -> None:
     order = [(job.lane, job.position) for job in plan.jobs]
     assert order == sorted(order)

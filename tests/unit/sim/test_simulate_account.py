@@ -247,3 +247,32 @@ def test_the_account_has_the_largest_quota_declared_and_says_where_they_differ()
     sim = AccountSimulation([AccountRun(a, RUN_KEY), AccountRun(b, RUN_KEY, APART)])
     assert sim.engine.config.quotas["ml.m5.xlarge"].instances == 12
     assert sim.quota_notes == tuple(notes)
+
+
+def test_a_fleet_declaring_less_than_the_account_keeps_to_its_cap_and_uses_the_room_others_leave() -> None:
+    """The daily fleet declares 6 of an account of 12 (a cap its team chose), started beside a weekly one that
+    declares the whole 12 but has 8 cities (it never holds more than 8). The daily run's own jobs keep to 6 while
+    all jobs keep to 12: it starts 4 at once. Counted against its 6, the weekly run's 8 left it no room until the
+    weekly run's jobs were ending."""
+    seconds = durations(20)
+    weekly = fleet("weekly", seconds[:8])
+    daily = fleet("daily", seconds[8:], InstanceQuota(instances=6, warm_pools=8))
+    sim = AccountSimulation([AccountRun(weekly, RUN_KEY), AccountRun(daily, RUN_KEY, APART)])
+    daily_run = sim.runs[1]
+    assert daily_run.tracker is not None
+    pool = ("ml.m5.xlarge", "instances")
+    assert (daily_run.tracker.book.capacity[pool], daily_run.tracker.book.account_limit(pool)) == (6, 12)
+    sim.play(None, 600.0)
+    doc = sim.result().to_json()
+    assert_all_done(doc["account"], 20)
+    assert doc["account"]["resource_limit_exceeded"] == 0
+    jobs = sim.engine.snapshot()["jobs"]
+    mine = [j for j in jobs if j["name"].startswith("daily-")]
+    first_end = min(j["ended_at"] for j in jobs if j["name"].startswith("weekly-"))
+    assert len([j for j in mine if j["created_at"] < first_end]) == 4  # the account's room, not its cap's
+    edges = sorted([(j["created_at"], 1) for j in mine] + [(j["ended_at"], -1) for j in mine])
+    running = peak = 0
+    for _, step in edges:
+        running += step
+        peak = max(peak, running)
+    assert peak <= 6  # its cap

@@ -27,7 +27,9 @@ from sagemaker_fleet.sim.driver.strategies import DispatchStrategy, NaiveStrateg
 from sagemaker_fleet.sim.driver.tasks import CityTask, SimulatedOperator
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.fleetspec.model import FleetSpec
+    from collections.abc import Mapping
+
+    from sagemaker_fleet.fleetspec.model import FleetSpec, InstanceQuota
     from sagemaker_fleet.plan.fleet_plan import FleetPlan
     from sagemaker_fleet.sim.driver.options import SimulateOptions
     from sagemaker_fleet.sim.driver.timeline import Timeline
@@ -53,6 +55,7 @@ class FleetRun:
         timeline: Timeline,
         ended_at: dict[str, float],
         starts_at: float,
+        account: Mapping[str, InstanceQuota] | None = None,
     ) -> None:
         self.spec = spec
         self.options = options
@@ -66,6 +69,7 @@ class FleetRun:
         self.tracker: RunTracker | None = None
         if options.strategy == "planned":
             self.plan = plan_fleet(spec, options.run_key, options.history, image_order=options.image_order)
+            self.plan = self.plan.within(account or {})  # as the plan task reads the account's quotas
             self.tracker = RunTracker(
                 DispatchBook.from_plan(self.plan, spec),
                 self.names,

@@ -108,6 +108,7 @@ class AccountSimulation:
                 self.timeline,
                 self.ended_at,
                 self.started_at + run.offset_seconds,
+                self.quotas,
             )
             for run in runs
         ]
