@@ -155,12 +155,16 @@ class RunTracker(PoolEnds):
 
     def _holdings(self) -> tuple[Counter[QuotaPool], Counter[str], Counter[str]]:
         """Instances held per quota (running jobs, admitted ones, idle pools; other runs' too), idle pools per group
-        (other runs' matching ones too), and per group the admitted (not yet listed) cities that take one of them."""
+        (other runs' matching ones too), and per group the admitted (not yet listed) cities that take one of them.
+        No idle pool of a quota a create was refused on since the listing (:meth:`AccountView.refused`): the view
+        missed something, and one way is another run's city taking the pool the listing shows Available — a city
+        handed it would need new instances, and the next city handed it after the refusal was refused in turn."""
         used, idle, self._reserved = self.account.holdings(self.book) if self.account else (Counter(),) * 3
         self._others = Counter(used)  # other runs' holdings: the run's own are ``used`` less these
         if self.shares is not None:
             self.shares.account_held = self._others
         pending_warm: Counter[str] = Counter()
+        refused = self.account.full if self.account is not None else set()
         for name, state in self.jobs.items():
             turn = self.book.turns.get(state.city)
             if turn is None:
@@ -171,7 +175,8 @@ class RunTracker(PoolEnds):
                 used[turn.quota_for(state.attempt)] += turn.instance_count
             elif state.pool == "Available" and name not in self._released:
                 used[(turn.instance_type, "instances")] += turn.instance_count
-                idle[turn.group] += 1
+                if (turn.instance_type, "instances") not in refused:  # else another run may have taken it
+                    idle[turn.group] += 1
         for city, attempt in self.pending.items():
             turn = self.book.turns.get(city)
             if turn is not None:

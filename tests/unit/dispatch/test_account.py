@@ -235,6 +235,28 @@ def test_a_refused_create_fills_the_quota_until_the_next_listing() -> None:
     assert tracker.admit([Wait(c) for c in cities], now=10) == cities[:4]
 
 
+def test_after_a_refusal_the_runs_own_idle_pool_is_not_handed_on_until_the_next_listing() -> None:
+    """Another run's city took the run's idle pool between its listings (the owner's sweep came late): the city
+    handed that pool needs new instances and is refused; the next city was then handed the same pool, and refused
+    in turn (4 refusals a city in an e2e run). After a refusal the quota's idle pools wait for the next listing."""
+    spec, book, sweeps = run(n=6, instances=2, warm_pools=2)
+    tracker = sweeps.tracker
+    assert tracker is not None
+    assert sweeps.account is not None
+    cities = list(book.members["g0"])
+    first, second = cities[0], cities[1]
+    tracker.observe([summary(spec, first, "Completed", pool="Available"), summary(spec, second)], whole=True)
+    waiting = [Wait(c) for c in cities[2:4]]
+    admitted = tracker.admit(waiting, now=0)
+    assert len(admitted) == 1  # handed the idle pool (the quota's other instance runs ``second``)
+    sweeps.account.refused(("ml.m5.xlarge", "instances"))  # the pool was gone: new instances, none free
+    tracker.release(admitted[0])
+    assert tracker.admit(waiting, now=1) == []  # not handed the same pool again
+    tracker.observe([summary(spec, first, "Completed", pool="Available"), summary(spec, second)], whole=True)
+    seen(sweeps, [], now=10)  # the next listing (still Available: its own to hand on again)
+    assert len(tracker.admit(waiting, now=10)) == 1
+
+
 def test_a_run_without_a_plan_lists_only_its_own_jobs() -> None:
     sweeps = RunSweeps(RunTracker(DispatchBook.empty(), {}))
     assert sweeps.account is None
