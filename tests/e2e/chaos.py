@@ -14,6 +14,7 @@ import json
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -303,6 +304,84 @@ class EndpointOutage(Background):
             "sim_ended": self.sim.now(),
             "jobs_in_progress_at_start": in_progress,
         }
+
+
+#: The simulator's speed while :func:`hold_until_another_run` holds a run (it must stay above 0): a real minute of
+#: holding is 60 simulated milliseconds.
+HELD_SPEED = 0.001
+
+
+def hold_until_another_run(
+    sim: Any,
+    spec: Any,
+    held_key: str,
+    instance_type: str,
+    quota: int,
+    seen_waiting: Callable[[], bool],
+    timeout: float = 300.0,
+    waiting_timeout: float = 120.0,
+) -> dict[str, Any]:
+    """Stop the simulated clock while run ``held_key`` of ``spec``'s fleet still trains and the room it left on
+    the ``instance_type`` quota can go only to another run of the fleet, until that run has created a job and
+    ``seen_waiting()`` (one of its cities said it waits for room): the two runs then train at once, and the other
+    run's cities wait on the quota long enough to say so in their logs (a city says why it waits after 30 s real),
+    however late the other run comes — its plan and city tasks wait for the Celery worker the test freezes, kills
+    and floods with the e2e fleet's 60 cities.
+
+    The clock stops (:data:`HELD_SPEED`) once every city of the held run has its job (none of its cities is left
+    to take the room), one of them still trains, and the fleet's running jobs and idle pools of the type hold
+    fewer than ``quota`` instances (one of its lanes has ended); while it stands still that job cannot end, so the
+    other run's job is created before it ends, and the other run's cities that find no room wait. Time runs again
+    once both were seen, or ``waiting_timeout`` s after the other run's first job (a run that does not count the
+    held run's jobs, refused instead of waiting, never says it waits); the caller's checks judge what happened.
+    A job of the other run seen before any hold ends it at once. Returns what the hold saw."""
+    speed = sim.state()["clock"]["speed"]
+    cities = {c.name for c in spec.cities}
+    held: dict[str, Any] = {"held_real_seconds": 0.0, "held_at_sim": None, "seen_waiting": False}
+    since: float | None = None
+    other_since: float | None = None
+
+    def let_time_run() -> None:
+        nonlocal since
+        if since is not None:
+            sim.set_speed(speed)
+            held["held_real_seconds"], since = round(time.monotonic() - since, 1), None
+
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            jobs = fleet_jobs(sim, spec)
+            own = [j for j in jobs if f"-{held_key}" in j["name"]]
+            training = [j["name"] for j in own if j["status"] == "InProgress"]
+            others = [j["name"] for j in jobs if f"-{held_key}" not in j["name"]]
+            if others and other_since is None:  # the held run's jobs training when the other's first was seen
+                other_since = time.monotonic()
+                held.update(first_job_of_the_other_run=others[0], training=training)
+            if others and (since is None or time.monotonic() - other_since > waiting_timeout):
+                return held
+            if others and seen_waiting():
+                held["seen_waiting"] = True
+                return held
+            if since is None and training and {city_of(j["name"], spec) for j in own} == cities:
+                if _instances_held(jobs, instance_type) < quota:
+                    sim.set_speed(HELD_SPEED)
+                    since, held["held_at_sim"] = time.monotonic(), sim.now()
+            elif since is not None and not training:  # it ended between the look and the stop
+                let_time_run()
+            time.sleep(0.5 if others else 0.2)
+        raise AssertionError(f"no job of another run of {spec.fleet} within {timeout:.0f} s: {held}")
+    finally:
+        let_time_run()
+
+
+def _instances_held(jobs: list[dict], instance_type: str) -> int:
+    """Instances of ``instance_type`` that ``jobs`` hold now: running, or kept as an idle warm pool."""
+    return sum(
+        j["instance_count"]
+        for j in jobs
+        if j["instance_type"] == instance_type
+        and (j["status"] not in ENDED or j["warm_pool_status"] == "Available")
+    )
 
 
 def table(results: Path = RESULTS_DIR) -> str:

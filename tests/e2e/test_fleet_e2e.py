@@ -38,6 +38,7 @@ from e2e.chaos import (
     by_city,
     city_of,
     fleet_jobs,
+    hold_until_another_run,
     reliability,
     run_key_of,
     write_figures,
@@ -73,13 +74,18 @@ PAST_MAX_WAIT = [
     "denver",
 ]  # denver has max_attempts 1: its next submission falls back to on-demand
 STORM_WORK_SECONDS = 900.0  # simulated: caught training twice, and done well within MaxWait (3600 s) even so
-# The twice fleet's runs (Celery run): its daily DAG's scheduled run, a manual run of that DAG queued behind it, and a
-# run of its manual DAG beside the scheduled one. Each job trains 20 simulated minutes (30 s real): the scheduled run
-# holds the quota for two waves of jobs, a minute or more, so the run beside it, triggered once the scheduled run
-# trains, plans and defers while it does even on a loaded machine (at 15 s a job, with the machine's load at 40, it
-# came in as the scheduled run ended). All six jobs of each run still end well before the e2e fleet's run does.
+# The twice fleet's runs (Celery run): its daily DAG's scheduled run, a run of its manual DAG beside it, and a manual
+# run of the daily DAG once that one has ended. Each job trains 10 simulated minutes (15 s real), but one city of the
+# scheduled run trains 10 minutes more: its lane ends well after the others, so the room their end leaves on the
+# quota is seen while it still trains, and the simulated clock stands still from then until the run beside has a job
+# and one of its cities has said it waits for room (after 30 s real: chaos.hold_until_another_run). The two runs
+# train at once however late the run beside plans: its plan task waits for the worker the test froze and killed,
+# then for the e2e fleet's 60 cities. Without the hold, a run beside that was ready early still came in only as the
+# scheduled run's last lanes ended (they end within seconds of each other), one that planned late came in after,
+# and one whose cities waited less than 30 s real said nothing. All three runs end before the e2e fleet's run does.
 TWICE_DAGS = {"scheduled": "e2e_twice", "manual": "e2e_twice", "beside": "e2e_twice_manual"}
-TWICE_WORK_SECONDS = 1200.0
+TWICE_WORK_SECONDS = 600.0
+TWICE_LAST_LANE = ("cusco", 1200.0)  # planned last (the shortest expected work), in the scheduled run only
 
 
 def _city_of(name: str, spec) -> str:
@@ -106,6 +112,17 @@ def _wait_for_training(sim, spec, count: int, timeout: float = 120.0) -> None:
             return
         time.sleep(0.5)
     raise AssertionError(f"fewer than {count} jobs in progress at once for {timeout:.0f} s")
+
+
+def _wait_for_every_city(sim, spec, run_key: str, timeout: float = 180.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if {city_of(j["name"], spec) for j in fleet_jobs(sim, spec, run_key)} == {
+            c.name for c in spec.cities
+        }:
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"run {run_key} of {spec.fleet} did not start every city within {timeout:.0f} s")
 
 
 def _interrupt_running_spot_jobs(sim, spec, limit: int = 2) -> int:
@@ -274,20 +291,37 @@ def run_celery_faults(stack: LocalAirflowStack, sim, spec, twice_spec) -> dict:
     stack.start_component("celery-worker")
     storm = SpotStorm(sim, spec, STORM_CITIES, PAST_MAX_WAIT)
     storm.start()
-    # the second fleet: unpausing its daily DAG creates today's scheduled run. Once it trains, a run of the fleet's
-    # manual DAG starts beside it: both declare the account's whole quota and must share it. When that run has
-    # ended, a manual run of the daily DAG the same day (triggered earlier it would queue behind the scheduled run,
-    # one active run per fleet DAG, and start in the same second as the run beside it took the room the scheduled
-    # run left: three cities refused at once, a race of two new runs, not the pair this scenario measures)
+    # the second fleet: unpausing its daily DAG creates today's scheduled run. Once every city of it has its job (the
+    # first lanes handed their pools to the run's own next cities), a run of the fleet's manual DAG starts beside it:
+    # both declare the account's whole quota and must share it; the scheduled run is held until the run beside has a
+    # job (TWICE_LAST_LANE), and only then does the test's next fault (the triggerer kill) come. Triggered while the
+    # first lanes still trained, the run beside took their pools in the seconds the scheduled run's throttled sweep
+    # came late (two looks, account.CLAIM_AFTER_LISTINGS), and the scheduled run's next cities, sent to the pools
+    # they counted on, were refused 12 times (docs/status.md). When that run has ended, a manual run of the daily
+    # DAG the same day (triggered earlier it would queue behind the scheduled run, one active run per fleet DAG, and
+    # start in the same second as the run beside it took the room the scheduled run left: three cities refused at
+    # once, a race of two new runs, not the pair this scenario measures)
     stack.unpause("e2e_twice")
     today = dt.datetime.now(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     scheduled = _wait_for_scheduled_run(stack, "e2e_twice")
-    _wait_for_training(sim, twice_spec, 1)
+    scheduled_key = run_key_of(stack, "e2e_twice", scheduled)
+    city, seconds = TWICE_LAST_LANE
+    sim.set_work(seconds, job=job_name(twice_spec.fleet, city, scheduled_key))
+    ((instance_type, quota),) = twice_spec.quotas.items()
+    _wait_for_every_city(sim, twice_spec, scheduled_key)
     beside = stack.trigger("e2e_twice_manual")
     then_manual = ManualRunAfter(
         stack, "e2e_twice_manual", beside, "e2e_twice", today + dt.timedelta(minutes=1)
     )
     then_manual.start()
+    faults["twice_hold"] = hold_until_another_run(
+        sim,
+        twice_spec,
+        scheduled_key,
+        instance_type,
+        quota.instances,
+        seen_waiting=lambda: _logs_say(stack, "e2e_twice_manual", _waits_for_room(instance_type)),
+    )
     _wait_for_completed(sim, spec, 8)
     faults["hand_off"] = _kill_during_a_hand_off(stack, sim, spec, None)
     faults["state"] = stack.wait_for_run("e2e_fleet", run_id, timeout=RUN_TIMEOUT)
@@ -558,6 +592,15 @@ def _logs_of(stack: LocalAirflowStack, dag_id: str) -> list[Path]:
     ]
 
 
+def _waits_for_room(instance_type: str) -> bytes:
+    """What a city's task log says while it waits for room in ``instance_type``'s instance quota."""
+    return f"waits for room in the {instance_type} instances quota".encode()
+
+
+def _logs_say(stack: LocalAirflowStack, dag_id: str, line: bytes) -> bool:
+    return any(line in p.read_bytes() for p in _logs_of(stack, dag_id))
+
+
 def check_shared_account(stack: LocalAirflowStack, sim, twice_spec, result: dict, keys: dict) -> dict:
     """Issue #28's runs on one account: the scheduled run and the manual run beside it, both declaring the account's
     whole quota of the type, trained at the same time; the quota refused at most 2 creates in all (each run counts
@@ -579,7 +622,7 @@ def check_shared_account(stack: LocalAirflowStack, sim, twice_spec, result: dict
         kind: (min(j["created_at"] for j in r), max(j["ended_at"] for j in r)) for kind, r in runs.items()
     }
     both = min(span["scheduled"][1], span["beside"][1]) - max(span["scheduled"][0], span["beside"][0])
-    waited = f"waits for room in the {instance_type} instances quota".encode()
+    waited = _waits_for_room(instance_type)
     logs = [p for dag_id in sorted(set(TWICE_DAGS.values())) for p in _logs_of(stack, dag_id)]
     figures = {
         "instance_type": instance_type,
@@ -596,12 +639,15 @@ def check_shared_account(stack: LocalAirflowStack, sim, twice_spec, result: dict
         "spans_sim_seconds": {kind: [round(a, 1), round(b, 1)] for kind, (a, b) in span.items()},
         # (5) the contention seen and waited on
         "logs_waiting_for_room": sum(1 for p in logs if waited in p.read_bytes()),
+        # how long the simulated clock stood still (from the end of a scheduled lane until the run beside had a job
+        # and a city of it said it waits for room) and what the scheduled run still trained then (run_celery_faults)
+        "hold": result["twice_hold"],
         # (4) each city of each run: its jobs (check_twice: one, completed)
         "cities_per_run": {
             kind: sorted(str(city_of(j["name"], twice_spec)) for j in run) for kind, run in runs.items()
         },
     }
-    write_figures("celery-executor-twice-shared-account", figures)
+    write_figures("celery-executor-twice-shared-account", figures, jobs)
     assert figures["resource_limit_exceeded"] <= 2, figures
     assert figures["peak_instances"] <= quota.instances, figures
     cities = sorted(c.name for c in twice_spec.cities)
