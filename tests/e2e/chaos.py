@@ -395,6 +395,8 @@ def table(results: Path = RESULTS_DIR) -> str:
         if path.stem.endswith("-jobs"):
             continue
         f = json.loads(path.read_text())
+        if "run_state" not in f:  # another scenario's figures (the shared account's): not a run's row
+            continue
         rows.append(
             f"| {path.stem} | {f['run_state']} | {f['cities']} / {f['jobs']} | {len(f['duplicate_jobs'])} "
             f"| {len(f['lost_cities'])} | {', '.join(f['failed_tasks']) or 0} | {len(f['stuck_tasks'])} "
