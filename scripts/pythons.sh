@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the unit and integration tests on another supported Python (3.12, 3.13), each in its own virtualenv
-# (.venv-py<version>) built from that version's pinned set. `make test` calls it after the default interpreter's
-# run; `make test-py PY=3.12` runs one version.
+# (.venv-py<version>) built from that version's pinned set. `make test` (`make suites`) calls it beside the default
+# interpreter's run; `make test-py PY=3.12` runs one version.
 #
 #   scripts/pythons.sh find 3.12      print a working python3.12 (exit 1 when there is none)
 #   scripts/pythons.sh test 3.12 ...  build .venv-py3.12 if needed and run pytest -m "not e2e" there
