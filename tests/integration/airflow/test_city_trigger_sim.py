@@ -436,10 +436,13 @@ def test_a_job_stopped_outside_airflow_is_final_unless_forced(fast) -> None:
         spec, spec.city("oslo"), Submission("oslo", RUN_KEY, airflow_try="manual__1/1")
     )
     fast.set_work(3000, city="oslo")  # still running when the console stops it, however loaded the machine
+    console = fast.boto3_client("sagemaker")
+    # the clock at 1x until the console's stop: at 200x quick.yaml's 600 s MaxRuntime ends the job 3 s after its
+    # create, and a loaded machine took longer than that to send the stop (StopTrainingJob on a Stopped job)
+    fast.set_speed(1)
     SageMakerFleetHook().create_or_attach(request)
-    fast.boto3_client("sagemaker").stop_training_job(
-        TrainingJobName=request["TrainingJobName"]
-    )  # the console
+    console.stop_training_job(TrainingJobName=request["TrainingJobName"])  # the console
+    fast.set_speed(200)
     fast.set_work(120, city="oslo")
     (retry,) = run([trigger(QUICK, "oslo", try_id="manual__1/2")])
     assert isinstance(retry, TaskFailedEvent)
