@@ -268,7 +268,9 @@ def test_a_quota_that_stays_in_use_fails_the_city_after_backing_off_to_the_capac
     # backed off (0.2, 0.4, 0.8 … s, ±50 %) until the next wait would pass the 2 s deadline: a few tries, not a
     # tight loop, and never a job
     assert 2 <= refused <= 6, refused
-    assert 0.5 <= elapsed < 10, elapsed
+    # at least the first back-offs; the upper bound is a hang detector, not a timing assertion: with the three
+    # Pythons' suites at once on 2 cores (and another checkout's e2e run) the city's 2 s took 10.6 s to fail
+    assert 0.5 <= elapsed < 60, elapsed
     assert not jobs_by_name(fast)
 
 
