@@ -57,7 +57,8 @@ test: lint typecheck suites
 # in .venv-py<version>, built first if needed), side by side, two workers each, their output printed when they end.
 # One suite after the other left the cores idle (3.11 alone: 224 s of CPU in 235 s, 2 cores 48 % busy): 235 s then
 # 331 s side by side, 566 s in all; all three at once took 490 s (3.11 in 382 s, 3.12 in 487 s, 3.13 in 462 s; 684 s
-# of CPU, 70 % busy), measured on the shared 2-core machine with an end-to-end run of another checkout beside them.
+# of CPU, 70 % busy), measured on the shared 2-core machine with an end-to-end run of another checkout beside them;
+# 376 s with the machine to themselves (3.11 in 295 s, 3.12 in 374 s, 3.13 in 364 s).
 suites: $(STAMP)
 	WORKERS=2 scripts/pythons.sh side-by-side "$(OTHER_PYTHONS)" $(PYTEST_ARGS) & others=$$!; rc=0; \
 	$(BIN)/pytest -q -n $(WORKERS) --dist worksteal -m "not e2e" $(PYTEST_ARGS) || rc=$$?; \
