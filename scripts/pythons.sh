@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Run the unit and integration tests on another supported Python (3.12, 3.13), each in its own virtualenv
-# (.venv-py<version>) built from that version's pinned set. `make test` calls it after the default interpreter's
-# run; `make test-py PY=3.12` runs one version.
+# (.venv-py<version>) built from that version's pinned set. `make test` (`make suites`) calls it beside the default
+# interpreter's run; `make test-py PY=3.12` runs one version.
 #
 #   scripts/pythons.sh find 3.12      print a working python3.12 (exit 1 when there is none)
 #   scripts/pythons.sh test 3.12 ...  build .venv-py3.12 if needed and run pytest -m "not e2e" there
-#                                     (in $WORKERS xdist workers, 3 by default)
+#                                     (in $WORKERS xdist workers, 3 by default, by work stealing as
+#                                     `make test` runs the default interpreter's)
 #   scripts/pythons.sh side-by-side "3.12 3.13" ...
 #                                     `test` for each version at the same time ($WORKERS workers each, 2 by
 #                                     default), each into its own log, printed when all have ended; fails if any did
@@ -52,7 +53,7 @@ case "${1:-}" in
       touch "$stamp"
     fi
     echo "== unit and integration tests on Python $version ($("$venv/bin/python" -V 2>&1))"
-    "$venv/bin/pytest" -q -n "${WORKERS:-3}" -m "not e2e" "$@"
+    "$venv/bin/pytest" -q -n "${WORKERS:-3}" --dist worksteal -m "not e2e" "$@"
     ;;
   side-by-side)
     # Half of each suite's time is spent waiting on sockets and sub-processes (the simulator, Airflow's CLI): two

@@ -71,10 +71,15 @@ def test_another_teams_running_job_is_counted_and_never_run_into(account) -> Non
     sim, spec = account
     sagemaker = sim.boto3_client("sagemaker")
     other = make_request("other-team-forecast", RoleArn=OTHER_ROLE)
-    sagemaker.create_training_job(**other)
     sim.set_work(900, job="other-team-forecast")  # it holds one of the two instances for most of the run
+    # the clock at 1x from its create until the run starts: at 200x its 900 s are 4.5 s, and a loaded machine (three
+    # suites at once, another checkout's e2e run) took longer to start the run, so it ended before the run's first job
+    sim.set_speed(1)
+    sagemaker.create_training_job(**other)
+    triggers = [trigger(c.name) for c in spec.cities]
+    sim.set_speed(200)
 
-    events = run_triggers([trigger(c.name) for c in spec.cities], timeout=240)
+    events = run_triggers(triggers, timeout=240)
 
     assert all(isinstance(e, TaskSuccessEvent) for e in events), events
     assert sim.calls()["errors"].get("CreateTrainingJob:ResourceLimitExceeded", 0) == 0
@@ -140,7 +145,9 @@ def test_two_fleets_with_the_same_run_key_in_one_triggerer_dispatch_by_their_own
     for spec in specs.values():
         for city in spec.cities:
             aws_sim.set_work(120, city=city.name, fleet=spec.fleet)
-    aws_sim.set_speed(200)
+    # 100x, not 200x: a job runs ~1.2 s, time for a fleet's second city to start while its first still runs even
+    # when the machine is busy (at 200x a loaded worker saw one fleet's jobs one after the other: peak 1)
+    aws_sim.set_speed(100)
     try:
         triggers = [
             trigger(c.name, path)
