@@ -101,8 +101,7 @@ def run(args: argparse.Namespace) -> int:
     except (FleetSpecError, InvalidRunKeyError) as exc:
         return _fail(str(exc), 2)
     out_dir = args.out if args.out is not None else Path("out") / "reports" / args.run_key
-    created = not out_dir.exists()
-    problem = _unwritable(out_dir)
+    created, problem = _unwritable(out_dir)
     if problem is not None:
         return _fail(f"--out {out_dir}: {problem}", 2)
     import boto3  # lazily: the CLI's other commands must not pay for it
@@ -155,15 +154,17 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _unwritable(out_dir: Path) -> str | None:
-    """Why the report could not be written into ``out_dir`` (created if missing), or None."""
+def _unwritable(out_dir: Path) -> tuple[bool, str | None]:
+    """Whether ``out_dir`` was made here (it was missing), and why the report could not be written into it (or
+    None)."""
     try:
+        created = not out_dir.exists()
         out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        return f"cannot create the folder ({exc.strerror}); pass a folder you can write to"
+    except OSError as exc:  # a name too long for the file system, a file in the way, no permission
+        return False, f"cannot create the folder ({exc.strerror}); pass a folder you can write to"
     if not os.access(out_dir, os.W_OK | os.X_OK):
-        return "the folder is not writable; pass a folder you can write to"
-    return None
+        return created, "the folder is not writable; pass a folder you can write to"
+    return created, None
 
 
 def _client(session: boto3.session.Session, service: str, endpoint_url: str | None) -> Any:

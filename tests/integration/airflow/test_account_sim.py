@@ -7,6 +7,7 @@ account, describes the other jobs once, and admits within what is left — over 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -176,35 +177,37 @@ def test_two_fleets_with_the_same_run_key_in_one_triggerer_dispatch_by_their_own
 
 
 class _Later:
-    """A trigger whose run begins ``seconds`` (real) after the others': its fleet's run starts second."""
+    """A trigger whose run begins once ``ready()`` says so (checked off the loop, every 0.2 s real): its fleet's
+    run starts after the others' (None: at once, beside them)."""
 
-    def __init__(self, trigger: FleetCityTrigger, seconds: float) -> None:
-        self.trigger, self.seconds = trigger, seconds
+    def __init__(self, trigger: FleetCityTrigger, ready: Callable[[], bool] | None) -> None:
+        self.trigger, self.ready = trigger, ready
 
     async def run(self):
         import asyncio
 
-        await asyncio.sleep(self.seconds)
+        while self.ready is not None and not await asyncio.to_thread(self.ready):  # noqa: ASYNC110 - a poll of the simulator
+            await asyncio.sleep(0.2)
         async for event in self.trigger.run():
             yield event
 
 
-@pytest.mark.parametrize("later", [0.5, 8.0], ids=["same-start", "after-the-first-admission"])
+@pytest.mark.parametrize("later", [False, True], ids=["same-start", "after-the-first-admission"])
 def test_a_fleet_of_higher_priority_gets_the_capacity_through_the_board_on_s3(
-    aws_sim, monkeypatch, tmp_path, later: float
+    aws_sim, monkeypatch, tmp_path, later: bool
 ) -> None:
-    """Two fleets of one key on one account, each declaring its whole quota (2 instances), the big one's run started
-    ``later`` seconds before the small one's. With ``sharing`` each posts on S3 (through the simulator's moto) what
-    it waits for before it takes any instance, and the small fleet is of higher priority:
+    """Two fleets of one key on one account, each declaring its whole quota (2 instances); the small one's run
+    starts beside the big one's, or ``later``: once the big one has created its first jobs. With ``sharing`` each
+    posts on S3 (through the simulator's moto) what it waits for before it takes any instance, and the small fleet
+    is of higher priority:
 
-    - started half a second apart (a daily and a weekly DAG at the same midnight), the small fleet's record is read
-      before the big one admits anything: the small fleet's cities go first, and its pools go to the big fleet's
-      cities when it has none left (same key: warm starts across fleets); no ResourceLimitExceeded;
+    - started together (a daily and a weekly DAG at the same midnight), each run's record is read before either
+      admits: the small fleet's cities go first, and its pools go to the big fleet's cities when it has none left
+      (same key: warm starts across fleets); no ResourceLimitExceeded;
     - started after the big one admitted its first cities, the big one yields its pools after one hand-on per lane
       and leaves them to the small fleet's cities."""
     import yaml
 
-    from sagemaker_fleet.dispatch.shares import START_SETTLE_SECONDS
     from sagemaker_fleet.triggers.poller import FleetPoller
 
     big = yaml.safe_load(DISPATCH.read_text())
@@ -238,7 +241,12 @@ def test_a_fleet_of_higher_priority_gets_the_capacity_through_the_board_on_s3(
     monkeypatch.setattr(FleetPoller, "_poll_once", poll_once)
     try:
         triggers = [trigger(c.name, paths["disp"]) for c in specs["disp"].cities]
-        triggers += [_Later(trigger(c.name, paths["prio"]), later) for c in specs["prio"].cities]
+
+        def big_created() -> bool:
+            return any(j["name"].startswith("disp-") for j in aws_sim.state()["jobs"])
+
+        ready = big_created if later else None
+        triggers += [_Later(trigger(c.name, paths["prio"]), ready) for c in specs["prio"].cities]
         events = run_triggers(triggers, timeout=240)
     finally:
         aws_sim.set_speed(1)
@@ -251,7 +259,7 @@ def test_a_fleet_of_higher_priority_gets_the_capacity_through_the_board_on_s3(
     assert len(jobs) == 9  # one job per city, none refused, none twice
     assert all(j["status"] == "Completed" for j in jobs)
     order = [j["name"].split("-")[0] for j in jobs]
-    if later < START_SETTLE_SECONDS:
+    if not later:
         giver, taker = "prio", "disp"
         assert order[:2] == ["prio", "prio"], (
             order

@@ -64,3 +64,14 @@ def test_a_run_without_jobs_leaves_a_folder_that_was_there_alone(
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt"]
     assert "was found at AWS us-east-1" in capsys.readouterr().err
+
+
+def test_an_out_folder_name_too_long_for_the_file_system_is_refused_with_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by the CLI fuzz test: a 300-character name raised OSError (File name too long) instead."""
+    out = tmp_path / ("x" * 300)
+    code = main(["report", SMALL, "--run-key", "20261130", "--out", str(out)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --out {out}: cannot create the folder (File name too long)")
