@@ -14,6 +14,7 @@ triggerer, in the poll sweep (every 2 s real here) that sees the job end, so the
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -29,16 +30,44 @@ PIDS = STATE / "pids.json"
 DAG_ID = "city_training_daily"
 
 
+#: Seconds each component has to end after SIGTERM before its process group is killed: the scheduler was seen
+#: still running a minute after SIGTERM (its LocalExecutor workers' processes ended, not reaped).
+STOP_GRACE_SECONDS = 15.0
+
+
+def _alive(pid: int) -> bool:
+    """Whether the component ``pid`` still runs (an ended process nobody reaped yet does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    return True
+
+
 def stop() -> int:
     if not PIDS.exists():
         print("no demo is running")
         return 0
+    running: dict[str, int] = {}
     for name, pid in json.loads(PIDS.read_text()).items():
         try:
             os.killpg(pid, signal.SIGTERM)
-            print(f"stopped {name} ({pid})")
+            running[name] = pid
         except ProcessLookupError:
             pass
+    deadline = time.monotonic() + STOP_GRACE_SECONDS
+    while running and time.monotonic() < deadline:
+        for name, pid in list(running.items()):
+            if not _alive(pid):
+                print(f"stopped {name} ({pid})")
+                del running[name]
+        time.sleep(0.2)
+    for name, pid in running.items():  # still there after the grace: its whole process group goes
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
+        print(f"stopped {name} ({pid}, killed after {STOP_GRACE_SECONDS:.0f} s)")
     PIDS.unlink()
     return 0
 
