@@ -212,10 +212,10 @@ class ShareBoard:
 
     def to_post(self, now: float, wall: float) -> dict[str, Any] | None:
         """The record to post now (JSON), or None: unchanged since the last post and within the heartbeat."""
-        if self.first_post is None:
-            self.first_post = (
-                now  # whether S3 takes it or not: a failing board delays the start, never stops it
-            )
+        if (
+            self.first_post is None
+        ):  # whether S3 takes it or not: a failing board delays the start, never stops it
+            self.first_post = now
         if self.mine.same(self.last) and now - self.posted_at < HEARTBEAT_SECONDS:
             return None
         return RunDemand(**{**self.mine.__dict__, "posted": wall}).to_json()

@@ -44,7 +44,6 @@ class RunShares:
     def __init__(self, board: ShareBoard, book: DispatchBook) -> None:
         self.board = board
         self.book = book
-        self.account_held: Counter[QuotaPool] = Counter()  #: of the latest holdings: what is not the run's
         self.owed: Counter[str] = Counter()  #: per group: pools handed on while a run ranked before it waited
         self.yielding: set[str] = set()  #: groups that give their pools up to such a run
         self.digests = {
@@ -83,10 +82,9 @@ class RunShares:
             if self.owed[turn.group] >= OWED_HANDOFFS * self.book.widths[turn.group]:
                 self.yielding.add(turn.group)
 
-    def post(self, demand: Demand, used: Counter[QuotaPool], unstarted: Counter[str]) -> None:
-        """The run's record as of this pass: what it holds, what its waiting cities need, which keys it waits for
-        and which it gives away (no city left of that key, or its group yields)."""
-        own = used - self.account_held
+    def post(self, demand: Demand, own: Counter[QuotaPool], unstarted: Counter[str]) -> None:
+        """The run's record as of this pass: what it holds (``own``, per quota), what its waiting cities need, which
+        keys it waits for and which it gives away (no city left of that key, or its group yields)."""
         keys = self.book.keys
         self.board.update(
             RunDemand(

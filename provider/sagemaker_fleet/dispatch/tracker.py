@@ -161,8 +161,6 @@ class RunTracker(PoolEnds):
         handed it would need new instances, and the next city handed it after the refusal was refused in turn."""
         used, idle, self._reserved = self.account.holdings(self.book) if self.account else (Counter(),) * 3
         self._others = Counter(used)  # other runs' holdings: the run's own are ``used`` less these
-        if self.shares is not None:
-            self.shares.account_held = self._others
         pending_warm: Counter[str] = Counter()
         refused = self.account.full if self.account is not None else set()
         for name, state in self.jobs.items():
@@ -352,7 +350,7 @@ class RunTracker(PoolEnds):
             self.pending[wait.city] = wait.attempt
             admitted.append(wait.city)
         if self.shares is not None:
-            self.shares.post(demand, used, self._unstarted_groups())
+            self.shares.post(demand, used - self._others, self._unstarted_groups())
         return admitted
 
     def handoffs(self) -> dict[str, int]:
