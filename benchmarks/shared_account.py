@@ -3,14 +3,16 @@
 Each scenario runs generated fleets (one warm-pool key: the same role, image and instance type, so their pools
 match each other's jobs) at the same time in one LocalAirflowStack against one simulator whose account has
 ``--instances`` ml.m5.xlarge training instances and ``--warm-pools`` warm pools. Every fleet's spec declares the
-account's whole quota (what a team writes). Scenarios:
+account's whole quota (what a team writes) and nothing of ``sharing`` (every run posts on the account's board, share
+0, priority 0), but in the ``-off`` scenarios (``sharing: false``: the runs count each other's jobs in their listings
+only). Scenarios:
 
 - ``one``: the cities of the pair as ONE fleet (the reference: what the account can do; every scenario splits the
   same 2 × ``--cities`` expected durations between its fleets);
 - ``pair``: two fleets of ``--cities`` each, triggered together;
 - ``small-big``: a small fleet (``--small``) beside a big one (2 × ``--cities`` − ``--small``), triggered together;
-- ``small-big-priority``: the same, both with ``sharing:``, the small fleet of higher priority (each fleet's
-  makespan is printed too);
+- ``small-big-priority``: the same, the small fleet of higher priority (each fleet's makespan is printed too);
+- ``pair-off``, ``small-big-off``: ``pair`` and ``small-big`` with ``sharing: false``;
 - ``manual``: a fleet's manual DAG (its trigger form, all cities) run beside its scheduled DAG (the same fleet
   file: the same cities, two run keys); its reference is ``one-manual``, those cities twice as one fleet.
 
@@ -40,8 +42,12 @@ from handoff_under_load import database
 
 ROLE = "arn:aws:iam::111122223333:role/FleetTraining"
 IMAGE = "111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4"
-#: Scenarios whose fleets declare ``sharing:`` (the small fleet first by priority), by fleet.
-SHARING = {"small-big-priority": {"small": {"priority": 10}, "big": {"priority": 0}}}
+#: Scenarios whose fleets declare ``sharing`` (the small fleet first by priority; ``false``: no board), by fleet.
+SHARING: dict[str, dict[str, Any]] = {
+    "small-big-priority": {"small": {"priority": 10}, "big": {"priority": 0}},
+    "pair-off": {"fa": False, "fb": False},
+    "small-big-off": {"small": False, "big": False},
+}
 
 
 def durations(args: argparse.Namespace) -> list[int]:
@@ -81,6 +87,8 @@ def fleets_of(scenario: str, args: argparse.Namespace) -> list[tuple[str, int]]:
         "pair": [("fa", args.cities), ("fb", args.cities)],
         "small-big": [("small", args.small), ("big", total - args.small)],
         "small-big-priority": [("small", args.small), ("big", total - args.small)],
+        "pair-off": [("fa", args.cities), ("fb", args.cities)],
+        "small-big-off": [("small", args.small), ("big", total - args.small)],
         "manual": [("daily", args.cities)],
         "one-manual": [
             ("twice", total)

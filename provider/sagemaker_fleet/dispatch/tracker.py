@@ -50,6 +50,7 @@ from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 __all__ = ["CREATION_MARGIN", "HANDOFF_INTERVAL", "JobState", "RunTracker", "Wait"]
 
 from sagemaker_fleet.dispatch.pool_ends import PoolEnds
+from sagemaker_fleet.dispatch.shares import START_SETTLE_SECONDS
 from sagemaker_fleet.dispatch.sharing import Demand
 
 if TYPE_CHECKING:
@@ -260,14 +261,15 @@ class RunTracker(PoolEnds):
                 f"waits for a warm pool of group {turn.group} (its {self.book.cold_starts[turn.group]} planned "
                 "cold starts are used)"
             )
+        if self.shares is not None and not self.shares.board.settled:
+            return (
+                "waits for the account's board: the run takes no new instances until the runs that start with it "
+                f"have read its first record ({START_SETTLE_SECONDS:g} s; sharing)"
+            )
         quota = turn.quota_for(wait.attempt)
         reason = f"waits for room in the {quota[0]} {quota[1]} quota (running jobs and idle pools)"
         reserve = self.shares.reserves().get(quota, 0) if self.shares is not None else 0
-        if self.shares is not None and not self.shares.board.settled:
-            reason += (
-                "; the run's first record on the account's board is read by the other runs first (sharing)"
-            )
-        elif reserve:
+        if reserve:
             reason += f"; {reserve} instance(s) go first to runs ranked before this one (sharing)"
         return reason
 

@@ -36,7 +36,7 @@ from sagemaker_fleet.fleetspec.formats import (
 from sagemaker_fleet.fleetspec.instance_types import is_training_instance_type, unknown_instance_type
 from sagemaker_fleet.fleetspec.issue import SpecIssue
 from sagemaker_fleet.fleetspec.limits import resource_problems
-from sagemaker_fleet.fleetspec.messages import UNION_TAG_RE, plain, unknown_key, with_fix
+from sagemaker_fleet.fleetspec.messages import UNION_TAG_RE, mapping_not_bool, plain, unknown_key, with_fix
 from sagemaker_fleet.fleetspec.model import (
     ASSUMED_QUOTA,
     DEFAULT_EXPECTED,
@@ -201,7 +201,7 @@ class SpecBuilder:
             path = prefix
             for part in loc:
                 path = f"{path}[{part}]" if isinstance(part, int) else join(path, str(part))
-            if self._is_poisoned(path):
+            if self._is_poisoned(path) or (path == "sharing" and mapping_not_bool(err)):
                 continue
             if err["type"] == "extra_forbidden":
                 grouped.setdefault(path, []).append(unknown_key(loc, prefix))

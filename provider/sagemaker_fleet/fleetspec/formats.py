@@ -44,4 +44,8 @@ FIXES: dict[str, str] = {
     "instances": "give the account's quota of concurrent training instances of this type, e.g. `instances: 20`",
     "subnets": "list 1-16 subnet ids such as subnet-0a1b2c3d",
     "security_group_ids": "list 1-5 security group ids such as sg-0a1b2c3d",
+    "sharing": (
+        "write a mapping such as `sharing: {share: 40%, priority: 10}`, or `sharing: false` for a fleet that "
+        "posts nothing on the account's board"
+    ),
 }

@@ -66,7 +66,7 @@ _ALLOWED: dict[str, type[BaseModel]] = {
 #: The parts of an error's location that name a union member or a dict key's validator, not a field.
 UNION_TAG_RE = re.compile(
     r"^(int|str|float|bool|list\[.*\]|dict\[.*\]|literal\[.*\]|constrained-.*|function-.*|is-instance\[.*\]|"
-    r"nullable\[.*\]|json-or-python\[.*\]|lax-.*|union\[.*\]|\[key\])$"
+    r"nullable\[.*\]|json-or-python\[.*\]|lax-.*|union\[.*\]|\[key\]|(Sharing|Spot|Vpc|Quota|City)Layer)$"
 )
 
 
@@ -122,3 +122,9 @@ def plain(message: str) -> str:
 
 def _is_scalar(value: object) -> bool:
     return isinstance(value, str | int | float | bool) and len(repr(value)) <= 60
+
+
+def mapping_not_bool(err: ErrorDetails) -> bool:
+    """A mapping given where a field takes a mapping or true/false (``sharing``): the mapping's own errors say what is
+    wrong, not "should be a valid boolean"."""
+    return err["type"] == "bool_type" and isinstance(err["input"], dict)

@@ -123,7 +123,7 @@ class FleetLayer(_Layer):
     deadline_seconds: Annotated[StrictInt, Field(ge=1, le=DEADLINE_MAX)] | None = None
     quotas: dict[StrictStr, QuotaLayer] | None = None
     prices: dict[StrictStr, Annotated[_Finite | StrictInt, Field(ge=0, le=PRICE_MAX)]] | None = None
-    sharing: SharingLayer | None = None
+    sharing: SharingLayer | StrictBool | None = None
     defaults: CityLayer = CityLayer()
     cities: list[object] = Field(min_length=1)
 

@@ -4,6 +4,9 @@ A share is written ``40%`` or ``40`` (a percentage of each instance quota the fl
 number from 0 (the default, lowest) to :data:`~sagemaker_fleet.fleetspec.model.PRIORITY_MAX`, and the board is
 an S3 prefix every fleet of the account names alike (default: ``sagemaker-fleet/board/`` in the bucket of
 ``output_s3_uri``). Several fleets' shares are checked together by :func:`shares_over_100`.
+
+Every fleet takes part, with share 0 and priority 0, unless its spec says ``sharing: false``: runs that start in
+the same second then rank on the board before either takes the account's free room (docs/concepts.md).
 """
 
 from __future__ import annotations
@@ -42,11 +45,14 @@ def _share(value: object) -> float | None:
 
 
 def parse_sharing(
-    layer: SharingLayer | None, output_s3_uri: str, error: Callable[[str, str], None]
+    layer: SharingLayer | bool | None, output_s3_uri: str, error: Callable[[str, str], None]
 ) -> SharingSettings | None:
-    """The resolved settings (None: no ``sharing`` block, or a problem, each given to ``error(path, message)``)."""
-    if layer is None:
+    """The resolved settings (None: ``sharing: false``, or a problem, each given to ``error(path, message)``); no
+    ``sharing`` block, ``sharing: true`` and ``sharing: {}`` alike take part with share 0 and priority 0."""
+    if layer is False:
         return None
+    if layer is None or layer is True:
+        layer = SharingLayer()
     problems: list[tuple[str, str]] = []
     share = 0.0 if layer.share is None else _share(layer.share)
     if share is None:
@@ -55,11 +61,14 @@ def parse_sharing(
     if isinstance(priority, bool) or not isinstance(priority, int) or not 0 <= priority <= PRIORITY_MAX:
         problems.append(("sharing.priority", f"{priority!r} is not a priority; {PRIORITY_FIX}"))
     board = layer.board if layer.board is not None else default_board(output_s3_uri)
-    if not S3_URI_RE.fullmatch(board):
+    valid_board = bool(S3_URI_RE.fullmatch(board))
+    if (
+        not valid_board and layer.board is not None
+    ):  # the default's bucket is output_s3_uri's: its error says it
         problems.append(("sharing.board", f"{board!r} is not valid; {BOARD_FIX}"))
     for path, message in problems:
         error(path, message)
-    if problems or share is None or not isinstance(priority, int):
+    if problems or not valid_board or share is None or not isinstance(priority, int):
         return None
     return SharingSettings(share, priority, board if board.endswith("/") else f"{board}/")
 

@@ -72,8 +72,10 @@ def test_another_teams_running_job_is_counted_and_never_run_into(account) -> Non
     sim, spec = account
     sagemaker = sim.boto3_client("sagemaker")
     other = make_request("other-team-forecast", RoleArn=OTHER_ROLE)
-    sim.set_work(900, job="other-team-forecast")  # it holds one of the two instances for most of the run
-    # the clock at 1x from its create until the run starts: at 200x its 900 s are 4.5 s, and a loaded machine (three
+    # it holds one of the two instances for most of the run (which admits nothing new for its first few real seconds,
+    # the board's settle: 1,000 simulated seconds and more at 200x)
+    sim.set_work(3_000, job="other-team-forecast")
+    # the clock at 1x from its create until the run starts: at 200x 900 s were 4.5 s, and a loaded machine (three
     # suites at once, another checkout's e2e run) took longer to start the run, so it ended before the run's first job
     sim.set_speed(1)
     sagemaker.create_training_job(**other)

@@ -296,7 +296,7 @@ def test_a_run_takes_no_new_instances_before_it_read_the_board_after_its_first_p
     assert post is not None
     assert post[2]["blocked"] == {Q: 4}  # what its cities wait for is on the board before anything starts
     sweeps.board_posted(post[2], 0)
-    assert "first record on the account's board" in sweeps.tracker.waiting_reason(waits[0], 0)  # type: ignore[union-attr]
+    assert "waits for the account's board" in sweeps.tracker.waiting_reason(waits[0], 0)  # type: ignore[union-attr]
     sweeps.board_records([], START_SETTLE_SECONDS - 1, 1004)
     assert sweep(sweeps, [], waits, now=START_SETTLE_SECONDS - 1) == []
     sweeps.board_records([], START_SETTLE_SECONDS, 1005)  # a read that any run started with it has posted to

@@ -30,8 +30,28 @@ def test_a_share_is_a_percentage_and_the_board_defaults_to_the_output_bucket(
     assert spec.sharing.board == "s3://acme-ml/sagemaker-fleet/board/"
 
 
-def test_without_sharing_a_fleet_takes_no_part() -> None:
-    assert parse_fleet_spec(BASE).sharing is None
+def test_a_fleet_takes_part_unless_its_spec_says_sharing_false() -> None:
+    default = parse_fleet_spec(BASE).sharing
+    assert default is not None
+    assert (default.share, default.priority, default.board) == (0.0, 0, "s3://acme-ml/sagemaker-fleet/board/")
+    assert spec_with("true").sharing == spec_with("{}").sharing == default
+    assert spec_with("false").sharing is None
+
+
+@pytest.mark.parametrize("value", ["0", "'no'", "[1]", "off-please"])
+def test_sharing_that_is_neither_a_mapping_nor_true_false_names_both_forms(value: str) -> None:
+    with pytest.raises(FleetSpecError) as raised:
+        spec_with(value)
+    (issue,) = raised.value.issues
+    assert issue.path == "sharing"
+    assert "`sharing: {share: 40%, priority: 10}`" in issue.message
+    assert "`sharing: false`" in issue.message
+
+
+def test_a_bad_output_uri_is_one_error_not_also_the_default_boards() -> None:
+    with pytest.raises(FleetSpecError) as raised:
+        parse_fleet_spec(BASE.replace("output_s3_uri: s3://acme-ml/", "output_s3_uri: s3://Acme_ML/"))
+    assert [issue.path for issue in raised.value.issues] == ["output_s3_uri"]
 
 
 @pytest.mark.parametrize(
