@@ -2,7 +2,7 @@
 
 The caller's identity first (STS GetCallerIdentity: it needs no permission, so it is also the test that the
 credentials and the endpoint work; its errors are the caller's to report), then the quotas, the roles, the
-output bucket, the cities' data and the images.
+output bucket, the account's board (listed only), the cities' data and the images.
 """
 
 from __future__ import annotations
@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any
 from sagemaker_fleet.account.findings import Finding
 from sagemaker_fleet.account.quota_checks import quota_findings
 from sagemaker_fleet.account.quotas import QuotaReadError, read_account_quotas
-from sagemaker_fleet.account.resources import data_findings, image_findings, output_findings, role_findings
+from sagemaker_fleet.account.resources import (
+    board_findings,
+    data_findings,
+    image_findings,
+    output_findings,
+    role_findings,
+)
 from sagemaker_fleet.account.targets import cities_by
 
 if TYPE_CHECKING:
@@ -46,7 +52,12 @@ def preflight(spec: FleetSpec, plan: FleetPlan, clients: AccountClients) -> list
     else:
         findings += quota_findings(spec, plan, account)
     findings += role_findings(clients.iam, cities_by(spec, lambda city: city.role_arn))
-    findings += output_findings(clients.s3, spec.output_s3_uri, spec.region)
+    output = output_findings(clients.s3, spec.output_s3_uri, spec.region)
+    findings += output
+    if not any(
+        finding.level == "ERROR" for finding in output
+    ):  # else the default board's bucket is missing too
+        findings += board_findings(clients.s3, spec.sharing)
     findings += data_findings(clients.s3, {city.name: city.train_s3_uri for city in spec.cities})
     findings += image_findings(clients.ecr, cities_by(spec, lambda city: city.image_uri))
     return findings

@@ -3,6 +3,8 @@
 - each execution role: IAM GetRole on the name in ``role_arn``, the role SageMaker may assume;
 - the output bucket (``output_s3_uri``) and, for every city, at least one object under its ``train_s3_uri``
   (SageMaker fails a job whose channel has no object): S3 ListObjectsV2, one key at most;
+- the account's board (``sharing``): S3 ListObjectsV2 of its prefix, one key at most (a WARNING when it cannot be
+  read: the run still goes);
 - each training image in ECR: DescribeImages in the image's registry and region. An image outside ECR is a NOTE:
   not checked.
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from botocore.exceptions import ClientError
@@ -26,6 +28,9 @@ from sagemaker_fleet.account.targets import role_name
 from sagemaker_fleet.fleetspec.ecr import ecr_image
 from sagemaker_fleet.fleetspec.names import split_s3_uri
 from sagemaker_fleet.fleetspec.render import some_names
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.model import SharingSettings
 
 #: Error codes of a check the credentials may not make.
 ACCESS_DENIED = frozenset({"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "403"})
@@ -127,6 +132,36 @@ def output_findings(s3: Any, output_s3_uri: str, region: str) -> list[Finding]:
             ]
         return [not_checked(subject, exc, "s3:ListBucket")]
     return [Finding("OK", subject, "exists (output_s3_uri: models, checkpoints, reports)")]
+
+
+def board_findings(s3: Any, sharing: SharingSettings | None) -> list[Finding]:
+    """The account's board (``sharing``): listed, never written (preflight changes nothing). A board that cannot be
+    read is a WARNING, not an ERROR: the run goes on first come, first served."""
+    if sharing is None:
+        return [Finding("NOTE", "board", "sharing: false: the run posts nothing on the account's board")]
+    subject = f"board {sharing.board}"
+    bucket, prefix = split_s3_uri(sharing.board)
+    try:
+        s3.list_objects_v2(Bucket=bucket, Prefix=prefix, MaxKeys=1)
+    except ClientError as exc:
+        code, message = _error(exc)
+        return [
+            Finding(
+                "WARNING",
+                subject,
+                f"cannot be read ({code}: {message}): runs that start together may both take the free room, and "
+                "shares and priorities go unheeded; create the bucket or name a board: in sharing, and allow "
+                "s3:ListBucket, s3:GetObject and s3:PutObject on it",
+            )
+        ]
+    return [
+        Finding(
+            "OK",
+            subject,
+            "readable; each run also needs s3:GetObject and s3:PutObject there (not checked: preflight writes "
+            "nothing)",
+        )
+    ]
 
 
 def data_findings(s3: Any, cities: Mapping[str, str], workers: int = DATA_WORKERS) -> list[Finding]:

@@ -2,9 +2,9 @@
 
 Counting the account's jobs (:mod:`.account`) keeps runs within the account's quotas, but first come is first
 served: a run that started earlier keeps every instance its next cities can use, and a run that ends a warm-pool
-group ends its pools although another run waits for cities of the same matching key. A fleet that declares
-``sharing`` (docs/concepts.md, sharing the account) takes part in a fair share, in the style of Kueue's cluster
-queues and AWS Batch's share-based scheduling, but aware of warm pools:
+group ends its pools although another run waits for cities of the same matching key. Every fleet but one whose spec
+says ``sharing: false`` (docs/concepts.md, sharing the account) takes part in a fair share, in the style of Kueue's
+cluster queues and AWS Batch's share-based scheduling, but aware of warm pools:
 
 - **the board**: each such run posts one small record (:class:`RunDemand`) to an S3 prefix every fleet of the
   account names alike — its share and priority, the instances it holds and those its waiting cities need per
@@ -36,8 +36,8 @@ queues and AWS Batch's share-based scheduling, but aware of warm pools:
   later than the other's creations: its listing shows them. Its own pools are handed on meanwhile (they hold
   their instances already).
 
-Runs without ``sharing`` post nothing and rank after every run that does (share 0, priority 0): their jobs still
-count against the quotas. Times on the board are wall-clock seconds (``posted``); everything else uses the shell's
+Runs of fleets with ``sharing: false`` post nothing and rank after every run that does (share 0, priority 0):
+their jobs still count against the quotas. Times on the board are wall-clock seconds (``posted``); everything else uses the shell's
 clock.
 """
 

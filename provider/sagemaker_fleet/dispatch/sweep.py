@@ -4,7 +4,7 @@ Two shells drive it: the triggerer's shared poller (:mod:`sagemaker_fleet.trigge
 ``simulate``'s (``sim/driver/polling.py``: virtual time, the simulator's engine). Each sweep of a run is
 
 0. for a run with a plan, once: :meth:`RunSweeps.census` (the account's running jobs and idle pools, whoever's);
-   for a fleet with ``sharing``, every :data:`~.shares.BOARD_READ_SECONDS`: the account's board
+   for a fleet that shares (all but ``sharing: false``), every :data:`~.shares.BOARD_READ_SECONDS`: the account's board
    (:meth:`RunSweeps.board_read`, :mod:`.shares`), and after step 2 the run's own record when it changed
    (:meth:`RunSweeps.board_post`);
 1. :meth:`RunSweeps.listing`: where the listing starts (of the account's jobs for a run with a plan: other runs'
@@ -140,7 +140,7 @@ class RunSweeps:
         self._listed_now = False  # this sweep's listing came through
         #: other runs' jobs of the account, for a run with a plan (see :attr:`tracker`)
         self.account: AccountView | None = None
-        #: the account's board, for a run of a fleet with ``sharing`` (:mod:`.shares`)
+        #: the account's board, for a run of a fleet that shares (all but ``sharing: false``; :mod:`.shares`)
         self.board: ShareBoard | None = None
         self._tracker: RunTracker | None = None
         self.tracker = tracker

@@ -77,6 +77,9 @@ def test_happy_path_exits_0_with_every_check_ok(
     )
     assert "OK      role FleetTraining: exists and SageMaker may assume it (6 cities)" in lines
     assert "OK      data: training data found for 6 of 6 cities" in lines
+    assert any(
+        line.startswith("OK      board s3://pre-out/sagemaker-fleet/board/: readable") for line in lines
+    )
     assert "OK      image 123456789012.dkr.ecr.us-east-1.amazonaws.com/demand:1.4: exists (6 cities)" in lines
     assert lines[-1].startswith("preflight pre: ")
     assert lines[-1].endswith("the run can go ahead")
@@ -112,6 +115,26 @@ def test_a_missing_output_bucket_exits_2(
     (error,) = lines_of(lines, "ERROR")
     assert error.startswith("ERROR   bucket pre-out: the bucket of output_s3_uri does not exist")
     assert lines[-1].endswith("the run cannot work as specified: fix the ERROR lines")
+
+
+def test_a_board_that_cannot_be_read_warns_and_the_run_still_goes(
+    sim: SimClient, account: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    account.write_text(account.read_text() + "sharing: {board: s3://no-such-board-bucket/board/}\n")
+    code, lines = preflight(sim, account, capsys)
+    assert code == 0, lines
+    (warning,) = lines_of(lines, "WARNING")
+    assert warning.startswith("WARNING board s3://no-such-board-bucket/board/: cannot be read (NoSuchBucket")
+    assert "runs that start together may both take the free room" in warning
+
+
+def test_a_fleet_that_takes_no_part_is_a_note(
+    sim: SimClient, account: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    account.write_text(account.read_text() + "sharing: false\n")
+    code, lines = preflight(sim, account, capsys)
+    assert code == 0, lines
+    assert "NOTE    board: sharing: false: the run posts nothing on the account's board" in lines
 
 
 def test_a_missing_role_exits_2(sim: SimClient, account: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -197,4 +220,7 @@ def test_the_demo_fleet_against_a_real_sim_serve_is_clean(fleets_dir: Path) -> N
     assert [line for line in lines if not line.startswith("OK ")] == [lines[-1]], lines
     assert "OK      role TeamB: exists and SageMaker may assume it (50 cities)" in lines
     assert "OK      data: training data found for 200 of 200 cities" in lines
-    assert lines[-1] == "preflight citydemand: 12 OK, 0 notes, 0 warnings, 0 errors — the run can go ahead"
+    assert any(
+        line.startswith("OK      board s3://sagemaker-fleet-demo/sagemaker-fleet/board/: ") for line in lines
+    )
+    assert lines[-1] == "preflight citydemand: 13 OK, 0 notes, 0 warnings, 0 errors — the run can go ahead"
