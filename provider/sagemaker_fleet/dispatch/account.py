@@ -16,8 +16,13 @@ run's, and every job that is not the run's comes here:
   groups is a warm start for the account: SageMaker puts the group's next job on it. The tracker counts it as an
   idle pool of that group (its instances are held already, so the city taking it needs none) — only as seen in
   this sweep (its listing, or a description since): another run's city may take it any moment, and a city
-  admitted on a pool that is gone meets ``ResourceLimitExceeded``; and only once its own run let it go
-  (:data:`CLAIM_AFTER_LISTINGS` looks in a row): until then no city of that key starts cold either;
+  admitted on a pool that is gone meets ``ResourceLimitExceeded``; and only once its own run let it go: its run
+  says so on the account's board (:mod:`.shares`: it has no city left of that key, or it yields its pools), or,
+  for a run that posts nothing there, :data:`CLAIM_AFTER_LISTINGS` looks in a row over at least
+  :data:`CLAIM_AFTER_SECONDS` showed it Available. A run on the board that does not give the key away takes the
+  pool itself, however late its sweep comes: two quick looks of a run that sweeps every second once took the pool
+  of a run whose sweeps were slowed by throttling, and that run's next city, admitted to take it, met
+  ``ResourceLimitExceeded``. Until then no city of that key starts cold either;
 - **jobs older than the listing**: the sweep lists from the oldest job of the run that can still change; another
   run's job created before that and still holding capacity is described again every :data:`RECHECK_SECONDS`
   (until then it counts as still holding, but not as a pool to take: a late answer can only delay an admission,
@@ -41,6 +46,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.dispatch.shares import key_digest, quota_name
+from sagemaker_fleet.dispatch.state import HANDOFF_INTERVAL
 from sagemaker_fleet.jobs.keys import WarmPoolKey, warm_pool_key
 from sagemaker_fleet.jobs.paging import JobFilters, as_datetime
 from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
@@ -62,6 +68,9 @@ CENSUS_LOOKBACK = dt.timedelta(days=28, hours=6)
 #: sees it free (the hand-off), goes first. Until then the run starts no job of that key cold either: SageMaker
 #: would put it on that pool, and the owner's city would then need a new instance the account may not have.
 CLAIM_AFTER_LISTINGS = 2
+#: ... and only once the first of those looks is this long ago (seconds of the shell's clock): the longest a run
+#: with cities waiting goes between sweeps (:data:`~.state.HANDOFF_INTERVAL`), however often the looking run sweeps.
+CLAIM_AFTER_SECONDS = HANDOFF_INTERVAL
 
 
 @dataclass(frozen=True)
@@ -83,6 +92,26 @@ class ForeignJob:
     seen: float
     shape: Shape | None = None
     available_listings: int = 0  #: listings in a row that showed its pool Available
+    available_since: float | None = None  #: the first look of those (the shell's clock)
+
+    def looked(self, now: float, *, again: bool = True) -> None:
+        """One more look at it (``again``: one that counts towards :data:`CLAIM_AFTER_LISTINGS`)."""
+        if not self.idle:
+            self.available_listings, self.available_since = 0, None
+            return
+        if self.available_since is None:
+            self.available_since = now
+        if again:
+            self.available_listings += 1
+
+    def claimable_at(self, now: float) -> bool:
+        """Shown Available in enough looks over enough time to be another run's to take (the module docstring)."""
+        since = self.available_since
+        return (
+            self.available_listings >= CLAIM_AFTER_LISTINGS
+            and since is not None
+            and now - since >= CLAIM_AFTER_SECONDS
+        )
 
     @property
     def idle(self) -> bool:
@@ -102,6 +131,7 @@ class AccountView:
         self.census_done = False
         self.opaque: set[str] = set()  #: jobs the credentials may not describe
         self.listed_at = -math.inf  #: the shell's clock at the latest listing
+        self.looked_at = -math.inf  #: the shell's clock at the latest listing or description
         self.full: set[QuotaPool] = set()  #: quotas a create was refused on since the latest listing
         self.board: ShareBoard | None = None  #: the account's board, for a run of a fleet with ``sharing``
 
@@ -143,7 +173,8 @@ class AccountView:
             else:
                 known.status, known.pool, known.seen = str(summary.get("TrainingJobStatus")), pool, now
                 known.created = created or known.created
-            known.available_listings = known.available_listings + 1 if known.idle else 0
+            known.looked(now)
+            self.looked_at = max(self.looked_at, now)
         if census:
             self.census_done = True
         else:
@@ -162,10 +193,8 @@ class AccountView:
         known.status = str(description.get("TrainingJobStatus"))
         known.pool = (description.get("WarmPoolStatus") or {}).get("Status")
         known.created = as_datetime(description.get("CreationTime")) or known.created
-        if not known.idle:
-            known.available_listings = 0
-        elif known.seen < self.listed_at:  # not in this sweep's listing (older than it): one more look
-            known.available_listings += 1
+        known.looked(now, again=known.seen < self.listed_at)  # one more look if not in this sweep's listing
+        self.looked_at = max(self.looked_at, now)
         known.seen = now
         if known.shape is None and description.get("ResourceConfig") and description.get("RoleArn"):
             known.shape = Shape(
@@ -224,9 +253,9 @@ class AccountView:
 
     def idle_pools(self, *, claimable: bool = True) -> Counter[WarmPoolKey]:
         """Available pools of other runs by matching key, as seen in this sweep: a job of the run with that key
-        starts on one. None of an instance type the quota refused since the listing. ``claimable``: those shown
-        Available in :data:`CLAIM_AFTER_LISTINGS` listings in a row (the run's to take); False: the others (their
-        own run may be about to take them)."""
+        starts on one. None of an instance type the quota refused since the listing. ``claimable``: those their run
+        let go (the run's to take: see the module docstring); False: the others (their own run may be about to take
+        them)."""
         refused = {itype for itype, _ in self.full}
         return Counter(
             job.shape.key
@@ -235,14 +264,19 @@ class AccountView:
             and job.idle
             and job.seen >= self.listed_at
             and job.shape.key.instance_type not in refused
-            and (job.available_listings >= CLAIM_AFTER_LISTINGS or self._given(name, job.shape.key))
-            == claimable
+            and self._let_go(name, job) == claimable
         )
 
-    def _given(self, name: str, key: WarmPoolKey) -> bool:
-        """Whether the run of ``name`` says on the account's board that it has no city left of ``key``: its pool
-        is this run's to take at once (:mod:`.shares`)."""
-        return self.board is not None and self.board.given(name, key_digest(key))
+    def _let_go(self, name: str, job: ForeignJob) -> bool:
+        """Whether the run of ``name`` let its pool go: as its record on the account's board says (:mod:`.shares`),
+        or, for a run with no record there, as :meth:`ForeignJob.claimable_at` says."""
+        assert job.shape is not None
+        board = self.board
+        if board is not None:
+            said = board.gives(name, key_digest(job.shape.key))
+            if said is not None:
+                return said
+        return job.claimable_at(self.looked_at)
 
     def holdings(self, book: DispatchBook) -> tuple[Counter[QuotaPool], Counter[str], Counter[str]]:
         """For ``book``'s run: the instances other runs hold per quota, and per warm-pool group of the run their

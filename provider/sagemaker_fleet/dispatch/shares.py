@@ -246,7 +246,9 @@ class ShareBoard:
         """Cities of the other runs waiting for a pool (or room) of the matching key ``digest``."""
         return sum(record.wants.get(digest, 0) for record in self.others.values())
 
-    def given(self, job_name: str, digest: str) -> bool:
-        """Whether the run that owns ``job_name`` (another run's job) gives pools of ``digest`` away: it has no city
-        left of that key, so its pool is this run's to take at once."""
-        return any(record.owns(job_name) and digest in record.gives for record in self.others.values())
+    def gives(self, job_name: str, digest: str) -> bool | None:
+        """Whether the run that owns ``job_name`` (another run's job) gives pools of ``digest`` away — it has no city
+        left of that key, or its group yields: its pool is this run's to take at once — or keeps them for its own
+        next cities (False); None when that run has no record on the board."""
+        owners = [record for record in self.others.values() if record.owns(job_name)]
+        return any(digest in record.gives for record in owners) if owners else None

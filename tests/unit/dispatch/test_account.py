@@ -7,7 +7,12 @@ import datetime as dt
 from typing import Any
 
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
-from sagemaker_fleet.dispatch.account import DESCRIBES_PER_SWEEP, RECHECK_SECONDS, AccountView
+from sagemaker_fleet.dispatch.account import (
+    CLAIM_AFTER_SECONDS,
+    DESCRIBES_PER_SWEEP,
+    RECHECK_SECONDS,
+    AccountView,
+)
 from sagemaker_fleet.dispatch.sweep import Listing, RunSweeps
 from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.jobs.keys import city_key
@@ -165,13 +170,15 @@ def test_another_runs_idle_pool_of_the_groups_key_is_a_warm_start_not_new_instan
     assert sweeps.account.idle_pools() == {}
     assert sweeps.account.idle_pools(claimable=False) == {key: 1}
     assert tracker.admit([Wait(c) for c in cities[1:]], now=0) == []
-    seen(sweeps, [pool])  # a second listing shows it still Available: its run did not want it
+    later = CLAIM_AFTER_SECONDS
+    seen(sweeps, [pool], now=later)  # a second listing shows it still Available: its run did not want it
     assert sweeps.account.idle_pools() == {key: 1}
     # our next city takes that pool (SageMaker matches by key): it needs no new instance
-    assert tracker.admit([Wait(c) for c in cities[1:]], now=0) == cities[1:2]
+    assert tracker.admit([Wait(c) for c in cities[1:]], now=later) == cities[1:2]
     # a pool of another key (another role) is not ours to take: nothing more starts
-    seen(sweeps, [pool, described(other("y0", "Completed", "Available"), role="arn:aws:iam::1:role/other")])
-    assert tracker.admit([Wait(c) for c in cities[2:]], now=1) == []
+    other_key = described(other("y0", "Completed", "Available"), role="arn:aws:iam::1:role/other")
+    seen(sweeps, [pool, other_key], now=later + 1)
+    assert tracker.admit([Wait(c) for c in cities[2:]], now=later + 1) == []
 
 
 def test_while_another_runs_pool_of_the_key_is_its_own_to_take_no_city_of_the_key_starts_cold() -> None:
@@ -188,6 +195,31 @@ def test_while_another_runs_pool_of_the_key_is_its_own_to_take_no_city_of_the_ke
     assert tracker.admit([Wait(cities[0])], now=1) == cities[:1]  # cold, on a new instance
 
 
+def test_two_quick_looks_are_not_enough_to_take_another_runs_pool() -> None:
+    """A run that sweeps every second saw another run's pool Available twice within a second — before that run,
+    its sweeps slowed by throttling, handed it to its own next city, which was then refused. Two looks over at least
+    CLAIM_AFTER_SECONDS (the longest a run with cities waiting goes between sweeps) are needed."""
+    spec, book, sweeps = run(n=6, instances=2)
+    tracker, view = sweeps.tracker, sweeps.account
+    assert tracker is not None
+    assert view is not None
+    cities = list(book.members["g0"])
+    tracker.observe([summary(spec, cities[0])])
+    pool = described(other("x0", "Completed", "Available"))
+    for now in (0.0, 1.0, 2.0, CLAIM_AFTER_SECONDS - 0.5):
+        seen(sweeps, [pool], now=now)
+        assert view.idle_pools() == {}, now
+        assert tracker.admit([Wait(c) for c in cities[1:]], now=now) == []
+    seen(sweeps, [pool], now=CLAIM_AFTER_SECONDS)
+    assert tracker.admit([Wait(c) for c in cities[1:]], now=CLAIM_AFTER_SECONDS) == cities[1:2]
+    # a pool that went Reused in between starts its count again
+    seen(sweeps, [described(other("x1", "Completed", "Available"))], now=20)
+    seen(sweeps, [described(other("x1", "Completed", "Reused"))], now=25)
+    seen(sweeps, [described(other("x1", "Completed", "Available"))], now=31)
+    assert view.jobs["x1"].available_since == 31
+    assert not view.jobs["x1"].claimable_at(40)
+
+
 def test_another_runs_pool_not_seen_in_this_sweep_holds_instances_but_is_no_warm_start() -> None:
     """A pool older than the listing is known from an earlier description only: another run's city may have taken
     it since. It still counts as held (never over-admit), but no city is admitted to take it — that city met
@@ -200,18 +232,18 @@ def test_another_runs_pool_not_seen_in_this_sweep_holds_instances_but_is_no_warm
     tracker.observe([summary(spec, cities[0])])
     pool = described(other("x0", "Completed", "Available", created=T0 - dt.timedelta(hours=1)))
     seen(sweeps, [pool], now=0)
-    seen(sweeps, [pool], now=0)  # two listings: its own run let it go
+    seen(sweeps, [pool], now=CLAIM_AFTER_SECONDS)  # two listings over 10 s: its own run let it go
     assert view.idle_pools() != {}
     # the next sweep lists from after the pool's job: it is not in the listing, nor described again yet
     after = Listing(T0, whole=False, account=True)
-    assert sweeps.foreign(after, [], 10) == []
+    assert sweeps.foreign(after, [], 11) == []
     assert view.held(()) == {("ml.m5.xlarge", "instances"): 1}
     assert view.idle_pools() == {}
-    assert tracker.admit([Wait(c) for c in cities[1:]], now=10) == []
+    assert tracker.admit([Wait(c) for c in cities[1:]], now=11) == []
     # described again (RECHECK_SECONDS on), still Available: a warm start again
-    assert sweeps.foreign(after, [], 10 + RECHECK_SECONDS) == ["x0"]
-    sweeps.foreign_described("x0", pool, 10 + RECHECK_SECONDS)
-    assert tracker.admit([Wait(c) for c in cities[1:]], now=10 + RECHECK_SECONDS) == cities[1:2]
+    assert sweeps.foreign(after, [], 11 + RECHECK_SECONDS) == ["x0"]
+    sweeps.foreign_described("x0", pool, 11 + RECHECK_SECONDS)
+    assert tracker.admit([Wait(c) for c in cities[1:]], now=11 + RECHECK_SECONDS) == cities[1:2]
 
 
 def test_a_refused_create_fills_the_quota_until_the_next_listing() -> None:
@@ -223,8 +255,8 @@ def test_a_refused_create_fills_the_quota_until_the_next_listing() -> None:
     assert view is not None
     cities = list(book.members["g0"])
     pool = described(other("x0", "Completed", "Available"))
-    seen(sweeps, [pool])
-    seen(sweeps, [pool])  # two listings: its own run let it go
+    seen(sweeps, [pool], now=-CLAIM_AFTER_SECONDS)
+    seen(sweeps, [pool])  # two listings over 10 s: its own run let it go
     assert tracker.admit([Wait(cities[0])], now=0) == cities[:1]
     view.refused(("ml.m5.xlarge", "instances"))
     tracker.release(cities[0])

@@ -260,6 +260,30 @@ def test_another_runs_pool_is_taken_at_once_when_its_run_gives_the_key_away() ->
         assert sweeps.listed(listing, [], 0, [Wait("c0")]).admitted == (("c0",) if gives else ())
 
 
+def test_another_runs_pool_is_left_to_its_run_while_its_record_keeps_the_key() -> None:
+    """The owner is on the board and does not give the key away: its next city takes the pool, however late its
+    sweep comes (throttled) and however often this run looks; once its record is gone (stale: its run ended, or no
+    triggerer sweeps it) the looks over time decide again."""
+    from sagemaker_fleet.dispatch.account import CLAIM_AFTER_SECONDS
+    from sagemaker_fleet.dispatch.shares import STALE_SECONDS
+    from unit.dispatch.test_account import described, other
+
+    pool = other(f"weekly-x-{RUN_KEY}", "Completed", "Available")
+    listing = Listing(None, whole=True, account=True)
+    _, book, sweeps = run(n=4, instances=1, warm_pools=1)
+    keeps = record("weekly", wants={key_digest(book.keys["g0"]): 2}, posted=1000)
+    for now in (0.0, 1.0, 5.0, 30.0, 90.0):
+        sweeps.board_records([keeps], now, 1000 + now)
+        for name in sweeps.foreign(listing, [pool], now):
+            sweeps.foreign_described(name, described(pool), now)
+        assert sweeps.listed(listing, [], now, [Wait("c0")]).admitted == (), now
+    later = 1000 + STALE_SECONDS + 1  # its record not renewed: its run let everything go
+    sweeps.board_records([keeps], 121, later)
+    for now in (121.0, 121.0 + CLAIM_AFTER_SECONDS):
+        sweeps.foreign(listing, [pool], now)
+    assert sweeps.listed(listing, [], 121 + CLAIM_AFTER_SECONDS, [Wait("c0")]).admitted == ("c0",)
+
+
 def test_a_pool_another_run_took_is_not_the_givers_warm_start() -> None:
     spec, book, sweeps = run(n=6, instances=3, warm_pools=3)
     tracker = sweeps.tracker
