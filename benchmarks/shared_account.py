@@ -162,6 +162,9 @@ def run_scenario(scenario: str, args: argparse.Namespace) -> dict[str, Any]:  # 
                 wall = time.monotonic() - started
             jobs = sim.state()["jobs"]
             calls = sim.calls()
+    if args.jobs_json is not None:  # every job as the simulator recorded it, to see where idle time went
+        args.jobs_json.mkdir(parents=True, exist_ok=True)
+        (args.jobs_json / f"{scenario}.json").write_text(json.dumps(jobs, indent=1, default=str))
     return summarize(scenario, specs, runs, states, jobs, calls, wall, prices, billed_cost)
 
 
@@ -233,6 +236,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--jobs-json", type=Path, help="a folder: each scenario's jobs as the simulator recorded them")
     args = parser.parse_args()
     results = []
     for scenario in args.scenarios.split(","):
