@@ -236,7 +236,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--json", type=Path)
-    parser.add_argument("--jobs-json", type=Path, help="a folder: each scenario's jobs as the simulator recorded them")
+    parser.add_argument(
+        "--jobs-json", type=Path, help="a folder: each scenario's jobs as the simulator recorded them"
+    )
     args = parser.parse_args()
     results = []
     for scenario in args.scenarios.split(","):
