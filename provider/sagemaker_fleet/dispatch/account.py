@@ -104,6 +104,11 @@ class ForeignJob:
         if again:
             self.available_listings += 1
 
+    def second_look_due(self, now: float) -> bool:
+        """An Available pool whose looks do not make it claimable yet, though the time since its first look would."""
+        since = self.available_since
+        return since is not None and now - since >= CLAIM_AFTER_SECONDS and not self.claimable_at(now)
+
     def claimable_at(self, now: float) -> bool:
         """Shown Available in enough looks over enough time to be another run's to take (the module docstring)."""
         since = self.available_since
@@ -222,7 +227,9 @@ class AccountView:
 
     def to_describe(self, now: float, listed_after: dt.datetime | None) -> list[str]:
         """The jobs to describe in this sweep: those whose shape is unknown, then those created before the sweep's
-        listing (``listed_after``) not seen for :data:`RECHECK_SECONDS`; at most :data:`DESCRIBES_PER_SWEEP`."""
+        listing (``listed_after``) not seen for :data:`RECHECK_SECONDS` — or, for an Available pool not yet this
+        run's to take, since its first look :data:`CLAIM_AFTER_SECONDS` ago (its second look: the listing does not
+        show it); at most :data:`DESCRIBES_PER_SWEEP`."""
         unknown = [name for name, job in self.jobs.items() if job.shape is None and name not in self.opaque]
         stale = [
             name
@@ -230,7 +237,7 @@ class AccountView:
             if job.shape is not None
             and listed_after is not None
             and (job.created is None or job.created <= listed_after)
-            and now - job.seen >= RECHECK_SECONDS
+            and (now - job.seen >= RECHECK_SECONDS or job.second_look_due(now))
         ]
         return (unknown + stale)[:DESCRIBES_PER_SWEEP]
 

@@ -220,6 +220,26 @@ def test_two_quick_looks_are_not_enough_to_take_another_runs_pool() -> None:
     assert not view.jobs["x1"].claimable_at(40)
 
 
+def test_a_pool_older_than_the_listing_gets_its_second_look_after_the_claim_time_not_the_recheck() -> None:
+    """The listing does not show a pool whose job is older than its window: its looks are descriptions. Its second
+    look comes CLAIM_AFTER_SECONDS after the first, not RECHECK_SECONDS (60 s) later."""
+    spec, book, sweeps = run(n=6, instances=2)
+    tracker, view = sweeps.tracker, sweeps.account
+    assert tracker is not None
+    assert view is not None
+    cities = list(book.members["g0"])
+    tracker.observe([summary(spec, cities[0])])
+    pool = described(other("x0", "Completed", "Available", created=T0 - dt.timedelta(hours=1)))
+    seen(sweeps, [pool], now=0)  # known, described: one look
+    after = Listing(T0, whole=False, account=True)
+    assert sweeps.foreign(after, [], 5) == []
+    assert sweeps.foreign(after, [], CLAIM_AFTER_SECONDS) == ["x0"]  # its second look is due
+    sweeps.foreign_described("x0", pool, CLAIM_AFTER_SECONDS)
+    assert view.idle_pools() != {}
+    assert tracker.admit([Wait(c) for c in cities[1:]], now=CLAIM_AFTER_SECONDS) == cities[1:2]
+    assert sweeps.foreign(after, [], CLAIM_AFTER_SECONDS + 1) == []  # claimable: no more looks than before
+
+
 def test_another_runs_pool_not_seen_in_this_sweep_holds_instances_but_is_no_warm_start() -> None:
     """A pool older than the listing is known from an earlier description only: another run's city may have taken
     it since. It still counts as held (never over-admit), but no city is admitted to take it — that city met
