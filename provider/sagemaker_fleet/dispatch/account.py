@@ -107,7 +107,11 @@ class ForeignJob:
     def second_look_due(self, now: float) -> bool:
         """An Available pool whose looks do not make it claimable yet, though the time since its first look would."""
         since = self.available_since
-        return since is not None and now - since >= CLAIM_AFTER_SECONDS and not self.claimable_at(now)
+        return (
+            since is not None
+            and now - since >= CLAIM_AFTER_SECONDS
+            and self.available_listings < CLAIM_AFTER_LISTINGS
+        )
 
     def claimable_at(self, now: float) -> bool:
         """Shown Available in enough looks over enough time to be another run's to take (the module docstring)."""

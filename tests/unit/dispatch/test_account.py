@@ -67,6 +67,17 @@ def seen(sweeps: RunSweeps, jobs: list[dict[str, Any]], now: float = 0.0) -> lis
     return names
 
 
+def one_of_two_instances_running() -> tuple[RunSweeps, RunTracker, AccountView, list[str]]:
+    """A run of six cities of one group on an account of 2 instances, its first city running."""
+    spec, book, sweeps = run(n=6, instances=2)
+    tracker, view = sweeps.tracker, sweeps.account
+    assert tracker is not None
+    assert view is not None
+    cities = list(book.members["g0"])
+    tracker.observe([summary(spec, cities[0])])
+    return sweeps, tracker, view, cities
+
+
 SUMMARY = {"TrainingJobName", "TrainingJobStatus", "CreationTime", "WarmPoolStatus"}
 
 
@@ -199,12 +210,7 @@ def test_two_quick_looks_are_not_enough_to_take_another_runs_pool() -> None:
     """A run that sweeps every second saw another run's pool Available twice within a second — before that run,
     its sweeps slowed by throttling, handed it to its own next city, which was then refused. Two looks over at least
     CLAIM_AFTER_SECONDS (the longest a run with cities waiting goes between sweeps) are needed."""
-    spec, book, sweeps = run(n=6, instances=2)
-    tracker, view = sweeps.tracker, sweeps.account
-    assert tracker is not None
-    assert view is not None
-    cities = list(book.members["g0"])
-    tracker.observe([summary(spec, cities[0])])
+    sweeps, tracker, view, cities = one_of_two_instances_running()
     pool = described(other("x0", "Completed", "Available"))
     for now in (0.0, 1.0, 2.0, CLAIM_AFTER_SECONDS - 0.5):
         seen(sweeps, [pool], now=now)
@@ -223,12 +229,7 @@ def test_two_quick_looks_are_not_enough_to_take_another_runs_pool() -> None:
 def test_a_pool_older_than_the_listing_gets_its_second_look_after_the_claim_time_not_the_recheck() -> None:
     """The listing does not show a pool whose job is older than its window: its looks are descriptions. Its second
     look comes CLAIM_AFTER_SECONDS after the first, not RECHECK_SECONDS (60 s) later."""
-    spec, book, sweeps = run(n=6, instances=2)
-    tracker, view = sweeps.tracker, sweeps.account
-    assert tracker is not None
-    assert view is not None
-    cities = list(book.members["g0"])
-    tracker.observe([summary(spec, cities[0])])
+    sweeps, tracker, view, cities = one_of_two_instances_running()
     pool = described(other("x0", "Completed", "Available", created=T0 - dt.timedelta(hours=1)))
     seen(sweeps, [pool], now=0)  # known, described: one look
     after = Listing(T0, whole=False, account=True)
@@ -244,12 +245,7 @@ def test_another_runs_pool_not_seen_in_this_sweep_holds_instances_but_is_no_warm
     """A pool older than the listing is known from an earlier description only: another run's city may have taken
     it since. It still counts as held (never over-admit), but no city is admitted to take it — that city met
     ResourceLimitExceeded when the pool was gone (simulate of two fleets on one account: 13 refusals)."""
-    spec, book, sweeps = run(n=6, instances=2)
-    tracker, view = sweeps.tracker, sweeps.account
-    assert tracker is not None
-    assert view is not None
-    cities = list(book.members["g0"])
-    tracker.observe([summary(spec, cities[0])])
+    sweeps, tracker, view, cities = one_of_two_instances_running()
     pool = described(other("x0", "Completed", "Available", created=T0 - dt.timedelta(hours=1)))
     seen(sweeps, [pool], now=0)
     seen(sweeps, [pool], now=CLAIM_AFTER_SECONDS)  # two listings over 10 s: its own run let it go
