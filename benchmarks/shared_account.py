@@ -188,20 +188,17 @@ def summarize(scenario, specs, runs, states, jobs, calls, wall, prices, billed_c
             by_city[(fleet, city)] += 1
     lost = sum(max(0, n - by_city[key]) for key, n in expected.items())
     duplicated = sum(max(0, by_city[key] - n) for key, n in expected.items())
-    across = sum(
-        1
-        for job in jobs
-        if (successor := (job.get("warm_pool") or {}).get("ReusedByJob")) in fleet_of
-        and fleet_of[successor] != fleet_of[job["name"]]
-    )
-    created = [j["created_at"] for j in jobs]
-    # each pool reuse: simulated seconds from the job's end to its successor's CreateTrainingJob (the pool idles)
+    # every pool reused: (its job, the job that took it over)
     by_name = {j["name"]: j for j in jobs}
-    reuses = [
-        by_name[successor]["created_at"] - job["ended_at"]
+    reused = [
+        (job, by_name[successor])
         for job in jobs
-        if (successor := (job.get("warm_pool") or {}).get("ReusedByJob")) in by_name and job["ended_at"]
+        if (successor := (job.get("warm_pool") or {}).get("ReusedByJob")) in by_name
     ]
+    across = sum(1 for job, successor in reused if fleet_of[successor["name"]] != fleet_of[job["name"]])
+    # simulated seconds from a job's end to its successor's CreateTrainingJob: the pool idles meanwhile
+    reuses = [successor["created_at"] - job["ended_at"] for job, successor in reused if job["ended_at"]]
+    created = [j["created_at"] for j in jobs]
     ended = [j["ended_at"] for j in jobs if j["ended_at"]]
     errors = calls.get("errors", {})
     return {
