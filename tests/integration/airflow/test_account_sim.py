@@ -213,9 +213,13 @@ def test_a_fleet_of_higher_priority_gets_the_capacity_through_the_board_on_s3(
       admits: the small fleet's cities go first, and its pools go to the big fleet's cities when it has none left
       (same key: warm starts across fleets); no ResourceLimitExceeded;
     - started after the big one admitted its first cities, the big one yields its pools after one hand-on per lane
-      and leaves them to the small fleet's cities."""
+      and leaves them to the small fleet's cities: counted from the first pass in which its board showed the small
+      fleet waiting (how soon the small run's first record is read depends on the machine's load), so its first
+      cities train long enough (2,000 simulated s, 10 s real) for that record to be read before they end."""
     import yaml
 
+    from sagemaker_fleet.dispatch.shares import OWED_HANDOFFS
+    from sagemaker_fleet.dispatch.tracker import RunTracker
     from sagemaker_fleet.triggers.poller import FleetPoller
 
     big = yaml.safe_load(DISPATCH.read_text())
@@ -234,9 +238,11 @@ def test_a_fleet_of_higher_priority_gets_the_capacity_through_the_board_on_s3(
     monkeypatch.setattr(FleetCityTrigger, "_plan_json", plan_json)
     aws_sim.boto3_client("s3").create_bucket(Bucket="acme-ml")
     aws_sim.set_quota("ml.m5.xlarge", instances=2, warm_pools=2)
+    first = {job["city"] for job in plans["disp"].to_json()["jobs"] if job["position"] == 0}
     for spec in specs.values():
         for city in spec.cities:
-            aws_sim.set_work(600, city=city.name, fleet=spec.fleet)
+            long = later and spec.fleet == "disp" and city.name in first
+            aws_sim.set_work(2_000 if long else 600, city=city.name, fleet=spec.fleet)
     aws_sim.set_speed(200)
     posted: list[dict] = []
     original = FleetPoller._poll_once
@@ -247,6 +253,19 @@ def test_a_fleet_of_higher_priority_gets_the_capacity_through_the_board_on_s3(
             posted.append(key["Key"])
 
     monkeypatch.setattr(FleetPoller, "_poll_once", poll_once)
+    # each admission pass: its fleet, whether its board showed prio waiting, the cities admitted
+    passes: list[tuple[str, bool, list[str]]] = []
+    admit = RunTracker.admit
+
+    def admit_noted(self, waiting, now):
+        admitted = admit(self, waiting, now)
+        if admitted and self.shares is not None:
+            board = self.shares.board
+            prio_waits = any(r.fleet == "prio" and r.blocked for r in board.others.values())
+            passes.append((board.mine.fleet, prio_waits, admitted))
+        return admitted
+
+    monkeypatch.setattr(RunTracker, "admit", admit_noted)
     try:
         triggers = [trigger(c.name, paths["disp"]) for c in specs["disp"].cities]
 
@@ -275,8 +294,12 @@ def test_a_fleet_of_higher_priority_gets_the_capacity_through_the_board_on_s3(
     else:
         giver, taker = "disp", "prio"
         assert order[:2] == ["disp", "disp"], order  # the big fleet had the account first
-        # the small fleet's cities did not wait for the big fleet's last ones: all started before its last two
-        assert max(i for i, fleet in enumerate(order) if fleet == "prio") < len(order) - 2, order
+        prio_first = next(i for i, (fleet, _, _) in enumerate(passes) if fleet == "prio")
+        # once its board showed the small fleet waiting, the big fleet handed each lane's pool on once at most...
+        owed = sum(len(cities) for fleet, waits, cities in passes[:prio_first] if fleet == "disp" and waits)
+        assert owed <= OWED_HANDOFFS * 2, passes
+        # ...then left the account to it: the small fleet's cities did not wait for the big fleet's last ones
+        assert any(fleet == "disp" for fleet, _, _ in passes[prio_first:]), passes
     given = [
         j
         for j in jobs
