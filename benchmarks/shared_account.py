@@ -33,6 +33,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import tempfile
 import time
 from collections import Counter
@@ -167,6 +168,12 @@ def run_scenario(scenario: str, args: argparse.Namespace) -> dict[str, Any]:  # 
                 wall = time.monotonic() - started
             jobs = sim.state()["jobs"]
             calls = sim.calls()
+        if args.logs is not None:  # the tasks' and components' logs: why a city waited, what a sweep did
+            for part in ("logs", "component-logs"):
+                if (folder / "airflow" / part).is_dir():
+                    shutil.copytree(
+                        folder / "airflow" / part, args.logs / scenario / part, dirs_exist_ok=True
+                    )
     if args.jobs_json is not None:  # every job as the simulator recorded it, to see where idle time went
         args.jobs_json.mkdir(parents=True, exist_ok=True)
         (args.jobs_json / f"{scenario}.json").write_text(json.dumps(jobs, indent=1, default=str))
@@ -256,6 +263,9 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     parser.add_argument(
         "--jobs-json", type=Path, help="a folder: each scenario's jobs as the simulator recorded them"
+    )
+    parser.add_argument(
+        "--logs", type=Path, help="a folder: each scenario's Airflow logs (tasks and components)"
     )
     args = parser.parse_args()
     results = []
