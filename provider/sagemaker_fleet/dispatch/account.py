@@ -24,9 +24,11 @@ run's, and every job that is not the run's comes here:
   of a run whose sweeps were slowed by throttling, and that run's next city, admitted to take it, met
   ``ResourceLimitExceeded``. Until then no city of that key starts cold either;
 - **jobs older than the listing**: the sweep lists from the oldest job of the run that can still change; another
-  run's job created before that and still holding capacity is described again every :data:`RECHECK_SECONDS`
-  (until then it counts as still holding, but not as a pool to take: a late answer can only delay an admission,
-  never over-admit);
+  run's job created before that and still holding capacity is described again every :data:`RECHECK_SECONDS` —
+  every sweep (at most every :data:`~.state.HANDOFF_INTERVAL`) while the run has cities waiting for room of its
+  instance type, so the capacity it frees goes to them at the next sweep, not up to a minute later (until then it
+  counts as still holding, but not as a pool to take: a late answer can only delay an admission, never
+  over-admit);
 - **a refusal**: a create refused for the quota (:meth:`refused`) shows the view missed something — another run's
   city admitted in the same second, not listed yet; a pool taken since the listing. Until the next listing that
   quota counts as full, so the refused city's place does not go to the next city only to be refused as well;
@@ -191,14 +193,23 @@ class AccountView:
             self.full.clear()
         self._forget_settled()
 
-    def described(self, name: str, description: Mapping[str, Any] | None, now: float) -> None:
-        """Take a description of another run's job (None: it does not exist any more)."""
+    def described(
+        self, name: str, description: Mapping[str, Any] | None, now: float, *, own: Container[str] = ()
+    ) -> None:
+        """Take a description of another run's job (None: it does not exist any more). A description comes after
+        the sweep's listing: a pool it shows Reused went to a job that listing may not show (created since), which
+        holds its instances from here until a listing does (``own``: the run's names, counted by its tracker)."""
         known = self.jobs.get(name)
         if known is None:
             return
         if description is None:
             del self.jobs[name]
             return
+        successor = (description.get("WarmPoolStatus") or {}).get("ReusedByJob")
+        if successor and known.shape is not None and successor not in own and successor not in self.jobs:
+            self.jobs[str(successor)] = ForeignJob(
+                "InProgress", None, None, now, Shape(known.shape.key, False)
+            )
         known.status = str(description.get("TrainingJobStatus"))
         known.pool = (description.get("WarmPoolStatus") or {}).get("Status")
         known.created = as_datetime(description.get("CreationTime")) or known.created
@@ -229,11 +240,19 @@ class AccountView:
 
     # ------------------------------------------------------------------------------------------ asking
 
-    def to_describe(self, now: float, listed_after: dt.datetime | None) -> list[str]:
+    def to_describe(
+        self,
+        now: float,
+        listed_after: dt.datetime | None,
+        *,
+        short_of: Container[str] = (),
+        every: float = RECHECK_SECONDS,
+    ) -> list[str]:
         """The jobs to describe in this sweep: those whose shape is unknown, then those created before the sweep's
-        listing (``listed_after``) not seen for :data:`RECHECK_SECONDS` — or, for an Available pool not yet this
-        run's to take, since its first look :data:`CLAIM_AFTER_SECONDS` ago (its second look: the listing does not
-        show it); at most :data:`DESCRIBES_PER_SWEEP`."""
+        listing (``listed_after``) not seen for :data:`RECHECK_SECONDS` — ``every`` (the sweep's interval) for
+        those of an instance type the run is ``short_of`` (cities wait for room of it) — or, for an Available pool
+        not yet this run's to take, since its first look :data:`CLAIM_AFTER_SECONDS` ago (its second look: the
+        listing does not show it); at most :data:`DESCRIBES_PER_SWEEP`."""
         unknown = [name for name, job in self.jobs.items() if job.shape is None and name not in self.opaque]
         stale = [
             name
@@ -241,9 +260,14 @@ class AccountView:
             if job.shape is not None
             and listed_after is not None
             and (job.created is None or job.created <= listed_after)
-            and (now - job.seen >= RECHECK_SECONDS or job.second_look_due(now))
+            and (now - job.seen >= self._recheck(job.shape, short_of, every) or job.second_look_due(now))
         ]
         return (unknown + stale)[:DESCRIBES_PER_SWEEP]
+
+    @staticmethod
+    def _recheck(shape: Shape, short_of: Container[str], every: float) -> float:
+        """Seconds between looks at an older job of ``shape`` (see :meth:`to_describe`)."""
+        return min(every, RECHECK_SECONDS) if shape.key.instance_type in short_of else RECHECK_SECONDS
 
     def held(
         self, separate_spot: Container[str], of: Callable[[str], bool] | None = None

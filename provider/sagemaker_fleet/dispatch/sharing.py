@@ -11,7 +11,7 @@ the tracker keeps those instead of ending them.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from typing import TYPE_CHECKING
 
 from sagemaker_fleet.dispatch.shares import OWED_HANDOFFS, RunDemand, ShareBoard, key_digest, quota_name
@@ -82,9 +82,14 @@ class RunShares:
             if self.owed[turn.group] >= OWED_HANDOFFS * self.book.widths[turn.group]:
                 self.yielding.add(turn.group)
 
-    def post(self, demand: Demand, own: Counter[QuotaPool], unstarted: Counter[str]) -> None:
+    def post(
+        self, demand: Demand, own: Counter[QuotaPool], unstarted: Counter[str], busy: Container[str] = ()
+    ) -> None:
         """The run's record as of this pass: what it holds (``own``, per quota), what its waiting cities need, which
-        keys it waits for and which it gives away (no city left of that key, or its group yields)."""
+        keys it waits for and which it gives away (no city left of that key, or its group yields) — not while a
+        city of the group is admitted but not listed yet (``busy``): it may be taking one of those pools, which a
+        listing or description made before its create still shows Available to the other runs (simulate: another
+        run's city admitted onto a pool its own run had just handed on met ResourceLimitExceeded)."""
         keys = self.book.keys
         self.board.update(
             RunDemand(
@@ -96,7 +101,13 @@ class RunShares:
                 blocked={quota_name(pool): n for pool, n in demand.needed.items()},
                 need={quota_name(pool): n for pool, n in demand.next.items()},
                 wants={self.digests[g]: n for g, n in demand.wants.items() if g in keys},
-                gives=tuple(sorted(self.digests[g] for g in keys if unstarted[g] == 0 or g in self.yielding)),
+                gives=tuple(
+                    sorted(
+                        self.digests[g]
+                        for g in keys
+                        if (unstarted[g] == 0 or g in self.yielding) and g not in busy
+                    )
+                ),
             )
         )
 

@@ -205,17 +205,28 @@ class RunSweeps:
         if self.account is not None:
             self.account.observe(summaries, now, own=_Own(self), census=True)
 
-    def foreign(self, listing: Listing, summaries: Sequence[Mapping[str, Any]], now: float) -> list[str]:
+    def foreign(
+        self,
+        listing: Listing,
+        summaries: Sequence[Mapping[str, Any]],
+        now: float,
+        every: float = HANDOFF_INTERVAL,
+    ) -> list[str]:
         """Take the listing's jobs that are not the run's (before :meth:`listed`); the ones to describe now (their
-        shape is unknown, or they are older than the listing), each then given to :meth:`foreign_described`."""
+        shape is unknown, or they are older than the listing: those of an instance type the run's cities wait for
+        room of every ``every`` seconds, the shell's sweep interval, at most :attr:`handoff_interval`), each then
+        given to :meth:`foreign_described`."""
         if self.account is None:
             return []
         self.account.observe(summaries, now, own=_Own(self))
-        return self.account.to_describe(now, listing.after)
+        short_of = self.tracker.short_of if self.tracker is not None else frozenset()
+        return self.account.to_describe(
+            now, listing.after, short_of=short_of, every=min(every, self.handoff_interval)
+        )
 
     def foreign_described(self, name: str, description: Mapping[str, Any] | None, now: float) -> None:
         if self.account is not None:
-            self.account.described(name, description, now)
+            self.account.described(name, description, now, own=_Own(self))
 
     def foreign_denied(self, name: str) -> None:
         """The credentials may not describe another run's job ``name`` (:meth:`AccountView.denied`)."""

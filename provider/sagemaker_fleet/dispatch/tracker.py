@@ -94,6 +94,8 @@ class RunTracker(PoolEnds):
             Counter()
         )  # per group: other runs' pools of its key not yet its to take
         self._others: Counter[QuotaPool] = Counter()  #: per quota, what other runs hold (of the latest pass)
+        #: instance types the latest pass left cities waiting for room on (their quotas were full)
+        self.short_of: frozenset[str] = frozenset()
         #: the account's board, for a fleet with ``sharing`` (set by the sweeps; :mod:`.shares`)
         self.shares: RunShares | None = None
 
@@ -351,8 +353,10 @@ class RunTracker(PoolEnds):
                 held[group] -= 1
             self.pending[wait.city] = wait.attempt
             admitted.append(wait.city)
+        self.short_of = frozenset(itype for itype, _ in demand.needed)
         if self.shares is not None:
-            self.shares.post(demand, used - self._others, self._unstarted_groups())
+            busy = {self.book.turns[city].group for city in self.pending if city in self.book.turns}
+            self.shares.post(demand, used - self._others, self._unstarted_groups(), busy)
         return admitted
 
     def handoffs(self) -> dict[str, int]:

@@ -337,7 +337,9 @@ class FleetPoller:
                     client, name_contains, creation_time_after=listing.after
                 )
             ]
-            await self._describe_foreign(client, sweeps.foreign(listing, summaries, self.now()))
+            await self._describe_foreign(
+                client, sweeps.foreign(listing, summaries, self.now(), self.interval)
+            )
             listed = sweeps.listed(listing, summaries, self.now(), self._waiting())
             if sweeps.tracker is not None:
                 self._listed.set()

@@ -313,3 +313,35 @@ def test_a_run_without_a_plan_lists_only_its_own_jobs() -> None:
     _, _, planned = run()
     assert planned.listing().account
     assert len(planned.census()) == 2
+
+
+def test_an_older_job_of_a_type_the_runs_cities_wait_for_is_looked_at_every_sweep() -> None:
+    """Another run's job older than the listing is described again every RECHECK_SECONDS; while the run's cities
+    wait for room of its instance type, every sweep (the shell's interval, at most the hand-off interval), so the
+    instance it frees goes to them at the next sweep: at a minute, two runs that started together left instances
+    idle (through real Airflow, small+big: 1-3 of 12 for ~36 s real after the big fleet's first jobs ended)."""
+    sweeps, tracker, view, cities = one_of_two_instances_running()
+    older = T0 - dt.timedelta(hours=1)
+    theirs = described(other("x0", created=older))
+    c5 = described(other("x1", created=older), instance_type="ml.c5.xlarge")
+    seen(sweeps, [theirs, c5], now=0)  # known, described
+    after = Listing(T0, whole=False, account=True)
+    assert sweeps.foreign(after, [], 2, every=2) == []  # no city waits for room yet
+    assert tracker.admit([Wait(c) for c in cities[1:]], now=2) == []  # one running, x0 holds the other
+    assert tracker.short_of == {"ml.m5.xlarge"}
+    assert sweeps.foreign(after, [], 3, every=2) == ["x0"]  # due at the sweep's interval; not the c5 job
+    sweeps.foreign_described("x0", {**theirs, "TrainingJobStatus": "Completed"}, 3)  # it ended: room
+    assert tracker.admit([Wait(c) for c in cities[1:]], now=3) == cities[1:2]
+    assert tracker.short_of == frozenset()  # the next city waits for its turn, not for room
+    assert sweeps.foreign(after, [], 6, every=2) == []
+    assert sweeps.foreign(after, [], RECHECK_SECONDS, every=2) == ["x1"]  # the c5 job: every minute
+
+
+def test_the_hand_off_interval_bounds_how_often_an_older_job_is_looked_at() -> None:
+    sweeps, tracker, view, cities = one_of_two_instances_running()
+    theirs = described(other("x0", created=T0 - dt.timedelta(hours=1)))
+    seen(sweeps, [theirs], now=0)
+    tracker.admit([Wait(c) for c in cities[1:]], now=0)
+    after = Listing(T0, whole=False, account=True)
+    assert sweeps.foreign(after, [], sweeps.handoff_interval - 1, every=RECHECK_SECONDS) == []
+    assert sweeps.foreign(after, [], sweeps.handoff_interval, every=RECHECK_SECONDS) == ["x0"]

@@ -220,6 +220,40 @@ def test_a_group_hands_its_pools_on_once_per_lane_while_a_run_ranked_before_it_w
     assert tracker.shares.yielding == set()
 
 
+def test_a_group_gives_its_key_away_only_once_its_cities_handed_a_pool_are_listed() -> None:
+    """The pass that hands the group's last owed pools on makes it yield; its record says so only once a listing
+    shows those cities' jobs: until their creates, another run's listing (or description) still shows the pools
+    Available, and taking one of them there met ResourceLimitExceeded (simulate, two runs sweeping in the same
+    instant: 1 refusal)."""
+    spec, book, sweeps = run(n=8, instances=2, warm_pools=2)
+    tracker = sweeps.tracker
+    assert tracker is not None
+    assert tracker.shares is not None
+    digest = key_digest(book.keys["g0"])
+    sweep(sweeps, [], [Wait("c0"), Wait("c1")])
+    sweeps.board_records([record("small", share=0.5, blocked={Q: 1}, wants={digest: 1})], 0, 1000)
+    ended = [
+        summary(spec, "c0", "Completed", pool="Available"),
+        summary(spec, "c1", "Completed", pool="Available"),
+    ]
+    assert sweep(sweeps, ended, [Wait("c2"), Wait("c3")]) == ["c2", "c3"]  # handed on, the group now yields
+    assert tracker.shares.yielding == {"g0"}
+    post = sweeps.board_post(0, 1000)
+    assert post is not None
+    assert post[2]["gives"] == []  # c2 and c3 may be taking the pools the others still see Available
+    sweeps.board_posted(post[2], 0)
+    listed = [
+        summary(spec, "c0", "Completed", pool="Reused"),
+        summary(spec, "c1", "Completed", pool="Reused"),
+        summary(spec, "c2", "InProgress"),
+        summary(spec, "c3", "InProgress"),
+    ]
+    sweep(sweeps, listed, [Wait("c4"), Wait("c5")], now=1)
+    post = sweeps.board_post(1, 1001)
+    assert post is not None
+    assert post[2]["gives"] == [digest]
+
+
 def test_a_run_with_no_city_left_of_a_key_keeps_its_pools_for_another_runs_cities_of_it() -> None:
     spec, book, sweeps = run(n=4, instances=2, warm_pools=2)
     tracker = sweeps.tracker

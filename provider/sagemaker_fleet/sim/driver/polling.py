@@ -136,7 +136,7 @@ class SimulatedFleetPoller:
             summaries = self._list(
                 "" if listing.account else self.name_contains, creation_time_after=listing.after
             )
-            for name in sweeps.foreign(listing, summaries, now):
+            for name in sweeps.foreign(listing, summaries, now, self.interval):
                 sweeps.foreign_described(name, _api(self.engine.describe_training_job, name), now)
             listed = sweeps.listed(listing, summaries, now, self._waiting())
             self._admit(listed.admitted)
