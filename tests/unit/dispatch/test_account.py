@@ -345,3 +345,24 @@ def test_the_hand_off_interval_bounds_how_often_an_older_job_is_looked_at() -> N
     after = Listing(T0, whole=False, account=True)
     assert sweeps.foreign(after, [], sweeps.handoff_interval - 1, every=RECHECK_SECONDS) == []
     assert sweeps.foreign(after, [], sweeps.handoff_interval, every=RECHECK_SECONDS) == ["x0"]
+
+
+def test_a_pool_described_as_reused_holds_its_instances_until_a_listing_shows_the_new_job() -> None:
+    """A description comes after the sweep's listing: the job that took the pool may have been created since, and
+    no listing shows it yet. Its instances are not free: they are that job's until a listing shows it."""
+    view = AccountView()
+    older = T0 - dt.timedelta(hours=1)
+    view.observe([other("x0", created=older)], 0, own=OWN)
+    view.described("x0", described(other("x0", created=older)), 0)
+    reused = {"Status": "Reused", "ReusedByJob": "x1"}
+    view.described("x0", {**described(other("x0", "Completed", created=older)), "WarmPoolStatus": reused}, 5)
+    assert "x0" not in view.jobs
+    assert view.held(()) == {("ml.m5.xlarge", "instances"): 1}  # x1's, not listed yet
+    view.observe([other("x1", "Completed", created=T0)], 6, own=OWN)  # the listing shows it, ended
+    assert view.held(()) == {}
+    # the run's own job took it: the run's tracker counts that one
+    view.observe([other("x2", created=older)], 7, own=OWN)
+    view.described("x2", described(other("x2", created=older)), 7)
+    mine = {"Status": "Reused", "ReusedByJob": "mine"}
+    view.described("x2", {**described(other("x2", "Completed")), "WarmPoolStatus": mine}, 8, own={"mine"})
+    assert view.held(()) == {}
