@@ -139,10 +139,20 @@ def open_form(page: Any, stack: LocalAirflowStack) -> Any:
     return dialog
 
 
+#: How long the UI may take to create a run and open its page: longer than SQLite's lock wait (the stack's
+#: ``timeout`` of 60 s), since on SQLite the api-server's insert of the run waits for a writer of another component
+#: (seen in CI on a loaded 2-core machine: "creating dag run" logged, then nothing for 30 s, and the test failed)
+TRIGGERED_WITHIN_MS = 90_000
+
+
 def trigger(page: Any, dialog: Any) -> str:
     """Press the form's Trigger; the UI opens the new run's page, whose address names the run."""
     dialog.get_by_role("button", name="Trigger").click()
-    page.wait_for_url(re.compile(r".*/runs/[^/]+$"))
+    try:
+        page.wait_for_url(re.compile(r".*/runs/[^/]+$"), timeout=TRIGGERED_WITHIN_MS)
+    except Exception:
+        page.screenshot(path=str(ARTIFACTS / "trigger-not-opened.png"))
+        raise
     return urllib.parse.unquote(page.url.rsplit("/runs/", 1)[1])
 
 
