@@ -205,13 +205,14 @@ class AccountView:
         if description is None:
             del self.jobs[name]
             return
-        successor = (description.get("WarmPoolStatus") or {}).get("ReusedByJob")
+        pool = description.get("WarmPoolStatus") or {}
+        successor = pool.get("ReusedByJob")
         if successor and known.shape is not None and successor not in own and successor not in self.jobs:
             self.jobs[str(successor)] = ForeignJob(
                 "InProgress", None, None, now, Shape(known.shape.key, False)
             )
         known.status = str(description.get("TrainingJobStatus"))
-        known.pool = (description.get("WarmPoolStatus") or {}).get("Status")
+        known.pool = pool.get("Status")
         known.created = as_datetime(description.get("CreationTime")) or known.created
         known.looked(now, again=known.seen < self.listed_at)  # one more look if not in this sweep's listing
         self.looked_at = max(self.looked_at, now)
