@@ -58,6 +58,8 @@ def preflight(spec: FleetSpec, plan: FleetPlan, clients: AccountClients) -> list
         finding.level == "ERROR" for finding in output
     ):  # else the default board's bucket is missing too
         findings += board_findings(clients.s3, spec.sharing)
-    findings += data_findings(clients.s3, {city.name: city.train_s3_uri for city in spec.cities})
+    findings += data_findings(
+        clients.s3, {city.name: city.train_s3_uri for city in spec.cities if city.train_s3_uri}
+    )
     findings += image_findings(clients.ecr, cities_by(spec, lambda city: city.image_uri))
     return findings

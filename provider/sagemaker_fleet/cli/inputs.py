@@ -38,8 +38,11 @@ def run_key_of(args: argparse.Namespace) -> str:
 
 
 def load_spec(path: str) -> FleetSpec:
-    """The fleet spec at ``path``; its warnings go to stderr."""
-    spec = load_fleet_spec(path)
+    """The fleet spec at ``path``, its ``job:`` templates checked against the installed botocore's model; its
+    warnings go to stderr."""
+    from sagemaker_fleet.hooks.request_model import BOTOCORE_MODEL
+
+    spec = load_fleet_spec(path, BOTOCORE_MODEL)
     for warning in spec.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return spec

@@ -2,7 +2,8 @@
 
 The model (``describe`` → ``starts`` → ``model`` → ``totals``/``lanes`` → ``report``) is pure and imports neither
 boto3 nor Airflow; ``collect``, ``publish`` and ``pricelist`` are thin I/O wrappers that take their clients as
-arguments; ``export`` and ``page`` render the JSON, CSV and HTML.
+arguments; ``export`` and ``page`` render the JSON, CSV and HTML; ``metrics`` reads each city's final metrics
+(jobs with MetricDefinitions) and the best and worst city of each.
 """
 
 from __future__ import annotations

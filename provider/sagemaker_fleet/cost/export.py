@@ -1,7 +1,9 @@
 """``report.json`` and ``report.csv`` (docs/formats.md, cost report files): the stable fields first, in their order, extras after.
 
 Money is rounded to micro-dollars (6 places) and percentages to 2 places when written; totals are summed before
-rounding. The CSV has one row per job with exactly the JSON job object's columns.
+rounding. The CSV has one row per job with exactly the JSON job object's columns. A run whose jobs report final
+metrics (MetricDefinitions) adds ``metrics`` to each job and to the document, and a ``metric:<name>`` column per
+metric to the CSV; a run without them is written exactly as before.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import json
 from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
+
+from sagemaker_fleet.cost.metrics import city_metrics, metric_names, summarize
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.model import CostLine
@@ -139,6 +143,19 @@ def job_json(line: CostLine, lane: str | None = None) -> dict[str, Any]:
     return {name: values[name] for name in JOB_FIELDS}
 
 
+def metrics_json(report: CostReport) -> dict[str, Any] | None:
+    """The run's final metrics: their names, each city's values, the best and worst city of each; None without."""
+    names = metric_names(report.lines)
+    if not names:
+        return None
+    by_city = city_metrics(report.lines)
+    return {
+        "names": list(names),
+        "by_city": by_city,
+        "summary": [summary.to_json() for summary in summarize(by_city, names)],
+    }
+
+
 def totals_json(totals: CostTotals) -> dict[str, Any]:
     values: dict[str, Any] = {
         "jobs": totals.jobs,
@@ -174,10 +191,14 @@ def lane_of_jobs(report: CostReport) -> dict[str, str]:
 def report_json(report: CostReport) -> dict[str, Any]:
     """The ``report.json`` document: ``fleet, run_key, jobs, totals`` (stable), then extras."""
     lanes = lane_of_jobs(report)
-    return {
+    metrics = metrics_json(report)
+    jobs = [job_json(line, lanes.get(line.job_name)) for line in report.lines]
+    if metrics is not None:
+        jobs = [{**job, "metrics": dict(line.metrics)} for job, line in zip(jobs, report.lines, strict=True)]
+    document = {
         "fleet": report.fleet,
         "run_key": report.run_key,
-        "jobs": [job_json(line, lanes.get(line.job_name)) for line in report.lines],
+        "jobs": jobs,
         "totals": totals_json(report.totals),
         "region": report.region,
         "input_mode": report.input_mode,
@@ -209,6 +230,9 @@ def report_json(report: CostReport) -> dict[str, Any]:
         "pools_released": dataclasses.asdict(report.released) if report.released else None,
         "other_runs_pools": other_runs_json(report),
     }
+    if metrics is not None:
+        document["metrics"] = metrics
+    return document
 
 
 def other_runs_json(report: CostReport) -> dict[str, Any]:
@@ -259,9 +283,13 @@ def render_csv(report: CostReport) -> str:
     spreadsheet would run as a formula prefixed with ``'``."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(JOB_FIELDS)
+    names = metric_names(report.lines)
+    writer.writerow([*JOB_FIELDS, *(f"metric:{name}" for name in names)])
     lanes = lane_of_jobs(report)
     for line in report.lines:
         row = job_json(line, lanes.get(line.job_name))
-        writer.writerow([_csv_cell(row[name]) for name in JOB_FIELDS])
+        metrics = dict(line.metrics)
+        writer.writerow(
+            [_csv_cell(row[name]) for name in JOB_FIELDS] + [_csv_cell(metrics.get(name)) for name in names]
+        )
     return out.getvalue()

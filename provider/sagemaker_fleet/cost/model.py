@@ -61,6 +61,8 @@ class CostLine:
     pool_from_other_run: bool = False
     #: ``reused_by_job`` is not a job of the run: another run's job took this job's pool.
     reused_by_other_run: bool = False
+    #: the job's final metrics (FinalMetricDataList), for a job with MetricDefinitions
+    metrics: tuple[tuple[str, float], ...] = ()
 
     def _usd(self, seconds: int) -> float:
         return seconds * self.instance_count * self.price_per_hour / SECONDS_PER_HOUR
@@ -135,4 +137,5 @@ def cost_line(
         pool_from_job=pool_from_job,
         pool_from_other_run=pool_from_other_run,
         reused_by_other_run=reused_by_other_run,
+        metrics=record.final_metrics,
     )

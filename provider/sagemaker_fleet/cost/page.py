@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from sagemaker_fleet.cost.charts import city_chart, spend_chart, starts_chart
 from sagemaker_fleet.cost.export import lane_of_jobs
 from sagemaker_fleet.cost.gantt import render_gantt
+from sagemaker_fleet.cost.metrics import city_metrics, metric_names, summarize
 from sagemaker_fleet.cost.svg import COLORS, esc, usd
 from sagemaker_fleet.jobs.duration_text import duration
 
@@ -288,6 +289,30 @@ def _city_table(by_city: Mapping[str, CostTotals]) -> str:
     return _totals_table("cities", [("city", False)], [((city,), t) for city, t in by_city.items()])
 
 
+def _metrics_section(report: CostReport) -> str:
+    """A column per final metric, a row per city, and the best and worst city of each (none without metrics)."""
+    names = metric_names(report.lines)
+    if not names:
+        return ""
+    by_city = city_metrics(report.lines)
+    summaries = summarize(by_city, names)
+    notes = "".join(
+        f"<li><b>{esc(m.name)}</b> ({'higher' if m.higher_is_better else 'lower'} is better, "
+        f"{m.cities} cities): best {esc(m.best[0])} {m.best[1]:g}, worst {esc(m.worst[0])} {m.worst[1]:g}</li>"
+        for m in summaries
+    )
+    columns = [("city", False), *((name, True) for name in names)]
+    rows = "".join(
+        f"<tr>{_cell(city)}{''.join(_cell(values.get(name), True, values.get(name)) for name in names)}</tr>"
+        for city, values in by_city.items()
+    )
+    return (
+        f'<h2>Final metrics</h2><ul class="note" id="metric-summary">{notes}</ul>'
+        f'<div class="scroll"><table id="metrics" class="sortable">{_head(columns)}'
+        f"<tbody>{rows}</tbody></table></div>"
+    )
+
+
 def legend() -> str:
     """The colour key of the lane timeline (shared with the Fleet view)."""
     keys = [
@@ -341,6 +366,7 @@ def render_html(report: CostReport) -> str:
 {_group_key(report)}
 <h2>Cost per city</h2>{city_chart(report.by_city)}{missing_note}
 <details><summary>Every city</summary>{_city_table(report.by_city)}</details>
+{_metrics_section(report)}
 <h2>Warm-pool groups and instance types</h2>{_groups_table(report)}
 <h2>Jobs</h2>{_jobs_table(report)}
 <h2>Prices and method</h2>{_prices_note(report)}

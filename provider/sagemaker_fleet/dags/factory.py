@@ -101,8 +101,10 @@ def build_fleet_dag(
             dag_id, str(parsing.task_id), spec_path, manual, default_args, city_task, dag_kwargs
         )
     from sagemaker_fleet.fleetspec.cache import load_fleet_spec_cached
+    from sagemaker_fleet.hooks.request_model import BOTOCORE_MODEL
 
-    spec = load_fleet_spec_cached(spec_path)
+    # a spec whose job: template botocore's model refuses makes no DAG: nothing of it can launch
+    spec = load_fleet_spec_cached(spec_path, BOTOCORE_MODEL)
     return _fleet_dag(
         spec,
         spec_path,

@@ -6,8 +6,9 @@ level, then each city on its own, so that one bad city never hides another's err
 validated again. The semantic one checks the values pydantic accepted: formats
 (:mod:`~sagemaker_fleet.fleetspec.formats`), limits (:mod:`~sagemaker_fleet.fleetspec.limits` for a city's
 resources), and the rules between fields (:mod:`~sagemaker_fleet.fleetspec.crossfield`), each city with
-``defaults`` underneath (:mod:`~sagemaker_fleet.fleetspec.resolve`). A path with a structural error stays quiet in
-the semantic pass.
+``defaults`` underneath (:mod:`~sagemaker_fleet.fleetspec.resolve`) and its ``job:`` layers
+(:mod:`~sagemaker_fleet.fleetspec.job_layers`, checked against botocore's model when the reader hands one in). A
+path with a structural error stays quiet in the semantic pass.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -35,37 +36,38 @@ from sagemaker_fleet.fleetspec.formats import (
 )
 from sagemaker_fleet.fleetspec.instance_types import is_training_instance_type, unknown_instance_type
 from sagemaker_fleet.fleetspec.issue import SpecIssue
+from sagemaker_fleet.fleetspec.job_layers import JobLayers, written_for_all
 from sagemaker_fleet.fleetspec.limits import resource_problems
 from sagemaker_fleet.fleetspec.messages import UNION_TAG_RE, mapping_not_bool, plain, unknown_key, with_fix
 from sagemaker_fleet.fleetspec.model import (
     ASSUMED_QUOTA,
     DEFAULT_EXPECTED,
     DEFAULT_INSTANCE_COUNT,
-    DEFAULT_MAX_ATTEMPTS,
     DEFAULT_MAX_RUNTIME,
-    DEFAULT_SPOT_FALLBACK,
-    KEEP_ALIVE_API_MAX,
-    KEEP_ALIVE_GUIDE_MAX,
     MAX_RUNTIME_LIMIT,
     S3_URI_MAX,
     CityLayer,
     CitySpec,
     FleetLayer,
     FleetSpec,
+    InputMode,
     InstanceQuota,
     SpotSettings,
 )
 from sagemaker_fleet.fleetspec.paths import join, lineage
 from sagemaker_fleet.fleetspec.price_table import unpriced_warnings
 from sagemaker_fleet.fleetspec.render import label_cities
-from sagemaker_fleet.fleetspec.repair import repair
+from sagemaker_fleet.fleetspec.repair import repair, stand_in
 from sagemaker_fleet.fleetspec.resolve import Resolved, city_spec
 from sagemaker_fleet.fleetspec.sharing import parse_sharing
+from sagemaker_fleet.fleetspec.spot_rules import keep_alive_of, spot_of
 from sagemaker_fleet.fleetspec.triggerer import triggerer_warnings
 from sagemaker_fleet.fleetspec.yamlread import SPEC_DOCS
 
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
+
+    from sagemaker_fleet.fleetspec.request_model import ModelSource, RequestModel
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -74,8 +76,9 @@ class SpecBuilder:
     """Collects every problem of one spec. Each bookkeeping step is a set look-up, so a spec with 20,000 broken
     cities is checked in about the time of a valid one (a list scan per error made it quadratic)."""
 
-    def __init__(self, lines: Mapping[str, int]) -> None:
+    def __init__(self, lines: Mapping[str, int], model: ModelSource | None = None) -> None:
         self.lines = lines
+        self.model = model
         self.issues: list[SpecIssue] = []
         self._reported: set[SpecIssue] = set()
         self._warnings: dict[
@@ -105,6 +108,11 @@ class SpecBuilder:
                 self._reported.add(issue)
                 self.issues.append(issue)
 
+    def refuse(self, path: str, message: str) -> None:
+        """An error at ``path`` after which later checks stay quiet there (a template's refused value)."""
+        self.error(path, message)
+        self._poison(path)
+
     def _poison(self, path: str) -> None:
         self.poisoned.add(path)
         self._above_poisoned.update(list(lineage(path))[1:])
@@ -127,10 +135,18 @@ class SpecBuilder:
         self.city_names = self._names(layers)
         if top is None:
             return None
+        top = self._required_top(top, layers)
         self._check_top(top)
         sharing = parse_sharing(top.sharing, top.output_s3_uri, self.error)
         quotas = self._quotas(top)
-        cities = [self._resolve(top, layer, i, quotas) for i, layer in enumerate(layers) if layer is not None]
+        model = self._request_model(top, layers)
+        jobs = JobLayers(
+            [("job", top.job), ("defaults.job", top.defaults.job)], model, self.refuse, top.fleet
+        )
+        cities = [
+            self._resolve(top, layer, i, quotas, jobs) for i, layer in enumerate(layers) if layer is not None
+        ]
+        jobs.finish()
         self._check_unique(layers)
         names = [layer.name for layer in layers if layer is not None and layer.name is not None]
         if names and not self._under_poisoned("output_s3_uri"):
@@ -146,11 +162,11 @@ class SpecBuilder:
         return FleetSpec(
             fleet=top.fleet,
             region=top.region,
-            role_arn=top.role_arn,
-            image_uri=top.image_uri,
+            role_arn=top.role_arn or str(jobs.fleet_value("RoleArn")),
+            image_uri=top.image_uri or str(jobs.fleet_value("AlgorithmSpecification.TrainingImage")),
             output_s3_uri=top.output_s3_uri.rstrip("/"),
             cities=tuple(resolved),
-            input_mode=top.input_mode,
+            input_mode=self._input_mode(top, jobs),
             orchestration_latency_seconds=top.orchestration_latency_seconds,
             deadline_seconds=top.deadline_seconds,
             quotas=quotas,
@@ -170,6 +186,37 @@ class SpecBuilder:
             and CITY_RE.fullmatch(layer.name)
             and not self._under_poisoned(f"cities[{index}].name")
         }
+
+    def _required_top(self, top: FleetLayer, cities: list[CityLayer | None]) -> FleetLayer:
+        """``role_arn`` and ``image_uri`` are required unless ``job:`` writes them for every city; a missing one is
+        reported as pydantic would, and a stand-in lets the other checks run."""
+        jobs = [top.job, top.defaults.job], [city.job for city in cities if city is not None]
+        given = {
+            "role_arn": top.role_arn is not None or written_for_all(*jobs, "RoleArn"),
+            "image_uri": top.image_uri is not None
+            or written_for_all(*jobs, "AlgorithmSpecification.TrainingImage"),
+        }
+        missing = {key: stand_in(key) for key, ok in given.items() if not ok}
+        for key in missing:
+            self.error(key, with_fix(key, ["required field is missing; add it"], []))
+            self._poison(key)
+        return top.model_copy(update=missing) if missing else top
+
+    def _request_model(self, top: FleetLayer, layers: list[CityLayer | None]) -> RequestModel | None:
+        """botocore's model, loaded only for a spec with a ``job:`` layer (and only when the reader gave a source)."""
+        if self.model is None:
+            return None
+        if top.job or top.defaults.job or any(layer is not None and layer.job for layer in layers):
+            return self.model.load()
+        return None
+
+    @staticmethod
+    def _input_mode(top: FleetLayer, jobs: JobLayers) -> InputMode:
+        """The fleet's input mode: ``input_mode``, else the fleet-level ``job:``'s TrainingInputMode."""
+        mode = jobs.fleet_value("AlgorithmSpecification.TrainingInputMode")
+        if "input_mode" not in top.model_fields_set and mode in ("File", "FastFile", "Pipe"):
+            return cast("InputMode", mode)
+        return top.input_mode
 
     # -- structural (pydantic) ----------------------------------------------------------------------------
 
@@ -215,6 +262,9 @@ class SpecBuilder:
             self._poison(path)
         return locs
 
+    def under_poisoned(self, path: str) -> bool:
+        return self._under_poisoned(path)
+
     def _under_poisoned(self, path: str) -> bool:
         """``path`` or a field holding it has a structural error: its value was dropped, say nothing more."""
         return any(probe in self.poisoned for probe in lineage(path))
@@ -228,9 +278,11 @@ class SpecBuilder:
     def _check_top(self, top: FleetLayer) -> None:
         self._match(FLEET_RE, top.fleet, "fleet")
         self._match(REGION_RE, top.region, "region")
-        self._match(ROLE_ARN_RE, top.role_arn, "role_arn")
+        if top.role_arn is not None:
+            self._match(ROLE_ARN_RE, top.role_arn, "role_arn")
         self._match(S3_URI_RE, top.output_s3_uri, "output_s3_uri")
-        self._check_image(top.image_uri, "image_uri")
+        if top.image_uri is not None:
+            self._check_image(top.image_uri, "image_uri")
         for field in ("quotas", "prices"):
             for instance_type in getattr(top, field) or {}:
                 self._check_instance_type(instance_type, join(field, instance_type))
@@ -247,10 +299,10 @@ class SpecBuilder:
         self.error(path, unknown_instance_type(value))
         return False
 
-    def _match(self, pattern: re.Pattern[str], value: str, path: str) -> bool:
+    def _match(self, pattern: re.Pattern[str], value: str, path: str, field: str | None = None) -> bool:
         if pattern.fullmatch(value):
             return True
-        self.error(path, f"{value!r} is not valid; {FIXES[path.rsplit('.', 1)[-1]]}")
+        self.error(path, f"{value!r} is not valid; {FIXES[field or path.rsplit('.', 1)[-1]]}")
         return False
 
     def _check_image(self, value: str, path: str) -> None:
@@ -285,17 +337,32 @@ class SpecBuilder:
                 first[layer.name] = index
 
     def _resolve(
-        self, top: FleetLayer, city: CityLayer, index: int, quotas: dict[str, InstanceQuota]
+        self,
+        top: FleetLayer,
+        city: CityLayer,
+        index: int,
+        quotas: dict[str, InstanceQuota],
+        jobs: JobLayers,
     ) -> CitySpec | None:
         resolved = Resolved(top, city, index, self.poisoned)
         before = len(self.issues)
+        label = self.city_names.get(index, f"cities[{index}]")
+        resolved.job = jobs.for_city(index, city.job, label, resolved)
         name = self._required_match(resolved, "name", CITY_RE, "add the city's name")
         train = self._required_match(resolved, "train_s3_uri", S3_URI_RE, "add the city's data URI")
-        role = resolved.value("role_arn") or top.role_arn
-        if city.role_arn is not None or top.defaults.role_arn is not None:
-            self._match(ROLE_ARN_RE, role, resolved.path("role_arn"))
-        image = resolved.value("image_uri") or top.image_uri
-        if city.image_uri is not None or top.defaults.image_uri is not None:
+        role: str = resolved.value("role_arn") or top.role_arn or ""
+        if (
+            city.role_arn is not None
+            or top.defaults.role_arn is not None
+            or "role_arn" in resolved.job.lifted
+        ):
+            self._match(ROLE_ARN_RE, role, resolved.path("role_arn"), "role_arn")
+        image: str = resolved.value("image_uri") or top.image_uri or ""
+        if (
+            city.image_uri is not None
+            or top.defaults.image_uri is not None
+            or "image_uri" in resolved.job.lifted
+        ):
             self._check_image(image, resolved.path("image_uri"))
         instance_type = self._instance_type(resolved, quotas)
         max_runtime = resolved.value("max_runtime_seconds") or DEFAULT_MAX_RUNTIME
@@ -304,8 +371,8 @@ class SpecBuilder:
                 resolved.path("max_runtime_seconds"),
                 f"{max_runtime} s is over SageMaker's 28-day limit ({MAX_RUNTIME_LIMIT} s); lower it",
             )
-        keep_alive = self._keep_alive(resolved)
-        spot = self._spot(resolved, max_runtime, keep_alive)
+        keep_alive = keep_alive_of(self, resolved)
+        spot = spot_of(self, resolved, max_runtime, keep_alive)
         self._check_expected(resolved, max_runtime)
         if instance_type in quotas:
             self._check_count(resolved, instance_type, quotas[instance_type], spot)
@@ -318,13 +385,13 @@ class SpecBuilder:
         self, resolved: Resolved, field: str, pattern: re.Pattern[str], fix: str
     ) -> str | None:
         value: str | None = resolved.value(field)
-        path = f"cities[{resolved.index}].{field}"
+        path = resolved.path(field)
         if value is None:
             self.error(path, f"required field is missing; {fix}")
         elif len(value) > S3_URI_MAX and field == "train_s3_uri":
             self.error(path, f"the URI has {len(value)} characters; SageMaker accepts at most {S3_URI_MAX}")
-        else:
-            self._match(pattern, value, path)
+        elif value:  # "" for a city whose job: channels have no `train` one: no train_s3_uri to check
+            self._match(pattern, value, path, field)
         return value
 
     def _check_expected(self, resolved: Resolved, max_runtime: int) -> None:
@@ -374,74 +441,6 @@ class SpecBuilder:
                 "{instances: N, warm_pools: N}}` or use an instance type listed in `quotas`",
             )
         return instance_type
-
-    def _keep_alive(self, resolved: Resolved) -> int | str | None:
-        keep_alive: int | str | None = resolved.value("keep_alive")
-        path = resolved.path("keep_alive")
-        if isinstance(keep_alive, int):
-            if keep_alive > KEEP_ALIVE_API_MAX:
-                self.error(
-                    path,
-                    f"{keep_alive} s is over the API maximum of {KEEP_ALIVE_API_MAX} s; "
-                    f"use `auto` or at most {KEEP_ALIVE_API_MAX}",
-                )
-            elif keep_alive > KEEP_ALIVE_GUIDE_MAX:
-                warning = (
-                    f"{path}: {keep_alive} s is above the {KEEP_ALIVE_GUIDE_MAX} s the developer "
-                    "guide documents; the API accepts it, your account may not"
-                )
-                self.warn(warning)  # a default shared by many cities warns once
-        return keep_alive
-
-    def _spot(
-        self, resolved: Resolved, max_runtime: int, keep_alive: int | str | None
-    ) -> SpotSettings | None:
-        spot = resolved.spot()
-        if spot is None:
-            return None
-        max_wait, wait_path = spot.get("max_wait_seconds", (None, ""))
-        base = resolved.path("spot")
-        if max_wait is None:
-            self.error(
-                f"{base}.max_wait_seconds",
-                f"spot needs max_wait_seconds (total time incl. waiting for capacity); set it ≥ {max_runtime}",
-            )
-            return None
-        self._check_max_wait(resolved, max_wait, wait_path, max_runtime)
-        if isinstance(keep_alive, int) and keep_alive > 0:
-            path = resolved.path("keep_alive")
-            if path.startswith("defaults."):
-                self.error(
-                    base,
-                    f"this spot city inherits keep_alive {keep_alive} from defaults.keep_alive, but warm "
-                    "pools do not work with managed spot training; set `keep_alive: 0` on the city",
-                )
-            else:
-                self.error(
-                    path,
-                    "warm pools do not work with managed spot training; remove keep_alive "
-                    "(or set 0/auto) or turn spot off for this city",
-                )
-        attempts = spot.get("max_attempts", (None, ""))[0]
-        fallback = spot.get("fallback", (None, ""))[0]
-        return SpotSettings(
-            max_wait_seconds=max_wait,
-            max_attempts=attempts if attempts is not None else DEFAULT_MAX_ATTEMPTS,
-            fallback=fallback if fallback is not None else DEFAULT_SPOT_FALLBACK,
-        )
-
-    def _check_max_wait(self, resolved: Resolved, max_wait: int, wait_path: str, max_runtime: int) -> None:
-        runtime_path = resolved.path("max_runtime_seconds")
-        if max_wait < max_runtime and not self._under_poisoned(runtime_path):
-            # a default max_wait can be too short for one city only: name the city's own runtime then
-            own = f" (set at {runtime_path})" if runtime_path.split(".")[0] != wait_path.split(".")[0] else ""
-            self.error(
-                wait_path,
-                f"max_wait_seconds {max_wait} is below max_runtime_seconds {max_runtime}{own}; "
-                f"SageMaker requires MaxWaitTimeInSeconds ≥ MaxRuntimeInSeconds: raise it to ≥ {max_runtime}",
-            )
-        if max_wait > MAX_RUNTIME_LIMIT:
-            self.error(wait_path, f"{max_wait} s is over the 28-day limit ({MAX_RUNTIME_LIMIT} s); lower it")
 
     def _check_resources(self, resolved: Resolved) -> None:
         """The city's KMS key, VPC ids, environment and hyperparameters (:mod:`~sagemaker_fleet.fleetspec.limits`)."""

@@ -17,12 +17,16 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.fleetspec.model import FleetSpec
 
+if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.request_model import ModelSource
+
 #: Bump when FleetSpec's shape changes within one version (the key also has the package's version).
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 def _version() -> str:
@@ -50,21 +54,23 @@ def _private(folder: Path) -> bool:
     return info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
-def load_fleet_spec_cached(path: str | Path) -> FleetSpec:
+def load_fleet_spec_cached(path: str | Path, model: ModelSource | None = None) -> FleetSpec:
     """:func:`~sagemaker_fleet.fleetspec.load.load_fleet_spec`, through the cache. A spec with errors raises as
-    ever (only valid specs are cached)."""
+    ever (only valid specs are cached); the version of the model a template was checked against keys it too."""
     try:
         data = Path(path).read_bytes()
     except OSError:
-        return load_fleet_spec(path)  # the loader says what is wrong with the path
+        return _load(path, model)  # the loader says what is wrong with the path
+    checked = (model.version if model is not None else "-").encode()
     key = hashlib.sha256(
-        b"%d\0%s\0%s\0%s\0" % (CACHE_FORMAT, _version().encode(), sys.version.encode(), str(path).encode())
+        b"%d\0%s\0%s\0%s\0%s\0"
+        % (CACHE_FORMAT, _version().encode(), sys.version.encode(), str(path).encode(), checked)
         + data
     ).hexdigest()
     folder = cache_dir()
     try:
         if not _private(folder):
-            return load_fleet_spec(path)
+            return _load(path, model)
         entry = folder / f"{key}.pickle"
         if entry.exists() and entry.stat().st_uid == os.getuid():
             spec = pickle.loads(entry.read_bytes())  # noqa: S301 - our own file, in our own private folder
@@ -72,7 +78,7 @@ def load_fleet_spec_cached(path: str | Path) -> FleetSpec:
                 return spec
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
         pass
-    spec = load_fleet_spec(path)
+    spec = _load(path, model)
     try:
         handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
         with os.fdopen(handle, "wb") as out:
@@ -81,3 +87,7 @@ def load_fleet_spec_cached(path: str | Path) -> FleetSpec:
     except OSError:
         pass
     return spec
+
+
+def _load(path: str | Path, model: ModelSource | None) -> FleetSpec:
+    return load_fleet_spec(path) if model is None else load_fleet_spec(path, model)

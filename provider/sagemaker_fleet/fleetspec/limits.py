@@ -35,15 +35,17 @@ def resource_problems(resolved: Resolved) -> list[Problem]:
         )
     vpc = resolved.value("vpc")
     if vpc is not None:
-        problems += _ids(f"{resolved.path('vpc')}.subnets", vpc.subnets, SUBNET_RE)
+        problems += _ids(resolved.member_path("vpc", "subnets", "Subnets"), vpc.subnets, SUBNET_RE)
         problems += _ids(
-            f"{resolved.path('vpc')}.security_group_ids", vpc.security_group_ids, SECURITY_GROUP_RE
+            resolved.member_path("vpc", "security_group_ids", "SecurityGroupIds"),
+            vpc.security_group_ids,
+            SECURITY_GROUP_RE,
         )
     return problems + _environment(resolved) + _hyperparameters(resolved)
 
 
 def _ids(path: str, ids: list[str], pattern: re.Pattern[str]) -> list[Problem]:
-    example = "subnet-0a1b2c3d" if path.endswith(".subnets") else "sg-0a1b2c3d"
+    example = "subnet-0a1b2c3d" if path.endswith((".subnets", ".Subnets")) else "sg-0a1b2c3d"
     return [
         (f"{path}[{i}]", f"{value!r} is not valid; use an id such as {example}")
         for i, value in enumerate(ids)

@@ -7,9 +7,12 @@ override any default), and the *resolved* values every later layer works with (f
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.job_template import JobTemplate
 
 InputMode = Literal["File", "FastFile", "Pipe"]
 SpotFallback = Literal["on_demand", "fail"]
@@ -54,6 +57,8 @@ _Quota = Annotated[StrictInt, Field(ge=0, le=QUOTA_MAX)]
 #: A number of YAML such as ``1e400`` is infinite and ``.nan`` is not a number: neither is a usable value.
 _Finite = Annotated[StrictFloat, Field(allow_inf_nan=False)]
 _HyperValue = StrictStr | StrictInt | _Finite | StrictBool
+#: A ``job:`` layer: CreateTrainingJob fields in AWS's names, checked against botocore's model by the builder.
+_Job = dict[StrictStr, object]
 
 
 class _Layer(BaseModel):
@@ -106,6 +111,7 @@ class CityLayer(_Layer):
     spot: SpotLayer | None = None
     hyperparameters: dict[StrictStr, _HyperValue] | None = None
     environment: dict[StrictStr, StrictStr] | None = None
+    job: _Job | None = None
 
 
 class FleetLayer(_Layer):
@@ -113,8 +119,9 @@ class FleetLayer(_Layer):
 
     fleet: StrictStr
     region: StrictStr
-    role_arn: StrictStr
-    image_uri: StrictStr
+    #: required unless the fleet-level ``job:`` writes RoleArn / AlgorithmSpecification.TrainingImage
+    role_arn: StrictStr | None = None
+    image_uri: StrictStr | None = None
     output_s3_uri: StrictStr
     input_mode: InputMode = DEFAULT_INPUT_MODE
     orchestration_latency_seconds: Annotated[StrictInt, Field(ge=0, le=ORCHESTRATION_LATENCY_MAX)] = (
@@ -125,6 +132,7 @@ class FleetLayer(_Layer):
     prices: dict[StrictStr, Annotated[_Finite | StrictInt, Field(ge=0, le=PRICE_MAX)]] | None = None
     sharing: SharingLayer | StrictBool | None = None
     defaults: CityLayer = CityLayer()
+    job: _Job | None = None
     cities: list[object] = Field(min_length=1)
 
 
@@ -197,6 +205,8 @@ class CitySpec:
     spot: SpotSettings | None = None
     hyperparameters: tuple[tuple[str, str], ...] = ()
     environment: tuple[tuple[str, str], ...] = ()
+    #: the city's ``job:`` layers merged (docs/job-template.md); None for a spec without ``job:``
+    job: JobTemplate | None = None
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Job names and S3 paths (docs/formats.md, job names and S3 layout): deterministic, so the name is the idempotency key of a submission.
+"""Job names, their tags and S3 paths (docs/formats.md, job names and S3 layout): deterministic, so the name is the idempotency key of a submission.
 
 SageMaker has no client token for CreateTrainingJob; a name is unique per account and region. The same fleet,
 city, run key and attempt always give the same name, which lets a retried task re-attach instead of launching twice.
@@ -26,6 +26,30 @@ _HASH_CHARS = 8
 #: that looks a run's jobs up by name (dispatch, sensors, the cost report) looks this far, and a city that would
 #: go past it fails with the reason instead of launching a job nobody would find.
 MAX_SUBMISSIONS = 32
+
+
+#: The job tags the provider writes (``sagemaker-fleet:*``): a ``job:`` template may add its own beside them, never
+#: one of these (docs/job-template.md, fields the provider owns).
+TAG_PREFIX = "sagemaker-fleet:"
+TRY_TAG = f"{TAG_PREFIX}airflow-try"
+#: On a job stopped because a user acted on its Airflow task (marked it failed or success, cleared it): the value
+#: is the task try. A job stopped without it was stopped outside Airflow (the console, the CLI) and is final.
+STOPPED_BY_TAG = f"{TAG_PREFIX}stopped-by"
+#: The tags that say whose job it is: a job of the same name without these values is another fleet's (or not a
+#: fleet job at all) and is never attached to.
+FLEET_TAG = f"{TAG_PREFIX}fleet"
+CITY_TAG = f"{TAG_PREFIX}city"
+RUN_KEY_TAG = f"{TAG_PREFIX}run-key"
+OWNER_TAGS = (FLEET_TAG, CITY_TAG, RUN_KEY_TAG)
+#: The submission's attempt number (1, 2, …): how the cost report attributes a job to its city and attempt.
+ATTEMPT_TAG = f"{TAG_PREFIX}attempt"
+#: On a submission that retrained a completed city because a retrain was forced: later tries of the run see it
+#: and attach instead of forcing again.
+FORCED_TAG = f"{TAG_PREFIX}forced"
+#: The most of the tags above one job may carry (the three owner tags, the attempt, the Airflow try, a forced
+#: retrain, and the stop added later), and the most tags SageMaker allows on a training job in all.
+PROVIDER_TAGS_MAX = len((*OWNER_TAGS, ATTEMPT_TAG, TRY_TAG, FORCED_TAG, STOPPED_BY_TAG))
+TAGS_MAX = 50
 
 
 class InvalidRunKeyError(SageMakerFleetError, ValueError):

@@ -9,8 +9,22 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-#: Fields whose keys are user data (instance types, variable names): written ``quotas[ml.m5.xlarge]``.
-KEYED_FIELDS = frozenset({"quotas", "prices", "hyperparameters", "environment"})
+#: Fields whose keys are user data (instance types, variable names): written ``quotas[ml.m5.xlarge]``; the maps of
+#: a ``job:`` template too (``job.HyperParameters[learning_rate]``).
+KEYED_FIELDS = frozenset(
+    {
+        "quotas",
+        "prices",
+        "hyperparameters",
+        "environment",
+        "HyperParameters",
+        "Environment",
+        "ProfilingParameters",
+        "HookParameters",
+        "CollectionParameters",
+        "RuleParameters",
+    }
+)
 
 #: The last segment of a field path (``.key``, ``[index]`` or a leading top-level key): strip it to get the parent.
 _PARENT_RE = re.compile(r"(\.[^.\[]+|\[[^\]]*\]|^[^.\[]+)$")

@@ -68,6 +68,11 @@ def _repair_one(
     return True
 
 
+def stand_in(key: str) -> object:
+    """The stand-in for a required top-level value that is missing or failed."""
+    return copy.deepcopy(_PLACEHOLDERS[key])
+
+
 def _walk(data: Any, parts: list[int | str]) -> Any:
     for part in parts:
         try:

@@ -1,9 +1,14 @@
-"""A city's fields with ``defaults`` underneath: where each value was written, and the city with defaults applied."""
+"""A city's fields with ``defaults`` underneath: where each value was written, and the city with defaults applied.
+
+A shorthand a city leaves unwritten may come from its ``job:`` layers (:mod:`~sagemaker_fleet.fleetspec.job_layers`
+lifts it): its value and path are then the template's.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.fleetspec.job_layers import NO_JOB, CityJob
 from sagemaker_fleet.fleetspec.model import (
     DEFAULT_EXPECTED,
     DEFAULT_INSTANCE_COUNT,
@@ -23,15 +28,22 @@ if TYPE_CHECKING:
 class Resolved:
     """A city's fields with ``defaults`` underneath, remembering where each value was written."""
 
-    def __init__(self, top: FleetLayer, city: CityLayer, index: int, poisoned: set[str]) -> None:
+    def __init__(
+        self, top: FleetLayer, city: CityLayer, index: int, poisoned: set[str], job: CityJob = NO_JOB
+    ) -> None:
         self.top = top
         self.city = city
         self.index = index
         self.poisoned = poisoned
+        self.job = job
 
     def value(self, name: str) -> Any:
         if name in self.city.model_fields_set:
             return getattr(self.city, name)
+        if name not in self.top.defaults.model_fields_set and name in self.job.lifted:
+            return self.job.lifted[name].value
+        if name == "train_s3_uri" and self.job.without_train_channel:
+            return ""  # the template's channels are the job's data: the provider adds no `train` channel
         return getattr(self.top.defaults, name)
 
     def path(self, name: str) -> str:
@@ -40,7 +52,35 @@ class Resolved:
             return f"cities[{self.index}].{name}"
         if name in self.top.defaults.model_fields_set or {"defaults", f"defaults.{name}"} & self.poisoned:
             return f"defaults.{name}"
+        if name in self.job.lifted:
+            return self.job.lifted[name].path
         return f"cities[{self.index}].{name}"
+
+    def member_path(self, name: str, member: str, aws_member: str) -> str:
+        """The path of a member of a structured field (``vpc.subnets``), in AWS's name when ``job:`` wrote it."""
+        path = self.path(name)
+        lifted = self.job.lifted.get(name)
+        return f"{path}.{aws_member if lifted is not None and lifted.path == path else member}"
+
+    def written(self, key: str) -> str | None:
+        """Where the shorthand ``key`` is written for this city (the city, ``defaults``, or the top level for the
+        role, the image and the input mode), or None."""
+        if key in self.city.model_fields_set:
+            return f"cities[{self.index}].{key}"
+        if key in self.top.defaults.model_fields_set:
+            return f"defaults.{key}"
+        if (
+            key in ("role_arn", "image_uri", "input_mode")
+            and key in self.top.model_fields_set - self.poisoned
+        ):
+            return key  # (a missing top-level value's stand-in is poisoned: it was never written)
+        return None
+
+    def map_keys(self, key: str) -> dict[str, str]:
+        """The entries of the shorthand map ``key`` (hyperparameters, environment) and where each is written."""
+        values = self.value(key) or {}
+        base = self.path(key)
+        return {name: f"{base}[{name}]" for name in values}
 
     def spot(self) -> dict[str, tuple[Any, str]] | None:
         """Spot settings merged key by key; a city's ``spot: null`` turns spot off for that city."""
@@ -96,6 +136,7 @@ def city_spec(
             sorted((k, hyper_text(v)) for k, v in (resolved.value("hyperparameters") or {}).items())
         ),
         environment=tuple(sorted((resolved.value("environment") or {}).items())),
+        job=resolved.job.template,
     )
 
 

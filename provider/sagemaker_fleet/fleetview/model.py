@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cost.crossruns import Giver, OtherRunsPools
 from sagemaker_fleet.cost.estimate import estimate_plan_cost, expected_cost_by_city
-from sagemaker_fleet.cost.export import job_json
+from sagemaker_fleet.cost.export import job_json, metrics_json
 from sagemaker_fleet.cost.gantt import TimeScale, render_gantt, time_scale
 from sagemaker_fleet.cost.report import RunJobIndex, build_cost_report
 from sagemaker_fleet.dispatch import DispatchBook
@@ -250,6 +250,8 @@ def build_fleet_view(run: RunContext, inputs: ViewInputs) -> dict[str, Any]:
             if line.status in ("Failed", "Stopped")
         ],
         "report_url": run.report_url,
+        # each city's final metrics, the best and worst city of each (None: no job reports metrics)
+        "metrics": metrics_json(report),
         "listing": {
             "list_calls": inputs.stats.list_calls,
             "describe_calls": inputs.stats.describe_calls,
@@ -392,6 +394,7 @@ def _job(line: CostLine, region: str, now: datetime) -> dict[str, Any]:
         "cost_usd": round(line.cost_usd, 4),
         "running_usd": round(running_usd(line, now), 4),
         "created_at": exported["created_at"],
+        "metrics": dict(line.metrics),
         **job_links(region, line.job_name),
     }
 

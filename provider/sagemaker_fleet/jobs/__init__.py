@@ -1,6 +1,7 @@
 """The job model (pure: no boto3, no Airflow): SageMaker training jobs as the fleet submits, reads and prices them.
 
-- ``request.py``: a city's CreateTrainingJob request and the job tags (``sagemaker-fleet:*``);
+- ``request.py``: a city's CreateTrainingJob request, its ``job:`` template merged on top, with the job tags
+  (``sagemaker-fleet:*``, named in ``fleetspec/names.py``);
 - ``keys.py``: the warm-pool matching key, which jobs may share a pool;
 - ``record.py``: DescribeTrainingJob responses as typed values; ``describe.py``: their compact JSON summary;
 - ``statuses.py``: the training-job statuses and error codes the package acts on;

@@ -1,8 +1,10 @@
 """The warm-pool matching key (docs/sagemaker-behaviour.md, matching criteria): the one function that decides which jobs may share a pool.
 
 It reads the CreateTrainingJob request shape, so the planner (through :func:`matching_request_fields`), the
-request compiler and the simulator all use exactly the same criteria. The training image is deliberately absent:
-AWS does not match on it. Session-tag chaining is not set by this provider, so it is not part of the key.
+request compiler and the simulator all use exactly the same criteria, whether a field came from a shorthand or a
+``job:`` template. The training image is deliberately absent: AWS does not match on it. Session-tag chaining
+(``SessionChainingConfig``) is part of the key; DescribeTrainingJob does not return it, so a key read from a
+description has it off.
 """
 
 from __future__ import annotations
@@ -13,7 +15,11 @@ from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
 if TYPE_CHECKING:
     from mypy_boto3_sagemaker.literals import TrainingInstanceTypeType
-    from mypy_boto3_sagemaker.type_defs import ResourceConfigTypeDef, VpcConfigTypeDef
+    from mypy_boto3_sagemaker.type_defs import (
+        ResourceConfigTypeDef,
+        SessionChainingConfigTypeDef,
+        VpcConfigTypeDef,
+    )
 
     from sagemaker_fleet.fleetspec.model import CitySpec
 
@@ -25,6 +31,7 @@ if TYPE_CHECKING:
         EnableNetworkIsolation: bool
         EnableInterContainerTrafficEncryption: bool
         VpcConfig: NotRequired[VpcConfigTypeDef]
+        SessionChainingConfig: NotRequired[SessionChainingConfigTypeDef]
 
 
 @dataclass(frozen=True, order=True)
@@ -40,9 +47,14 @@ class WarmPoolKey:
     security_group_ids: tuple[str, ...]
     enable_network_isolation: bool
     enable_inter_container_traffic_encryption: bool
+    #: ``SessionChainingConfig.EnableSessionTagChaining``: the caller's session tag keys must match too, and a
+    #: fleet's jobs are all created by one caller
+    session_tag_chaining: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        """The ``key`` object of the plan JSON (docs/formats.md, plan JSON), fields in their stable order."""
+        """The ``key`` object of the plan JSON (docs/formats.md, plan JSON), fields in their stable order;
+        ``enable_session_tag_chaining`` only where it is on."""
+        chaining = {"enable_session_tag_chaining": True} if self.session_tag_chaining else {}
         return {
             "role_arn": self.role_arn,
             "instance_type": self.instance_type,
@@ -53,6 +65,7 @@ class WarmPoolKey:
             "security_group_ids": list(self.security_group_ids),
             "enable_network_isolation": self.enable_network_isolation,
             "enable_inter_container_traffic_encryption": self.enable_inter_container_traffic_encryption,
+            **chaining,
         }
 
 
@@ -87,11 +100,15 @@ def warm_pool_key(request: Mapping[str, Any]) -> WarmPoolKey:
         enable_inter_container_traffic_encryption=bool(
             request.get("EnableInterContainerTrafficEncryption", False)
         ),
+        session_tag_chaining=bool(
+            (request.get("SessionChainingConfig") or {}).get("EnableSessionTagChaining", False)
+        ),
     )
 
 
 def matching_request_fields(city: CitySpec) -> MatchingRequestFields:
-    """The part of a city's CreateTrainingJob request that the matching key reads."""
+    """The part of a city's CreateTrainingJob request that the matching key reads: the fields lifted from its
+    shorthands or its template, and its template's session-tag chaining."""
     resources: ResourceConfigTypeDef = {
         # the spec checks the form of the type (ml.<family>.<size>), not the stubs' list, which trails AWS's
         "InstanceType": cast("TrainingInstanceTypeType", city.instance_type),
@@ -111,6 +128,8 @@ def matching_request_fields(city: CitySpec) -> MatchingRequestFields:
             "Subnets": list(city.vpc.subnets),
             "SecurityGroupIds": list(city.vpc.security_group_ids),
         }
+    if city.job is not None and city.job.session_tag_chaining:
+        fields["SessionChainingConfig"] = {"EnableSessionTagChaining": True}
     return fields
 
 

@@ -72,6 +72,8 @@ class TrainingJobRecord:
     tags: tuple[tuple[str, str], ...] = ()
     #: AlgorithmSpecification.TrainingImage (None for an algorithm resource, or when Describe leaves it out).
     training_image: str | None = None
+    #: FinalMetricDataList: each metric's final value, for a job with MetricDefinitions (name, value).
+    final_metrics: tuple[tuple[str, float], ...] = ()
 
     @property
     def retained_billable_seconds(self) -> int:
@@ -141,6 +143,11 @@ def parse_training_job(describe: Description) -> TrainingJobRecord:
         pool_key=warm_pool_key(job) if "RoleArn" in job else None,
         tags=_tags(describe),
         training_image=(job.get("AlgorithmSpecification") or {}).get("TrainingImage") or None,
+        final_metrics=tuple(
+            (str(metric["MetricName"]), float(metric["Value"]))
+            for metric in job.get("FinalMetricDataList") or ()
+            if "MetricName" in metric and "Value" in metric
+        ),
     )
 
 

@@ -1,10 +1,27 @@
-"""Compile a city of a fleet and a run into a complete CreateTrainingJob request (pure; no boto3)."""
+"""Compile a city of a fleet and a run into a complete CreateTrainingJob request (pure; no boto3).
+
+The provider builds what its shorthands and its own fields say; a city's ``job:`` template, rendered for the run,
+is then merged on top by the spec's one merge rule (:func:`~sagemaker_fleet.fleetspec.job_merge.merge_job`). A
+spec without ``job:`` compiles to exactly what it did before templates existed (tests/unit/jobs/test_request_pinned.py).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
+from sagemaker_fleet.fleetspec.job_fields import CHECKPOINT_LOCAL_PATH as CHECKPOINT_LOCAL_PATH
+from sagemaker_fleet.fleetspec.job_fields import TRAIN_CHANNEL
+from sagemaker_fleet.fleetspec.job_merge import merge_job
+from sagemaker_fleet.fleetspec.names import ATTEMPT_TAG as ATTEMPT_TAG
+from sagemaker_fleet.fleetspec.names import CITY_TAG as CITY_TAG
+from sagemaker_fleet.fleetspec.names import FLEET_TAG as FLEET_TAG
+from sagemaker_fleet.fleetspec.names import FORCED_TAG as FORCED_TAG
+from sagemaker_fleet.fleetspec.names import OWNER_TAGS as OWNER_TAGS
+from sagemaker_fleet.fleetspec.names import RUN_KEY_TAG as RUN_KEY_TAG
+from sagemaker_fleet.fleetspec.names import STOPPED_BY_TAG as STOPPED_BY_TAG
+from sagemaker_fleet.fleetspec.names import TAG_PREFIX as TAG_PREFIX
+from sagemaker_fleet.fleetspec.names import TRY_TAG as TRY_TAG
 from sagemaker_fleet.fleetspec.names import checkpoint_s3_uri, job_name, model_s3_uri
 from sagemaker_fleet.jobs.keys import matching_request_fields
 
@@ -16,24 +33,6 @@ if TYPE_CHECKING:
     )
 
     from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
-
-CHECKPOINT_LOCAL_PATH = "/opt/ml/checkpoints"
-TAG_PREFIX = "sagemaker-fleet:"
-TRY_TAG = f"{TAG_PREFIX}airflow-try"
-#: On a job stopped because a user acted on its Airflow task (marked it failed or success, cleared it): the value
-#: is the task try. A job stopped without it was stopped outside Airflow (the console, the CLI) and is final.
-STOPPED_BY_TAG = f"{TAG_PREFIX}stopped-by"
-#: The tags that say whose job it is: a job of the same name without these values is another fleet's (or not a
-#: fleet job at all) and is never attached to.
-FLEET_TAG = f"{TAG_PREFIX}fleet"
-CITY_TAG = f"{TAG_PREFIX}city"
-RUN_KEY_TAG = f"{TAG_PREFIX}run-key"
-OWNER_TAGS = (FLEET_TAG, CITY_TAG, RUN_KEY_TAG)
-#: The submission's attempt number (1, 2, …): how the cost report attributes a job to its city and attempt.
-ATTEMPT_TAG = f"{TAG_PREFIX}attempt"
-#: On a submission that retrained a completed city because a retrain was forced: later tries of the run see it
-#: and attach instead of forcing again.
-FORCED_TAG = f"{TAG_PREFIX}forced"
 
 
 @dataclass(frozen=True)
@@ -74,7 +73,7 @@ def compile_training_request(
         "AlgorithmSpecification": {"TrainingImage": city.image_uri, "TrainingInputMode": fleet.input_mode},
         "InputDataConfig": [
             {
-                "ChannelName": "train",
+                "ChannelName": TRAIN_CHANNEL,
                 "DataSource": {
                     "S3DataSource": {
                         "S3DataType": "S3Prefix",
@@ -115,4 +114,19 @@ def compile_training_request(
         request["HyperParameters"] = dict(city.hyperparameters)
     if city.environment:
         request["Environment"] = dict(city.environment)
-    return request
+    if "SessionChainingConfig" in matching:
+        request["SessionChainingConfig"] = matching["SessionChainingConfig"]
+    return _with_job(request, fleet, city, submission.run_key)
+
+
+def _with_job(
+    request: CreateTrainingJobRequestTypeDef, fleet: FleetSpec, city: CitySpec, run_key: str
+) -> CreateTrainingJobRequestTypeDef:
+    """The request with the city's ``job:`` template, rendered for the run, merged on top; without a ``train``
+    channel when the city has no ``train_s3_uri`` (its template's channels are the job's data)."""
+    if not city.train_s3_uri:
+        del request["InputDataConfig"]
+    if city.job is None:
+        return request
+    template = city.job.render(fleet.fleet, city.name, run_key)
+    return cast("CreateTrainingJobRequestTypeDef", merge_job(request, template))

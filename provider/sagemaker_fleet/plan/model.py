@@ -31,6 +31,8 @@ def key_from_json(obj: JsonObject) -> WarmPoolKey:
         security_group_ids=obj.texts("security_group_ids"),
         enable_network_isolation=obj.flag("enable_network_isolation"),
         enable_inter_container_traffic_encryption=obj.flag("enable_inter_container_traffic_encryption"),
+        session_tag_chaining="enable_session_tag_chaining" in obj.data
+        and obj.flag("enable_session_tag_chaining"),
     )
 
 

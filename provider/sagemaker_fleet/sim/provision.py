@@ -70,7 +70,8 @@ def _roles(iam: Any, spec: FleetSpec) -> None:
 
 
 def _buckets(s3: Any, spec: FleetSpec) -> None:
-    buckets = {split_s3_uri(spec.output_s3_uri)[0]} | {split_s3_uri(c.train_s3_uri)[0] for c in spec.cities}
+    data = [city for city in spec.cities if city.train_s3_uri]  # a city without one reads its job: channels
+    buckets = {split_s3_uri(spec.output_s3_uri)[0]} | {split_s3_uri(c.train_s3_uri)[0] for c in data}
     for bucket in sorted(buckets):
         location = (
             {}
@@ -78,7 +79,7 @@ def _buckets(s3: Any, spec: FleetSpec) -> None:
             else {"CreateBucketConfiguration": {"LocationConstraint": spec.region}}
         )
         _create(s3.create_bucket, Bucket=bucket, **location)
-    for city in spec.cities:
+    for city in data:
         bucket, prefix = split_s3_uri(city.train_s3_uri)
         if not s3.list_objects_v2(Bucket=bucket, Prefix=prefix, MaxKeys=1).get("Contents"):
             key = f"{prefix}train.csv" if not prefix or prefix.endswith("/") else prefix

@@ -5,10 +5,13 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.sim.metrics import final_metrics
+
 if TYPE_CHECKING:
     from sagemaker_fleet.sim.job import TrainingJob
 
-#: Request members DescribeTrainingJob returns as they were sent.
+#: Request members DescribeTrainingJob returns as they were sent (AWS also fills in some defaults inside them, such
+#: as a channel's CompressionType; the simulator leaves them out: docs/job-template.md#in-the-simulator).
 ECHOED = (
     "HyperParameters",
     "AlgorithmSpecification",
@@ -26,6 +29,10 @@ ECHOED = (
     "RetryStrategy",
     "RemoteDebugConfig",
     "InfraCheckConfig",
+    "ProfilerRuleConfigurations",
+    "MlflowConfig",
+    "ModelPackageConfig",
+    "ServerlessJobConfig",
 )
 
 
@@ -77,6 +84,10 @@ def describe(job: TrainingJob, now: float) -> dict[str, Any]:
     if job.billing is not None:
         out["TrainingTimeInSeconds"] = job.billing.training_seconds
         out["BillableTimeInSeconds"] = job.billing.billable_seconds
+    if job.status == "Completed" and job.training_end is not None:
+        metrics = final_metrics(job.name, job.raw, timestamp(job.training_end))
+        if metrics:
+            out["FinalMetricDataList"] = metrics
     pool = warm_pool_status(job, now)
     if pool is not None:
         out["WarmPoolStatus"] = pool

@@ -71,6 +71,7 @@ def parse_training_request(request: Mapping[str, Any]) -> TrainingRequest:
         raise validation_error("The request body must be a JSON object.")
     name = check_job_name(request.get("TrainingJobName"))
     _check_shape_basics(request)
+    _check_channels(request.get("InputDataConfig"))
     resources = request["ResourceConfig"]
     stopping = _mapping(request.get("StoppingCondition"), "stoppingCondition")
     spot = request.get("EnableManagedSpotTraining") is True
@@ -127,6 +128,19 @@ def _check_shape_basics(request: Mapping[str, Any]) -> None:
             )
     if problems:
         raise constraint_violations(problems)
+
+
+def _check_channels(channels: object) -> None:
+    """A channel name appears once (the wording is ours: AWS's own text for it is not published)."""
+    seen: set[str] = set()
+    for channel in channels if isinstance(channels, list) else ():
+        name = channel.get("ChannelName") if isinstance(channel, Mapping) else None
+        if isinstance(name, str) and name in seen:
+            raise validation_error(
+                f"Channel names must be unique within InputDataConfig; channel '{name}' appears more than once."
+            )
+        if isinstance(name, str):
+            seen.add(name)
 
 
 def _check_limits(keep_alive: int, max_runtime: int, max_wait: int | None) -> None:

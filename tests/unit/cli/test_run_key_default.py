@@ -46,7 +46,7 @@ def test_every_run_key_flag_says_the_same_default() -> None:
         for action in command._actions
         if "--run-key" in action.option_strings and not action.required
     }
-    assert set(helps) == {"plan", "simulate"}  # report names its run: no default there
+    assert set(helps) == {"plan", "simulate", "request"}  # report names its run: no default there
     assert len(set(helps.values())) == 1
     assert "today's date in UTC" in helps["plan"]
 

@@ -1,0 +1,117 @@
+"""Drafting a fleet spec from requests you already run: shared fields in the fleet's ``job:``, differences per
+city with ``{city}`` put back, the provider's fields and the read-only ones left out with why."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from sagemaker_fleet.fleetspec.draft import ImportedJob, draft_spec, request_of_description, strip_defaults
+
+ROLE = "arn:aws:iam::111122223333:role/FleetTraining"
+
+
+def request(city: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "TrainingJobName": f"demand-{city}-2026",
+        "RoleArn": ROLE,
+        "AlgorithmSpecification": {
+            "TrainingImage": "img:1",
+            "TrainingInputMode": "File",
+            "MetricDefinitions": [{"Name": "rmse", "Regex": "rmse=([0-9]{1,3})"}],
+        },
+        "InputDataConfig": [
+            {
+                "ChannelName": "train",
+                "DataSource": {
+                    "S3DataSource": {
+                        "S3DataType": "S3Prefix",
+                        "S3Uri": f"s3://b/{city}/",
+                        "S3DataDistributionType": "FullyReplicated",
+                    }
+                },
+            }
+        ],
+        "OutputDataConfig": {"S3OutputPath": f"s3://b/models/{city}/", "CompressionType": "GZIP"},
+        "ResourceConfig": {
+            "InstanceType": "ml.m5.xlarge",
+            "InstanceCount": 1,
+            "VolumeSizeInGB": 30,
+            "KeepAlivePeriodInSeconds": 600,
+        },
+        "StoppingCondition": {"MaxRuntimeInSeconds": 86400},
+        "EnableNetworkIsolation": False,
+        "Tags": [{"Key": "team", "Value": "forecast"}, {"Key": "sagemaker-fleet:city", "Value": city}],
+        **extra,
+    }
+
+
+def test_what_the_jobs_share_goes_to_the_fleet_and_the_rest_to_each_city() -> None:
+    jobs = [
+        ImportedJob("seoul", request("seoul"), "job a"),
+        ImportedJob(
+            "lagos",
+            request(
+                "lagos",
+                RoleArn="arn:aws:iam::111122223333:role/TeamB",
+                EnableManagedSpotTraining=True,
+                StoppingCondition={"MaxRuntimeInSeconds": 86400, "MaxWaitTimeInSeconds": 90000},
+            ),
+            "job b",
+        ),
+        ImportedJob("lima", request("lima"), "job c"),
+    ]
+    draft = draft_spec(jobs, "demand", "us-east-1")
+    spec = draft.spec
+    assert spec["output_s3_uri"] == "s3://b/models"
+    assert spec["job"]["RoleArn"] == ROLE  # the most common role; lagos keeps its own
+    assert spec["job"]["InputDataConfig"][0]["DataSource"]["S3DataSource"]["S3Uri"] == "s3://b/{city}/"
+    assert spec["job"]["AlgorithmSpecification"]["MetricDefinitions"][0]["Regex"] == "rmse=([0-9]{{1,3}})"
+    assert spec["job"]["StoppingCondition"] == {
+        "MaxRuntimeInSeconds": 86400
+    }  # the provider's default differs
+    assert "EnableNetworkIsolation" not in spec["job"]
+    assert "OutputDataConfig" not in spec["job"]
+    assert spec["job"]["Tags"] == [{"Key": "team", "Value": "forecast"}]
+    assert spec["cities"][0] == {"name": "seoul"}
+    assert spec["cities"][1] == {
+        "name": "lagos",
+        "job": {"RoleArn": "arn:aws:iam::111122223333:role/TeamB"},
+        "spot": {"max_wait_seconds": 90000},
+    }
+    left = {(d.source, d.field) for d in draft.dropped}
+    assert {
+        ("job a", "TrainingJobName"),
+        ("job b", "EnableManagedSpotTraining"),
+        ("job b", "StoppingCondition.MaxWaitTimeInSeconds"),
+    } <= left
+    assert ("job a", "ResourceConfig.KeepAlivePeriodInSeconds") in left
+    assert (
+        "job a",
+        "Tags[sagemaker-fleet:city]",
+    ) in left
+    text = draft.yaml(["drafted for a test"])
+    assert text.startswith("# drafted for a test\n")
+    assert "# Left out:\n#   job a: TrainingJobName — the provider's" in text
+    assert yaml.safe_load(text) == spec
+
+
+def test_a_description_becomes_the_request_that_made_it() -> None:
+    described = {
+        **request("seoul"),
+        "TrainingJobStatus": "Completed",
+        "ModelArtifacts": {},
+        "ResponseMetadata": {},
+    }
+    del described["Tags"]
+    made, read_only = request_of_description(described, [{"Key": "team", "Value": "x"}], request("x").keys())
+    assert made["Tags"] == [{"Key": "team", "Value": "x"}]
+    assert "TrainingJobStatus" not in made
+    assert [name for name, _ in read_only] == ["TrainingJobStatus", "ModelArtifacts"]
+
+
+def test_strip_defaults_keeps_what_the_provider_defaults_otherwise() -> None:
+    assert strip_defaults(
+        {"EnableNetworkIsolation": False, "StoppingCondition": {"MaxRuntimeInSeconds": 86400}, "X": ""}
+    ) == {"StoppingCondition": {"MaxRuntimeInSeconds": 86400}}
