@@ -154,8 +154,7 @@ def per_city_ms(work: Any, items: list[Any], repeat: int = 3) -> float:
 
 
 def statsd_on(port: int) -> None:
-    from airflow.sdk.observability import stats
-    from airflow.sdk.observability.metrics import stats_utils
+    from sagemaker_fleet.compat import reinitialize_stats
 
     os.environ.update(
         {
@@ -164,7 +163,7 @@ def statsd_on(port: int) -> None:
             "AIRFLOW__METRICS__STATSD_PORT": str(port),
         }
     )
-    stats.initialize(factory=stats_utils.get_stats_factory(), export_legacy_names=False)
+    reinitialize_stats()
 
 
 def main() -> None:

@@ -15,6 +15,8 @@ from typing import Any
 
 from airflow.sdk import DAG, Asset, task
 
+from sagemaker_fleet.observability.facets import event_cities
+
 log = logging.getLogger(__name__)
 
 #: The demo fleet's models asset, as the fleet DAG names it (``{fleet}-models``, ``{output_s3_uri}/models/``).
@@ -26,7 +28,7 @@ def changed_cities(events: list[Any]) -> dict[str, dict[str, Any]]:
     cities: dict[str, dict[str, Any]] = {}
     for event in events:
         extra = event.extra or {}
-        for city in extra.get("cities", []):
+        for city in event_cities(extra):  # a list (on Airflow 3.0: its JSON text)
             cities[city["city"]] = {**city, "run_key": extra.get("run_key")}
     return cities
 

@@ -12,19 +12,23 @@ import os
 import socket
 import sys
 import tempfile
+from importlib import metadata
 from pathlib import Path
 
 # Airflow reads its configuration once, at first import: give the test session its own home and SQLite DB
 # before anything imports it (an existing AIRFLOW_HOME, e.g. the end-to-end tests' Postgres one, is respected).
 # One home per pytest-xdist worker and Python: two workers migrating one SQLite file at once break each other's
 # tests, and `make test` runs the 3.12 and 3.13 suites side by side, each with its own gw0, gw1 (one shared home let
-# one suite's module fixture delete and re-create the other's DAG run under it).
+# one suite's module fixture delete and re-create the other's DAG run under it). The Airflow minor is in the name too:
+# two virtualenvs of one Python with different Airflows (3.0 and 3.2 on 3.12) cannot share a DB (no downgrade on
+# `airflow db migrate`). Read from the installed metadata: Airflow must not be imported before the home is set.
 # xdist workers inherit the controller's environment, where this file already set the controller's home: a home
 # this file chose is replaced by the worker's own; a home set from outside (the e2e's Postgres one) is kept.
 _WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+_AIRFLOW = "-af" + ".".join(metadata.version("apache-airflow").split(".")[:2])
 _HOMES = (
     Path(tempfile.gettempdir())
-    / f"sagemaker-fleet-tests-{os.getuid()}-py{sys.version_info[0]}{sys.version_info[1]}"
+    / f"sagemaker-fleet-tests-{os.getuid()}-py{sys.version_info[0]}{sys.version_info[1]}{_AIRFLOW}"
 )
 _TEST_HOME = Path(f"{_HOMES}-{_WORKER}")
 for _name, _ours, _value in (

@@ -62,19 +62,18 @@ class StatsdListener:
 @contextmanager
 def airflow_statsd(monkeypatch: Any, prefix: str = "airflow") -> Iterator[StatsdListener]:
     """Airflow's own StatsD client (``[metrics] statsd_on``) pointed at a fresh listener, in this process: the
-    task SDK's Stats (which the triggerer's runner and task processes use) made again from Airflow's config."""
-    from airflow.sdk._shared.observability.metrics.base_stats_logger import NoStatsLogger
-    from airflow.sdk.observability import stats
-    from airflow.sdk.observability.metrics import stats_utils
+    Stats the triggerer's runner and task processes use (:func:`sagemaker_fleet.compat.stats`) made again from
+    Airflow's config."""
+    from sagemaker_fleet.compat import reinitialize_stats
 
     listener = StatsdListener()
     monkeypatch.setenv("AIRFLOW__METRICS__STATSD_ON", "True")
     monkeypatch.setenv("AIRFLOW__METRICS__STATSD_HOST", "127.0.0.1")
     monkeypatch.setenv("AIRFLOW__METRICS__STATSD_PORT", str(listener.port))
     monkeypatch.setenv("AIRFLOW__METRICS__STATSD_PREFIX", prefix)
-    stats.initialize(factory=stats_utils.get_stats_factory(), export_legacy_names=False)
+    reinitialize_stats()
     try:
         yield listener
     finally:
-        stats.initialize(factory=NoStatsLogger, export_legacy_names=False)
+        reinitialize_stats(off=True)
         listener.close()

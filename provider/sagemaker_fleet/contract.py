@@ -19,6 +19,10 @@ REPORT_TASK_ID = "cost_report"
 PLAN_XCOM_KEY = "plan"
 #: The tag every fleet DAG carries (with the fleet's name): how the Fleet view tells a fleet DAG.
 FLEET_DAG_TAG = "sagemaker-fleet"
+#: Where the api-server serves the Fleet view (the plugin's FastAPI app).
+FLEET_VIEW_URL_PREFIX = "/sagemaker-fleet"
+#: The Fleet tab's address inside the UI (Airflow 3.1+): ``/dags/<dag>/runs/<run>/plugin/sagemaker-fleet``.
+FLEET_VIEW_URL_ROUTE = "sagemaker-fleet"
 
 #: Seconds between the run's sweeps of SageMaker: the default of ``[sagemaker_fleet] poll_interval``, of the city
 #: trigger and of the operators, sensors and triggers that take a ``poll_interval``.
@@ -44,3 +48,14 @@ def models_alias_name(fleet: str) -> str:
     """The asset alias the cost report emits the models asset's event through: an alias, so that a run in which no
     city trained (a dry run, every city failed) emits none."""
     return f"{fleet}-trained-models"
+
+
+def fleet_view_path(dag_id: str, run_id: str, *, tab: bool) -> str:
+    """The address of a run's Fleet view on the api-server: its tab in the UI (``tab``: Airflow 3.1+, where plugins
+    add tabs) or the plugin's own page (Airflow 3.0)."""
+    from urllib.parse import quote
+
+    dag, run = quote(dag_id, safe=""), quote(run_id, safe="")
+    if tab:
+        return f"/dags/{dag}/runs/{run}/plugin/{FLEET_VIEW_URL_ROUTE}"
+    return f"{FLEET_VIEW_URL_PREFIX}/runs/{dag}/{run}"

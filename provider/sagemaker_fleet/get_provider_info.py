@@ -57,6 +57,7 @@ def get_provider_info() -> dict[str, Any]:
             "sagemaker_fleet.links.fleet.SageMakerTrainingJobLink",
             "sagemaker_fleet.links.fleet.TrainingJobLogsLink",
             "sagemaker_fleet.links.fleet.FleetCostReportLink",
+            "sagemaker_fleet.links.fleet.FleetViewLink",
         ],
         "config": provider_config(),
     }

@@ -151,15 +151,25 @@ TAB_SCRIPT = """
       out.appendChild(section('Re-submissions', table('resubmissions',
         ['city', 'attempt', 'job', 'status', 'reason'], rows)));
     }
+    var names = v.metrics ? v.metrics.names : [];
+    if (v.metrics) {
+      var best = el('ul', null, 'note'); best.id = 'metric-summary';
+      v.metrics.summary.forEach(function (m) {
+        best.appendChild(el('li', m.metric + ' (' + m.better + ' is better, ' + m.cities + ' cities): best ' +
+          m.best.city + ' ' + m.best.value + ', worst ' + m.worst.city + ' ' + m.worst.value));
+      });
+      out.appendChild(section('Final metrics', best));
+    }
     var jobs = v.jobs.map(function (j) {
       var links = el('span');
       links.appendChild(link(j.console_url, 'console')); links.appendChild(link(j.logs_url, 'logs'));
       return [j.city, j.attempt, j.job_name, j.status + ' / ' + j.secondary_status, j.instance_type +
-        (j.spot ? ' · spot' : ''), j.start, j.billable_seconds, usd(j.cost_usd + j.running_usd),
-        j.failure_reason || '', links];
+        (j.spot ? ' · spot' : ''), j.start, j.billable_seconds, usd(j.cost_usd + j.running_usd)].concat(
+        names.map(function (n) { return n in j.metrics ? j.metrics[n] : ''; }), [j.failure_reason || '', links]);
     });
     out.appendChild(section('Jobs (' + v.jobs.length + ')', v.jobs.length ? table('jobs',
-      ['city', 'attempt', 'job', 'status', 'instances', 'start', 'billable s', 'cost', 'failure reason', 'links'],
+      ['city', 'attempt', 'job', 'status', 'instances', 'start', 'billable s', 'cost'].concat(names,
+        ['failure reason', 'links']),
       jobs) : el('p', 'No training job yet.', 'empty')));
     var calls = el('p', 'This refresh: ' + v.listing.list_calls + ' listing(s), ' + v.listing.describe_calls +
       ' describe(s) of jobs still changing, ' + v.listing.cached_describes + ' from cache, ' +
@@ -197,6 +207,7 @@ TAB_SCRIPT = """
 RUNS_SCRIPT = """
 (function () {
   var root = document.getElementById('runs');
+  var tab = root.getAttribute('data-tab') === '1';
   fetch(root.getAttribute('data-api'), {credentials: 'same-origin'}).then(function (r) { return r.json(); })
     .then(function (body) {
       if (!body.runs || !body.runs.length) {
@@ -204,7 +215,7 @@ RUNS_SCRIPT = """
       }
       var t = document.createElement('table'); t.id = 'fleet-runs';
       var head = t.createTHead().insertRow();
-      ['DAG', 'run', 'state', 'run after', 'run key', 'Fleet tab'].forEach(function (h) {
+      ['DAG', 'run', 'state', 'run after', 'run key', tab ? 'Fleet tab' : 'Fleet view'].forEach(function (h) {
         var th = document.createElement('th'); th.textContent = h; head.appendChild(th);
       });
       var tbody = t.createTBody();
@@ -215,8 +226,10 @@ RUNS_SCRIPT = """
         });
         var a = document.createElement('a');
         a.textContent = 'Fleet';
-        a.href = '/dags/' + encodeURIComponent(run.dag_id) + '/runs/' + encodeURIComponent(run.run_id) +
-          '/plugin/sagemaker-fleet';
+        var ids = encodeURIComponent(run.dag_id) + '/runs/' + encodeURIComponent(run.run_id);
+        a.href = tab ? '/dags/' + ids + '/plugin/sagemaker-fleet' :
+          root.getAttribute('data-pages') + '/' + encodeURIComponent(run.dag_id) + '/' +
+            encodeURIComponent(run.run_id);
         a.target = '_top';
         tr.insertCell().appendChild(a);
       });
@@ -234,15 +247,19 @@ def _document(title: str, body: str, script: str) -> str:
     )
 
 
-def fleet_page(prefix: str, dag_id: str, run_id: str, refresh_seconds: int) -> str:
-    """The Fleet tab of one run: a shell that draws the run's JSON and refreshes it until the run ends."""
+def fleet_page(
+    prefix: str, dag_id: str, run_id: str, refresh_seconds: int, *, run_href: str | None = None
+) -> str:
+    """The Fleet tab of one run: a shell that draws the run's JSON and refreshes it until the run ends.
+    ``run_href``: a link back to the run in Airflow's UI, for a page shown on its own (Airflow 3.0, no tab)."""
     from urllib.parse import quote
 
     key = legend().replace("<p ", '<p id="legend" ', 1)
     api = f"{prefix}/api/runs/{quote(dag_id, safe='')}/{quote(run_id, safe='')}"
+    back = f'<p><a id="run-link" href="{esc(run_href)}">{esc(run_id)} in Airflow</a></p>' if run_href else ""
     body = (
         f'<main id="fleet" data-api="{esc(api)}" data-refresh="{int(refresh_seconds)}">'
-        f'<h1>Fleet · {esc(dag_id)}</h1><p id="status" class="muted"></p>'
+        f'<h1>Fleet · {esc(dag_id)}</h1>{back}<p id="status" class="muted"></p>'
         f'<div id="view"><p class="muted">Loading…</p></div>'
         f"<div hidden>{key}</div>"
         "</main>"
@@ -250,10 +267,12 @@ def fleet_page(prefix: str, dag_id: str, run_id: str, refresh_seconds: int) -> s
     return _document(f"Fleet · {dag_id} · {run_id}", body, TAB_SCRIPT)
 
 
-def runs_page(prefix: str) -> str:
-    """The nav entry's page: the newest runs of the fleet DAGs the user may read, each linked to its Fleet tab."""
+def runs_page(prefix: str, *, tab: bool = True) -> str:
+    """The nav entry's page: the newest runs of the fleet DAGs the user may read, each linked to its Fleet tab
+    (``tab``: Airflow 3.1+) or to the plugin's own page of the run (Airflow 3.0)."""
     body = (
-        f'<h1>SageMaker fleet runs</h1><div id="runs" data-api="{esc(prefix)}/api/runs">'
+        f'<h1>SageMaker fleet runs</h1><div id="runs" data-api="{esc(prefix)}/api/runs" '
+        f'data-pages="{esc(prefix)}/runs" data-tab="{1 if tab else 0}">'
         '<p class="muted">Loading…</p></div>'
     )
     return _document("SageMaker fleet runs", body, RUNS_SCRIPT)

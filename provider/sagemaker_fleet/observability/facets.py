@@ -8,6 +8,7 @@ contract (docs/reference.md, lineage), camelCase as OpenLineage's own facets.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Mapping, Sequence
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
@@ -120,6 +121,8 @@ def job_facet_fields(
         "billableSeconds": record.billable_seconds,
         "retainedSeconds": record.retained_billable_seconds,
         **money,
+        # FinalMetricDataList of a job with MetricDefinitions (docs/job-template.md#final-metrics)
+        **({"finalMetrics": dict(record.final_metrics)} if record.final_metrics else {}),
     }
 
 
@@ -143,8 +146,8 @@ def run_facet_fields(report: CostReport) -> dict[str, Any]:
 
 
 def trained_cities(report: CostReport, descriptions: Sequence[Description]) -> list[dict[str, Any]]:
-    """Each city whose model this run produced: its latest completed job, that job's model artifact and start, in
-    city order."""
+    """Each city whose model this run produced: its latest completed job, that job's model artifact, start and (for a
+    job with MetricDefinitions) final metrics, in city order."""
     artifacts = {str(d.get("TrainingJobName")): model_artifact(d) for d in descriptions}
     latest: dict[str, Any] = {}
     for line in report.lines:
@@ -158,6 +161,7 @@ def trained_cities(report: CostReport, descriptions: Sequence[Description]) -> l
             "job_name": line.job_name,
             "model_uri": artifacts.get(line.job_name),
             "start": line.start,
+            **({"metrics": dict(line.metrics)} if line.metrics else {}),
         }
         for city, line in sorted(latest.items())
     ]
@@ -176,3 +180,12 @@ def models_event_extra(
         "trained": len(cities),
         "cities": cities,
     }
+
+
+def event_cities(extra: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The trained cities of a models asset event's ``extra`` (:func:`models_event_extra`): a list, or on Airflow 3.0
+    the list's JSON text (3.0 cannot record an alias's event whose extra holds a list)."""
+    cities = (extra or {}).get("cities") or []
+    if isinstance(cities, str):
+        cities = json.loads(cities)
+    return [dict(city) for city in cities]

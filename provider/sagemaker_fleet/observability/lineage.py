@@ -96,10 +96,11 @@ def lineage_ids(context: Mapping[str, Any], operator: Any) -> dict[str, Any] | N
         from airflow.providers.openlineage import conf
         from airflow.providers.openlineage.plugins import macros
         from airflow.providers.openlineage.plugins.adapter import OpenLineageAdapter
-        from airflow.providers.openlineage.utils.emission_policy import resolve_task_emission_policy
+
+        from sagemaker_fleet.compat import openlineage_emits_task, openlineage_root_namespace
 
         ti, dag_run = context["ti"], context["dag_run"]
-        if not resolve_task_emission_policy(operator=operator, dag_id=ti.dag_id, task_id=ti.task_id).emit:
+        if not openlineage_emits_task(operator, ti.dag_id, ti.task_id):
             return None
         date = dag_run.logical_date or dag_run.run_after
         dag = context.get("dag")
@@ -113,7 +114,7 @@ def lineage_ids(context: Mapping[str, Any], operator: Any) -> dict[str, Any] | N
             "parent_job_name": ti.dag_id,
             "root_run_id": macros.lineage_root_run_id(ti),
             "root_job_name": macros.lineage_root_job_name(ti),
-            "root_namespace": macros.lineage_root_job_namespace(ti),
+            "root_namespace": openlineage_root_namespace(ti),
             "owners": [o.strip() for o in str(operator.owner or "").split(",") if o.strip()],
             "tags": sorted(getattr(dag, "tags", None) or []),
         }
@@ -131,16 +132,10 @@ def _adapter() -> Any:
 
 def _emit(ids: Mapping[str, Any], status: str, lineage: Lineage, message: str) -> None:
     from airflow.providers.openlineage import conf
-    from airflow.providers.openlineage.utils.utils import get_task_parent_run_facet
 
-    parent = get_task_parent_run_facet(
-        parent_run_id=ids["parent_run_id"],
-        parent_job_name=ids["parent_job_name"],
-        parent_job_namespace=ids.get("namespace") or conf.namespace(),
-        root_parent_run_id=ids.get("root_run_id"),
-        root_parent_job_name=ids.get("root_job_name"),
-        root_parent_job_namespace=ids.get("root_namespace"),
-    )
+    from sagemaker_fleet.compat import openlineage_parent_run_facet
+
+    parent = openlineage_parent_run_facet(ids, ids.get("namespace") or conf.namespace())
     common: dict[str, Any] = {
         "run_id": ids["run_id"],
         "job_name": ids["job_name"],

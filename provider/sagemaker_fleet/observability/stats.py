@@ -1,4 +1,4 @@
-"""Sending the fleet's metrics through Airflow's own Stats (``airflow.sdk.observability.stats``).
+"""Sending the fleet's metrics through Airflow's own Stats (:func:`sagemaker_fleet.compat.stats`).
 
 Whatever Airflow is set to send to — StatsD (``[metrics] statsd_on``), Datadog's StatsD (``statsd_datadog_enabled``)
 or OpenTelemetry (``otel_on``) — with Airflow's prefix, allow and block lists and name handler; nothing when metrics
@@ -25,14 +25,15 @@ log = logging.getLogger(__name__)
 def send(measurements: Iterable[Measurement]) -> int:
     """Send each measurement as its kind says (a timer's seconds as a duration: StatsD gets milliseconds,
     OpenTelemetry a histogram in milliseconds); the number sent."""
-    from airflow.sdk.observability import stats
+    from sagemaker_fleet.compat import stats as airflow_stats
 
+    stats = airflow_stats()
     sent = 0
     for m in measurements:
         tags = dict(m.tags)
         try:
             if m.kind == "counter":
-                stats.incr(m.name, m.value, tags=tags)  # type: ignore[arg-type]  # a float count is sent as is
+                stats.incr(m.name, m.value, tags=tags)  # a float count is sent as is
             elif m.kind == "gauge":
                 stats.gauge(m.name, m.value, tags=tags)
             else:

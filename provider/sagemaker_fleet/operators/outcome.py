@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from airflow.providers.common.compat.sdk import AirflowFailException
 from airflow.sdk import BaseOperator
 
+from sagemaker_fleet.compat import AirflowFailException
 from sagemaker_fleet.contract import PLAN_TASK_ID
 from sagemaker_fleet.operators.cities import (
     cities_xcom_key,

@@ -6,8 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
-from airflow.providers.common.compat.sdk import AirflowFailException
-
+from sagemaker_fleet.compat import AirflowFailException, has_external_views
 from sagemaker_fleet.contract import PLAN_XCOM_KEY
 from sagemaker_fleet.cost import PriceBook
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
@@ -15,12 +14,20 @@ from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.names import context_run_key, reports_s3_prefix, split_s3_uri
+from sagemaker_fleet.links.fleet import FleetViewLink, fleet_view_url
 from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
 from sagemaker_fleet.operators.cities import cities_xcom_key, split_cities
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID, write_run_note
 from sagemaker_fleet.plan import DurationHistory, plan_fleet
 from sagemaker_fleet.plan.errors import PlanError
-from sagemaker_fleet.runnote import asked_line, cost_line, dry_run_line, plan_line, refused_line
+from sagemaker_fleet.runnote import (
+    asked_line,
+    cost_line,
+    dry_run_line,
+    fleet_view_line,
+    plan_line,
+    refused_line,
+)
 from sagemaker_fleet.triggers.errors import UnplannableFleetError, run_spec, unusable
 
 #: The XCom key of the plan's summary (cities, starts, makespan).
@@ -67,6 +74,7 @@ class PlanFleetOperator(FleetAwsOperator):
     """
 
     template_fields: Sequence[str] = aws_template_fields("spec_path")
+    operator_extra_links = (FleetViewLink(),)
 
     def __init__(
         self,
@@ -129,7 +137,9 @@ class PlanFleetOperator(FleetAwsOperator):
             first = (
                 [dry_run_line(plan.summary, estimate), asked] if dry_run else [asked, plan_line(plan.summary)]
             )
-            write_run_note(context, [*first, cost_line(estimate)], self.api_conn_id, self.log)
+            write_run_note(
+                context, [*first, cost_line(estimate), *_fleet_view(context)], self.api_conn_id, self.log
+            )
         return parts[0]
 
     def _account_quotas(self, spec: FleetSpec) -> tuple[FleetSpec, Mapping[str, InstanceQuota]]:
@@ -204,6 +214,15 @@ class PlanFleetOperator(FleetAwsOperator):
             "no readable earlier report under s3://%s/%s; planning from expected_seconds", bucket, reports
         )
         return None
+
+
+def _fleet_view(context: Context) -> list[str]:
+    """The note's line to the run's Fleet view where the UI has no Fleet tab to find it by (Airflow 3.0)."""
+    if has_external_views():
+        return []
+    ti = context["ti"]
+    url = fleet_view_url(ti.dag_id, ti.run_id)
+    return [fleet_view_line(url)] if url else []
 
 
 def start_order(plan: FleetPlan) -> list[str]:

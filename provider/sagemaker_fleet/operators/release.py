@@ -121,14 +121,14 @@ class FleetPoolReleaseOperator(FleetAwsOperator):
 
 def next_scheduled_run(context: Context, now: dt.datetime) -> dt.datetime | None:
     """When the DAG's timetable next starts a run after ``now`` (``None``: unscheduled, or not knowable)."""
-    from airflow.serialization.decoders import decode_timetable
-    from airflow.serialization.encoders import encode_timetable
     from airflow.timetables.base import DataInterval, TimeRestriction
+
+    from sagemaker_fleet.compat import core_timetable
 
     dag = context.get("dag")
     if dag is None or not getattr(dag, "timetable", None):
         return None
-    timetable = decode_timetable(encode_timetable(dag.timetable))
+    timetable = core_timetable(dag.timetable)
     restriction = TimeRestriction(earliest=None, latest=None, catchup=False)
     run = context.get("dag_run")
     start, end = getattr(run, "data_interval_start", None), getattr(run, "data_interval_end", None)

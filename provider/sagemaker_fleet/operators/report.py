@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from airflow.providers.common.compat.sdk import AirflowSkipException
 from airflow.sdk import Asset, AssetAlias
 
+from sagemaker_fleet.compat import AirflowSkipException, alias_event_extra
 from sagemaker_fleet.contract import PLAN_TASK_ID, PLAN_XCOM_KEY, models_alias_name, models_asset_name
 from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, report_json
 from sagemaker_fleet.cost.collect import describe_run_jobs, find_other_runs_givers
@@ -149,7 +149,7 @@ class FleetCostReportOperator(FleetAwsOperator):
         )
         if alias is not None and extra["cities"]:
             context["outlet_events"][alias].add(
-                Asset(name=models_asset_name(spec.fleet), uri=models_uri), extra=extra
+                Asset(name=models_asset_name(spec.fleet), uri=models_uri), extra=alias_event_extra(extra)
             )
             self.log.info("models asset: %d cities trained in run %s", extra["trained"], report.run_key)
         self._lineage = {

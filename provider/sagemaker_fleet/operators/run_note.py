@@ -12,7 +12,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from airflow.providers.common.compat.sdk import AirflowNotFoundException, BaseHook, conf
+from sagemaker_fleet.compat import AirflowNotFoundException, airflow_conf, base_hook
 
 if TYPE_CHECKING:
     from sagemaker_fleet.runnote import RunNoteClient
@@ -25,6 +25,7 @@ DEFAULT_API_CONN_ID = "airflow_api"
 
 
 def _from_config() -> str:
+    conf = airflow_conf()
     base = conf.get("api", "base_url", fallback="") or ""
     if "://" in base:
         return base
@@ -39,7 +40,7 @@ def note_client(api_conn_id: str | None) -> RunNoteClient:
     from sagemaker_fleet.runnote import RunNoteClient
 
     try:
-        conn = BaseHook.get_connection(api_conn_id) if api_conn_id else None
+        conn = base_hook().get_connection(api_conn_id) if api_conn_id else None
     except AirflowNotFoundException:
         conn = None
     if conn is None or not conn.host:

@@ -1,5 +1,9 @@
 """The Fleet view in Airflow's UI: a **Fleet** tab on every DAG run's page and a nav entry listing fleet runs.
 
+Airflow 3.0 has no plugin ``external_views``: there the view is the plugin's own page,
+``/sagemaker-fleet/runs/<dag_id>/<run_id>``, linked from the plan task's "Fleet view" extra link and a manual run's
+note (:func:`sagemaker_fleet.compat.features`).
+
 Registered through the ``airflow.plugins`` entry point. Turn it off with ``[sagemaker_fleet] fleet_view = False``
 (``AIRFLOW__SAGEMAKER_FLEET__FLEET_VIEW=False``): the plugin then adds no route and no tab. The FastAPI app is
 built only when the api-server asks for it, so schedulers and workers that load plugins import none of it.
@@ -12,6 +16,7 @@ from typing import Any
 
 from airflow.plugins_manager import AirflowPlugin
 
+from sagemaker_fleet.compat import has_external_views
 from sagemaker_fleet.plugin.settings import URL_PREFIX, URL_ROUTE, fleet_view_enabled
 
 
@@ -30,7 +35,7 @@ class SageMakerFleetPlugin(AirflowPlugin):
 
     @property
     def external_views(self) -> list[dict[str, Any]]:  # type: ignore[override]
-        if not fleet_view_enabled():
+        if not fleet_view_enabled() or not has_external_views():
             return []
         return [
             {

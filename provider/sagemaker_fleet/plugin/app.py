@@ -3,7 +3,7 @@
 Every route asks Airflow who the caller is and whether they may read the DAG, with the core API's own
 dependencies (``requires_access_dag`` for a run's routes, ``get_user`` plus the auth manager's readable DAG ids for
 the list): a JWT in the ``Authorization`` header or the UI's ``_token`` cookie, checked by whichever auth manager
-Airflow is configured with. The SageMaker side goes through :class:`SageMakerFleetHook` on the fleet's own
+Airflow is configured with (Airflow 3.0 reads the header only; :mod:`sagemaker_fleet.plugin.token` fills it in). The SageMaker side goes through :class:`SageMakerFleetHook` on the fleet's own
 connection, so the view works against the simulator and AWS alike.
 """
 
@@ -21,6 +21,8 @@ from airflow.api_fastapi.core_api.security import GetUserDep, requires_access_da
 from fastapi import Depends, FastAPI, HTTPException, status
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from sagemaker_fleet.compat import UI_TOKEN_IN_LOCAL_STORAGE, has_external_views
+from sagemaker_fleet.contract import fleet_view_path
 from sagemaker_fleet.cost.publish import CONTENT_TYPES
 from sagemaker_fleet.cost.report import RunJobIndex
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
@@ -124,7 +126,7 @@ def list_runs(user: GetUserDep, session: SessionDep) -> JSONResponse:
 
 
 def runs(user: GetUserDep) -> HTMLResponse:
-    return HTMLResponse(runs_page(URL_PREFIX))
+    return HTMLResponse(runs_page(URL_PREFIX, tab=has_external_views()))
 
 
 def run_view(dag_id: str, run_id: str, session: SessionDep) -> JSONResponse:
@@ -135,7 +137,11 @@ def run_view(dag_id: str, run_id: str, session: SessionDep) -> JSONResponse:
 
 
 def run_page(dag_id: str, run_id: str) -> HTMLResponse:
-    return HTMLResponse(fleet_page(URL_PREFIX, dag_id, run_id, REFRESH_SECONDS))
+    # without a Fleet tab (Airflow 3.0) the page is shown on its own: a link back to the run in the UI
+    back = (
+        None if has_external_views() else fleet_view_path(dag_id, run_id, tab=True).rsplit("/plugin/", 1)[0]
+    )
+    return HTMLResponse(fleet_page(URL_PREFIX, dag_id, run_id, REFRESH_SECONDS, run_href=back))
 
 
 def report_file(dag_id: str, run_id: str, name: str, session: SessionDep) -> Response:
@@ -167,4 +173,8 @@ def create_app() -> FastAPI:
     app.get("/api/runs/{dag_id}/{run_id}", dependencies=[ReadRun])(run_view)
     app.get("/runs/{dag_id}/{run_id}", response_class=HTMLResponse, dependencies=[ReadRun])(run_page)
     app.get("/runs/{dag_id}/{run_id}/{name}", dependencies=[ReadRun])(report_file)
+    if UI_TOKEN_IN_LOCAL_STORAGE:
+        from sagemaker_fleet.plugin.token import install
+
+        install(app, URL_PREFIX)
     return app

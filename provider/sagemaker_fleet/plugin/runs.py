@@ -81,9 +81,9 @@ def _params_of(dag: Any) -> dict[str, Any]:
 @cache
 def _dag_bag() -> Any:
     """One DB DAG bag for the api-server's life: it keeps each DAG version it deserialized."""
-    from airflow.models.dagbag import DBDagBag
+    from sagemaker_fleet.compat import run_dag_bag
 
-    return DBDagBag()
+    return run_dag_bag()
 
 
 def load_fleet_run(session: Session, dag_id: str, run_id: str) -> FleetRunRecord:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-URL_PREFIX = "/sagemaker-fleet"
-#: The tab's address inside the UI: ``/dags/<dag>/runs/<run>/plugin/sagemaker-fleet``.
-URL_ROUTE = "sagemaker-fleet"
+from sagemaker_fleet.contract import FLEET_VIEW_URL_PREFIX as URL_PREFIX
+from sagemaker_fleet.contract import FLEET_VIEW_URL_ROUTE as URL_ROUTE
+
+__all__ = ["URL_PREFIX", "URL_ROUTE", "fleet_view_enabled"]
 
 
 def fleet_view_enabled() -> bool:

@@ -8,6 +8,7 @@ from sagemaker_fleet.runnote.text import (
     compose_note,
     cost_line,
     dry_run_line,
+    fleet_view_line,
     plan_line,
     refused_line,
 )
@@ -19,6 +20,7 @@ __all__ = [
     "compose_note",
     "cost_line",
     "dry_run_line",
+    "fleet_view_line",
     "plan_line",
     "refused_line",
 ]

@@ -74,6 +74,11 @@ def cost_line(estimate: Mapping[str, Any]) -> str:
     )
 
 
+def fleet_view_line(url: str) -> str:
+    """Where the run's Fleet view is, for an Airflow without the Fleet tab (3.0): ``- [Fleet view](url): …``."""
+    return f"- [Fleet view]({url}): the run's jobs, lanes and cost, live"
+
+
 def refused_line(reasons: Sequence[str]) -> str:
     return f"{REFUSED} {'; '.join(reasons)} — nothing was launched"
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.providers.amazon.aws.sensors.base_aws import AwsBaseSensor
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
-from airflow.providers.common.compat.sdk import AirflowException
 
+from sagemaker_fleet.compat import AirflowException
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.jobs.keys import city_key
 from sagemaker_fleet.jobs.pools import matching_pool

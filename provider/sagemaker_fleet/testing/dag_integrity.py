@@ -25,6 +25,7 @@ from unittest import mock
 from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.load import load_fleet_spec
+from sagemaker_fleet.hooks.request_model import BOTOCORE_MODEL
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.issue import SpecIssue
@@ -56,10 +57,12 @@ def _forbid(what: str) -> Any:
 def no_parse_time_access() -> Iterator[None]:
     """Refuse sockets, connection lookups and metadata-DB sessions for the duration (as the Amazon provider's
     example-DAG test does for connections)."""
+    from sagemaker_fleet.compat import base_hook
+
     with contextlib.ExitStack() as stack:
         stack.enter_context(mock.patch.object(socket.socket, "connect", _forbid("a network connection")))
         stack.enter_context(mock.patch.object(socket, "create_connection", _forbid("a network connection")))
-        stack.enter_context(mock.patch("airflow.sdk.BaseHook.get_connection", _forbid("a connection lookup")))
+        stack.enter_context(mock.patch.object(base_hook(), "get_connection", _forbid("a connection lookup")))
         stack.enter_context(mock.patch("airflow.settings.Session", _forbid("a metadata-DB session")))
         yield
 
@@ -71,7 +74,9 @@ def check_dag_folder(folder: str | Path, *, min_retries: int = 1) -> DagFolderRe
     directory) and a folder without any DAG are problems. Each problem is reported once: a fleet spec's errors are
     listed once even when DAG files fail to import because of them (those files get one line each pointing there).
     """
-    from airflow.dag_processing.dagbag import DagBag
+    from sagemaker_fleet.compat import dag_bag_class
+
+    DagBag = dag_bag_class()  # Airflow's class, from where this version keeps it
 
     folder = Path(folder)
     report = DagFolderReport()
@@ -81,7 +86,7 @@ def check_dag_folder(folder: str | Path, *, min_retries: int = 1) -> DagFolderRe
     listed: set[tuple[str, tuple[SpecIssue, ...]]] = set()
     for spec in sorted([*folder.rglob("*.yaml"), *folder.rglob("*.yml")]):
         try:
-            load_fleet_spec(spec)
+            load_fleet_spec(spec, BOTOCORE_MODEL)
         except FleetSpecError as exc:
             listed.add(_spec_key(exc))
             report.problems.append(str(exc))
@@ -172,8 +177,10 @@ def _dag_problems(dag_id: str, dag: Any, min_retries: int) -> list[str]:
     problems = []
     if not dag.tags:
         problems.append(f"{dag_id}: no tags")
+    from sagemaker_fleet.compat import check_cycle
+
     try:
-        dag.check_cycle()
+        check_cycle(dag)
     except Exception as exc:  # noqa: BLE001 - Airflow raises its own exception types for cycles
         problems.append(f"{dag_id}: cycle: {exc}")
     for task in dag.tasks:

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from airflow.providers.common.compat.sdk import AirflowFailException
-
+from sagemaker_fleet.compat import AirflowFailException
 from sagemaker_fleet.errors import ForeignJobError, SageMakerFleetError
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.names import InvalidRunKeyError

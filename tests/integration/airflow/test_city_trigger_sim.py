@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
-from airflow.providers.common.compat.sdk import AirflowException, AirflowSkipException
 from airflow.triggers.base import TaskFailedEvent, TaskSkippedEvent, TaskSuccessEvent
 
+from sagemaker_fleet.compat import AirflowException, AirflowSkipException
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.dispatch.city_run import CityRun
 from sagemaker_fleet.fleetspec import load_fleet_spec
@@ -23,6 +23,7 @@ from sagemaker_fleet.operators.training import FleetTrainingOperator
 from sagemaker_fleet.plan import plan_fleet
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 from sagemaker_fleet.triggers.poller import FleetPoller
+from task_logs import capture_task_logs
 from trigger_runs import publish_plan, run_triggers
 
 pytestmark = pytest.mark.integration
@@ -364,8 +365,6 @@ def test_serialize_round_trips() -> None:
 def test_waiting_cities_say_why_within_one_budget_of_log_lines(fast, planned, monkeypatch) -> None:
     """Each waiting city says why in its task log, but a run's waiting lines share a budget: the triggerer writes
     every trigger's lines through one pipe, and a burst of them (1,000 cities waiting 30 s) once deadlocked it."""
-    from structlog.testing import capture_logs
-
     from sagemaker_fleet.triggers import budget as budget_module
     from sagemaker_fleet.triggers import city_io as city_io_module
 
@@ -375,7 +374,7 @@ def test_waiting_cities_say_why_within_one_budget_of_log_lines(fast, planned, mo
     monkeypatch.setattr(city_io_module, "WAIT_LOG_EVERY", 0.05)
     monkeypatch.setattr(budget_module, "WAIT_LINES_BURST", 3.0)
     monkeypatch.setattr(budget_module, "WAIT_LINES_PER_SECOND", 0.0)  # three lines for the whole run
-    with capture_logs() as logs:
+    with capture_task_logs() as logs:
         events = run([trigger(DISPATCH, c, plan_task_id="plan") for c in book.members[group]])
     assert all(isinstance(e, TaskSuccessEvent) for e in events), events
     waiting = [line["event"] for line in logs if "waits for" in str(line.get("event"))]

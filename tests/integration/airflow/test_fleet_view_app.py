@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from airflow_db import latest_dag, sync_dag_folder
+from sagemaker_fleet.compat import has_external_views
 from sagemaker_fleet.cost import PriceBook
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.fleetspec.names import job_name, run_key_for
@@ -29,31 +31,26 @@ PREFIX = "/sagemaker-fleet"
 @pytest.fixture(scope="module")
 def db_state(airflow_db: Path) -> dict[str, Any]:
     """The DAG folder synced to the DB, a fleet run with its plan XCom and a run of a non-fleet DAG."""
-    from airflow.dag_processing.bundles.manager import DagBundlesManager
-    from airflow.dag_processing.dagbag import BundleDagBag, sync_bag_to_db
     from airflow.models.dagrun import DagRun
     from airflow.models.xcom import XComModel
     from airflow.utils.session import create_session
     from airflow.utils.state import DagRunState
     from airflow.utils.types import DagRunType
 
-    DagBundlesManager().sync_bundles_to_db()
-    bag = BundleDagBag(dag_folder=str(DAGS), bundle_path=DAGS, bundle_name="dags-folder")
+    bag = sync_dag_folder(DAGS)
     assert not bag.import_errors, bag.import_errors
-    sync_bag_to_db(bag, "dags-folder", None)
     spec = load_fleet_spec(QUICK)
     run_key = run_key_for(None, RUN_ID, "manual")
     plan = plan_fleet(spec, run_key, None).to_json()
     import datetime as dt
 
-    from airflow.models.dagbag import DBDagBag
     from airflow.utils.types import DagRunTriggeredByType
 
     with create_session() as session:
         for dag_id, run_id in ((FLEET_DAG, RUN_ID), ("op_train", OTHER_RUN)):
             session.query(DagRun).filter(DagRun.dag_id == dag_id, DagRun.run_id == run_id).delete()
             session.commit()
-            dag = DBDagBag().get_latest_version_of_dag(dag_id, session=session)
+            dag = latest_dag(dag_id, session)
             dag.create_dagrun(
                 run_id=run_id,
                 run_after=dt.datetime.now(dt.UTC),
@@ -70,6 +67,19 @@ def db_state(airflow_db: Path) -> dict[str, Any]:
 
 @pytest.fixture
 def client(db_state: dict[str, Any], aws_sim: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    return _client(monkeypatch)
+
+
+@pytest.fixture
+def client_30(db_state: dict[str, Any], aws_sim: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The app as Airflow 3.0 gets it (its UI keeps the token in localStorage), built so on any version."""
+    from sagemaker_fleet.plugin import app as plugin_app
+
+    monkeypatch.setattr(plugin_app, "UI_TOKEN_IN_LOCAL_STORAGE", True)
+    return _client(monkeypatch)
+
+
+def _client(monkeypatch: pytest.MonkeyPatch) -> Any:
     from airflow.api_fastapi.app import init_auth_manager, purge_cached_app
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
@@ -111,6 +121,51 @@ def test_anonymous_requests_are_refused_on_every_route(client: Any) -> None:
     for route in routes():
         assert client.get(route).status_code == 401, route
     assert client.get(routes()[3], headers={"Authorization": "Bearer not-a-jwt"}).status_code == 403
+
+
+def jwt_of(role: str | None, name: str) -> str:
+    return token(role, name)["Authorization"].removeprefix("Bearer ")
+
+
+def test_a_browser_that_carries_the_login_cookie_gets_the_pages_and_the_json(client: Any) -> None:
+    """A plain browser request, the JWT in the ``_token`` cookie: Airflow 3.1+ reads it, and on 3.0 the view hands
+    its own cookie to Airflow's checks as the Authorization header (:mod:`sagemaker_fleet.plugin.token`)."""
+    client.cookies.set("_token", jwt_of("viewer", "viewer"))
+    for route in (routes()[0], routes()[1], routes()[2]):
+        assert client.get(route).status_code == 200, route
+    # the runs list links each run to its Fleet tab (3.1+) or to the view's own page of the run (3.0)
+    assert f'data-tab="{1 if has_external_views() else 0}"' in client.get(routes()[0]).text
+    client.cookies.set("_token", jwt_of(None, "nobody"))
+    assert client.get(routes()[2]).status_code == 403
+
+
+def test_on_airflow_3_0_a_refused_page_copies_the_uis_token_and_the_json_stays_json(client_30: Any) -> None:
+    """Airflow 3.0's UI keeps the login's token in localStorage: a page opened without credentials answers with a
+    page whose script copies it into the view's cookie and loads the page again; the JSON routes answer as
+    Airflow does. Once the cookie is there, Airflow's own checks decide: a reader gets the page, another user
+    not."""
+    page = client_30.get(routes()[2])
+    assert page.status_code == 401
+    assert page.headers["content-type"].startswith("text/html")
+    assert 'data-key="token"' in page.text
+    assert 'data-cookie="_token"' in page.text
+    assert 'data-prefix="/sagemaker-fleet"' in page.text
+    assert "localStorage" in page.text
+    assert "Not authenticated" in page.text
+    api = client_30.get(routes()[3])
+    assert (api.status_code, api.json()) == (401, {"detail": "Not authenticated"})
+    client_30.cookies.set("_token", jwt_of("viewer", "viewer"))
+    shown = client_30.get(routes()[2])
+    assert shown.status_code == 200
+    # shown on its own where there is no Fleet tab (3.0): with a link back to the run in Airflow's UI
+    assert ('id="run-link" href="/dags/fleetview_quick/runs/manual__fleetview-1"' in shown.text) is (
+        not has_external_views()
+    )
+    assert client_30.get(routes()[3]).status_code == 200
+    client_30.cookies.set("_token", jwt_of(None, "nobody"))
+    refused = client_30.get(routes()[2])
+    assert refused.status_code == 403
+    assert "Airflow refused this page (403" in refused.text
 
 
 def test_a_user_who_may_not_read_the_dag_is_refused(client: Any) -> None:

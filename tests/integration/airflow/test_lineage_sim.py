@@ -71,7 +71,7 @@ def trigger(spec_path: Path, city: str, **kwargs) -> FleetCityTrigger:
 def test_every_city_ended_in_the_triggerer_closes_its_run_with_its_datasets(
     fast, monkeypatch, tmp_path
 ) -> None:
-    from airflow.providers.openlineage.utils.utils import build_task_instance_ol_run_id
+    from airflow.providers.openlineage.plugins.adapter import OpenLineageAdapter
 
     spec = load_fleet_spec(DISPATCH)
     plan = plan_fleet(spec, RUN_KEY)
@@ -81,7 +81,9 @@ def test_every_city_ended_in_the_triggerer_closes_its_run_with_its_datasets(
     with openlineage_to_file(monkeypatch, tmp_path / "events.jsonl") as path:
         ids = {city: worker_ids("disp_fleet", city, index) for index, city in enumerate(ranked)}
         # the run id is the one the provider's listener gives the try's START on the worker
-        assert ids[ranked[2]]["run_id"] == build_task_instance_ol_run_id("disp_fleet", "train", 1, LOGICAL, 2)
+        assert ids[ranked[2]]["run_id"] == OpenLineageAdapter.build_task_instance_run_id(
+            dag_id="disp_fleet", task_id="train", try_number=1, logical_date=LOGICAL, map_index=2
+        )
         events = run_triggers([trigger(DISPATCH, c, plan_task_id="plan", lineage=ids[c]) for c in ranked])
     assert all(isinstance(e, TaskSuccessEvent) for e in events)
     emitted = read_events(path)
@@ -102,7 +104,13 @@ def test_every_city_ended_in_the_triggerer_closes_its_run_with_its_datasets(
         )
         parent = event["run"]["facets"]["parent"]
         assert parent["run"]["runId"] == ids[city]["parent_run_id"]
-        assert parent["job"] == {"namespace": "sagemaker-fleet-tests", "name": "disp_fleet", "facets": {}}
+        # ParentRunFacet 1-2-0 adds the job's "facets" (1-1-0, of openlineage-python before 1.5x, has none)
+        assert {k: parent["job"][k] for k in ("namespace", "name")} == {
+            "namespace": "sagemaker-fleet-tests",
+            "name": "disp_fleet",
+        }
+        # the root the listener gave the START (the DAG run itself where the provider, 2.6.1, takes no other)
+        assert parent["root"]["run"]["runId"] == ids[city]["root_run_id"]
         assert [(d["namespace"], d["name"]) for d in event["inputs"]] == [("s3://acme-ml", f"data/{city}")]
         artifact = described["ModelArtifacts"]["S3ModelArtifacts"]
         assert artifact.endswith(f"/{name}/output/model.tar.gz")

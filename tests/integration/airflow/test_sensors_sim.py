@@ -4,8 +4,9 @@ The sensors' ``poke`` runs with the simulated clock moved by ``sim.advance`` (de
 real asyncio loop, first at speed 1 (the condition is false and must stay unfired), then at a raised speed until
 the condition becomes true.
 
-Airflow 3 loggers (``self.log`` of operators and triggers) are structlog loggers whose output does not go through
-stdlib ``logging``, so ``caplog`` sees nothing: log lines are captured with ``structlog.testing.capture_logs``.
+Airflow 3.1+ loggers (``self.log`` of operators and triggers) are structlog loggers whose output does not go
+through stdlib ``logging``, so ``caplog`` sees nothing, and Airflow 3.0's are stdlib loggers: log lines are captured
+with ``task_logs.capture_task_logs`` (both).
 """
 
 from __future__ import annotations
@@ -16,10 +17,8 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from airflow.providers.common.compat.sdk import AirflowException
-from airflow.sdk.exceptions import TaskDeferred
-from structlog.testing import capture_logs
 
+from sagemaker_fleet.compat import AirflowException, TaskDeferred
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.jobs.keys import city_key
@@ -27,6 +26,7 @@ from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sagemaker_fleet.sensors.fleet import FleetRunSensor, WarmPoolAvailableSensor
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
 from sim_fixtures import advance_clock_until, first_event
+from task_logs import capture_task_logs
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
@@ -127,7 +127,7 @@ def test_run_sensor_waits_for_every_city_to_be_terminal(aws_sim, hook, fleet, sp
     assert sensor.poke({}) is False  # accra is running
 
     advance_clock_until(aws_sim, lambda: status(aws_sim, accra) == "Completed")
-    with capture_logs() as logs:
+    with capture_task_logs() as logs:
         assert sensor.poke({}) is True  # a Failed latest submission is terminal too
     assert any("12/12 cities terminal (11 completed, 1 failed), 0 running" in e["event"] for e in logs), logs
 
@@ -149,7 +149,7 @@ def test_run_sensor_counts_a_resubmitted_city_by_its_latest_attempt(aws_sim, hoo
     assert sensor.poke({}) is False  # attempt 1 is terminal, but lima's latest submission runs
 
     advance_clock_until(aws_sim, lambda: status(aws_sim, second) == "Completed")
-    with capture_logs() as logs:
+    with capture_task_logs() as logs:
         assert sensor.poke({}) is True
     # lima counts once, as Completed (its latest attempt), not as the Failed first attempt
     assert any("12/12 cities terminal (12 completed, 0 failed), 0 running" in e["event"] for e in logs), logs

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from structlog.testing import capture_logs
 
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
@@ -14,6 +13,7 @@ from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sagemaker_fleet.triggers.fleet import FleetJobTrigger
 from sagemaker_fleet.triggers.poller import FleetPoller
 from sim_fixtures import first_event
+from task_logs import capture_task_logs
 
 pytestmark = pytest.mark.integration
 CITIES = ("seoul", "tokyo", "lagos", "lima", "oslo")
@@ -118,7 +118,7 @@ def test_trigger_logs_a_spot_interruption_as_a_warning(aws_sim, fleets_dir) -> N
     trigger = FleetJobTrigger(job_name=name, name_contains="-20261129", poll_interval=0.05)
 
     async def scenario() -> tuple[dict, list[dict]]:
-        with capture_logs() as logs:
+        with capture_task_logs() as logs:
             task = asyncio.ensure_future(first_event(trigger))
             try:
                 await asyncio.sleep(0.3)  # the trigger watches the job while it trains

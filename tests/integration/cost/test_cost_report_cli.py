@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from importlib import metadata
 from pathlib import Path
 
 import boto3
@@ -19,6 +20,7 @@ pytestmark = pytest.mark.integration
 
 OTHER_JOBS = ["demo-seoul-20261128", "demo-seoul-20261128-r2", "someone-else-seoul-20261129", "demo-x"]
 BUCKET = "acme-reports"
+MOTO = tuple(int(part) for part in metadata.version("moto").split(".")[:2])
 PREFIX = "fleets/demo/reports/20261129/"
 
 
@@ -182,6 +184,15 @@ def test_report_against_moto_sagemaker_has_every_job_and_no_billing(
     code = main(
         ["report", str(spec_file), "--run-key", RUN_KEY, "--out", str(out), "--endpoint-url", moto_endpoint]
     )
+    if MOTO < (5, 2):
+        # moto 5.1 (pinned beside MWAA's Airflow 3.0.6) compares ListTrainingJobs' CreationTimeAfter, a number,
+        # with its creation times kept as text: HTTP 500. The command says it could not list, in one line.
+        err = capsys.readouterr().err
+        assert code == 1
+        assert f"error: cannot read the training jobs of run {RUN_KEY}: " in err
+        assert "(500)" in err
+        assert "Traceback" not in err
+        return
     assert code == 0, capsys.readouterr().err
     doc = json.loads((out / "report.json").read_text())
     assert sorted(j["job_name"] for j in doc["jobs"]) == sorted(names[:3])

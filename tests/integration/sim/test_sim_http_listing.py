@@ -31,7 +31,10 @@ def test_filters_and_sorting(sim: SimClient) -> None:
     assert listed() == ["other-c", "fleet-a", "fleet-b"]  # newest first
     assert listed(NameContains="fleet") == ["fleet-a", "fleet-b"]
     assert listed(SortBy="Name", SortOrder="Ascending") == ["fleet-a", "fleet-b", "other-c"]
-    assert listed(CreationTimeAfter=created["fleet-b"]) == ["other-c", "fleet-a"]
+    # the next whole second after fleet-b's creation, still before fleet-a's (60 s later): botocore 1.39 and 1.42
+    # (beside MWAA's Airflow 3.0.6 and 3.2.1) send whole seconds, 1.43 the milliseconds too
+    cut = created["fleet-b"].replace(microsecond=0) + dt.timedelta(seconds=1)
+    assert listed(CreationTimeAfter=cut) == ["other-c", "fleet-a"]
     assert listed(CreationTimeBefore=created["other-c"], SortOrder="Ascending") == ["fleet-b", "fleet-a"]
     assert listed(LastModifiedTimeAfter=created["other-c"] + dt.timedelta(days=1)) == []
 

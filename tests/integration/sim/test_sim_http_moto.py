@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from sagemaker_fleet.sim.server.moto_backend import moto_request_handler
 from sim_fixtures import advance_until, make_request
 
 if TYPE_CHECKING:
@@ -22,7 +23,10 @@ def test_s3_put_and_get_through_the_endpoint(sim: SimClient) -> None:
 
     got = s3.get_object(Bucket="acme-ml", Key="data/seoul/train.csv")
     assert got["Body"].read() == b"a,b\n1,2\n"
-    assert got["Metadata"] == {"my_key": "v"}
+    # moto 5.1 (beside MWAA's Airflow 3.0.6) has no request handler that keeps a header's underscores: the
+    # endpoint then serves through werkzeug's, and an underscore in a metadata key comes back as a dash
+    keeps = moto_request_handler().__module__.startswith("moto.")
+    assert got["Metadata"] == ({"my_key": "v"} if keeps else {"my-key": "v"})
     assert [o["Key"] for o in s3.list_objects_v2(Bucket="acme-ml", Prefix="data/")["Contents"]] == [
         "data/seoul/train.csv"
     ]

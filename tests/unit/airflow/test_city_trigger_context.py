@@ -15,9 +15,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from airflow.providers.common.compat.sdk import TaskDeferred
 from airflow.serialization.serialized_objects import BaseSerialization
 
+from sagemaker_fleet.compat import TaskDeferred
 from sagemaker_fleet.dags import build_fleet_dag
 from sagemaker_fleet.dags.factory import PLAN_TASK_ID
 from sagemaker_fleet.fleetspec.load import load_fleet_spec

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from airflow.providers.common.compat.sdk import AirflowException, AirflowFailException
 from airflow.triggers.base import TaskFailedEvent, TriggerEvent
 
 from sagemaker_fleet import SageMakerFleetError
+from sagemaker_fleet.compat import AirflowException, AirflowFailException
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.operators.notify import FleetNotifyOperator

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from airflow.providers.common.compat.sdk import AirflowFailException
 
+from sagemaker_fleet.compat import AirflowFailException
 from sagemaker_fleet.operators.outcome import FleetOutcomeOperator, untrained
 
 CITIES = ["paris", "new-york", "oslo"]

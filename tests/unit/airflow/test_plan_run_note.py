@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from airflow.providers.common.compat.sdk import AirflowFailException
 
+from sagemaker_fleet.compat import AirflowFailException, has_external_views
 from sagemaker_fleet.cost import PriceBook, load_price_table
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.fleetspec import load_fleet_spec
@@ -21,10 +21,20 @@ from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
 from sagemaker_fleet.operators.plan import PlanFleetOperator
 from sagemaker_fleet.plan.jsonread import JsonObject
 from sagemaker_fleet.plan.model import PlanSummary
-from sagemaker_fleet.runnote import cost_line, dry_run_line
+from sagemaker_fleet.runnote import cost_line, dry_run_line, fleet_view_line
 
 SMALL = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "small.yaml"
 RUN_ID = "manual__2026-12-01T10:00:00+00:00"
+#: Where the UI has no Fleet tab (Airflow 3.0) the note's last line links the run's Fleet view page.
+FLEET_VIEW = (
+    []
+    if has_external_views()
+    else [
+        fleet_view_line(
+            f"/sagemaker-fleet/runs/city_training_manual/{RUN_ID.replace(':', '%3A').replace('+', '%2B')}"
+        )
+    ]
+)
 
 
 class FakeApi(ThreadingHTTPServer):
@@ -127,6 +137,7 @@ def test_a_dry_run_of_three_cities_says_what_was_asked_planned_and_what_it_would
             dry_run_line(PlanSummary.from_json(JsonObject(summary, "summary")), estimate),
             "- Asked: 3 of 12 cities (lima, oslo, seoul) · spot on · instance type: fleet default · dry run",
             cost_line(estimate),
+            *FLEET_VIEW,
         ]
     )
     assert [(m, p.split("?")[0]) for m, p, _ in api.calls] == [
@@ -165,7 +176,8 @@ def test_the_note_uses_a_token_from_the_connections_login(
     )
     _plan({"cities": [], "spot": False, "instance_type": "ml.m5.xlarge", "dry_run": False})
     assert api.note is not None
-    asked, planned, cost = api.note.split("\n\n")[1].split("\n")
+    asked, planned, cost, *view = api.note.split("\n\n")[1].split("\n")
+    assert view == FLEET_VIEW
     assert asked == "- Asked: all 12 cities · spot off · instance type: ml.m5.xlarge · train"
     assert planned.startswith("- Planned: 12 jobs · ")
     assert cost.startswith("- Expected cost: $")
@@ -182,3 +194,20 @@ def test_an_api_server_that_refuses_costs_the_note_not_the_plan(api: FakeApi, ca
     log = capsys.readouterr().out  # the task log
     assert "could not write the run's note" in log
     assert "HTTP 401" in log
+
+
+def test_without_a_fleet_tab_the_note_links_the_runs_fleet_view_page(
+    api: FakeApi, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Airflow 3.0 (no plugin tabs, here on any version): the note's last line is the run's Fleet view page."""
+    from sagemaker_fleet.operators import plan as plan_module
+
+    monkeypatch.setattr(plan_module, "has_external_views", lambda: False)
+    monkeypatch.setattr("sagemaker_fleet.compat.has_external_views", lambda: False)
+    _plan({"cities": ["lima"], "spot": False, "instance_type": None, "dry_run": True})
+    assert api.note is not None
+    last = api.note.splitlines()[-1]
+    assert last == fleet_view_line(
+        "/sagemaker-fleet/runs/city_training_manual/manual__2026-12-01T10%3A00%3A00%2B00%3A00"
+    )
+    assert last.startswith("- [Fleet view](/sagemaker-fleet/runs/")

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from airflow.providers.common.compat.sdk import AirflowSkipException
 
+from sagemaker_fleet.compat import AirflowSkipException
 from sagemaker_fleet.operators.report import FleetCostReportOperator
 
 SMALL = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "small.yaml"

@@ -17,7 +17,8 @@ import json, os, sys, time
 os.environ["_AIRFLOW_PARSING_CONTEXT_DAG_ID"] = sys.argv[2]
 if sys.argv[3]:
     os.environ["_AIRFLOW_PARSING_CONTEXT_TASK_ID"] = sys.argv[3]
-from airflow.dag_processing.dagbag import DagBag
+from sagemaker_fleet.compat import dag_bag_class
+DagBag = dag_bag_class()
 before = set(sys.modules)
 bag = DagBag(sys.argv[1])
 dag = bag.dags[sys.argv[2]]

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from airflow.sdk import XComArg
 from airflow.sdk.definitions.mappedoperator import MappedOperator
-from airflow.serialization.serialized_objects import DagSerialization
 
+from sagemaker_fleet.compat import base_hook, dag_serialization
 from sagemaker_fleet.dags.factory import (
     OUTCOME_TASK_ID,
     PLAN_TASK_ID,
@@ -42,8 +42,11 @@ def test_parse_guard_refuses_network() -> None:
 
 
 def test_a_dag_that_reads_a_connection_at_parse_time_is_reported(tmp_path: Path) -> None:
+    hook = (
+        base_hook()
+    )  # what a DAG file imports on this Airflow (airflow.sdk from 3.1, airflow.hooks.base on 3.0)
     (tmp_path / "bad_dag.py").write_text(
-        "# a dag file\nfrom airflow.sdk import BaseHook\nBaseHook.get_connection('aws_default')\n",
+        f"# a dag file\nfrom {hook.__module__} import BaseHook\nBaseHook.get_connection('aws_default')\n",
         encoding="utf-8",
     )
     report = check_dag_folder(tmp_path)
@@ -168,7 +171,7 @@ def test_no_task_starts_from_the_trigger_and_no_trigger_kwargs_are_serialized(
         dag = build_fleet_dag(fleet_file(tmp_path, cities), dag_id=f"d{cities}", manual=manual)
         assert not any(t.start_from_trigger for t in dag.tasks)
         assert all(t.start_trigger_args is None for t in dag.tasks)
-        serialized = DagSerialization.to_dict(dag)
+        serialized = dag_serialization().to_dict(dag)
         text = json.dumps(serialized)
         assert "FleetCityTrigger" not in text
         assert "trigger_kwargs" not in text
@@ -180,7 +183,7 @@ def test_the_serialized_dag_does_not_grow_with_the_fleet(tmp_path: Path) -> None
     """No city is named in the scheduled DAG (the manual one's form lists them, in every task's params): 1,500
     cities cost two tasks more than 3, not a task each."""
     small, large = (
-        json.dumps(DagSerialization.to_dict(build_fleet_dag(fleet_file(tmp_path, n), dag_id="d")))
+        json.dumps(dag_serialization().to_dict(build_fleet_dag(fleet_file(tmp_path, n), dag_id="d")))
         for n in (3, 1500)
     )
     assert "c0002" not in small

@@ -52,3 +52,34 @@ def test_the_latest_run_names_each_city_once() -> None:
         "lima": ("b", "20261129"),
         "oslo": ("c", "20261129"),
     }
+
+
+def test_an_event_recorded_on_airflow_3_0_reads_alike() -> None:
+    """Airflow 3.0 records an alias's event only with hashable extra values: the cities travel as their JSON text
+    there (``compat.alias_event_extra``); the example reads both."""
+    import json
+
+    module = example()
+    cities = [{"city": "lima", "job_name": "a", "model_uri": "s3://m/a", "start": "cold"}]
+    on_3_0 = {"run_key": "20261128", "cities": json.dumps(cities)}
+    on_3_1 = {"run_key": "20261128", "cities": cities}
+    read = [module.changed_cities([SimpleNamespace(extra=extra)]) for extra in (on_3_0, on_3_1)]
+    assert read[0] == read[1] == {"lima": {**cities[0], "run_key": "20261128"}}
+
+
+def test_the_extra_of_an_alias_event_is_hashable_where_airflow_needs_it(monkeypatch) -> None:
+    from sagemaker_fleet import compat
+
+    extra = {"version": 1, "fleet": "f", "trained": 1, "cities": [{"city": "lima"}]}
+    monkeypatch.setattr(compat, "ALIAS_EVENT_EXTRA_MUST_BE_HASHABLE", True)
+    flat = compat.alias_event_extra(extra)
+    frozenset(flat.items())  # what Airflow 3.0 does with it (TypeError: unhashable type: 'list' before)
+    assert json_loads(flat["cities"]) == extra["cities"]
+    monkeypatch.setattr(compat, "ALIAS_EVENT_EXTRA_MUST_BE_HASHABLE", False)
+    assert compat.alias_event_extra(extra) == extra
+
+
+def json_loads(text: str) -> object:
+    import json
+
+    return json.loads(text)

@@ -1,7 +1,8 @@
 """Every compiled CreateTrainingJob request passes botocore's own validation, offline, from the service model.
 
 botocore's ParamValidator checks types, required members, unknown members and minimums; it does not check
-maximums, patterns or enums, so ``model_violations`` walks the shape metadata for those.
+maximums, patterns or enums, so ``model_violations`` walks the shape metadata for those — with the bounds AWS has
+raised since an older botocore's model (``SERVICE_NOW``: keep-alive up to 21600 s also with botocore 1.39).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from botocore.validate import ParamValidator
 from sagemaker_fleet.fleetspec import CitySpec, FleetSpec, SpotSettings, VpcSettings, load_fleet_spec
 from sagemaker_fleet.fleetspec.names import checkpoint_s3_uri, job_name, model_s3_uri
 from sagemaker_fleet.jobs.request import CHECKPOINT_LOCAL_PATH, Submission, compile_training_request
+from sagemaker_fleet.sim.server.shapes import SERVICE_NOW
 
 FLEETS_DIR = Path(__file__).resolve().parents[3] / "dags" / "fleets"
 FLEET_FILES = sorted(FLEETS_DIR.glob("*.yaml"))
@@ -68,6 +70,8 @@ def model_violations(value: Any, shape: Shape, path: str = "") -> list[str]:
         if shape.enum and value not in shape.enum:
             found.append(f"{path}: {value!r} is not one of the model's {len(shape.enum)} values")
     elif shape.type_name in ("integer", "long"):
+        if "max" in meta and shape.name in SERVICE_NOW:
+            meta = {**meta, "max": max(meta["max"], SERVICE_NOW[shape.name])}
         found += _length(value, meta, path)
     return found
 

@@ -8,9 +8,9 @@ import sys
 from types import SimpleNamespace
 
 import pytest
-from airflow.providers.common.compat.sdk import TaskDeferred
 
 from openlineage_events import openlineage_to_file
+from sagemaker_fleet.compat import TaskDeferred
 from sagemaker_fleet.observability import lineage
 from sagemaker_fleet.operators.training import FleetTrainingOperator
 
@@ -37,11 +37,13 @@ def test_without_a_transport_the_trigger_gets_no_lineage(monkeypatch) -> None:
 
 
 def test_with_the_provider_on_the_trigger_gets_the_tries_lineage_ids(monkeypatch, tmp_path) -> None:
-    from airflow.providers.openlineage.utils.utils import build_task_instance_ol_run_id
+    from airflow.providers.openlineage.plugins.adapter import OpenLineageAdapter
 
     with openlineage_to_file(monkeypatch, tmp_path / "events.jsonl"):
         ids = deferred_kwargs()["lineage"]
-        expected = build_task_instance_ol_run_id("d", "train", 2, LOGICAL, 7)
+        expected = OpenLineageAdapter.build_task_instance_run_id(
+            dag_id="d", task_id="train", try_number=2, logical_date=LOGICAL, map_index=7
+        )
     assert ids["run_id"] == expected
     assert (ids["job_name"], ids["parent_job_name"], ids["namespace"]) == (
         "d.train",

@@ -8,10 +8,10 @@ import inspect
 import pkgutil
 
 import pytest
-from airflow.providers.common.compat.sdk import AirflowFailException
 
 import sagemaker_fleet
 from sagemaker_fleet import SageMakerFleetError
+from sagemaker_fleet.compat import AirflowFailException
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.plan.errors import PlanError
 

@@ -4,6 +4,7 @@ each kind of wrong arrow breaks them (checked on a copy of the package with one 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[3]
 PACKAGE = ROOT / "provider" / "sagemaker_fleet"
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 pytestmark = pytest.mark.skipif(
     not LINT_IMPORTS.exists(), reason="import-linter is not installed (make install)"
@@ -23,7 +25,7 @@ pytestmark = pytest.mark.skipif(
 def lint(provider_dir: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     """lint-imports with the repository's contracts over the package found in ``provider_dir``."""
     env = {**os.environ, "PYTHONPATH": str(provider_dir), "COLUMNS": "400"}  # one contract per line
-    return subprocess.run(
+    result = subprocess.run(
         [str(LINT_IMPORTS), "--no-cache", "--config", str(ROOT / "pyproject.toml")],
         cwd=tmp_path,
         env=env,
@@ -31,6 +33,8 @@ def lint(provider_dir: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]
         text=True,
         timeout=300,
     )
+    result.stdout = ANSI.sub("", result.stdout)  # import-linter 2.6 colours its report even into a pipe
+    return result
 
 
 def test_the_package_keeps_every_contract(tmp_path: Path) -> None:

@@ -31,9 +31,14 @@ def moto_wsgi_app() -> Any:
 
 
 def moto_request_handler() -> Any:
-    """moto's request handler keeps header spellings S3 metadata needs."""
-    from moto.moto_server.werkzeug_app import MotoRequestHandler
+    """moto's request handler keeps header spellings S3 metadata needs (moto 5.2+); werkzeug's own before it
+    (moto 5.1, MWAA's Airflow 3.0.6 pins 5.1.10), which drops headers with an underscore in their name."""
+    try:
+        from moto.moto_server.werkzeug_app import MotoRequestHandler
+    except ImportError:
+        from werkzeug.serving import WSGIRequestHandler
 
+        return WSGIRequestHandler
     return MotoRequestHandler
 
 

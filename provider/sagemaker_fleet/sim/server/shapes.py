@@ -5,6 +5,10 @@ botocore validates on the client, but the endpoint also serves raw HTTP callers 
 constraint (``Value 'x' at 'resourceConfig.instanceType' failed to satisfy constraint: …``), never as a 500.
 Type mismatches, which AWS reports as SerializationException, are reported as ValidationException too (one error
 code for every malformed request; documented simplification).
+
+An older botocore's model is older than the service: where AWS has since raised a limit the front door answers as
+AWS does now (:data:`SERVICE_NOW`): keep-alive up to 21600 s and every training instance type of the shipped list,
+also with botocore 1.39 (pinned beside Amazon MWAA's Airflow 3.0.6: keep-alive up to 3600 s, 136 types).
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.fleetspec.instance_types import training_instance_types
+from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_API_MAX
 from sagemaker_fleet.sim.errors import constraint_violations, violation
 
 if TYPE_CHECKING:
@@ -21,6 +27,16 @@ if TYPE_CHECKING:
 
 #: AWS stops listing after this many violations.
 MAX_VIOLATIONS = 10
+#: Shape name -> the bound the service has now, where an older botocore's model says less.
+SERVICE_NOW: dict[str, int] = {"KeepAlivePeriodInSeconds": KEEP_ALIVE_API_MAX}
+
+
+def _enum(shape: Shape) -> list[str]:
+    """The shape's enum, and for the training instance types also the ones SageMaker added after that botocore."""
+    enum: list[str] = list(shape.enum or ())  # type: ignore[attr-defined]
+    if enum and shape.name == "TrainingInstanceType":
+        enum += sorted(training_instance_types() - set(enum))
+    return enum
 
 
 @functools.cache
@@ -98,7 +114,7 @@ class ShapeChecker:
         if not isinstance(value, str):
             problems.append(violation(value, path, "Member must be of type string"))
             return
-        enum = shape.enum  # type: ignore[attr-defined]
+        enum = _enum(shape)
         if enum and value not in enum:
             problems.append(
                 violation(value, path, f"Member must satisfy enum value set: [{', '.join(enum)}]")
@@ -118,6 +134,8 @@ class ShapeChecker:
             problems.append(violation(value, path, f"Member must be of type {shape.type_name}"))
             return
         low, high = shape.metadata.get("min"), shape.metadata.get("max")
+        if high is not None and shape.name in SERVICE_NOW:
+            high = max(high, SERVICE_NOW[shape.name])
         if low is not None and value < low:
             problems.append(violation(value, path, f"Member must have value greater than or equal to {low}"))
         if high is not None and value > high:
