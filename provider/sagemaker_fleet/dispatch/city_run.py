@@ -295,6 +295,8 @@ class CityRun:
                 await self.io.sleep(delay)
                 retries, first = retries + 1, False
                 continue
+            if attachment.status not in TERMINAL_STATUSES:
+                self.watching = attachment.job_name  # from its creation on: a stop (on_kill) must find it
             verb = "created" if attachment.created else "attached to existing"
             self.log.info(
                 "%s: %s %s (%s, keep-alive %d s)",

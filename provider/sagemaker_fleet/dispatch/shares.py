@@ -173,6 +173,10 @@ class ShareBoard:
         self.read_at = -math.inf
         self.posted_at = -math.inf
         self.first_post: float | None = None  #: when the run's first record was to be posted (shell's clock)
+        #: the board held the run's own record when first read: the run started before (a restarted triggerer,
+        #: or ``airflow dags test``'s next city) and the others have ranked it since, so it need not settle again
+        self.seen_before = False
+        self.reads = 0  #: board reads that came through
 
     # ------------------------------------------------------------------------------------------ S3
 
@@ -203,7 +207,10 @@ class ShareBoard:
             ident = (record.fleet, record.run_key)
             if ident != (self.mine.fleet, self.mine.run_key):
                 others[ident] = record
+            elif not self.reads:
+                self.seen_before = True
         self.others = others
+        self.reads += 1
         self.read_at = now
 
     def update(self, demand: RunDemand) -> None:
@@ -230,6 +237,8 @@ class ShareBoard:
     def settled(self) -> bool:
         """Whether the board was read :data:`START_SETTLE_SECONDS` after the run's first post (see the module
         docstring): until then the run takes no new instances."""
+        if self.seen_before:
+            return True
         return self.first_post is not None and self.read_at >= self.first_post + START_SETTLE_SECONDS
 
     def reserve(self, quota: str, capacity: int) -> int:

@@ -17,6 +17,9 @@ submission and each job's warm-pool status. Its rule, :meth:`RunTracker.admit`, 
   ``Reused``, and admitted cities that take an Available pool); each pool of the group that idled and expired
   (a lane lost: its successor came late, or while no triggerer ran) gives one cold start back, so the group
   re-creates the lane instead of running narrower. Off with ``carry_pools`` (the previous run's pools).
+With ``one_at_a_time`` (``airflow dags test``, which runs a run's task instances one after the other, in an order
+of its own) neither rule holds a city back: no other city of the run can start while it waits, so it starts at
+once, on the pool the city before it left when their keys match.
 Admitted cities count as running until the listing shows their job, so one sweep never over-admits. Every answer
 depends only on the summaries, so any number of triggerers, or a restarted one, decide alike for their cities.
 
@@ -71,6 +74,7 @@ class RunTracker(PoolEnds):
         image_handoff: bool = True,
         tail_release: bool = True,
         carry_pools: bool = False,
+        one_at_a_time: bool = False,
     ):
         self.book = book
         self.names = names
@@ -81,6 +85,9 @@ class RunTracker(PoolEnds):
         self.tail_release = tail_release
         #: keep the run's pools for the next scheduled run: neither :meth:`tail_jobs` nor :meth:`surplus_pools`
         self.carry_pools = carry_pools
+        #: the run's cities start one at a time, in an order the plan does not set (``airflow dags test``): no
+        #: city waits for its turn or for a pool, as none of the cities it would wait for can start before it
+        self.one_at_a_time = one_at_a_time
         self.jobs: dict[str, JobState] = {}
         self.latest: dict[str, JobState] = {}  # city → its highest attempt seen
         self.pending: dict[str, int] = {}  # city → attempt admitted (or created) but not yet listed
@@ -225,7 +232,12 @@ class RunTracker(PoolEnds):
         it: fewer of its group's cities already wait for one (``waiting``) than pools may come. The others start
         cold: with pools lost (their keep-alive ran out while the triggerer was down), holding every city back for
         the few pools still to come would shrink the group to its running jobs for the rest of the run."""
-        if not wait.first or turn.group not in self.book.cold_starts or self.carry_pools:
+        if (
+            not wait.first
+            or turn.group not in self.book.cold_starts
+            or self.carry_pools
+            or self.one_at_a_time
+        ):
             return False
         if idle[turn.group] > 0 or turn.quota_for(wait.attempt)[1] != "instances":
             return False  # it takes a pool (or is a spot submission, which never does)
@@ -237,6 +249,8 @@ class RunTracker(PoolEnds):
         """By start order: fewer than the width run (or are about to: ``held`` places of cities handed a pool)
         and enough of the group's cities have ended; or the group has stalled."""
         width = self.book.widths[turn.group]
+        if self.one_at_a_time:
+            return True
         if running[turn.group] == 0 and waited >= self.stall_seconds:
             # nothing of the group runs, so nothing will end: whoever holds the group never started
             return True
@@ -251,11 +265,17 @@ class RunTracker(PoolEnds):
         width = self.book.widths[turn.group]
         if wait.first and not self._has_turn(turn, running, ended, now - wait.since):
             needed = max(1, turn.rank - width + 1 - ended[turn.group])
-            return (
+            reason = (
                 f"waits for {needed} more job(s) of group {turn.group} to end "
                 f"(rank {turn.rank + 1} of {len(self.book.members[turn.group])}, width {width}, "
                 f"{running[turn.group]} running)"
             )
+            if running[turn.group] == 0:
+                reason += (
+                    f"; none of the group runs: the cities before it have not started (their task instances wait "
+                    f"for the scheduler, a worker or a pool slot), so it starts anyway after {self.stall_seconds:.0f} s"
+                )
+            return reason
         used, idle, pending_warm = self._holdings()
         left, coming = self._cold_budget(pending_warm)
         if self._must_wait_for_pool(turn, wait, idle, left, coming):

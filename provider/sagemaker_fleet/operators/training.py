@@ -6,9 +6,8 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from airflow.providers.common.compat.sdk import AirflowException, AirflowSkipException
-
-from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, POLL_INTERVAL, task_try_id
+from sagemaker_fleet.compat import AirflowException, AirflowSkipException
+from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, PLAN_XCOM_KEY, POLL_INTERVAL, task_try_id
 from sagemaker_fleet.fleetspec.names import context_run_key
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.observability.lineage import lineage_ids
@@ -149,6 +148,9 @@ class FleetTrainingOperator(FleetAwsOperator):
             dag_id=ti.dag_id,
             run_id=ti.run_id,
             end_from_trigger=self.deferrable and not inline,
+            one_at_a_time=inline,
+            # dag.test() runs the trigger in line, where Airflow 3.0 gives it no way to read XComs: hand it the plan
+            plan=self._plan(context) if inline and self.deferrable else None,
             # OpenLineage on: the trigger that ends the task closes the lineage run the listener opened here
             lineage=lineage_ids(context, self) if self.deferrable and not inline else None,
         )
@@ -161,6 +163,12 @@ class FleetTrainingOperator(FleetAwsOperator):
             self.defer(trigger=trigger, method_name="execute_complete")
         trigger.plan_task_id = None  # a synchronous wait cannot read the plan: start at once
         return self.execute_complete(context, asyncio.run(_first_event(trigger)))
+
+    def _plan(self, context: Context) -> Any:
+        """The run's plan (the plan task's ``plan`` XCom), or None without a plan task."""
+        if not self.plan_task_id:
+            return None
+        return context["ti"].xcom_pull(task_ids=self.plan_task_id, key=PLAN_XCOM_KEY)
 
     def execute_complete(self, context: Context, event: Any = None) -> Any:
         """The trigger's outcome when it did not end the task itself (a synchronous wait, or a failure no retry
@@ -204,10 +212,9 @@ def _under_dag_test() -> bool:
     """Whether the task runs under ``dag.test()``, which runs a deferred task's trigger in line and resumes the task
     with the event's payload even when the trigger ended the task itself: a ``TaskSuccessEvent`` would come back as
     the string ``"success"``, its XComs (the result, the links) lost. The trigger then fires an ordinary event."""
-    from airflow.sdk.execution_time import task_runner
-    from airflow.sdk.execution_time.supervisor import InProcessSupervisorComms
+    from sagemaker_fleet.compat import under_dag_test
 
-    return isinstance(getattr(task_runner, "SUPERVISOR_COMMS", None), InProcessSupervisorComms)
+    return under_dag_test()
 
 
 async def _first_event(trigger: FleetCityTrigger) -> Any:

@@ -120,6 +120,8 @@ class StackSettings:
     #: SimpleAuthManager users, ``{name: (role, password)}`` (role ``""``: a user who may read nothing); empty:
     #: all-admins mode, no login.
     users: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    #: the components' ``airflow`` (default: the one beside this Python; another virtualenv's runs another Airflow)
+    airflow_bin: str | None = None
 
 
 class LocalAirflowStack:
@@ -206,9 +208,13 @@ class LocalAirflowStack:
         with urllib.request.urlopen(request, timeout=30) as response:
             return str(json.loads(response.read())["access_token"])
 
+    @property
+    def airflow_bin(self) -> str:
+        return self.settings.airflow_bin or str(Path(sys.executable).parent / "airflow")
+
     def airflow(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         """Run an ``airflow`` CLI command in the stack's environment."""
-        command = [str(Path(sys.executable).parent / "airflow"), *args]
+        command = [self.airflow_bin, *args]
         result = subprocess.run(command, env=self.env(), capture_output=True, text=True, check=False)
         if check and result.returncode != 0:
             raise StackError(
@@ -218,12 +224,14 @@ class LocalAirflowStack:
 
     # ------------------------------------------------------------------------------------------ lifecycle
 
-    def start(self, timeout: float = 120.0) -> LocalAirflowStack:
+    def start(self, timeout: float = 120.0, components: tuple[str, ...] = ()) -> LocalAirflowStack:
+        """Migrate the database, start ``components`` (default: all four, and a Celery worker with a broker)."""
         if self.settings.users:
             passwords = {name: password for name, (_, password) in self.settings.users.items()}
             self.passwords_file.write_text(json.dumps(passwords))
         self.airflow("db", "migrate")
-        components = [*COMPONENTS, *(["celery-worker"] if self.settings.celery_broker_url else [])]
+        if not components:
+            components = (*COMPONENTS, *(("celery-worker",) if self.settings.celery_broker_url else ()))
         for component in components:
             self.start_component(component)
         self._wait_for_api(timeout)
@@ -237,7 +245,7 @@ class LocalAirflowStack:
             args += ["--port", str(self.api_port), "--host", "127.0.0.1"]
         log = (self.log_dir / f"{component}.log").open("ab")
         process = subprocess.Popen(
-            [str(Path(sys.executable).parent / "airflow"), *args],
+            [self.airflow_bin, *args],
             env=self.env(),
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -330,8 +338,8 @@ class LocalAirflowStack:
                 if process.poll() is not None:
                     tail = (self.log_dir / f"{component}.log").read_text(errors="replace")[-3000:]
                     raise StackError(f"{component} exited with {process.returncode}:\n{tail}")
-            try:
-                self.api("GET", "/api/v2/version")
+            try:  # asked once: between tries, a component that exited is looked at
+                self._request("GET", "/api/v2/version", None)
                 return
             except (OSError, StackError):
                 time.sleep(1)
@@ -339,7 +347,21 @@ class LocalAirflowStack:
 
     # ------------------------------------------------------------------------------------------ REST API
 
+    #: A request's timeout, and how long a GET is asked again (an api-server on SQLite can take over 30 s to answer)
+    request_timeout, read_patience = 30.0, 300.0
+
     def api(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> Any:
+        """Call the REST API; a GET that times out or finds no api-server is asked again (:attr:`read_patience`)."""
+        deadline = time.monotonic() + self.read_patience
+        while True:
+            try:
+                return self._request(method, path, body)
+            except (TimeoutError, ConnectionError, urllib.error.URLError) as exc:
+                if isinstance(exc, urllib.error.HTTPError) or method != "GET" or time.monotonic() >= deadline:
+                    raise
+                time.sleep(1.0)
+
+    def _request(self, method: str, path: str, body: Mapping[str, Any] | None) -> Any:
         data = json.dumps(body).encode() if body is not None else None
         headers = {"Content-Type": "application/json"}
         if self.settings.users and not path.startswith("/api/v2/version"):
@@ -347,7 +369,7 @@ class LocalAirflowStack:
             headers["Authorization"] = f"Bearer {self._token}"
         request = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(request, timeout=30) as response:
+            with urllib.request.urlopen(request, timeout=self.request_timeout) as response:
                 text = response.read().decode()
         except urllib.error.HTTPError as exc:
             raise StackError(f"{method} {path}: HTTP {exc.code}: {exc.read().decode()[:1000]}") from exc

@@ -18,7 +18,10 @@ listing says which cities have jobs, a job's ``sagemaker-fleet:airflow-try`` tag
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+import contextlib
+import signal
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -89,6 +92,27 @@ def job_link_xcoms(region: str | None, domain: str | None, job_name: str) -> dic
     }
 
 
+@contextlib.contextmanager
+def stop_on_sigterm(on_stop: Callable[[], None]) -> Iterator[None]:
+    """While the block runs in the main thread, SIGTERM calls ``on_stop`` and ends the process with exit code 143
+    (128 + SIGTERM), as a process killed by it would. ``dag.test()`` runs a deferred task's trigger in line, under the
+    task runner's SIGTERM handler, which only calls the operator's ``on_kill`` and returns: ``airflow dags test``
+    went on waiting. :class:`SystemExit` passes the ``except Exception`` around each task and ends the command."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        on_stop()
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 class FleetCityTrigger(RunPollerTrigger):
     """Train one city of a fleet run (see the module docstring).
 
@@ -102,6 +126,11 @@ class FleetCityTrigger(RunPollerTrigger):
         retry or a clear of the task attaches to the forced job).
     :param end_from_trigger: end the task from here (the operator's default: no second worker start).
     :param carry_pools: the run's pools are kept for the next run: its poller ends none early.
+    :param one_at_a_time: the run's task instances run one after the other, in an order of their own
+        (``airflow dags test``): the city starts at once instead of waiting for its turn (no city before it in the
+        plan could start meanwhile), and SIGTERM stops the test (:func:`stop_on_sigterm`).
+    :param plan: the run's plan (the plan task's ``plan`` XCom) when the operator read it already: under
+        ``dag.test()`` on Airflow 3.0 a trigger that runs in line cannot read XComs.
     :param lineage: the OpenLineage ids of the task's try (:func:`sagemaker_fleet.observability.lineage.lineage_ids`,
         given by the worker when OpenLineage is on): the trigger that ends the task closes its lineage run.
     :param aws_conn_id, region_name, verify, botocore_config: the AWS connection (:class:`FleetAwsTrigger`).
@@ -123,6 +152,8 @@ class FleetCityTrigger(RunPollerTrigger):
         force_retrain: bool = False,
         end_from_trigger: bool = True,
         carry_pools: bool = False,
+        one_at_a_time: bool = False,
+        plan: dict[str, Any] | None = None,
         lineage: dict[str, Any] | None = None,
         poll_interval: float = POLL_INTERVAL,
         capacity_retry_seconds: float = CAPACITY_RETRY_SECONDS,
@@ -143,6 +174,8 @@ class FleetCityTrigger(RunPollerTrigger):
         self.force_retrain = force_retrain
         self.end_from_trigger = end_from_trigger
         self.carry_pools = carry_pools
+        self.one_at_a_time = one_at_a_time
+        self.plan = plan
         self.lineage = lineage
         self.poll_interval = float(poll_interval)
         self.capacity_retry_seconds = float(capacity_retry_seconds)
@@ -165,6 +198,8 @@ class FleetCityTrigger(RunPollerTrigger):
         """The plan task's ``plan`` XCom, read through the triggerer's API connection (off the event loop)."""
         from airflow.sdk.execution_time.xcom import XCom
 
+        if self.plan is not None:
+            return self.plan
         if not (self.plan_task_id and run.dag_id and run.run_id):
             raise UnfitPlanError(f"{self.city}: the plan's task, DAG and run must be known to read the plan")
         return await asyncio.to_thread(
@@ -193,13 +228,26 @@ class FleetCityTrigger(RunPollerTrigger):
         self.log.info(
             "dispatching run %s by plan %s (%d jobs)", run.run_key, self.plan_task_id, len(plan.jobs)
         )
-        return RunTracker(book, names, carry_pools=self.carry_pools)
+        if self.one_at_a_time:
+            turn = book.turns.get(self.city)
+            self.log.info(
+                "%s: the run's cities start one at a time in the order Airflow runs them (airflow dags test): this "
+                "one starts now%s; a city after it with the same warm-pool key takes its pool (keep-alive %s s)",
+                self.city,
+                f" (planned {turn.order + 1} of {len(book.turns)}, group {turn.group})" if turn else "",
+                turn.keep_alive_seconds if turn else 0,
+            )
+        return RunTracker(book, names, carry_pools=self.carry_pools, one_at_a_time=self.one_at_a_time)
 
     # ------------------------------------------------------------------------------------------ running
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
         try:
-            outcome = await self._train()
+            if self.one_at_a_time:
+                with stop_on_sigterm(self._stopped_by_sigterm):
+                    outcome = await self._train()
+            else:
+                outcome = await self._train()
         except Exception as exc:  # noqa: BLE001 - the task fails with the reason instead of the trigger dying
             self.log.exception("%s: %s", self.city, exc)
             outcome = Outcome(
@@ -207,6 +255,19 @@ class FleetCityTrigger(RunPollerTrigger):
             )
         await self._observe(outcome)
         yield self._event(outcome)
+
+    def _stopped_by_sigterm(self) -> None:
+        """What SIGTERM leaves behind in ``airflow dags test``: the job the city waits on trains on in SageMaker
+        (a stop would lose its work), and a new test of the same logical date attaches to it by its name."""
+        name = self.city_run.watching if self.city_run is not None else None
+        self.log.warning(
+            "%s: SIGTERM: airflow dags test stops here.%s",
+            self.city,
+            f" {name} keeps training in SageMaker: the next `airflow dags test` of this date attaches to it, or "
+            f"stop it with `aws sagemaker stop-training-job --training-job-name {name}`"
+            if name
+            else " No job of this city is running.",
+        )
 
     def _job_ended(self, city_run: CityRun, description: Any) -> None:
         """Metrics of a job whose end the city's run sees (its start, re-submission, hand-off), sent at once."""

@@ -36,6 +36,8 @@ CITY_TRIGGER_DEFAULTS: Mapping[str, Any] = {
     "force_retrain": False,
     "end_from_trigger": True,
     "carry_pools": False,
+    "one_at_a_time": False,
+    "plan": None,
     "lineage": None,
     "poll_interval": POLL_INTERVAL,
     "capacity_retry_seconds": CAPACITY_RETRY_SECONDS,

@@ -361,6 +361,34 @@ def test_a_run_takes_no_new_instances_before_it_read_the_board_after_its_first_p
     assert len(sweep(sweeps, [], waits, now=START_SETTLE_SECONDS)) == 4
 
 
+def test_a_run_whose_record_is_on_the_board_already_does_not_settle_again() -> None:
+    """A restarted triggerer, or ``airflow dags test``'s next city (each city's trigger runs in an event loop of its
+    own, with a poller of its own): the others have ranked the run since its first record, so its cities start at
+    the first sweep instead of waiting the settle again (5 s per city in ``airflow dags test``)."""
+    spec, _, sweeps = run(n=6, instances=4, settled=False, name="demo")
+    waits = [Wait(c) for c in ("c0", "c1", "c2", "c3")]
+    assert sweeps.board_read(0) is not None
+    sweeps.board_records([record("demo", posted=990.0)], 0, 1000)
+    assert len(sweep(sweeps, [], waits)) == 4
+    # the own record is still skipped as a rival: nothing is reserved for it
+    assert sweeps.board is not None
+    assert sweeps.board.others == {}
+
+
+def test_a_run_settles_when_only_its_own_later_record_is_read() -> None:
+    """Only the first read decides: the run's own record read later is the one it posted itself."""
+    spec, _, sweeps = run(n=6, instances=4, settled=False, name="demo")
+    waits = [Wait(c) for c in ("c0", "c1", "c2", "c3")]
+    assert sweeps.board_read(0) is not None
+    sweeps.board_records([], 0, 1000)
+    assert sweep(sweeps, [], waits) == []
+    post = sweeps.board_post(0, 1000)
+    assert post is not None
+    sweeps.board_posted(post[2], 0)
+    sweeps.board_records([post[2]], 1, 1001)
+    assert sweep(sweeps, [], waits, now=1) == []
+
+
 def test_two_runs_starting_in_the_same_second_do_not_both_take_the_free_room() -> None:
     """Each posts what it waits for before it admits; after the settle each ranks both records alike, so one takes
     the room and the other leaves it — and the other still leaves it when it reads the first one's record after that

@@ -1,0 +1,53 @@
+"""A run whose cities start one at a time in an order of Airflow's (``airflow dags test``): no city waits for a city
+that has not started — none of them could start while it waits — and each takes the pool the city before it left."""
+
+from __future__ import annotations
+
+from sagemaker_fleet.dispatch import RunTracker, Wait
+from sagemaker_fleet.jobs.progress import run_job_names
+from unit.dispatch.test_dispatch_tracker import RUN_KEY, budget_book, one_group, ranked, summary
+
+
+def one_at_a_time(spec, book, listing=()) -> RunTracker:
+    tracker = RunTracker(book, run_job_names(spec, RUN_KEY), one_at_a_time=True)
+    tracker.observe(listing, whole=True)
+    return tracker
+
+
+def test_a_late_rank_starts_at_once_when_nothing_of_its_group_has_started() -> None:
+    spec, _, book = one_group()
+    late = ranked(book)[6]
+    assert one_at_a_time(spec, book).admit([Wait(late, since=0)], now=0) == [late]
+    # dispatched as a scheduler runs the fleet, it waits for its turn (then for the 600 s stall)
+    normal = RunTracker(book, run_job_names(spec, RUN_KEY))
+    normal.observe([], whole=True)
+    assert normal.admit([Wait(late, since=0)], now=0) == []
+
+
+def test_the_next_city_takes_the_pool_its_predecessor_left() -> None:
+    """One instance in the quota, held by the finished city's idle pool: only a city of its key can start, on it."""
+    spec, _, book = one_group(instances=1, warm_pools=1)
+    first, later = ranked(book)[5], ranked(book)[2]
+    tracker = one_at_a_time(spec, book, [summary(spec, first, "Completed", pool="Available")])
+    assert tracker.admit([Wait(later)], now=0) == [later]
+
+
+def test_used_cold_starts_do_not_hold_a_city_back() -> None:
+    """The plan's cold starts are used and a pool may come (a job of the group runs): run by a scheduler, the city
+    waits for it; one at a time, the running job is no other city's to wait for."""
+    spec, book = budget_book(cold_starts=1)
+    listing = [summary(spec, "c0", "Completed", pool="Terminated"), summary(spec, "c1")]
+    assert one_at_a_time(spec, book, listing).admit([Wait("c4")], now=0) == ["c4"]
+    normal = RunTracker(book, run_job_names(spec, RUN_KEY))
+    normal.observe(listing, whole=True)
+    assert normal.admit([Wait("c4")], now=0) == []
+
+
+def test_a_city_whose_group_has_not_started_says_why_and_when_it_goes_anyway() -> None:
+    spec, _, book = one_group()
+    tracker = RunTracker(book, run_job_names(spec, RUN_KEY))
+    tracker.observe([], whole=True)
+    reason = tracker.waiting_reason(Wait(ranked(book)[5], since=0), now=0)
+    assert reason.startswith("waits for 3 more job(s) of group g0 to end (rank 6 of 8, width 3, 0 running)")
+    assert "the cities before it have not started" in reason
+    assert "starts anyway after 600 s" in reason
