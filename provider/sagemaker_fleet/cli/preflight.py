@@ -2,8 +2,10 @@
 
 Plans the spec, then asks the account (AWS through the default credential chain, or the simulator through
 ``--endpoint-url`` / ``AWS_ENDPOINT_URL``): its SageMaker quotas against the plan's needs and the spec's
-``quotas:``, the execution roles, the output bucket, every city's training data and the training images. One line
-per finding on stdout (``OK``, ``NOTE``, ``WARNING``, ``ERROR``), then a summary.
+``quotas:``, the execution roles, the output bucket, every city's training data and the training images. First, what
+this installation is: the Airflow, Amazon provider, OpenLineage provider and boto3 versions, and which of the
+provider's version-bound features they give (``compat.features``; facts, outside the summary and the exit code).
+One line per finding on stdout (``OK``, ``NOTE``, ``WARNING``, ``ERROR``), then a summary.
 
 Exit codes: 0 the run can work (warnings or not); 2 it cannot (an ERROR finding), or the spec does not allow a
 plan; 1 the account could not be asked at all (no credentials, endpoint unreachable) — never for a finding.
@@ -12,10 +14,13 @@ plan; 1 the account could not be asked at all (no credentials, endpoint unreacha
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.account.findings import exit_code, tally
+from sagemaker_fleet.account.findings import Finding, exit_code, tally
 from sagemaker_fleet.account.preflight import AccountClients, preflight
 from sagemaker_fleet.cli.argtypes import endpoint_url
 from sagemaker_fleet.cli.inputs import INPUT_ERRORS, load_spec, refused
@@ -57,7 +62,67 @@ def clients(session: boto3.session.Session, endpoint: str | None) -> AccountClie
     )
 
 
+#: The distributions whose versions decide what the provider can do here.
+INSTALLED = (
+    "apache-airflow",
+    "apache-airflow-providers-amazon",
+    "apache-airflow-providers-openlineage",
+    "boto3",
+)
+
+
+def _airflow_features() -> list[Any]:
+    """``compat.features()``; importing Airflow for it configures Airflow's logging, which Airflow 3.0 writes to
+    stdout (a warning at import): preflight's stdout is its report, so that goes to stderr."""
+    with contextlib.redirect_stdout(sys.stderr):
+        from sagemaker_fleet.compat import features
+
+        return list(features())
+
+
+@contextlib.contextmanager
+def _library_logs_to_stderr() -> Iterator[None]:
+    """While the command runs, the root logger writes WARNING and above to stderr only (once Airflow is imported,
+    3.0's logging sends botocore's INFO lines to stdout, the report's stream); as it was afterwards."""
+    root = logging.getLogger()
+    handlers, level = root.handlers, root.level
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+    root.handlers = [handler]
+    try:
+        yield
+    finally:
+        root.handlers, root.level = handlers, level
+
+
+def installation_findings() -> list[Finding]:
+    """The installed versions (one NOTE) and each version-bound feature: OK where this installation has it, a NOTE
+    saying what the provider does instead where it does not (the Fleet tab needs Airflow 3.1, …)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    versions = []
+    for name in INSTALLED:
+        try:
+            versions.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            versions.append(f"{name} not installed")
+    found = [Finding("NOTE", "installed", ", ".join(versions))]
+    for feature in _airflow_features():
+        if feature.available:
+            found.append(Finding("OK", f"feature {feature.name}", "available"))
+        else:
+            found.append(
+                Finding("NOTE", f"feature {feature.name}", f"not on this installation; {feature.instead}")
+            )
+    return found
+
+
 def run(args: argparse.Namespace) -> int:
+    with _library_logs_to_stderr():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         spec = load_spec(args.spec)
         plan = plan_fleet(spec, today_run_key())  # the key names jobs only: any run's plan needs the same
@@ -77,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
             f"error: cannot ask the account ({exc}); check the credentials and the endpoint", file=sys.stderr
         )
         return 1
-    for finding in findings:
+    for finding in [*installation_findings(), *findings]:  # the installation's lines are facts, not checks
         print(finding.line())
     code = exit_code(findings)
     verdict = "the run can go ahead" if code == 0 else "the run cannot work as specified: fix the ERROR lines"

@@ -216,7 +216,10 @@ def test_the_demo_fleet_against_a_real_sim_serve_is_clean(fleets_dir: Path) -> N
         server.send_signal(signal.SIGTERM)
         assert server.wait(timeout=15) == 0
     assert result.returncode == 0, result.stdout + result.stderr
-    lines = result.stdout.splitlines()
+    installation = installation_lines()
+    everything = result.stdout.splitlines()
+    assert everything[: len(installation)] == installation  # first what this installation is and gives
+    lines = everything[len(installation) :]
     assert [line for line in lines if not line.startswith("OK ")] == [lines[-1]], lines
     assert "OK      role TeamB: exists and SageMaker may assume it (50 cities)" in lines
     assert "OK      data: training data found for 200 of 200 cities" in lines
@@ -224,3 +227,10 @@ def test_the_demo_fleet_against_a_real_sim_serve_is_clean(fleets_dir: Path) -> N
         line.startswith("OK      board s3://sagemaker-fleet-demo/sagemaker-fleet/board/: ") for line in lines
     )
     assert lines[-1] == "preflight citydemand: 13 OK, 0 notes, 0 warnings, 0 errors — the run can go ahead"
+
+
+def installation_lines() -> list[str]:
+    """What preflight says first of the installation it runs in (versions, version-bound features)."""
+    from sagemaker_fleet.cli.preflight import installation_findings
+
+    return [finding.line() for finding in installation_findings()]
