@@ -37,7 +37,8 @@ RUN pip install --constraint requirements/constraints-py3.11.txt \
         "apache-airflow[celery,postgres]==${AIRFLOW_VERSION}"
 
 # Then the provider and the simulator's extra (moto server for S3, CloudWatch Logs and STS), same constraints.
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md LICENSE ./
+COPY docs/pypi-description.md docs/pypi-description.md
 COPY provider/ provider/
 RUN pip install --constraint requirements/constraints-py3.11.txt ".[sim]" \
  && python -c "import airflow, sys; sys.exit(0 if airflow.__version__ == '${AIRFLOW_VERSION}' else 'expected Airflow ${AIRFLOW_VERSION}, found ' + airflow.__version__)" \

@@ -4,9 +4,15 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 UV_VERSION := 0.13.8
-# Supported: 3.11 (the default, the one the end-to-end runs use), 3.12 and 3.13, each with its own pinned set.
+# Supported: Python 3.11 (the default, the one the end-to-end runs use), 3.12 and 3.13, each with its own pinned set
+# of Airflow 3.3; and Airflow 3.0.6 to 3.3. `make test` runs the unit and integration suite on every Airflow minor,
+# each Python at least once (scripts/pythons.sh): .venv (Python 3.11, Airflow 3.3) and SUITES beside it — Airflow
+# 3.0.6 and 3.2.1 exactly as Amazon MWAA pins them (Python 3.12, requirements/mwaa/), 3.1 on Python 3.13.
 PYTHONS := 3.11 3.12 3.13
-OTHER_PYTHONS ?= 3.12 3.13
+SUITES ?= af3.0 af3.1 af3.2
+# The package check's clean virtualenv (the wheel under MWAA 3.0.6's constraints) and its Airflow home.
+PACKAGE_VENV ?= $(CURDIR)/build/package-venv
+PACKAGE_AIRFLOW_HOME ?= $(CURDIR)/build/package-home
 PY_VERSION := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
 CONSTRAINTS := requirements/constraints-py$(PY_VERSION).txt
 STAMP := $(VENV)/.installed
@@ -24,7 +30,7 @@ WORKERS ?= 3
 # virtualenv once (uv's --compile-bytecode) and the targets below let Python cache the project's own modules.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install test suites test-py lint typecheck unit demo demo-stop constraints clean
+.PHONY: install test suites test-py lint typecheck unit e2e demo demo-stop constraints clean package
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] in ((3, 11), (3, 12), (3, 13)) else "Python 3.11, 3.12 or 3.13 is required (found %s); set PYTHON=/path/to/python3.11" % sys.version.split()[0])'
@@ -46,25 +52,37 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest tests/unit -q $(PYTEST_ARGS)
 
-# The unit and integration tests (`make suites`); then the end-to-end runs of real Airflow (on the default Python), two
-# stacks at once: the LocalExecutor run beside the Celery run and the browser scenarios (tests/e2e: their xdist
-# groups). Each mostly waits on its simulated clock (two stacks together kept 2 cores 34 % busy); three at once were
-# too many, and the other Pythons' suites beside them failed the end-to-end and timing-bound integration tests.
+# The unit and integration tests on every Airflow minor (`make suites`); then the end-to-end runs (`make e2e`).
 test: lint typecheck suites
-	$(BIN)/pytest -q -m e2e -n 2 --dist loadgroup $(PYTEST_ARGS)
+	@$(MAKE) --no-print-directory e2e
 
-# Unit and integration tests in $(WORKERS) workers, and at the same time the same on the other supported Pythons (each
-# in .venv-py<version>, built first if needed), side by side, two workers each, their output printed when they end.
-# One suite after the other left the cores idle (3.11 alone: 224 s of CPU in 235 s, 2 cores 48 % busy): 235 s then
-# 331 s side by side, 566 s in all; all three at once took 490 s (3.11 in 382 s, 3.12 in 487 s, 3.13 in 462 s; 684 s
-# of CPU, 70 % busy), measured on the shared 2-core machine with an end-to-end run of another checkout beside them;
-# 376 s with the machine to themselves (3.11 in 295 s, 3.12 in 374 s, 3.13 in 364 s).
+# The end-to-end runs of real Airflow (on the default Python and Airflow 3.3), two stacks at once (the LocalExecutor
+# run beside the Celery run and the browser scenarios: tests/e2e, their xdist groups). Each mostly waits on its
+# simulated clock (two stacks together kept 2 cores 34 % busy); three at once were too many. Beside them, as little
+# CPU: the package (`make package`: the wheel built and smoke-tested under MWAA 3.0.6's constraints), then
+# `airflow dags test` of a fleet in that wheel's virtualenv (Airflow 3.0.6, the oldest supported) and in .venv.
+e2e: $(STAMP)
+	@mkdir -p build
+	@( PACKAGE_VENV=$(PACKAGE_VENV) PACKAGE_AIRFLOW_HOME=$(PACKAGE_AIRFLOW_HOME) scripts/package_check.sh && \
+	  SAGEMAKER_FLEET_DAGS_TEST_AIRFLOW=$(PACKAGE_VENV)/bin/airflow \
+	    $(BIN)/pytest -q -m e2e tests/e2e/test_dags_test.py -p no:cacheprovider && \
+	  $(BIN)/pytest -q -m e2e tests/e2e/test_dags_test.py -p no:cacheprovider ) > build/package-and-dags-test.log 2>&1 & \
+	  beside=$$!; rc=0; \
+	$(BIN)/pytest -q -m e2e -n 2 --dist loadgroup --ignore=tests/e2e/test_dags_test.py $(PYTEST_ARGS) || rc=$$?; \
+	wait $$beside || rc=1; \
+	echo "== the package, and airflow dags test on Airflow 3.0.6 (from the wheel) and on .venv's Airflow"; \
+	cat build/package-and-dags-test.log; exit $$rc
+
+# Unit and integration tests in $(WORKERS) workers on .venv, and at the same time the same in each of $(SUITES)
+# (scripts/pythons.sh: each its own virtualenv, built first if needed, two workers each), side by side, their output
+# printed when they end. One suite after the other left the cores idle (3.11 alone: 224 s of CPU in 235 s, 2 cores
+# 48 % busy); three at once took 490 s (684 s of CPU, 70 % busy) on the shared 2-core machine.
 suites: $(STAMP)
-	WORKERS=2 scripts/pythons.sh side-by-side "$(OTHER_PYTHONS)" $(PYTEST_ARGS) & others=$$!; rc=0; \
+	WORKERS=2 scripts/pythons.sh side-by-side "$(SUITES)" $(PYTEST_ARGS) & others=$$!; rc=0; \
 	$(BIN)/pytest -q -n $(WORKERS) --dist worksteal -m "not e2e" $(PYTEST_ARGS) || rc=$$?; \
 	wait $$others || rc=1; exit $$rc
 
-# The unit and integration tests on one other Python: make test-py PY=3.13
+# The unit and integration tests in one other suite: make test-py PY=af3.0 (af3.1, af3.2; or 3.12, 3.13: Airflow 3.3)
 test-py:
 	WORKERS=$(WORKERS) scripts/pythons.sh test $(PY) $(PYTEST_ARGS)
 
@@ -74,14 +92,27 @@ demo: $(STAMP)
 demo-stop:
 	@$(BIN)/python scripts/demo.py --stop
 
-# Regenerate the pinned install sets, one per supported Python (Airflow's upstream constraints files cannot be
-# downloaded here). Existing pins are kept unless a dependency change needs another version.
+# Regenerate the pinned install sets: Airflow 3.3 on each supported Python, and one per older Airflow minor —
+# 3.0.6 and 3.2.1 inside Amazon MWAA's own constraints (requirements/mwaa/, copied unchanged from MWAA's images), 3.1
+# at its latest release. Existing pins are kept unless a dependency change needs another version.
+COMPILE := $(BIN)/uv pip compile pyproject.toml --extra dev --quiet --no-emit-package airflow-provider-sagemaker-fleet \
+	--custom-compile-command "make constraints"
+MWAA := requirements/mwaa
 constraints: $(STAMP)
 	@for v in $(PYTHONS); do \
-		$(BIN)/uv pip compile pyproject.toml --extra dev --python-version $$v --quiet \
-			--no-emit-package airflow-provider-sagemaker-fleet --custom-compile-command "make constraints" \
-			-o requirements/constraints-py$$v.txt || exit 1; \
+		$(COMPILE) --python-version $$v -o requirements/constraints-py$$v.txt || exit 1; \
 	done
+	$(COMPILE) --python-version 3.12 -c $(MWAA)/airflow-3.0.6-constraints.txt \
+		-c $(MWAA)/airflow-3.0.6-mwaa-essential-constraints.txt -o requirements/airflow-3.0-py3.12.txt
+	$(COMPILE) --python-version 3.12 -c $(MWAA)/airflow-3.2.1-constraints.txt \
+		-c $(MWAA)/airflow-3.2.1-mwaa-essential-constraints.txt -o requirements/airflow-3.2-py3.12.txt
+	$(COMPILE) --python-version 3.13 -c requirements/airflow-3.1.txt -o requirements/airflow-3.1-py3.13.txt
+
+# Build the sdist and the wheel into dist/ and smoke-test the wheel in a clean Python 3.12 virtualenv as Amazon MWAA
+# installs it, under its Airflow 3.0.6 constraints (scripts/package_check.sh says what it checks and how to reuse
+# its virtualenv and AIRFLOW_HOME).
+package:
+	PACKAGE_VENV=$(PACKAGE_VENV) PACKAGE_AIRFLOW_HOME=$(PACKAGE_AIRFLOW_HOME) scripts/package_check.sh
 
 clean:
-	rm -rf $(VENV) .venv-py3.* .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-py3.* .venv-af3.* build .pytest_cache .mypy_cache .ruff_cache

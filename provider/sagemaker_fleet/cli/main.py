@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import sys
 from collections.abc import Sequence
+
+from sagemaker_fleet.cli.extras import DISTRIBUTION
 
 #: sub-command -> (module under sagemaker_fleet.cli, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -18,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sim": ("sim", "the simulated SageMaker endpoint (`sim serve`)"),
     "report": ("report", "cost report for one run from DescribeTrainingJob"),
     "preflight": ("preflight", "check the account before a run; its quotas, roles, buckets, data, images"),
+    "request": ("request", "print a city's CreateTrainingJob request; as its task sends it"),
+    "import": ("import_jobs", "draft a fleet spec from jobs you already run; or from request files"),
 }
 
 
@@ -48,9 +53,26 @@ class _Formatter(argparse.HelpFormatter):
             self._action_max_length = max(self._action_max_length, widest + printed_at)
 
 
+def installed_version() -> str:
+    """The installed distribution's version (its metadata: what pip installed), or the package's own when it runs
+    from a source tree that was never installed."""
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        from sagemaker_fleet import __version__
+
+        return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sagemaker-fleet", description=DESCRIPTION, epilog=EPILOG, formatter_class=_Formatter
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"%(prog)s {installed_version()}",
+        help="print the version and exit",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
     for name, (module_name, help_text) in COMMANDS.items():

@@ -17,6 +17,7 @@ from types import FrameType, MappingProxyType
 from typing import TYPE_CHECKING
 
 from sagemaker_fleet.cli.argtypes import account_id, non_negative, port, positive, share
+from sagemaker_fleet.cli.extras import extra_missing, is_sim_extra_error, missing_sim_module
 from sagemaker_fleet.cli.inputs import refused
 from sagemaker_fleet.fleetspec import FleetSpecError, InstanceQuota, load_fleet_spec
 from sagemaker_fleet.fleetspec.formats import INSTANCE_TYPE_RE
@@ -110,6 +111,19 @@ def run(args: argparse.Namespace) -> int:
         why = "give the fleets with --fleet FLEET.yaml" if not args.fleet else "it needs moto: drop --no-moto"
         print(f"error: --provision creates what the --fleet specs name; {why}", file=sys.stderr)
         return 2
+    missing = missing_sim_module(with_moto=not args.no_moto)
+    if missing is not None:
+        return extra_missing("sim serve", "sim", missing)
+    try:
+        return _serve(args)
+    except ImportError as exc:  # a part of the extra found but broken, or one the check above does not name
+        if not is_sim_extra_error(exc):
+            raise
+        return extra_missing("sim serve", "sim", exc.name)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """Start the endpoint from the flags, print its URL and serve until stopped."""
     try:
         settings = settings_from_args(args)
     except FleetSpecError as exc:

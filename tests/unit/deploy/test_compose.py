@@ -465,3 +465,22 @@ def test_docs_say_the_stack_was_not_run_here_and_the_readme_links_them() -> None
     text = DOCKER_DOC.read_text(encoding="utf-8")
     assert "no Docker engine" in text
     assert "(docs/docker.md)" in README.read_text(encoding="utf-8")
+
+
+def test_the_image_copies_every_file_the_package_build_reads() -> None:
+    """``pip install .`` in the image builds the package: its readme and license files must be in the image (the
+    readme moved to docs/, which the build context ignores but for that file)."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    readme = project["readme"] if isinstance(project["readme"], str) else project["readme"]["file"]
+    needed = [readme, *project.get("license-files", [])]
+    dockerfile = DOCKERFILE.read_text(encoding="utf-8")
+    copied = [
+        word for line in re.findall(r"^COPY (.+)$", dockerfile, re.MULTILINE) for word in line.split()[:-1]
+    ]
+    ignore = (REPO / ".dockerignore").read_text(encoding="utf-8").splitlines()
+    for path in needed:
+        assert path in copied, f"the Dockerfile does not COPY {path}"
+        top = path.split("/")[0]
+        if top in ignore and path != top:
+            assert f"!{path}" in ignore, f".dockerignore leaves {path} out of the build context"
+        assert path not in ignore, f".dockerignore leaves {path} out of the build context"

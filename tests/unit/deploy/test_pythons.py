@@ -39,8 +39,58 @@ def test_requires_python_admits_exactly_the_makefiles_versions() -> None:
         assert (f"3.{minor}.0" in spec) == (f"3.{minor}" in supported), f"3.{minor}"
 
 
-def test_make_test_runs_every_supported_version_besides_the_default() -> None:
-    assert ["3.11", *makefile_list("OTHER_PYTHONS")] == makefile_list("PYTHONS")
+def suite_targets() -> dict[str, tuple[str, str]]:
+    """scripts/pythons.sh's targets: name → (Python version, pinned set)."""
+    text = (REPO / "scripts" / "pythons.sh").read_text()
+    return {
+        name: (python, pinned)
+        for name, python, pinned in re.findall(
+            r"^\s+(af[\d.]+)\) echo \"([\d.]+) (\S+) \S+\" ;;$", text, re.MULTILINE
+        )
+    }
+
+
+def pinned_file(path: str) -> dict[str, str]:
+    lines = (REPO / path).read_text().splitlines()
+    return {
+        name.lower().replace("_", "-"): version
+        for name, version in (
+            line.split("==", 1) for line in lines if "==" in line and not line.startswith("#")
+        )
+    }
+
+
+def test_make_test_runs_every_python_and_every_airflow_minor() -> None:
+    """The default suite (.venv: Python 3.11, Airflow 3.3) and ``SUITES`` beside it cover each supported Python
+    and each Airflow 3 minor at least once."""
+    targets = suite_targets()
+    suites = makefile_list("SUITES")
+    assert set(suites) <= set(targets), suites
+    pythons = {"3.11"} | {targets[name][0] for name in suites}
+    assert pythons == set(makefile_list("PYTHONS"))
+    minors = {".".join(pins("3.11")["apache-airflow"].split(".")[:2])}
+    for name in suites:
+        airflow = pinned_file(targets[name][1])["apache-airflow"]
+        assert name == "af" + ".".join(airflow.split(".")[:2]), (name, airflow)
+        minors.add(".".join(airflow.split(".")[:2]))
+    assert minors == {"3.0", "3.1", "3.2", "3.3"}
+
+
+@pytest.mark.parametrize(("target", "mwaa"), [("af3.0", "3.0.6"), ("af3.2", "3.2.1")])
+def test_the_mwaa_suites_pin_exactly_what_mwaa_pins(target: str, mwaa: str) -> None:
+    """Every package the suite installs that Amazon MWAA's constraints (both files) pin is at MWAA's version."""
+    python, pinned = suite_targets()[target]
+    assert python == "3.12"  # MWAA's Airflow 3 images run Python 3.12
+    ours = pinned_file(pinned)
+    theirs = {
+        **pinned_file(f"requirements/mwaa/airflow-{mwaa}-constraints.txt"),
+        **pinned_file(f"requirements/mwaa/airflow-{mwaa}-mwaa-essential-constraints.txt"),
+    }
+    differ = {
+        name: (ours[name], theirs[name]) for name in ours.keys() & theirs.keys() if ours[name] != theirs[name]
+    }
+    assert not differ, differ
+    assert ours["apache-airflow"] == mwaa
 
 
 @pytest.mark.parametrize("version", ["3.11", "3.12", "3.13"])

@@ -161,14 +161,13 @@ def test_the_principals_policy_grants_no_sagemaker_action_the_code_never_calls()
 
 
 def test_a_new_call_fails_the_check(tmp_path: Path) -> None:
-    """The check sees a SageMaker call the policy lacks (here DeleteTrainingJob, hidden behind a paginator-free
-    client call) — what a future change that forgets docs/aws.md would look like."""
-    (tmp_path / "cleanup.py").write_text(
-        "def go(client):\n    client.delete_training_job(TrainingJobName='x')\n"
-    )
+    """The check sees a SageMaker call the policy lacks (here DeleteModel, hidden behind a paginator-free client
+    call; an operation every supported botocore knows, 1.39's too) — what a future change that forgets docs/aws.md
+    would look like."""
+    (tmp_path / "cleanup.py").write_text("def go(client):\n    client.delete_model(ModelName='x')\n")
     apis = called_apis(tmp_path)
-    assert apis == {("sagemaker", "DeleteTrainingJob"): {"cleanup.py"}}
-    assert "sagemaker:DeleteTrainingJob" not in policy_actions(section(2))
+    assert apis == {("sagemaker", "DeleteModel"): {"cleanup.py"}}
+    assert "sagemaker:DeleteModel" not in policy_actions(section(2))
 
 
 def optional_bullets(text: str) -> list[str]:
