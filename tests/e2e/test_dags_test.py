@@ -220,6 +220,11 @@ def test_the_runs_fleet_view_opens_from_the_plan_tasks_link(
             view.locator("#run-meta").wait_for(timeout=60_000)
             assert view.locator("#actual-gantt .job").count() == len(spec.cities)
             assert view.locator("#count-trained").inner_text() == f"{len(spec.cities)} / {len(spec.cities)}"
+            # each city's final metrics (the fleet's job: defines two): a summary line each, a column each
+            assert view.locator("#metric-summary li").count() == 2
+            header = view.locator("#jobs thead").inner_text()
+            assert "validation:rmse" in header
+            assert "validation:mape" in header
             assert errors == []
             browser.close()
     finally:

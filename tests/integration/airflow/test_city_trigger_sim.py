@@ -237,8 +237,12 @@ def test_a_forced_retrain_that_failed_is_retried_once_not_forced_again(fast) -> 
     forced = compile_training_request(
         spec, spec.city("oslo"), Submission("oslo", RUN_KEY, 2, airflow_try="manual__1/2", forced=True)
     )
+    # work long enough to still run when failed on purpose (120 s at 200x ended first on a loaded machine), set
+    # before the create, which draws it
+    fast.set_work(3000, city="oslo")
     hook.create_or_attach(forced)
     fast.fail(forced["TrainingJobName"], "AlgorithmError: failed on purpose")
+    fast.set_work(120, city="oslo")
     (retry,) = run([trigger(QUICK, "oslo", try_id="manual__1/3", force_retrain=True)])
     assert isinstance(retry, TaskSuccessEvent)
     assert retry.xcoms["return_value"]["submissions"] == [
