@@ -18,12 +18,11 @@ listing says which cities have jobs, a job's ``sagemaker-fleet:airflow-try`` tag
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import signal
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from airflow.triggers.base import (
     TaskFailedEvent,
@@ -54,6 +53,8 @@ from sagemaker_fleet.triggers.errors import TriggerContextError, UnfitPlanError,
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.triggers.poller import FleetPoller
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -92,23 +93,30 @@ def job_link_xcoms(region: str | None, domain: str | None, job_name: str) -> dic
     }
 
 
-@contextlib.contextmanager
-def stop_on_sigterm(on_stop: Callable[[], None]) -> Iterator[None]:
-    """While the block runs in the main thread, SIGTERM calls ``on_stop`` and ends the process with exit code 143
+async def stop_on_sigterm(work: Awaitable[T], on_stop: Callable[[], None]) -> T:
+    """``work``'s result; SIGTERM meanwhile cancels it, calls ``on_stop`` and ends the process with exit code 143
     (128 + SIGTERM), as a process killed by it would. ``dag.test()`` runs a deferred task's trigger in line, under the
     task runner's SIGTERM handler, which only calls the operator's ``on_kill`` and returns: ``airflow dags test``
-    went on waiting. :class:`SystemExit` passes the ``except Exception`` around each task and ends the command."""
+    went on waiting. The handler only cancels (raising from it, mid-call, once left the process hanging in its
+    clean-up); :class:`SystemExit` then passes the ``except Exception`` around each task and ends the command."""
+    task = asyncio.ensure_future(work)
     if threading.current_thread() is not threading.main_thread():
-        yield
-        return
+        return await task
+    loop = asyncio.get_running_loop()
+    signals: list[int] = []
 
     def handler(signum: int, frame: Any) -> None:
-        on_stop()
-        raise SystemExit(128 + signum)
+        signals.append(signum)
+        loop.call_soon_threadsafe(task.cancel)
 
     previous = signal.signal(signal.SIGTERM, handler)
     try:
-        yield
+        return await task
+    except asyncio.CancelledError:
+        if not signals:
+            raise
+        on_stop()
+        raise SystemExit(128 + signals[0]) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
 
@@ -244,8 +252,7 @@ class FleetCityTrigger(RunPollerTrigger):
     async def run(self) -> AsyncIterator[TriggerEvent]:
         try:
             if self.one_at_a_time:
-                with stop_on_sigterm(self._stopped_by_sigterm):
-                    outcome = await self._train()
+                outcome = await stop_on_sigterm(self._train(), self._stopped_by_sigterm)
             else:
                 outcome = await self._train()
         except Exception as exc:  # noqa: BLE001 - the task fails with the reason instead of the trigger dying
