@@ -9,7 +9,6 @@ one PutObject of the run's record. A record that is not JSON is skipped.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
@@ -17,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.dispatch.shares import STALE_SECONDS
+from sagemaker_fleet.triggers.offloop import off_loop
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.sweep import RunSweeps
@@ -49,7 +49,7 @@ class BoardClient:
                     verify=hook.verify,
                 )
 
-            self._client_cm = await asyncio.to_thread(create)
+            self._client_cm = await off_loop(create)  # the hook reads its connection
             self._client = await self._client_cm.__aenter__()
         return self._client
 

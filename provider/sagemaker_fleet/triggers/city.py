@@ -49,6 +49,7 @@ from sagemaker_fleet.triggers.base import RunPollerTrigger
 from sagemaker_fleet.triggers.city_io import PollerCityIO
 from sagemaker_fleet.triggers.defaults import CAPACITY_TIMEOUT_SECONDS
 from sagemaker_fleet.triggers.errors import TriggerContextError, UnfitPlanError, retry_cannot_help
+from sagemaker_fleet.triggers.offloop import off_loop
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
@@ -203,14 +204,15 @@ class FleetCityTrigger(RunPollerTrigger):
         return RunInfo(self.run_key, self.params, self.try_id, self.dag_id, self.run_id)
 
     async def _plan_json(self, run: RunInfo) -> Any:
-        """The plan task's ``plan`` XCom, read through the triggerer's API connection (off the event loop)."""
+        """The plan task's ``plan`` XCom, read through the triggerer's API connection, off the event loop
+        (:func:`~sagemaker_fleet.triggers.offloop.off_loop`: a plain thread's read killed Airflow 3.0's runner)."""
         from airflow.sdk.execution_time.xcom import XCom
 
         if self.plan is not None:
             return self.plan
         if not (self.plan_task_id and run.dag_id and run.run_id):
             raise UnfitPlanError(f"{self.city}: the plan's task, DAG and run must be known to read the plan")
-        return await asyncio.to_thread(
+        return await off_loop(
             XCom.get_one, key=PLAN_XCOM_KEY, dag_id=run.dag_id, task_id=self.plan_task_id, run_id=run.run_id
         )
 

@@ -21,6 +21,7 @@ from botocore.exceptions import ConnectionError as BotocoreConnectionError
 from sagemaker_fleet.dispatch.sweep import Backoff
 from sagemaker_fleet.hooks.fleet import error_code
 from sagemaker_fleet.jobs.statuses import THROTTLING_CODES
+from sagemaker_fleet.triggers.offloop import off_loop
 
 if TYPE_CHECKING:
     from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
@@ -122,5 +123,5 @@ class RunClient:
             def read() -> tuple[str, str]:
                 return self.hook.conn_region_name, BaseAwsLink.get_aws_domain(self.hook.conn_partition) or ""
 
-            self._console = asyncio.ensure_future(asyncio.to_thread(read))
+            self._console = asyncio.ensure_future(off_loop(read))
         return await asyncio.shield(self._console)
