@@ -815,7 +815,7 @@ def test_local_executor_on_postgres(tmp_path, e2e_server, e2e_sim, e2e_spec, pos
         check_no_secret_in_logs(stack)
         totals = report_totals(stack, "e2e_fleet", result["run_id"])
         observed = {
-            "metrics": check_metrics(listener, e2e_sim, e2e_spec, totals, triggerer_kills=2),
+            "metrics": check_metrics(listener, e2e_sim, e2e_spec, totals, Path(stack.settings.home)),
             "lineage": check_lineage(lineage_file, e2e_sim, e2e_spec, "e2e_fleet", FAILING_CITY, totals),
             "models_asset_cities": check_models_asset(stack, e2e_sim, e2e_spec, FAILING_CITY),
         }

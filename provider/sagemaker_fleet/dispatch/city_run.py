@@ -213,6 +213,11 @@ class CityRun:
         # try, it is this try's to retry (or, forced, to retrain)
         mine = tags is not None and bool(self.try_id) and tags.get(TRY_TAG) == self.try_id
         if mine:  # this try's job, which ended while no trigger of the try watched it
+            self.log.info(
+                "%s: %s ended while no trigger watched it (the triggerer restarted); its metrics are sent now",
+                self.name,
+                self.history[-1].get("TrainingJobName"),
+            )
             self._seen_end(self.history[-1])
         # stopped outside Airflow (the console, the CLI): Airflow-made stops (on_kill) carry the stopped-by tag
         stopped_outside = (

@@ -132,7 +132,7 @@ class EndedJob:
         return {"sagemaker-fleet:airflow-try": self.try_tag}
 
 
-def ended_run(try_id: str, seen: list) -> CityRun:
+def ended_run(try_id: str, seen: list, log: Any = None) -> CityRun:
     from sagemaker_fleet.dispatch import DispatchBook, RunTracker
     from sagemaker_fleet.jobs.progress import run_job_names
     from unit.cost.cost_describes import describe_job
@@ -146,7 +146,7 @@ def ended_run(try_id: str, seen: list) -> CityRun:
         spec.city("oslo"),
         RUN_KEY,
         EndedJob(description, "manual__1/1"),  # type: ignore[arg-type]
-        Quiet(),
+        log or Quiet(),
         tracker,
         try_id=try_id,
         capacity_retry_seconds=60.0,
@@ -166,3 +166,26 @@ def test_a_retry_does_not_count_an_earlier_trys_job_again() -> None:
     seen: list[str] = []
     asyncio.run(ended_run("manual__1/2", seen).train())
     assert seen == []  # try 1's trigger counted it when it saw it end
+
+
+class Lines:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def info(self, msg: str, *args: Any) -> None:
+        self.lines.append(msg % args)
+
+    warning = info
+
+
+def test_the_task_log_says_which_job_a_restarted_trigger_counted_on_finding_it_ended() -> None:
+    """The end-to-end run bounds its double counts by these lines (a kill between a count and the task's end)."""
+    mine, retry = Lines(), Lines()
+    asyncio.run(ended_run("manual__1/1", [], mine).train())
+    asyncio.run(ended_run("manual__1/2", [], retry).train())
+    found = [line for line in mine.lines if "ended while no trigger watched it" in line]
+    assert found == [
+        f"oslo: demo-oslo-{RUN_KEY} ended while no trigger watched it (the triggerer restarted); its metrics are "
+        "sent now"
+    ]
+    assert not any("ended while no trigger watched it" in line for line in retry.lines)
