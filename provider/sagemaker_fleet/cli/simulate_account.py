@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cli.inputs import INPUT_ERRORS, load_spec, refused, run_key_of
+from sagemaker_fleet.cli.simulate_text import render_summary
 from sagemaker_fleet.cost.errors import CostReportError
 from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.fleetspec.names import validate_run_key
@@ -185,8 +186,6 @@ def _write_reports(result: AccountResult, out_dir: Path) -> None:
 
 def render_account(doc: dict[str, Any], real_seconds: float) -> str:
     """Each run's summary (as ``simulate`` prints one fleet's), then the account's totals."""
-    from sagemaker_fleet.cli.simulate import render_summary
-
     blocks = []
     for run in doc["runs"]:
         lines = render_summary(run, real_seconds).split("\n")

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from sagemaker_fleet.cli.simulate import render_summary
+from sagemaker_fleet.cli.simulate_text import render_summary
 from sagemaker_fleet.cost.model import CostLine
 from sagemaker_fleet.plan import plan_fleet
 from sagemaker_fleet.sim.driver import SimulateOptions, simulate_fleet
