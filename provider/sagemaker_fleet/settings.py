@@ -1,15 +1,12 @@
 """The provider's settings: the ``[sagemaker_fleet]`` section of Airflow's configuration.
 
 Declared in the provider info (``airflow config list`` shows them) and read through Airflow's ``conf``, so they
-can be set in ``airflow.cfg`` or as ``AIRFLOW__SAGEMAKER_FLEET__<OPTION>``. The variables of earlier releases
-(``SAGEMAKER_FLEET_POLL_INTERVAL``, …) are still read, with a deprecation warning, when the new variable is not
-set. ``build_fleet_dag`` reads them when the DAG file is parsed; an argument passed to it wins.
+can be set in ``airflow.cfg`` or as ``AIRFLOW__SAGEMAKER_FLEET__<OPTION>``. ``build_fleet_dag`` reads them when
+the DAG file is parsed; an argument passed to it wins.
 """
 
 from __future__ import annotations
 
-import os
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +20,6 @@ class Option:
     name: str
     type: str  # "float", "boolean" or "string", as the provider-info schema spells it
     default: str | None
-    legacy_env: str | None
     description: str
     example: str | None = None
 
@@ -39,7 +35,6 @@ OPTIONS: dict[str, Option] = {
             "poll_interval",
             "float",
             f"{POLL_INTERVAL:g}",
-            "SAGEMAKER_FLEET_POLL_INTERVAL",
             "Real seconds between the run poller's sweeps of SageMaker (the training tasks' poll_interval; at "
             "most 10 while a city waits for its turn). A few seconds suits the sped-up simulator, not AWS.",
         ),
@@ -47,7 +42,6 @@ OPTIONS: dict[str, Option] = {
             "capacity_retry_seconds",
             "float",
             f"{CAPACITY_RETRY_SECONDS:g}",
-            "SAGEMAKER_FLEET_CAPACITY_RETRY_SECONDS",
             "Base back-off of a training task whose CreateTrainingJob was refused with ResourceLimitExceeded "
             "(doubling up to 900 s).",
         ),
@@ -55,7 +49,6 @@ OPTIONS: dict[str, Option] = {
             "report_dir",
             "string",
             None,
-            "SAGEMAKER_FLEET_REPORT_DIR",
             "Local folder where cost_report writes its files ({report_dir}/{run_key}/); a temporary folder "
             "when unset. The files are uploaded to S3 either way.",
         ),
@@ -63,7 +56,6 @@ OPTIONS: dict[str, Option] = {
             "fleet_view",
             "boolean",
             "True",
-            None,
             "Serve the Fleet tab on DAG-run pages and the fleet runs list in the api-server (the "
             "sagemaker_fleet plugin); False adds neither route nor tab.",
             example="False",
@@ -73,16 +65,8 @@ OPTIONS: dict[str, Option] = {
 
 
 def get(name: str) -> str | None:
-    """The option's value: the new variable or airflow.cfg, else the deprecated variable, else the default."""
+    """The option's value: ``AIRFLOW__SAGEMAKER_FLEET__<OPTION>`` or airflow.cfg, else the default."""
     option = OPTIONS[name]
-    legacy = os.environ.get(option.legacy_env) if option.legacy_env else None
-    if legacy is not None and option.env not in os.environ:
-        warnings.warn(
-            f"{option.legacy_env} is deprecated: set [{SECTION}] {name} in airflow.cfg or {option.env} instead",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return legacy
     from airflow.configuration import conf
 
     value = conf.get(SECTION, name, fallback=option.default)

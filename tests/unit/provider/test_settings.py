@@ -1,5 +1,5 @@
 """The ``[sagemaker_fleet]`` settings: declared in the provider info, read through Airflow's ``conf`` (so
-``AIRFLOW__SAGEMAKER_FLEET__*`` works), the variables of earlier releases still read with a deprecation warning."""
+``AIRFLOW__SAGEMAKER_FLEET__*`` works), and through nothing else."""
 
 from __future__ import annotations
 
@@ -68,22 +68,14 @@ def test_an_argument_wins_over_the_setting(monkeypatch) -> None:
     assert training_task(build_fleet_dag(DEMO, dag_id="arg", poll_interval=3)).poll_interval == 3.0
 
 
-def test_the_old_variable_still_works_with_a_deprecation_warning(monkeypatch) -> None:
-    monkeypatch.setenv("SAGEMAKER_FLEET_POLL_INTERVAL", "5")
-    with pytest.warns(
-        DeprecationWarning,
-        match=r"SAGEMAKER_FLEET_POLL_INTERVAL is deprecated.*"
-        r"AIRFLOW__SAGEMAKER_FLEET__POLL_INTERVAL",
-    ):
-        assert settings.get_float("poll_interval") == 5.0
-
-
-def test_the_new_variable_wins_over_the_old_one_without_a_warning(monkeypatch) -> None:
-    monkeypatch.setenv("SAGEMAKER_FLEET_POLL_INTERVAL", "5")
-    monkeypatch.setenv("AIRFLOW__SAGEMAKER_FLEET__POLL_INTERVAL", "9")
+def test_the_pre_release_variables_are_not_read(monkeypatch) -> None:
+    """``SAGEMAKER_FLEET_POLL_INTERVAL`` and its kind came before the settings section and no release had them."""
+    for name in LEGACY:
+        monkeypatch.setenv(name, "5")
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
-        assert settings.get_float("poll_interval") == 9.0
+        assert settings.get_float("poll_interval") == 30.0
+        assert settings.get("report_dir") is None
 
 
 def test_a_bad_value_names_the_option_and_the_variable(monkeypatch) -> None:
