@@ -29,11 +29,10 @@ from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
 from sagemaker_fleet.fleetview.model import AccountSnapshot, ListingStats
 from sagemaker_fleet.hooks.fleet import error_code
 from sagemaker_fleet.jobs.paging import as_datetime
-from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES
+from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, POOL_SETTLED
 from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
-POOL_SETTLED = frozenset({"Terminated", "Reused"})
 DESCRIBE_WORKERS = 4
 #: Seconds one answer serves every viewer of a run (the page refreshes every few seconds; SageMaker changes slower).
 DEFAULT_TTL = 5.0
