@@ -51,6 +51,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.fleetspec.names import split_s3_uri
+
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import SharingSettings
     from sagemaker_fleet.jobs.keys import WarmPoolKey
@@ -182,13 +184,12 @@ class ShareBoard:
 
     @property
     def bucket(self) -> str:
-        return self.sharing.board.removeprefix("s3://").split("/", 1)[0]
+        return split_s3_uri(self.sharing.board)[0]
 
     @property
     def prefix(self) -> str:
         """The board's prefix in :attr:`bucket` (every record of the account is under it)."""
-        parts = self.sharing.board.removeprefix("s3://").split("/", 1)
-        return parts[1] if len(parts) > 1 else ""
+        return split_s3_uri(self.sharing.board)[1]
 
     @property
     def object_key(self) -> str:

@@ -179,9 +179,11 @@ def report_s3_uri(output_s3_uri: str, run_key: str) -> str:
     return f"{reports_s3_prefix(output_s3_uri)}{run_key}/"
 
 
-def split_s3_uri(uri: str) -> tuple[str, str]:
-    """``s3://bucket/a/b/`` → (``bucket``, ``a/b/``)."""
-    if not uri.startswith("s3://"):
+def split_s3_uri(uri: str, *, scheme_optional: bool = False) -> tuple[str, str]:
+    """``s3://bucket/a/b/`` → (``bucket``, ``a/b/``): the one split of an S3 URI. A URI without ``s3://`` raises
+    ValueError, unless ``scheme_optional`` (``bucket/a/b/`` splits alike): for a value not checked yet, whose own
+    check reports it, or a URI AWS gave back, named as it is."""
+    if not uri.startswith("s3://") and not scheme_optional:
         raise ValueError(f"not an S3 URI: {uri!r}")
-    bucket, _, key = uri[len("s3://") :].partition("/")
+    bucket, _, key = uri.removeprefix("s3://").partition("/")
     return bucket, key
