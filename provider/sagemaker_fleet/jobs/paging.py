@@ -39,18 +39,20 @@ class ListingError(SageMakerFleetError, RuntimeError):
 
 
 class PageGuard:
-    """Follows a listing's NextTokens; :meth:`next` returns the token of the next page, None at the end."""
+    """Follows a listing's NextTokens; :meth:`next` returns the token of the next page, None at the end.
+    ``token_key`` names the page's token where the API calls it otherwise (S3's ``NextContinuationToken``)."""
 
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: str, token_key: str = "NextToken") -> None:
         self.what = what
+        self.token_key = token_key
         self.seen: set[str] = set()
 
     def next(self, page: Mapping[str, Any]) -> str | None:
-        token = page.get("NextToken")
+        token = page.get(self.token_key)
         if not token:
             return None
         if token in self.seen:
-            raise ListingError(f"{self.what}: NextToken {str(token)[:40]!r} came back a second time")
+            raise ListingError(f"{self.what}: {self.token_key} {str(token)[:40]!r} came back a second time")
         if len(self.seen) + 1 >= MAX_LIST_PAGES:
             raise ListingError(f"{self.what}: more than {MAX_LIST_PAGES} pages; narrow the listing")
         self.seen.add(str(token))
