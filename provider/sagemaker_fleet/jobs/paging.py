@@ -23,6 +23,7 @@ __all__ = [
     "ListingError",
     "PageGuard",
     "PagedListing",
+    "creation_lookback",
     "job_listing",
     "list_request",
 ]
@@ -114,6 +115,14 @@ def job_listing(name_contains: str, **filters: Unpack[JobFilters]) -> PagedListi
     return PagedListing(
         f"ListTrainingJobs({name_contains!r})", list_request(name_contains, **filters), "TrainingJobSummaries"
     )
+
+
+def creation_lookback(max_runtime_seconds: int, keep_alive_seconds: int = 0) -> dt.timedelta:
+    """How long before a moment a job was created, at the earliest, that may still run then (for up to
+    ``max_runtime_seconds``) or still keep its warm pool (``keep_alive_seconds`` after it ended): how far back a
+    listing's CreationTimeAfter reaches for such jobs. Start-up, which MaxRuntimeInSeconds does not count, is left
+    out: minutes against a window of days."""
+    return dt.timedelta(seconds=max_runtime_seconds + keep_alive_seconds)
 
 
 def as_datetime(value: object) -> dt.datetime | None:
