@@ -1,5 +1,5 @@
 """Rules defined once: the training-job statuses and throttling codes live in ``jobs/statuses.py``, the keep-alive
-API maximum in ``fleetspec/model.py``, the DAG's task ids, plan XCom key, DAG tag and default intervals in
+API maximum in ``fleetspec/model.py``, the DAG's task ids, XCom keys, DAG tag and default intervals in
 ``contract.py``; no other module of the package writes them out again (the simulator included).
 Read from the source's syntax tree, so comments and docstrings do not count."""
 
@@ -72,16 +72,27 @@ def test_the_keep_alive_maximum_is_written_once() -> None:
 SHARED_MODULE = "contract.py"
 SHARED_NAMES = {
     "PLAN_TASK_ID",
+    "TRAIN_TASK_ID",
     "RELEASE_TASK_ID",
     "REPORT_TASK_ID",
+    "OUTCOME_TASK_ID",
+    "NOTIFY_TASK_ID",
     "PLAN_XCOM_KEY",
+    "SUMMARY_XCOM_KEY",
+    "CITIES_XCOM_KEY",
     "FLEET_DAG_TAG",
     "POLL_INTERVAL",
     "CAPACITY_RETRY_SECONDS",
     "task_try_id",
+    "train_task_id",
+    "train_task_chunk",
+    "cities_task_id",
+    "cities_xcom_key",
 }
-#: Literals too common to ban ("plan" is also a CLI command and a JSON field); the names above stand for them.
-SHARED_LITERALS = {"release_pools", "cost_report"}
+#: Literals too common to ban ("plan", "train", "outcome" and "summary" are also CLI commands, a channel's name or
+#: JSON fields; "return_value" is Airflow's own key); the names above stand for them. "cities_" is the head of
+#: ``cities_task_id``'s ids.
+SHARED_LITERALS = {"release_pools", "cost_report", "notify", "cities_"}
 
 
 def assigned_names(tree: ast.AST) -> list[tuple[str, int]]:
