@@ -14,9 +14,22 @@ PLAN_TASK_ID = "plan"
 RELEASE_TASK_ID = "release_pools"
 #: The cost report task (``FleetCostReportOperator``): where the Fleet view and the notice find the report.
 REPORT_TASK_ID = "cost_report"
+#: The training task of a run's first thousand cities, mapped over them (``train_2``, … for the next ones:
+#: :func:`train_task_id`).
+TRAIN_TASK_ID = "train"
+#: The task that fails the run when a city did not train (``FleetOutcomeOperator``): the report cannot, it runs
+#: whatever happened.
+OUTCOME_TASK_ID = "outcome"
+#: The task that sends the run's notice (``FleetNotifyOperator``), in a DAG given notifiers.
+NOTIFY_TASK_ID = "notify"
 #: The XCom key under which the plan task publishes the run's plan (the city triggers, the report and the Fleet
 #: view read it).
 PLAN_XCOM_KEY = "plan"
+#: The plan task's XCom of the plan's summary (JSON).
+SUMMARY_XCOM_KEY = "summary"
+#: The plan task's XCom that lists the first thousand cities, in start order: its return value, what Airflow maps
+#: the training task over.
+CITIES_XCOM_KEY = "return_value"
 #: The tag every fleet DAG carries (with the fleet's name): how the Fleet view tells a fleet DAG.
 FLEET_DAG_TAG = "sagemaker-fleet"
 #: Where the api-server serves the Fleet view (the plugin's FastAPI app).
@@ -36,6 +49,33 @@ def task_try_id(run_id: str, try_number: int) -> str:
     """The Airflow task try a city's jobs are tagged with (``{run_id}/{try_number}``): a restarted trigger knows its
     own jobs by it, and a job stopped without it was stopped outside Airflow."""
     return f"{run_id}/{try_number}"
+
+
+def train_task_id(chunk: int) -> str:
+    """The training task of chunk ``chunk`` (0-based, a thousand cities each): ``train``, ``train_2``, …"""
+    return TRAIN_TASK_ID if chunk == 0 else f"{TRAIN_TASK_ID}_{chunk + 1}"
+
+
+def train_task_chunk(task_id: str | None) -> int | None:
+    """The chunk whose training task ``task_id`` is (0 for ``train``, 1 for ``train_2``, …), None for any other
+    task: the inverse of :func:`train_task_id`, so that no caller reads a task id back by hand."""
+    if task_id == TRAIN_TASK_ID:
+        return 0
+    number = (task_id or "").removeprefix(f"{TRAIN_TASK_ID}_")
+    if number == task_id or not (number.isascii() and number.isdigit()):
+        return None
+    chunk = int(number) - 1
+    return chunk if chunk >= 1 and train_task_id(chunk) == task_id else None
+
+
+def cities_task_id(chunk: int) -> str:
+    """The task that hands chunk ``chunk`` (≥ 1) of the plan's cities to its training task: ``cities_2``, …"""
+    return f"cities_{chunk + 1}"
+
+
+def cities_xcom_key(chunk: int) -> str:
+    """The plan task's XCom key that lists chunk ``chunk``'s cities: its return value, ``cities_2``, …"""
+    return CITIES_XCOM_KEY if chunk == 0 else cities_task_id(chunk)
 
 
 def models_asset_name(fleet: str) -> str:

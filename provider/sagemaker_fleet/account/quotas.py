@@ -17,7 +17,7 @@ from botocore.exceptions import ClientError
 
 from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.jobs.paging import PagedListing
-from sagemaker_fleet.jobs.service_quotas import SERVICE_CODE, account_quotas
+from sagemaker_fleet.jobs.service_quotas import PAGE_MAX, SERVICE_CODE, account_quotas
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES
 
 if TYPE_CHECKING:
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
 #: The IAM action ListServiceQuotas needs.
 PERMISSION = "servicequotas:ListServiceQuotas"
-#: The largest page ListServiceQuotas returns.
-PAGE_SIZE = 100
+#: Quotas per ListServiceQuotas page: the most it returns.
+PAGE_SIZE = PAGE_MAX
 
 
 class ServiceQuotasClient(Protocol):

@@ -25,7 +25,6 @@ COMPARED = (
     ("quota rejections", "quota_rejections"),
     ("throttled", "throttled"),
 )
-CALLS = ("CreateTrainingJob", "DescribeTrainingJob", "ListTrainingJobs")
 
 
 def _ratio(naive: float, planned: float) -> float | None:
@@ -34,9 +33,11 @@ def _ratio(naive: float, planned: float) -> float | None:
 
 def ratios(by_strategy: dict[str, dict[str, Any]]) -> dict[str, float | None]:
     """naive / planned for every compared number (None where planned is 0)."""
+    from sagemaker_fleet.sim.driver.result import COUNTED_OPERATIONS
+
     planned, naive = by_strategy["planned"], by_strategy["naive"]
     out = {field: _ratio(naive[field], planned[field]) for _, field in COMPARED}
-    for call in CALLS:
+    for call in COUNTED_OPERATIONS:
         out[f"api_calls.{call}"] = _ratio(naive["api_calls"][call], planned["api_calls"][call])
     out["api_calls.total"] = _ratio(sum(naive["api_calls"].values()), sum(planned["api_calls"].values()))
     return out
@@ -80,13 +81,15 @@ def _cell(value: Any) -> str:
 
 
 def render_comparison(docs: list[dict[str, Any]], real_seconds: float) -> str:
+    from sagemaker_fleet.sim.driver.result import COUNTED_OPERATIONS
+
     by_strategy = {doc["strategy"]: doc for doc in docs}
     planned, naive = by_strategy["planned"], by_strategy["naive"]
     ratio = ratios(by_strategy)
     rows = [(label, planned[field], naive[field], ratio[field]) for label, field in COMPARED]
     rows += [
         (f"{call} calls", planned["api_calls"][call], naive["api_calls"][call], ratio[f"api_calls.{call}"])
-        for call in CALLS
+        for call in COUNTED_OPERATIONS
     ]
     lines = [
         f"fleet {planned['fleet']} · run {planned['run_key']} · seed {planned['seed']} · {planned['jobs']} cities"

@@ -22,13 +22,15 @@ from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sagemaker_fleet.jobs.paging import as_datetime
+from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_GUIDE_MAX, MAX_RUNTIME_LIMIT
+from sagemaker_fleet.jobs.paging import as_datetime, creation_lookback
 
-#: The listing reaches this far back before the first candidate's creation: a giver ran for up to SageMaker's
-#: longest MaxRuntimeInSeconds (28 days) and kept its pool up to the longest KeepAlivePeriodInSeconds (1 hour).
-GIVER_LOOKBACK = dt.timedelta(days=28, hours=1)
-#: SageMaker's longest KeepAlivePeriodInSeconds: a pool is taken at most this long after its job's end.
-LONGEST_KEEP_ALIVE = dt.timedelta(hours=1)
+#: The keep-alive the developer guide documents as the longest: a pool is taken at most this long after its job's
+#: end (the report's assumption; the API takes up to 6 hours, which a spec is warned about).
+LONGEST_KEEP_ALIVE = dt.timedelta(seconds=KEEP_ALIVE_GUIDE_MAX)
+#: The listing reaches this far back before the first candidate's creation: a giver ran for up to the longest
+#: MaxRuntimeInSeconds and handed its pool on within :data:`LONGEST_KEEP_ALIVE`.
+GIVER_LOOKBACK = creation_lookback(MAX_RUNTIME_LIMIT, KEEP_ALIVE_GUIDE_MAX)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from sagemaker_fleet.cost.lanes import Lane, occupied_until
 from sagemaker_fleet.cost.svg import COLORS, clock, esc, num, rect, text, title, usd
 from sagemaker_fleet.jobs.duration_text import duration
+from sagemaker_fleet.jobs.statuses import STARTUP_STATES
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.model import CostLine
@@ -27,7 +28,6 @@ AXIS = 28
 #: A lane timeline's width: the lane labels, the plot and a margin.
 WIDTH = LABEL_WIDTH + PLOT_WIDTH + 20
 TICK_STEPS = (60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400)
-STARTUP_STATES = frozenset({"Pending", "Starting", "Downloading", "Restarting"})
 
 
 @dataclass(frozen=True)

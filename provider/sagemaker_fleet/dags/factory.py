@@ -20,10 +20,19 @@ from typing import TYPE_CHECKING, Any
 from airflow.sdk import DAG, Asset, AssetAlias, XComArg, get_parsing_context
 
 from sagemaker_fleet import settings
-from sagemaker_fleet.contract import FLEET_DAG_TAG, REPORT_TASK_ID, models_alias_name
-from sagemaker_fleet.contract import PLAN_TASK_ID as PLAN_TASK_ID  # documented here (docs/reference.md)
+from sagemaker_fleet.contract import (
+    FLEET_DAG_TAG,
+    REPORT_TASK_ID,
+    cities_task_id,
+    models_alias_name,
+    train_task_chunk,
+    train_task_id,
+)
+from sagemaker_fleet.contract import NOTIFY_TASK_ID as NOTIFY_TASK_ID  # documented here (docs/reference.md)
+from sagemaker_fleet.contract import OUTCOME_TASK_ID as OUTCOME_TASK_ID  # documented here
+from sagemaker_fleet.contract import PLAN_TASK_ID as PLAN_TASK_ID  # documented here
 from sagemaker_fleet.contract import RELEASE_TASK_ID as RELEASE_TASK_ID  # documented here
-from sagemaker_fleet.operators.cities import FleetCitiesOperator, chunks_for, cities_task_id, train_task_id
+from sagemaker_fleet.operators.cities import FleetCitiesOperator, chunks_for
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID
 from sagemaker_fleet.operators.training import FleetTrainingOperator
 
@@ -31,8 +40,6 @@ if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
 
 DEFAULT_ARGS: dict[str, Any] = {"owner": "ml-platform", "retries": 2, "retry_delay": dt.timedelta(minutes=1)}
-OUTCOME_TASK_ID = "outcome"
-NOTIFY_TASK_ID = "notify"
 #: The grid and the task log name each mapped training task instance by its city.
 CITY_MAP_INDEX_TEMPLATE = "{{ task.city }}"
 
@@ -94,12 +101,11 @@ def build_fleet_dag(
         "map_index_template": CITY_MAP_INDEX_TEMPLATE,
     }
     parsing = get_parsing_context()
-    if dag_id is not None and parsing.dag_id == dag_id and _is_city_task(parsing.task_id):
+    chunk = train_task_chunk(parsing.task_id) if dag_id is not None and parsing.dag_id == dag_id else None
+    if dag_id is not None and chunk is not None:
         # a worker parses this file to run one city's task instance, which only defers: build that task alone,
         # without loading a thousand-city spec or importing the other operators (boto3, the planner, …)
-        return _city_task_dag(
-            dag_id, str(parsing.task_id), spec_path, manual, default_args, city_task, dag_kwargs
-        )
+        return _city_task_dag(dag_id, chunk, spec_path, manual, default_args, city_task, dag_kwargs)
     from sagemaker_fleet.fleetspec.cache import load_fleet_spec_cached
     from sagemaker_fleet.hooks.request_model import BOTOCORE_MODEL
 
@@ -125,18 +131,9 @@ def build_fleet_dag(
     )
 
 
-def _is_city_task(task_id: str | None) -> bool:
-    return task_id is not None and (task_id == train_task_id(0) or task_id.startswith(train_task_id(0) + "_"))
-
-
-def _chunk_of(task_id: str) -> int:
-    """0 for ``train``, 1 for ``train_2``, …"""
-    return 0 if task_id == train_task_id(0) else int(task_id.rsplit("_", 1)[1]) - 1
-
-
 def _city_task_dag(
     dag_id: str,
-    task_id: str,
+    chunk: int,
     spec_path: str,
     manual: bool,
     default_args: dict[str, Any],
@@ -154,7 +151,6 @@ def _city_task_dag(
         from sagemaker_fleet.fleetspec.cache import load_fleet_spec_cached
 
         params = manual_params(load_fleet_spec_cached(spec_path))
-    chunk = _chunk_of(task_id)
     with DAG(
         dag_id=dag_id,
         schedule=None,
@@ -163,7 +159,7 @@ def _city_task_dag(
         max_active_tasks=dag_kwargs.get("max_active_tasks", 16),
     ) as dag:
         source = BaseOperator(task_id=PLAN_TASK_ID if chunk == 0 else cities_task_id(chunk))
-        FleetTrainingOperator.partial(task_id=task_id, **city_task).expand(city=XComArg(source))
+        FleetTrainingOperator.partial(task_id=train_task_id(chunk), **city_task).expand(city=XComArg(source))
     return dag
 
 

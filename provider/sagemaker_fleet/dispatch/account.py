@@ -49,8 +49,9 @@ from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.dispatch.shares import key_digest, quota_name
 from sagemaker_fleet.dispatch.state import HANDOFF_INTERVAL
+from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_API_MAX, MAX_RUNTIME_LIMIT
 from sagemaker_fleet.jobs.keys import WarmPoolKey, warm_pool_key
-from sagemaker_fleet.jobs.paging import JobFilters, as_datetime
+from sagemaker_fleet.jobs.paging import JobFilters, as_datetime, creation_lookback
 from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
 
 if TYPE_CHECKING:
@@ -62,9 +63,9 @@ if TYPE_CHECKING:
 RECHECK_SECONDS = 60.0
 #: DescribeTrainingJob calls one sweep spends on other runs' jobs (the rest wait for the next sweep).
 DESCRIBES_PER_SWEEP = 24
-#: The census lists running jobs created up to this long before the run's listing floor: SageMaker's longest
-#: MaxRuntimeInSeconds (28 days); a pool lives at most 6 hours after its job.
-CENSUS_LOOKBACK = dt.timedelta(days=28, hours=6)
+#: The census lists running jobs created up to this long before the run's listing floor: the longest a job can
+#: run, and the longest keep-alive the API takes as margin — a job it misses would meet the run as a refused create.
+CENSUS_LOOKBACK = creation_lookback(MAX_RUNTIME_LIMIT, KEEP_ALIVE_API_MAX)
 #: Another run's Available pool is this run's to take only once this many of the run's looks in a row (listings, or
 #: descriptions of a job older than the listing) showed it: its own run, whose next city takes it in the sweep that
 #: sees it free (the hand-off), goes first. Until then the run starts no job of that key cold either: SageMaker

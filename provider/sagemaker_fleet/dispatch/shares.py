@@ -46,10 +46,11 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from sagemaker_fleet.fleetspec.names import is_run_job, split_s3_uri
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import SharingSettings
@@ -148,9 +149,7 @@ class RunDemand:
 
     def owns(self, job_name: str) -> bool:
         """Whether ``job_name`` is a job of this run (names are ``{fleet}-…-{run_key}[-r<n>]``)."""
-        return job_name.startswith(f"{self.fleet}-") and bool(
-            re.search(rf"-{re.escape(self.run_key)}(-r\d+)?$", job_name)
-        )
+        return is_run_job(job_name, self.fleet, self.run_key)
 
     def rank(self, quota: str, capacity: int) -> tuple[Any, ...]:
         """Its place among the runs waiting on ``quota`` (lower first): within its share, priority, how far below
@@ -182,13 +181,12 @@ class ShareBoard:
 
     @property
     def bucket(self) -> str:
-        return self.sharing.board.removeprefix("s3://").split("/", 1)[0]
+        return split_s3_uri(self.sharing.board)[0]
 
     @property
     def prefix(self) -> str:
         """The board's prefix in :attr:`bucket` (every record of the account is under it)."""
-        parts = self.sharing.board.removeprefix("s3://").split("/", 1)
-        return parts[1] if len(parts) > 1 else ""
+        return split_s3_uri(self.sharing.board)[1]
 
     @property
     def object_key(self) -> str:

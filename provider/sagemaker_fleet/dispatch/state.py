@@ -6,11 +6,10 @@ import datetime as dt
 from collections import Counter
 from dataclasses import dataclass
 
+from sagemaker_fleet.jobs.statuses import POOL_SETTLED
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
 Counts = Counter[str]
-#: Warm-pool statuses after which a job holds nothing any more.
-POOL_SETTLED = frozenset({"Terminated", "Reused"})
 #: The listing starts this long before the oldest unsettled job's creation (clock skew, listing lag).
 CREATION_MARGIN = dt.timedelta(minutes=5)
 #: While a city waits for its turn the run is swept at least this often (seconds): the sweep that sees a job end

@@ -20,8 +20,11 @@ SpotFallback = Literal["on_demand", "fail"]
 #: Keep-alive limits: the API accepts up to 21600 s, the developer guide documents 3600 s.
 KEEP_ALIVE_API_MAX = 21600
 KEEP_ALIVE_GUIDE_MAX = 3600
-#: MaxRuntimeInSeconds may be at most 28 days.
+#: MaxRuntimeInSeconds may be at most 28 days; a request without it gets SageMaker's default, one day.
 MAX_RUNTIME_LIMIT = 28 * 24 * 3600
+MAX_RUNTIME_AWS_DEFAULT = 24 * 3600
+#: A warm pool moves from job to job for at most 28 days (older docs: 7 days).
+WARM_POOL_LIFETIME_MAX = 28 * 24 * 3600
 #: CreateTrainingJob's limits (botocore's SageMaker service model): S3 URIs, hyperparameters, environment.
 S3_URI_MAX = 1024
 HYPERPARAMETERS_MAX = 100

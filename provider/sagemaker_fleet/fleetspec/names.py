@@ -21,6 +21,9 @@ JOB_NAME_MAX = 63
 RUN_KEY_RE = re.compile(r"^[a-z0-9]{1,16}$")
 _RESERVED_RUN_KEY_RE = re.compile(r"^r\d+$")
 _HASH_CHARS = 8
+#: What precedes the submission number at the end of a re-submission's name (``…-r2``); the first has none.
+RESUBMISSION_MARK = "-r"
+_RESUBMISSION_RE = re.compile(rf"{RESUBMISSION_MARK}(\d+)$")
 #: The most submissions (``…``, ``…-r2`` … ``…-r{n}``) one city may make in one run: a spot city's 20 attempts and its
 #: on-demand fallback, each Airflow retry of a failed job and one forced retrain fit with room to spare. Everything
 #: that looks a run's jobs up by name (dispatch, sensors, the cost report) looks this far, and a city that would
@@ -145,7 +148,7 @@ def job_name(fleet: str, city: str, run_key: str, attempt: int = 1) -> str:
             f"fleet name {fleet!r} must be non-empty and without '-': the first '-' of a job name ends "
             "the fleet, so that two fleets never name the same job"
         )
-    suffix = f"-r{attempt}" if attempt >= 2 else ""
+    suffix = f"{RESUBMISSION_MARK}{attempt}" if attempt >= 2 else ""
     name = f"{fleet}-{city}-{run_key}{suffix}"
     if len(name) <= JOB_NAME_MAX:
         return name
@@ -154,6 +157,20 @@ def job_name(fleet: str, city: str, run_key: str, attempt: int = 1) -> str:
     room = JOB_NAME_MAX - len(tail)
     head = f"{fleet}-{city}"[:room].rstrip("-")
     return f"{head}{tail}"
+
+
+def is_run_job(name: str, fleet: str, run_key: str) -> bool:
+    """Whether ``name`` is one of :func:`job_name`'s names for the run (any city, any submission, shortened or
+    not): ``{fleet}-…-{run_key}`` with or without ``-r<n>``. How a run tells its own jobs in an account's listing."""
+    return name.startswith(f"{fleet}-") and bool(
+        re.search(rf"-{re.escape(run_key)}({RESUBMISSION_MARK}\d+)?$", name)
+    )
+
+
+def submission_number(name: str) -> int:
+    """Which submission of its city a :func:`job_name` name is: ``n`` for ``…-r<n>``, else 1."""
+    match = _RESUBMISSION_RE.search(name)
+    return int(match.group(1)) if match else 1
 
 
 def checkpoint_s3_uri(output_s3_uri: str, city: str, run_key: str) -> str:
@@ -179,9 +196,11 @@ def report_s3_uri(output_s3_uri: str, run_key: str) -> str:
     return f"{reports_s3_prefix(output_s3_uri)}{run_key}/"
 
 
-def split_s3_uri(uri: str) -> tuple[str, str]:
-    """``s3://bucket/a/b/`` → (``bucket``, ``a/b/``)."""
-    if not uri.startswith("s3://"):
+def split_s3_uri(uri: str, *, scheme_optional: bool = False) -> tuple[str, str]:
+    """``s3://bucket/a/b/`` → (``bucket``, ``a/b/``): the one split of an S3 URI. A URI without ``s3://`` raises
+    ValueError, unless ``scheme_optional`` (``bucket/a/b/`` splits alike): for a value not checked yet, whose own
+    check reports it, or a URI AWS gave back, named as it is."""
+    if not uri.startswith("s3://") and not scheme_optional:
         raise ValueError(f"not an S3 URI: {uri!r}")
-    bucket, _, key = uri[len("s3://") :].partition("/")
+    bucket, _, key = uri.removeprefix("s3://").partition("/")
     return bucket, key

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 
 from sagemaker_fleet.fleetspec.formats import S3_URI_RE
 from sagemaker_fleet.fleetspec.model import PRIORITY_MAX, FleetSpec, SharingLayer, SharingSettings
+from sagemaker_fleet.fleetspec.names import split_s3_uri
 
 _PERCENT_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%?\s*$")
 SHARE_FIX = "write a percentage of the account's quota from 0 to 100, such as `share: 40%`"
@@ -28,7 +29,8 @@ DEFAULT_BOARD_PREFIX = "sagemaker-fleet/board/"
 
 
 def default_board(output_s3_uri: str) -> str:
-    bucket = output_s3_uri.removeprefix("s3://").split("/", 1)[0]
+    # not checked yet: output_s3_uri's own check reports a bad one
+    bucket, _ = split_s3_uri(output_s3_uri, scheme_optional=True)
     return f"s3://{bucket}/{DEFAULT_BOARD_PREFIX}"
 
 

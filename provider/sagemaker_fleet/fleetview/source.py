@@ -25,22 +25,23 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from sagemaker_fleet.fleetspec.model import MAX_RUNTIME_AWS_DEFAULT
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
 from sagemaker_fleet.fleetview.model import AccountSnapshot, ListingStats
 from sagemaker_fleet.hooks.fleet import error_code
-from sagemaker_fleet.jobs.paging import as_datetime
-from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES
+from sagemaker_fleet.jobs.paging import as_datetime, creation_lookback
+from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, POOL_SETTLED
 from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
-POOL_SETTLED = frozenset({"Terminated", "Reused"})
 DESCRIBE_WORKERS = 4
 #: Seconds one answer serves every viewer of a run (the page refreshes every few seconds; SageMaker changes slower).
 DEFAULT_TTL = 5.0
 #: The account's listing covers jobs created since this long before the run's first job (or before now, while the
-#: run has none): other runs' jobs that still run or keep a pool beside it. A job created earlier that still holds
-#: capacity is not shown (the dispatcher's census counts it).
-ACCOUNT_LOOKBACK = dt.timedelta(days=1)
+#: run has none): other runs' jobs that still run or keep a pool beside it. It lists every job every refresh (no
+#: status filter: the pools are wanted too), so it reaches back only as far as SageMaker's default runtime, without
+#: margin; a job created earlier that still holds capacity is not shown (the dispatcher's census counts it).
+ACCOUNT_LOOKBACK = creation_lookback(MAX_RUNTIME_AWS_DEFAULT)
 #: DescribeTrainingJob calls a refresh spends on other runs' jobs (the rest wait for the next refresh).
 OTHER_DESCRIBES_PER_REFRESH = 24
 

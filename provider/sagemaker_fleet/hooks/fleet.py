@@ -84,20 +84,6 @@ def _is_not_found(exc: ClientError) -> bool:
     )
 
 
-def _created(request: Mapping[str, Any], response: Mapping[str, Any], before: dt.datetime) -> dict[str, Any]:
-    """What is known of a job just created, without a DescribeTrainingJob: its ``CreationTime`` is taken just
-    before the call (a lower bound for ListTrainingJobs' ``CreationTimeAfter``)."""
-    return {
-        "TrainingJobName": str(request["TrainingJobName"]),
-        "TrainingJobArn": response.get("TrainingJobArn"),
-        "TrainingJobStatus": "InProgress",
-        "SecondaryStatus": "Starting",
-        "CreationTime": before,
-        "EnableManagedSpotTraining": bool(request.get("EnableManagedSpotTraining", False)),
-        "ResourceConfig": dict(request.get("ResourceConfig") or {}),
-    }
-
-
 class SageMakerFleetHook(AwsBaseHook):
     """Interact with SageMaker training jobs of a fleet, safely at fleet scale.
 
@@ -170,7 +156,7 @@ class SageMakerFleetHook(AwsBaseHook):
                 raise CapacityUnavailableError(str(exc)) from exc
             raise
         if not describe_created:
-            return Attachment(_created(request, response, before), created=True)
+            return Attachment.just_created(request, response.get("TrainingJobArn"), before)
         created = self.describe(name)
         if created is None:  # pragma: no cover - AWS is read-after-write consistent for describe
             raise RuntimeError(f"training job {name} was created but cannot be described")
@@ -253,7 +239,7 @@ class SageMakerFleetHook(AwsBaseHook):
             if error_code(exc) == "ResourceLimitExceeded":
                 raise CapacityUnavailableError(str(exc)) from exc
             raise
-        return Attachment(_created(request, response, before), created=True)
+        return Attachment.just_created(request, response.get("TrainingJobArn"), before)
 
     async def atags(self, client: Any, arn: str) -> dict[str, str]:
         """The tags of a training job, by its ARN (one ListTags page holds the few a fleet job has)."""

@@ -4,7 +4,7 @@
   (``sagemaker-fleet:*``, named in ``fleetspec/names.py``);
 - ``keys.py``: the warm-pool matching key, which jobs may share a pool;
 - ``record.py``: DescribeTrainingJob responses as typed values; ``describe.py``: their compact JSON summary;
-- ``statuses.py``: the training-job statuses and error codes the package acts on;
+- ``statuses.py``: the job, start-up and warm-pool statuses and the error codes the package acts on;
 - ``attempts.py``: what to do next for a city given its earlier submissions; ``attachment.py``: what creating a
   job by its name found;
 - ``starts.py``: cold or warm starts and what a pool saved; ``startup.py``: the start-up time model;

@@ -23,6 +23,7 @@ __all__ = [
     "ListingError",
     "PageGuard",
     "PagedListing",
+    "creation_lookback",
     "job_listing",
     "list_request",
 ]
@@ -39,18 +40,20 @@ class ListingError(SageMakerFleetError, RuntimeError):
 
 
 class PageGuard:
-    """Follows a listing's NextTokens; :meth:`next` returns the token of the next page, None at the end."""
+    """Follows a listing's NextTokens; :meth:`next` returns the token of the next page, None at the end.
+    ``token_key`` names the page's token where the API calls it otherwise (S3's ``NextContinuationToken``)."""
 
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: str, token_key: str = "NextToken") -> None:
         self.what = what
+        self.token_key = token_key
         self.seen: set[str] = set()
 
     def next(self, page: Mapping[str, Any]) -> str | None:
-        token = page.get("NextToken")
+        token = page.get(self.token_key)
         if not token:
             return None
         if token in self.seen:
-            raise ListingError(f"{self.what}: NextToken {str(token)[:40]!r} came back a second time")
+            raise ListingError(f"{self.what}: {self.token_key} {str(token)[:40]!r} came back a second time")
         if len(self.seen) + 1 >= MAX_LIST_PAGES:
             raise ListingError(f"{self.what}: more than {MAX_LIST_PAGES} pages; narrow the listing")
         self.seen.add(str(token))
@@ -112,6 +115,14 @@ def job_listing(name_contains: str, **filters: Unpack[JobFilters]) -> PagedListi
     return PagedListing(
         f"ListTrainingJobs({name_contains!r})", list_request(name_contains, **filters), "TrainingJobSummaries"
     )
+
+
+def creation_lookback(max_runtime_seconds: int, keep_alive_seconds: int = 0) -> dt.timedelta:
+    """How long before a moment a job was created, at the earliest, that may still run then (for up to
+    ``max_runtime_seconds``) or still keep its warm pool (``keep_alive_seconds`` after it ended): how far back a
+    listing's CreationTimeAfter reaches for such jobs. Start-up, which MaxRuntimeInSeconds does not count, is left
+    out: minutes against a window of days."""
+    return dt.timedelta(seconds=max_runtime_seconds + keep_alive_seconds)
 
 
 def as_datetime(value: object) -> dt.datetime | None:

@@ -23,6 +23,8 @@ from sagemaker_fleet.fleetspec.model import InstanceQuota
 
 #: Service Quotas' code for SageMaker (``aws service-quotas list-service-quotas --service-code sagemaker``).
 SERVICE_CODE = "sagemaker"
+#: The largest page ListServiceQuotas returns: what the account's reader asks for, and the simulator's page.
+PAGE_MAX = 100
 
 QuotaKind = Literal["instances", "warm_pools", "spot_instances"]
 QUOTA_KINDS: tuple[QuotaKind, ...] = ("instances", "warm_pools", "spot_instances")

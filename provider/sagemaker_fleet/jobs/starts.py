@@ -39,13 +39,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
 from sagemaker_fleet.jobs.startup import startup_p90
+from sagemaker_fleet.jobs.statuses import STARTUP_STATES
 
 if TYPE_CHECKING:
     from sagemaker_fleet.jobs.record import TrainingJobRecord
 
 StartKind = Literal["cold", "warm"]
 StartEvidence = Literal["reused-pool", "spot", "never-trained", "timing"]
-STARTUP_STATES = frozenset({"Pending", "Starting", "Downloading", "Restarting"})
 WARM_TOLERANCE = 1.5
 
 

@@ -2,7 +2,8 @@
 
 Imported by the hook, the dispatch, the cost report, the Fleet view and the simulator alike, so that they cannot
 drift apart (three copies of the throttling codes once did: one had ``RequestLimitExceeded``, two did not). The
-statuses are DescribeTrainingJob's ``TrainingJobStatus`` values (docs/sagemaker-behaviour.md).
+statuses are DescribeTrainingJob's ``TrainingJobStatus``, ``SecondaryStatus`` and ``WarmPoolStatus.Status`` values
+(docs/sagemaker-behaviour.md).
 """
 
 from __future__ import annotations
@@ -16,6 +17,12 @@ if TYPE_CHECKING:
 TERMINAL_STATUSES: frozenset[TrainingJobStatusType] = frozenset({"Completed", "Failed", "Stopped"})
 #: A job in one of these is still running (or stopping) and will reach a terminal status.
 ACTIVE_STATUSES: frozenset[TrainingJobStatusType] = frozenset({"InProgress", "Stopping"})
+#: SecondaryStatus values of a job starting (before its first ``Training``, or again after a spot interruption):
+#: the start-up that :mod:`sagemaker_fleet.jobs.starts` measures and the report's timeline colours as one.
+STARTUP_STATES: frozenset[str] = frozenset({"Pending", "Starting", "Downloading", "Restarting"})
+#: ``WarmPoolStatus.Status`` values after which a job holds nothing any more (its pool ended or moved on): a
+#: terminal job in one of these (or with no pool) will not change again.
+POOL_SETTLED: frozenset[str] = frozenset({"Terminated", "Reused"})
 #: Error codes of a call refused for its rate: retried after a back-off, never a failure of the job.
 THROTTLING_CODES: frozenset[str] = frozenset(
     {"ThrottlingException", "Throttling", "TooManyRequestsException", "RequestLimitExceeded"}

@@ -14,6 +14,7 @@ from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cost.model import cost_line
+from sagemaker_fleet.fleetspec.names import split_s3_uri
 from sagemaker_fleet.jobs.errors import UnknownPriceError
 from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.jobs.record import parse_training_job
@@ -49,8 +50,7 @@ def producer() -> str:
 def s3_dataset(uri: str) -> tuple[str, str]:
     """OpenLineage's (namespace, name) of an S3 object or prefix: ``s3://bucket`` and the key, without a leading or
     trailing ``/`` (a prefix names the folder dataset, as OpenLineage's naming rules for object stores say)."""
-    rest = uri.removeprefix("s3://")
-    bucket, _, key = rest.partition("/")
+    bucket, key = split_s3_uri(uri, scheme_optional=True)
     return f"s3://{bucket}", key.strip("/") or "/"
 
 

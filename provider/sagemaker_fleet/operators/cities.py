@@ -7,7 +7,8 @@ is 1,024, so a fleet of more than :data:`CITIES_PER_TASK` cities gets one more m
 when the DAG is parsed: the plan task returns the first thousand and pushes the next ones under XCom ``cities_2``,
 …; a small task ``cities_2`` hands them on (Airflow maps only over a task's return value) to ``train_2``, ….
 
-The plan task, the outcome and the notice read this module; nothing else needs to know the task ids.
+The task ids and XCom keys are the DAG's contract (:mod:`sagemaker_fleet.contract`); the plan task, the outcome
+and the notice read the chunking here.
 """
 
 from __future__ import annotations
@@ -17,13 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.sdk import BaseOperator
 
+from sagemaker_fleet.contract import cities_xcom_key, train_task_id
+
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
-#: The training task of the first :data:`CITIES_PER_TASK` cities of a run.
-TRAIN_TASK_ID = "train"
-#: The plan task's XCom that lists the first chunk's cities, in start order: its return value.
-CITIES_XCOM_KEY = "return_value"
 #: Cities per mapped training task: under Airflow's default ``[core] max_map_length`` (1,024).
 CITIES_PER_TASK = 1000
 
@@ -31,21 +30,6 @@ CITIES_PER_TASK = 1000
 def chunks_for(cities: int) -> int:
     """How many mapped training tasks a fleet of ``cities`` needs (at least one)."""
     return max(1, -(-cities // CITIES_PER_TASK))
-
-
-def train_task_id(chunk: int) -> str:
-    """The training task of chunk ``chunk`` (0-based): ``train``, ``train_2``, ``train_3``, …"""
-    return TRAIN_TASK_ID if chunk == 0 else f"{TRAIN_TASK_ID}_{chunk + 1}"
-
-
-def cities_xcom_key(chunk: int) -> str:
-    """The plan task's XCom key that lists chunk ``chunk``'s cities: its return value, ``cities_2``, …"""
-    return CITIES_XCOM_KEY if chunk == 0 else cities_task_id(chunk)
-
-
-def cities_task_id(chunk: int) -> str:
-    """The task that hands chunk ``chunk`` (≥ 1) of the plan's cities to its training task: ``cities_2``, …"""
-    return f"cities_{chunk + 1}"
 
 
 def split_cities(order: Sequence[str], chunks: int) -> list[list[str]]:

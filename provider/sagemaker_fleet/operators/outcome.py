@@ -15,13 +15,8 @@ from typing import TYPE_CHECKING, Any
 from airflow.sdk import BaseOperator
 
 from sagemaker_fleet.compat import AirflowFailException
-from sagemaker_fleet.contract import PLAN_TASK_ID
-from sagemaker_fleet.operators.cities import (
-    cities_xcom_key,
-    city_state_keys,
-    train_task_id,
-    unexpanded_states,
-)
+from sagemaker_fleet.contract import PLAN_TASK_ID, cities_xcom_key, train_task_id
+from sagemaker_fleet.operators.cities import city_state_keys, unexpanded_states
 
 if TYPE_CHECKING:
     from airflow.sdk import Context

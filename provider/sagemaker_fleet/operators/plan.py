@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from sagemaker_fleet.compat import AirflowFailException, has_external_views
-from sagemaker_fleet.contract import PLAN_XCOM_KEY
+from sagemaker_fleet.contract import PLAN_XCOM_KEY, SUMMARY_XCOM_KEY, cities_xcom_key
 from sagemaker_fleet.cost import PriceBook
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.dispatch import DispatchBook
@@ -16,7 +16,7 @@ from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.names import context_run_key, reports_s3_prefix, split_s3_uri
 from sagemaker_fleet.links.fleet import FleetViewLink, fleet_view_url
 from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
-from sagemaker_fleet.operators.cities import cities_xcom_key, split_cities
+from sagemaker_fleet.operators.cities import split_cities
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID, write_run_note
 from sagemaker_fleet.plan import DurationHistory, plan_fleet
 from sagemaker_fleet.plan.errors import PlanError
@@ -31,7 +31,6 @@ from sagemaker_fleet.runnote import (
 from sagemaker_fleet.triggers.errors import UnplannableFleetError, run_spec, unusable
 
 #: The XCom key of the plan's summary (cities, starts, makespan).
-SUMMARY_XCOM_KEY = "summary"
 #: Earlier reports tried, newest first, before planning without history.
 HISTORY_CANDIDATES = 10
 

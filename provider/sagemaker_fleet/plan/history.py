@@ -11,28 +11,22 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sagemaker_fleet.fleetspec.names import submission_number
 from sagemaker_fleet.fleetspec.render import render_issues
 from sagemaker_fleet.plan.errors import HistoryError, PlanFormatError
 from sagemaker_fleet.plan.history_check import history_issues
 from sagemaker_fleet.plan.jsonread import JsonObject
 
 MIN_STARTUP_SAMPLES = 5
-_ATTEMPT_RE = re.compile(r"-r(\d+)$")
 
 
 def _p90(samples: list[int]) -> int:
     ordered = sorted(samples)
     return ordered[max(0, math.ceil(0.9 * len(ordered)) - 1)]
-
-
-def _attempt(job_name: str | None) -> int:
-    match = _ATTEMPT_RE.search(job_name or "")
-    return int(match.group(1)) if match else 1
 
 
 def _seconds(obj: JsonObject, name: str) -> int | None:
@@ -103,7 +97,7 @@ class DurationHistory:
                 continue
             city = obj.text("city")
             training = _seconds(obj, "training_seconds")
-            order = (_attempt(obj.optional_text("job_name")), index)
+            order = (submission_number(obj.optional_text("job_name") or ""), index)
             if training is not None and training > 0 and order >= latest.get(city, (0, -1, 0))[:2]:
                 latest[city] = (*order, training)
             startup = _seconds(obj, "startup_seconds")

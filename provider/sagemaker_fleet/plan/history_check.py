@@ -13,10 +13,10 @@ from typing import Any
 
 from sagemaker_fleet.fleetspec.issue import SpecIssue
 from sagemaker_fleet.fleetspec.model import MAX_RUNTIME_LIMIT
+from sagemaker_fleet.plan.model import START_KINDS
 
 #: TrainingJobStatus values a report can hold.
 STATUSES = ("InProgress", "Completed", "Failed", "Stopping", "Stopped")
-STARTS = ("cold", "warm")
 _WRITTEN_BY = "pass a report.json written by `sagemaker-fleet report` (or a simulate --report-dir)"
 
 
@@ -62,7 +62,7 @@ def _job_issues(job: object, path: str) -> list[SpecIssue]:
     if name is not None and not isinstance(name, str):
         issues.append(SpecIssue(f"{path}.job_name", f"expected the job's name as text or null, got {name!r}"))
     issues += _choice(job, "status", path, STATUSES, required=True)
-    issues += _choice(job, "start", path, STARTS, required=False)
+    issues += _choice(job, "start", path, START_KINDS, required=False)
     spot = job.get("spot")
     if spot is not None and not isinstance(spot, bool):
         issues.append(SpecIssue(f"{path}.spot", f"expected true, false or null, got {spot!r}"))

@@ -20,6 +20,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.jobs.paging import PAGE_SIZE
 from sagemaker_fleet.sim.errors import constraint_violations, validation_error, violation
 from sagemaker_fleet.sim.render import summary, timestamp
 
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
     from sagemaker_fleet.sim.job import TrainingJob
 
 DEFAULT_MAX_RESULTS = 10
-MAX_RESULTS_LIMIT = 100
+#: ListTrainingJobs' largest MaxResults: the page the provider asks for.
+MAX_RESULTS_LIMIT = PAGE_SIZE
 DEFAULT_SORT_ORDER = "Descending"
 SORT_BY = ("Name", "CreationTime", "Status", "FinalObjectiveMetricValue")
 SORT_ORDERS = ("Ascending", "Descending")

@@ -11,10 +11,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from sagemaker_fleet.fleetspec.model import WARM_POOL_LIFETIME_MAX
+
 if TYPE_CHECKING:
     from sagemaker_fleet.jobs.keys import WarmPoolKey
 
-POOL_LIFETIME_SECONDS = 28 * 24 * 3600
 
 ClusterStatus = Literal["Available", "InUse", "Terminated"]
 
@@ -34,7 +35,7 @@ class WarmPool:
 
     @property
     def retire_at(self) -> float:
-        return self.created_at + POOL_LIFETIME_SECONDS
+        return self.created_at + WARM_POOL_LIFETIME_MAX
 
 
 class PoolRegistry:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_API_MAX, MAX_RUNTIME_LIMIT
+from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_API_MAX, MAX_RUNTIME_AWS_DEFAULT, MAX_RUNTIME_LIMIT
 from sagemaker_fleet.fleetspec.names import JOB_NAME_MAX
 from sagemaker_fleet.jobs.keys import KeyedByPool, WarmPoolKey, warm_pool_key
 from sagemaker_fleet.sim.errors import constraint_violations, validation_error, violation
@@ -22,8 +22,6 @@ from sagemaker_fleet.sim.startup_model import startup_mode
 NAME_PATTERN = "[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
 _NAME_RE = re.compile(NAME_PATTERN)
 _S3_RE = re.compile(r"(https|s3)://([^/]+)/?(.*)")
-#: MaxRuntimeInSeconds when the request leaves it out (docs/sagemaker-behaviour.md, managed spot training).
-DEFAULT_MAX_RUNTIME = 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -77,7 +75,7 @@ def parse_training_request(request: Mapping[str, Any]) -> TrainingRequest:
     spot = request.get("EnableManagedSpotTraining") is True
     keep_alive = _int(resources.get("KeepAlivePeriodInSeconds", 0), "resourceConfig.keepAlivePeriodInSeconds")
     max_runtime = _int(
-        stopping.get("MaxRuntimeInSeconds", DEFAULT_MAX_RUNTIME), "stoppingCondition.maxRuntimeInSeconds"
+        stopping.get("MaxRuntimeInSeconds", MAX_RUNTIME_AWS_DEFAULT), "stoppingCondition.maxRuntimeInSeconds"
     )
     raw_wait = stopping.get("MaxWaitTimeInSeconds")
     max_wait = None if raw_wait is None else _int(raw_wait, "stoppingCondition.maxWaitTimeInSeconds")

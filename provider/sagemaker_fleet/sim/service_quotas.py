@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.fleetspec.instance_types import training_instance_types
-from sagemaker_fleet.jobs.service_quotas import QUOTA_KINDS, SERVICE_CODE, QuotaKind, quota_name
+from sagemaker_fleet.jobs.service_quotas import PAGE_MAX, QUOTA_KINDS, SERVICE_CODE, QuotaKind, quota_name
 from sagemaker_fleet.sim.errors import SimApiError
 
 if TYPE_CHECKING:
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 TARGET_PREFIX = "ServiceQuotasV20190624."
 #: The operations answered here; every other Service Quotas operation goes to moto.
 OPERATIONS = frozenset({"ListServiceQuotas", "GetServiceQuota"})
-PAGE_MAX = 100
 SERVICE_NAME = "Amazon SageMaker"
 
 _DESCRIPTIONS: dict[QuotaKind, str] = {

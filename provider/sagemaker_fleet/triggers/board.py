@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.dispatch.shares import STALE_SECONDS
+from sagemaker_fleet.jobs.paging import ListingError, PageGuard
 from sagemaker_fleet.triggers.offloop import off_loop
 
 if TYPE_CHECKING:
@@ -79,6 +80,13 @@ class BoardClient:
         go stale (so does its own for them) until the board answers again. One warning per poller."""
         if not self.warned:
             self.warned = True
+            if isinstance(exc, ListingError):
+                log.warning(
+                    "%s: the sharing board's listing did not end (%s): this run goes on by what it last read",
+                    self.run,
+                    exc,
+                )
+                return
             log.warning(
                 "%s: the account's sharing board is unreachable (%s: %s): this run goes on by what it last read; "
                 "allow s3:ListBucket, s3:GetObject and s3:PutObject on the board's prefix (docs/aws.md)",
@@ -88,9 +96,12 @@ class BoardClient:
             )
 
     async def read(self, bucket: str, prefix: str) -> list[object]:
-        """Every record under ``prefix`` (cached by ETag)."""
+        """Every record under ``prefix`` (cached by ETag). A listing whose continuation token repeats, or that
+        goes on past :data:`~sagemaker_fleet.jobs.paging.MAX_LIST_PAGES` pages, raises ListingError (an endpoint
+        fault: the SageMaker listings' rule)."""
         s3 = await self._s3()
         seen: dict[str, tuple[str, object]] = {}
+        guard = PageGuard(f"ListObjectsV2(s3://{bucket}/{prefix})", "NextContinuationToken")
         token: str | None = None
         while True:
             page = await s3.list_objects_v2(
@@ -109,8 +120,8 @@ class BoardClient:
                     except ValueError:
                         known = (etag, None)
                 seen[key] = known
-            token = page.get("NextContinuationToken")
-            if not page.get("IsTruncated") or not token:
+            token = guard.next(page) if page.get("IsTruncated") else None
+            if token is None:
                 break
         self._records = seen
         return [record for _, record in seen.values() if record is not None]

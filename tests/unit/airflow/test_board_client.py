@@ -1,6 +1,6 @@
 """The triggerer's S3 side of the account's board: records fetched once per change (ETag), ended runs' records (not
-modified for the stale time) never fetched, a record that is not JSON skipped, and a board that fails a warning
-only — the run's sweeps go on."""
+modified for the stale time) never fetched, a record that is not JSON skipped, a board that fails a warning
+only — the run's sweeps go on — and a listing whose continuation token repeats stopped, not followed forever."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import asyncio
 import datetime as dt
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import pytest
 
 from sagemaker_fleet.dispatch.shares import STALE_SECONDS, RunDemand
+from sagemaker_fleet.jobs.paging import ListingError
 from sagemaker_fleet.triggers.board import BoardClient
-
-if TYPE_CHECKING:
-    import pytest
 
 
 class _Body:
@@ -100,3 +100,40 @@ def test_a_failing_board_is_one_warning_and_the_sweeps_go_on(caplog: pytest.LogC
     assert "s3:GetObject" in warnings[0].getMessage()
     assert sweeps.board is not None
     assert sweeps.board.last is None  # nothing posted: the record goes out again at the next sweep
+
+
+class LoopingS3(FakeS3):
+    """ListObjectsV2 that answers every call, the first included, with the same continuation token: an endpoint
+    fault that the old loop followed forever."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lists = 0
+
+    async def list_objects_v2(self, **kwargs: Any) -> dict[str, Any]:
+        self.lists += 1
+        if self.lists > 5:  # the guard failed: stop the test instead of hanging it
+            raise AssertionError("the board's listing went on past a repeated continuation token")
+        page = await super().list_objects_v2(**kwargs)
+        return {**page, "IsTruncated": True, "NextContinuationToken": "same-token"}
+
+
+def test_a_repeated_continuation_token_stops_the_read_with_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from unit.dispatch.test_shares import run
+
+    _, _, sweeps = run()
+    s3 = LoopingS3()
+    s3.put("board/daily/20261129.json", record("daily"))
+    board = client(s3)
+    with pytest.raises(ListingError, match="NextContinuationToken 'same-token' came back a second time"):
+        asyncio.run(board.read("bucket", "board/"))
+    assert s3.lists == 2
+    with caplog.at_level(logging.WARNING):
+        asyncio.run(board.read_into(sweeps, ("bucket", "board/"), lambda: 0.0))
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1
+    assert "sharing board's listing did not end" in warnings[0]
+    assert "ListObjectsV2(s3://bucket/board/)" in warnings[0]
+    assert s3.lists == 4  # two calls again, then it gave up

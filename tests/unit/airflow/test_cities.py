@@ -8,15 +8,13 @@ from typing import Any
 
 import pytest
 
+from sagemaker_fleet.contract import cities_task_id, cities_xcom_key, train_task_chunk, train_task_id
 from sagemaker_fleet.operators.cities import (
     CITIES_PER_TASK,
     FleetCitiesOperator,
     chunks_for,
-    cities_task_id,
-    cities_xcom_key,
     city_state_keys,
     split_cities,
-    train_task_id,
     unexpanded_states,
 )
 
@@ -34,6 +32,24 @@ def test_task_ids_and_xcom_keys_of_the_chunks() -> None:
     assert [cities_task_id(k) for k in (1, 2)] == ["cities_2", "cities_3"]
     # the first chunk is the plan task's return value (what Airflow maps over), the next ones its named XComs
     assert [cities_xcom_key(k) for k in range(3)] == ["return_value", "cities_2", "cities_3"]
+
+
+def test_a_training_task_id_reads_back_as_its_chunk_and_no_other_id_does() -> None:
+    """What a worker parsing the DAG file for one task instance decides by: its training task, or none."""
+    assert [train_task_chunk(train_task_id(k)) for k in range(12)] == list(range(12))
+    others = [
+        None,
+        "plan",
+        "cities_2",
+        "train_1",
+        "train_02",
+        "train_x",
+        "train_",
+        "train_2_0",
+        "train_²",
+        "trains",
+    ]
+    assert [train_task_chunk(task_id) for task_id in others] == [None] * len(others)
 
 
 def test_split_keeps_the_order_and_cuts_every_thousand() -> None:

@@ -41,6 +41,9 @@ def test_split_s3_uri() -> None:
     assert split_s3_uri("s3://bucket") == ("bucket", "")
     with pytest.raises(ValueError, match="not an S3 URI"):
         split_s3_uri("https://bucket/a")
+    # a value not checked yet (the default board's bucket) or one AWS gave back splits without the scheme too
+    assert split_s3_uri("bucket/a/", scheme_optional=True) == ("bucket", "a/")
+    assert split_s3_uri("s3://bucket/a/", scheme_optional=True) == ("bucket", "a/")
 
 
 def test_summary_lines_state_the_totals() -> None:

@@ -11,6 +11,7 @@ from airflow.sdk import XComArg
 from airflow.sdk.definitions.mappedoperator import MappedOperator
 
 from sagemaker_fleet.compat import base_hook, dag_serialization
+from sagemaker_fleet.contract import TRAIN_TASK_ID
 from sagemaker_fleet.dags.factory import (
     OUTCOME_TASK_ID,
     PLAN_TASK_ID,
@@ -18,7 +19,7 @@ from sagemaker_fleet.dags.factory import (
     build_fleet_dag,
 )
 from sagemaker_fleet.fleetspec import load_fleet_spec
-from sagemaker_fleet.operators.cities import TRAIN_TASK_ID, FleetCitiesOperator
+from sagemaker_fleet.operators.cities import FleetCitiesOperator
 from sagemaker_fleet.operators.training import FleetTrainingOperator
 from sagemaker_fleet.testing import assert_dag_folder_ok, check_dag_folder
 from sagemaker_fleet.testing.dag_integrity import ParseTimeAccessError, no_parse_time_access

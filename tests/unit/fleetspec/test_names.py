@@ -13,11 +13,13 @@ from sagemaker_fleet.fleetspec.names import (
     MAX_SUBMISSIONS,
     InvalidRunKeyError,
     checkpoint_s3_uri,
+    is_run_job,
     job_name,
     model_s3_uri,
     report_s3_uri,
     run_key_for,
     run_name_contains,
+    submission_number,
     validate_run_key,
 )
 
@@ -133,6 +135,25 @@ def test_attempts_and_run_keys_of_a_long_city_stay_apart(fleet: str, city: str, 
 @pytest.mark.parametrize(("attempt", "suffix"), [(1, ""), (2, "-r2"), (3, "-r3"), (12, "-r12")])
 def test_resubmission_suffix(attempt: int, suffix: str) -> None:
     assert job_name("f", "oslo", "20261129", attempt) == f"f-oslo-20261129{suffix}"
+
+
+@settings(deadline=None)  # CPU time varies on shared CI machines: no per-example deadline
+@given(fleet=fleets, city=cities, run_key=run_keys, attempt=attempts)
+def test_every_name_of_a_run_is_the_runs_and_says_its_submission(
+    fleet: str, city: str, run_key: str, attempt: int
+) -> None:
+    """Shortened or not: the run tells its own jobs by the name alone, and the report its submission number."""
+    name = job_name(fleet, city, run_key, attempt)
+    assert is_run_job(name, fleet, run_key)
+    assert submission_number(name) == attempt
+    assert not is_run_job(name, fleet + "x", run_key)
+    assert not is_run_job(name, fleet, run_key + "x")
+
+
+def test_a_name_of_another_run_or_fleet_is_not_the_runs() -> None:
+    assert not is_run_job("weekly-paris-20261129", "daily", "20261129")
+    assert not is_run_job("daily-paris-20261130-r2", "daily", "20261129")
+    assert not is_run_job("daily-paris-20261129-x", "daily", "20261129")
 
 
 @pytest.mark.parametrize("attempt", [0, -1])

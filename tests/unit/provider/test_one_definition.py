@@ -1,11 +1,15 @@
 """Rules defined once: the training-job statuses and throttling codes live in ``jobs/statuses.py``, the keep-alive
-API maximum in ``fleetspec/model.py``, the DAG's task ids, plan XCom key, DAG tag and default intervals in
-``contract.py``; no other module of the package writes them out again (the simulator included).
+API maximum in ``fleetspec/model.py``, the DAG's task ids, XCom keys, DAG tag and default intervals in
+``contract.py``; no other module of the package writes them out again (the simulator included). Beyond those, no
+module-level constant of a literal value (``28 * 24 * 3600``, a timedelta, a set of strings …) is defined in two
+modules, unless ALLOWED_TWINS says why the two mean different things.
 Read from the source's syntax tree, so comments and docstrings do not count."""
 
 from __future__ import annotations
 
 import ast
+import datetime as dt
+import operator
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[3] / "provider" / "sagemaker_fleet"
@@ -72,16 +76,27 @@ def test_the_keep_alive_maximum_is_written_once() -> None:
 SHARED_MODULE = "contract.py"
 SHARED_NAMES = {
     "PLAN_TASK_ID",
+    "TRAIN_TASK_ID",
     "RELEASE_TASK_ID",
     "REPORT_TASK_ID",
+    "OUTCOME_TASK_ID",
+    "NOTIFY_TASK_ID",
     "PLAN_XCOM_KEY",
+    "SUMMARY_XCOM_KEY",
+    "CITIES_XCOM_KEY",
     "FLEET_DAG_TAG",
     "POLL_INTERVAL",
     "CAPACITY_RETRY_SECONDS",
     "task_try_id",
+    "train_task_id",
+    "train_task_chunk",
+    "cities_task_id",
+    "cities_xcom_key",
 }
-#: Literals too common to ban ("plan" is also a CLI command and a JSON field); the names above stand for them.
-SHARED_LITERALS = {"release_pools", "cost_report"}
+#: Literals too common to ban ("plan", "train", "outcome" and "summary" are also CLI commands, a channel's name or
+#: JSON fields; "return_value" is Airflow's own key); the names above stand for them. "cities_" is the head of
+#: ``cities_task_id``'s ids.
+SHARED_LITERALS = {"release_pools", "cost_report", "notify", "cities_"}
 
 
 def assigned_names(tree: ast.AST) -> list[tuple[str, int]]:
@@ -150,3 +165,169 @@ def test_no_other_module_writes_out_a_contract_task_id() -> None:
         if value in SHARED_LITERALS
     ]
     assert offenders == []
+
+
+# Any module-level constant: one whose value is a literal (a number, a string, arithmetic of numbers such as
+# ``28 * 24 * 3600``, a timedelta of literals, a set, tuple or list of such) is defined in one module only; another
+# module that needs it imports it. Equal values are one rule unless the allow-list below says why they are not.
+#: Numbers this close to zero (counts, factors, shares, single-digit seconds) recur with unrelated meanings; like
+#: "", the booleans and None they are no rule of their own.
+SMALL_NUMBER = 10
+_TIMEDELTA_UNITS = {"days", "seconds", "microseconds", "milliseconds", "minutes", "hours", "weeks"}
+_ARITHMETIC = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Pow: operator.pow,
+}
+
+#: Module-level constants that share a value with another module's and mean something else; each reason says what.
+#: Entries are ``module:NAME`` (paths under ``sagemaker_fleet``); one that no longer shares its value fails below.
+ALLOWED_TWINS: dict[str, set[str]] = {
+    "clock constants: moving into the Cadence (issue 39 item 2)": {
+        "contract.py:POLL_INTERVAL",
+        "dispatch/account.py:RECHECK_SECONDS",
+        "dispatch/shares.py:HEARTBEAT_SECONDS",
+        "dispatch/shares.py:STALE_SECONDS",
+        "triggers/defaults.py:CAPACITY_TIMEOUT_SECONDS",
+        "triggers/poller.py:GIVE_UP_SECONDS",
+        "triggers/watch.py:WATCH_MARGIN_SECONDS",
+    },
+    "two APIs' largest pages, 100 each as CreateTrainingJob's hyperparameter and environment limits "
+    "(fleetspec/model.py) are: ListTrainingJobs' and ListServiceQuotas'": {
+        "jobs/paging.py:PAGE_SIZE",
+        "jobs/service_quotas.py:PAGE_MAX",
+    },
+    "a unit (prices are per hour), not the keep-alive the developer guide documents (fleetspec/model.py)": {
+        "cost/model.py:SECONDS_PER_HOUR",
+    },
+    "the training channel's name in InputDataConfig, not the training task's id (contract.py)": {
+        "fleetspec/job_fields.py:TRAIN_CHANNEL",
+    },
+    "the metrics' name prefix, not the configuration section (settings.py): both are the package's name": {
+        "observability/metrics.py:METRIC_PREFIX",
+    },
+    "the task log's pace while a city waits, not the default volume's GB (fleetspec/model.py) nor the listing's "
+    "creation margin (dispatch/state.py)": {
+        "triggers/city_io.py:WAIT_LOG_FIRST",
+        "triggers/city_io.py:WAIT_LOG_EVERY",
+    },
+    "the smallest margin a kept pool gets over a gap, not the capacity back-off's base (contract.py)": {
+        "plan/keepalive.py:MIN_MARGIN_SECONDS",
+    },
+    "rows of the report's city chart, not the tags SageMaker allows on a job (fleetspec/names.py)": {
+        "cost/charts.py:CITY_ROWS",
+    },
+    "a thousand of three other things than the triggerer's default capacity (fleetspec/triggerer.py): the "
+    "timeline's width in pixels, the run note's length Airflow takes, cities per mapped task under Airflow's "
+    "max_map_length": {
+        "cost/gantt.py:PLOT_WIDTH",
+        "runnote/text.py:NOTE_MAX_CHARS",
+        "operators/cities.py:CITIES_PER_TASK",
+    },
+    "the Fleet view's describes per refresh on the api-server, not the triggerer's per sweep "
+    "(dispatch/account.py): two budgets tuned apart": {
+        "fleetview/source.py:OTHER_DESCRIBES_PER_REFRESH",
+    },
+    "the planner's largest unit scheduled exactly, in jobs, not the listings' page cap (jobs/paging.py)": {
+        "plan/planner.py:EXACT_JOBS",
+    },
+}
+
+
+def literal_value(node: ast.expr) -> object:
+    """The value of a literal expression (numbers as floats, a timedelta as seconds, a collection as the frozenset
+    of its members), or None for anything else (a name, a call, an f-string)."""
+    if isinstance(node, ast.Constant) and not isinstance(node.value, bool):
+        return float(node.value) if isinstance(node.value, int | float) else node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        value = literal_value(node.operand)
+        return -value if isinstance(value, float) else None
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        left, right = literal_value(node.left), literal_value(node.right)
+        if isinstance(left, float) and isinstance(right, float):
+            return float(_ARITHMETIC[type(node.op)](left, right))
+        return None
+    if isinstance(node, ast.Call):
+        return _call_value(node)
+    if isinstance(node, ast.Set | ast.Tuple | ast.List):
+        members = [literal_value(item) for item in node.elts]
+        return frozenset(members) if members and None not in members else None
+    return None
+
+
+def _call_value(node: ast.Call) -> object:
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+    if name in ("frozenset", "set", "tuple") and len(node.args) == 1 and not node.keywords:
+        return literal_value(node.args[0])
+    if name == "timedelta" and not node.args and node.keywords:
+        units = {keyword.arg: literal_value(keyword.value) for keyword in node.keywords}
+        if set(units) <= _TIMEDELTA_UNITS and all(isinstance(v, float) for v in units.values()):
+            return dt.timedelta(**units).total_seconds()  # type: ignore[arg-type]
+    return None
+
+
+def trivial(value: object) -> bool:
+    return value in ("", None) or (isinstance(value, float) and abs(value) <= SMALL_NUMBER)
+
+
+def module_constants(tree: ast.Module) -> list[tuple[str, int, object]]:
+    """(name, line, value) of each module-level assignment of a literal value to one name (dunders left out)."""
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and not target.id.startswith("__"):
+            literal = literal_value(value)
+            if not trivial(literal):
+                found.append((target.id, node.lineno, literal))
+    return found
+
+
+def constants_by_value() -> dict[object, list[str]]:
+    """Every module-level literal constant of the package, grouped by value: ``{value: ["module:NAME", …]}``."""
+    groups: dict[object, list[str]] = {}
+    for path in modules():
+        module = path.relative_to(PACKAGE).as_posix()
+        for name, _, value in module_constants(ast.parse(path.read_text())):
+            groups.setdefault(value, []).append(f"{module}:{name}")
+    return groups
+
+
+def test_the_constant_walk_sees_literal_values() -> None:
+    tree = ast.parse(
+        "import datetime as dt\n"
+        "A = 28 * 24 * 3600\nB = dt.timedelta(days=28)\nC: frozenset[str] = frozenset({'x', 'y'})\n"
+        "D = ('y', 'x')\nE = 3\nF = A\nG = f'{A}'\n__all__ = ['A']\nH = -3600.0\n"
+    )
+    assert module_constants(tree) == [
+        ("A", 2, 2419200.0),
+        ("B", 3, 2419200.0),
+        ("C", 4, frozenset({"x", "y"})),
+        ("D", 5, frozenset({"x", "y"})),
+        ("H", 10, -3600.0),
+    ]
+    assert "fleetspec/model.py:MAX_RUNTIME_LIMIT" in constants_by_value()[2419200.0]
+
+
+def test_no_constant_is_defined_in_two_modules() -> None:
+    allowed = set().union(*ALLOWED_TWINS.values())
+    offenders = {}
+    for value, names in constants_by_value().items():
+        counted = [name for name in names if name not in allowed]
+        if len({name.split(":")[0] for name in counted}) > 1:
+            offenders[repr(value)] = counted
+    assert offenders == {}, "give each value one owner and import it, or say in ALLOWED_TWINS why it differs"
+
+
+def test_every_allowed_twin_still_shares_its_value() -> None:
+    groups = constants_by_value()
+    sharing = {name for names in groups.values() if len(names) > 1 for name in names}
+    stale = sorted(name for names in ALLOWED_TWINS.values() for name in names if name not in sharing)
+    assert stale == [], "these no longer share a value with another constant: take them out of ALLOWED_TWINS"

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from sagemaker_fleet import settings
+from sagemaker_fleet.contract import TRAIN_TASK_ID
 from sagemaker_fleet.dags import build_fleet_dag
 from sagemaker_fleet.get_provider_info import get_provider_info
-from sagemaker_fleet.operators.cities import TRAIN_TASK_ID
 
 DEMO = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "demo.yaml"
 LEGACY = (

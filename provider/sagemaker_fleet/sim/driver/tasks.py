@@ -192,17 +192,8 @@ class SimCityIO:
         self.task.submissions.append(name)
         operator.owner[name] = self.task
         operator.created_at[name] = now
-        resources = dict(request.get("ResourceConfig") or {})
-        description = {
-            "TrainingJobName": name,
-            "TrainingJobArn": response.get("TrainingJobArn"),
-            "TrainingJobStatus": "InProgress",
-            "SecondaryStatus": "Starting",
-            "CreationTime": dt.datetime.fromtimestamp(now, dt.UTC),
-            "EnableManagedSpotTraining": bool(request.get("EnableManagedSpotTraining", False)),
-            "ResourceConfig": resources,
-        }
-        return Attachment(description, created=True)
+        created = dt.datetime.fromtimestamp(now, dt.UTC)
+        return Attachment.just_created(request, response.get("TrainingJobArn"), created)
 
     async def watch(self, job: Description, created_after: dt.datetime | None) -> Description:
         """The job's terminal description, when the city acts on it: planned, ``handoff_seconds`` after the sweep

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.fleetspec.names import split_s3_uri
 from sagemaker_fleet.sim.checkpoints import normalize_prefix
 
 if TYPE_CHECKING:
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 LOG = logging.getLogger(__name__)
 LOG_GROUP = "/aws/sagemaker/TrainingJobs"
 CHECKPOINT_OBJECT = "sagemaker-fleet-sim-checkpoint.json"
-_S3_URI = re.compile(r"^s3://([^/]+)/?(.*)$")
 
 
 def moto_wsgi_app() -> Any:
@@ -49,9 +48,14 @@ def reset_moto() -> None:
     moto_api_backend.reset()
 
 
-def split_s3_uri(uri: str) -> tuple[str, str] | None:
-    match = _S3_URI.fullmatch(uri)
-    return (match.group(1), match.group(2)) if match else None
+def s3_location(uri: str) -> tuple[str, str] | None:
+    """(bucket, key) of an ``s3://`` URI, None for another (an ``https://`` one, which SageMaker accepts too):
+    the simulator then keeps that job's checkpoint in memory and writes no model object."""
+    try:
+        bucket, key = split_s3_uri(uri)
+    except ValueError:
+        return None
+    return (bucket, key) if bucket else None
 
 
 class MotoS3:
@@ -102,7 +106,7 @@ class MotoCheckpointStore:
 
     def load(self, uri: str) -> float:
         prefix = normalize_prefix(uri)
-        location = split_s3_uri(prefix + CHECKPOINT_OBJECT)
+        location = s3_location(prefix + CHECKPOINT_OBJECT)
         if location is not None and prefix in self._mirrored:
             body = self._s3.get(*location)
             if body is None:
@@ -116,7 +120,7 @@ class MotoCheckpointStore:
     def save(self, uri: str, progress_seconds: float, *, job_name: str, at: float) -> None:
         prefix = normalize_prefix(uri)
         self._memory[prefix] = progress_seconds
-        location = split_s3_uri(prefix + CHECKPOINT_OBJECT)
+        location = s3_location(prefix + CHECKPOINT_OBJECT)
         if location is None:
             return
         body = json.dumps({"progress_seconds": progress_seconds, "job": job_name, "time": at}).encode()
@@ -136,7 +140,7 @@ class TrainingOutputs:
         try:
             self._log(event)
             if event.model_artifacts is not None:
-                location = split_s3_uri(event.model_artifacts)
+                location = s3_location(event.model_artifacts)
                 if location is not None:
                     self._s3.put(*location, f"simulated model of {event.job_name}\n".encode())
         except Exception:  # side effects must never break the control plane
