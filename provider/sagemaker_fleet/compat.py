@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -306,6 +307,11 @@ def openlineage_root_namespace(ti: Any) -> str:
     return str(conf.namespace())
 
 
+#: One ``ast.parse`` at a time: on Python 3.11 and 3.12 parses in two threads at once can fail with "AST
+#: constructor recursion depth mismatch" (CPython gh-106905), and lineage is emitted from several threads.
+_PARSE_LOCK = threading.Lock()
+
+
 @functools.cache
 def _parent_facet_takes_root() -> bool:
     """Whether the provider's ``get_task_parent_run_facet`` takes a root: read from its source, so that asking
@@ -316,7 +322,8 @@ def _parent_facet_takes_root() -> bool:
     module = "airflow.providers.openlineage.utils.utils"
     origin = getattr(importlib.util.find_spec(module), "origin", None) or ""
     try:
-        tree = ast.parse(Path(origin).read_text("utf-8")) if origin.endswith(".py") else None
+        with _PARSE_LOCK:
+            tree = ast.parse(Path(origin).read_text("utf-8")) if origin.endswith(".py") else None
     except (OSError, SyntaxError, ValueError):
         tree = None
     for node in tree.body if tree is not None else ():
