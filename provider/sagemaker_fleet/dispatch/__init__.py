@@ -6,7 +6,8 @@
 - ``account.py``: :class:`~sagemaker_fleet.dispatch.account.AccountView`, other runs' jobs of the account: what
   they hold of its quotas, which of their pools are the run's to take;
 - ``sweep.py``: :class:`~sagemaker_fleet.dispatch.sweep.RunSweeps`, one sweep of the run (listing window, describes,
-  the hand-off, pool ends, back-off);
+  the hand-off, pool ends, back-off); ``sweeping.py``: :func:`~sagemaker_fleet.dispatch.sweeping.sweep_once`, its
+  steps in their order over the shell's I/O (:class:`~sagemaker_fleet.dispatch.sweeping.SweepIO`);
 - ``city_run.py``: :class:`~sagemaker_fleet.dispatch.city_run.CityRun`, one city's steps from its turn to its end.
 
 One loop, two shells: the triggerer (:mod:`sagemaker_fleet.triggers.poller`, :mod:`sagemaker_fleet.triggers.city`)

@@ -1,6 +1,7 @@
 """RunSweeps: the loop that feeds a run's :class:`RunTracker`, one sweep at a time (pure: the shells do the I/O).
 
-Two shells drive it: the triggerer's shared poller (:mod:`sagemaker_fleet.triggers.poller`: asyncio, AWS) and
+Its steps are called in their order by :func:`~sagemaker_fleet.dispatch.sweeping.sweep_once` alone, which two shells
+drive through their I/O: the triggerer's shared poller (:mod:`sagemaker_fleet.triggers.poller`: asyncio, AWS) and
 ``simulate``'s (``sim/driver/polling.py``: virtual time, the simulator's engine). Each sweep of a run is
 
 0. for a run with a plan, once: :meth:`RunSweeps.census` (the account's running jobs and idle pools, whoever's);
@@ -274,7 +275,7 @@ class RunSweeps:
         return True
 
     def pool_ends(self) -> Iterator[PoolEnd]:
-        """The keep-alive changes of this sweep, each recorded by the tracker as it is handed out (a shell that stops
+        """The keep-alive changes of this sweep, each recorded by the tracker as it is handed out (a sweep that stops
         half-way leaves the rest to the next sweep); the idle pools are decided after the running jobs' changes."""
         tracker = self.tracker
         if tracker is None:
@@ -307,7 +308,7 @@ class RunSweeps:
     def board_read(self, now: float, every: float = BOARD_READ_SECONDS) -> tuple[str, str] | None:
         """(bucket, prefix) of the account's board when its records are to be read in this sweep (before its
         listing: every ``every`` seconds, the shell's sweep interval, at most :data:`~.shares.BOARD_READ_SECONDS`),
-        else None; the shell gives them to :meth:`board_records`. A failed read is not the sweep's
+        else None; :func:`.sweeping.sweep_once` gives them to :meth:`board_records`. A failed read is not the sweep's
         failure: the run goes on with the records it had, which go stale (:data:`~.shares.STALE_SECONDS`)."""
         board = self.board
         if board is None or not board.read_due(now, every):
@@ -321,7 +322,7 @@ class RunSweeps:
 
     def board_post(self, now: float, wall: float) -> tuple[str, str, dict[str, Any]] | None:
         """(bucket, key, record) to put after this sweep's admissions, or None (unchanged, within the heartbeat);
-        the shell calls :meth:`board_posted` once S3 took it."""
+        :func:`.sweeping.sweep_once` calls :meth:`board_posted` once S3 took it."""
         board, tracker = self.board, self.tracker
         if board is None or tracker is None or not tracker.listed_whole:
             return None

@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import json
 import logging
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.dispatch.shares import STALE_SECONDS
 from sagemaker_fleet.jobs.paging import ListingError, PageGuard
 from sagemaker_fleet.triggers.offloop import off_loop
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.dispatch.sweep import RunSweeps
     from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 
 log = logging.getLogger(__name__)
@@ -54,26 +51,22 @@ class BoardClient:
             self._client = await self._client_cm.__aenter__()
         return self._client
 
-    async def read_into(self, sweeps: RunSweeps, where: tuple[str, str], clock: Callable[[], float]) -> None:
-        """Read the board (:meth:`RunSweeps.board_read`'s ``where``) into the run's sweeps."""
+    async def records(self, bucket: str, prefix: str, modified_after: float) -> list[object] | None:
+        """The board's records (:meth:`read`), or None when it did not answer (:meth:`_warn`)."""
         try:
-            records = await self.read(*where)
+            return await self.read(bucket, prefix, modified_after)
         except Exception as exc:  # noqa: BLE001 - sharing refines dispatch; dispatch goes on without it
             self._warn(exc)
-            return
-        sweeps.board_records(records, clock(), time.time())
+            return None
 
-    async def post_from(
-        self, sweeps: RunSweeps, post: tuple[str, str, dict[str, Any]], clock: Callable[[], float]
-    ) -> None:
-        """Put the run's record (:meth:`RunSweeps.board_post`) and tell the sweeps it is posted."""
-        bucket, key, record = post
+    async def put(self, bucket: str, key: str, record: Mapping[str, Any]) -> bool:
+        """Put the run's record (:meth:`post`); whether S3 took it (:meth:`_warn` when not)."""
         try:
             await self.post(bucket, key, record)
-        except Exception as exc:  # noqa: BLE001 - as for read_into
+        except Exception as exc:  # noqa: BLE001 - as for records
             self._warn(exc)
-            return
-        sweeps.board_posted(record, clock())
+            return False
+        return True
 
     def _warn(self, exc: Exception) -> None:
         """A failed call is not the sweep's failure: the run ranks itself by what it last read, and the others' records
@@ -95,10 +88,11 @@ class BoardClient:
                 exc,
             )
 
-    async def read(self, bucket: str, prefix: str) -> list[object]:
-        """Every record under ``prefix`` (cached by ETag). A listing whose continuation token repeats, or that
-        goes on past :data:`~sagemaker_fleet.jobs.paging.MAX_LIST_PAGES` pages, raises ListingError (an endpoint
-        fault: the SageMaker listings' rule)."""
+    async def read(self, bucket: str, prefix: str, modified_after: float) -> list[object]:
+        """Every record under ``prefix`` last modified at or after ``modified_after`` (seconds since the epoch),
+        cached by ETag. A listing whose continuation token repeats, or that goes on past
+        :data:`~sagemaker_fleet.jobs.paging.MAX_LIST_PAGES` pages, raises ListingError (the SageMaker listings'
+        rule)."""
         s3 = await self._s3()
         seen: dict[str, tuple[str, object]] = {}
         guard = PageGuard(f"ListObjectsV2(s3://{bucket}/{prefix})", "NextContinuationToken")
@@ -110,7 +104,7 @@ class BoardClient:
             for item in page.get("Contents", ()):
                 key, etag = str(item["Key"]), str(item.get("ETag", ""))
                 modified = item.get("LastModified")
-                if modified is not None and time.time() - modified.timestamp() > STALE_SECONDS:
+                if modified is not None and modified.timestamp() < modified_after:
                     continue  # an ended run's record (the board keeps one per run): not fetched
                 known = self._records.get(key)
                 if known is None or known[0] != etag:

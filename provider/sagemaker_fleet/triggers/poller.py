@@ -1,5 +1,6 @@
 """FleetPoller: one batched poller and dispatcher per fleet run per triggerer process — the triggerer's shell
-around the run's sweeps (:class:`~sagemaker_fleet.dispatch.sweep.RunSweeps`, which ``simulate`` drives too).
+around the run's sweeps: the I/O (:class:`~sagemaker_fleet.dispatch.sweeping.SweepIO`) of
+:func:`~sagemaker_fleet.dispatch.sweeping.sweep_once`, which ``simulate`` drives too.
 
 Every deferred training task of a fleet run registers here instead of polling on its own. Once per interval the
 poller lists the run's jobs with ListTrainingJobs (NameContains, paginated, ≤ 100 per call) and, as the sweep
@@ -9,7 +10,8 @@ with the poller's client, a few at a time), and ends the warm pools no city of t
 
 Its parts: :class:`~sagemaker_fleet.triggers.client.RunClient` (the shared client, requests sent again through an
 outage), :class:`~sagemaker_fleet.triggers.watch.JobWatchers` (the watchers' queues),
-:class:`~sagemaker_fleet.triggers.budget.WaitLineBudget` (the waiting cities' log lines) and the sweeps' loop here.
+:class:`~sagemaker_fleet.triggers.budget.WaitLineBudget` (the waiting cities' log lines), the sweeps' loop and their
+I/O here.
 """
 
 from __future__ import annotations
@@ -20,13 +22,14 @@ import datetime as dt
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, Unpack
 
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd, RunSweeps
+from sagemaker_fleet.dispatch.sweep import RunSweeps
+from sagemaker_fleet.dispatch.sweeping import DENIED, Answer, Swept, sweep_once
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook, error_code
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, KEEP_ALIVE_REFUSALS, THROTTLING_CODES
 from sagemaker_fleet.triggers.board import BoardClient
@@ -41,7 +44,9 @@ from sagemaker_fleet.triggers.watch import (
 )
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd
     from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
+    from sagemaker_fleet.jobs.paging import JobFilters
     from sagemaker_fleet.observability.stats import RunSignals
 
 # JobWatchError, watch_until_terminal and watch_deadline (triggers/watch.py) and TRIGGERER_RETRIES (client.py) are
@@ -172,7 +177,7 @@ class FleetPoller:
         waiter = _Waiter(wait, turn)
         self.waiters[wait.city] = waiter
         self._ensure_running()
-        self._admit(self.sweeps.admit(self._waiting(), self.now()))
+        self._admit(self.sweeps.admit(self.waiting(), self.now()))
         try:
             await turn
         except asyncio.CancelledError:
@@ -189,7 +194,7 @@ class FleetPoller:
         """``city`` was admitted but created no job (the quota refused it, say): its place goes to the next."""
         if self.sweeps.tracker is not None:
             self.sweeps.tracker.release(city)
-            self._admit(self.sweeps.admit(self._waiting(), self.now()))
+            self._admit(self.sweeps.admit(self.waiting(), self.now()))
 
     def waiting_reason(self, city: str) -> str:
         """Why ``city`` is still waiting, for its task log."""
@@ -202,7 +207,8 @@ class FleetPoller:
         """Whether a waiting city may write its line now (:class:`WaitLineBudget`)."""
         return self.wait_lines.take(self.now())
 
-    def _waiting(self) -> list[Wait]:
+    def waiting(self) -> list[Wait]:
+        """The cities waiting for their turn now."""
         return [waiter.wait for waiter in self.waiters.values()]
 
     def _admit(self, cities: list[str]) -> None:
@@ -270,25 +276,21 @@ class FleetPoller:
         self.sweeps.backoff.factor = 1
         try:
             while self._busy():
-                try:
-                    await self._poll_once()
+                swept = await self._poll_once()
+                if swept.error is None:
                     errors = 0
-                    self.sweeps.swept(ok=True)
-                except asyncio.CancelledError:
-                    raise
-                except Exception as exc:  # noqa: BLE001 - a dead poller would leave every trigger waiting forever
+                else:
                     if errors == 0:
                         failing_since = self.now()
                     errors += 1
-                    self.sweeps.swept(ok=False)
-                    self._failed(exc, errors)
+                    self._failed(swept.error, errors)
                     if (
                         errors >= MAX_CONSECUTIVE_ERRORS
                         and self.now() - failing_since >= self.give_up_seconds
                     ):
-                        self._give_up(exc, self.now() - failing_since)
+                        self._give_up(swept.error, self.now() - failing_since)
                         errors = 0
-                await asyncio.sleep(self.sweeps.delay(self.interval, bool(self.waiters)))
+                await asyncio.sleep(swept.delay)
         finally:
             with contextlib.suppress(Exception):
                 await self.aws.close()
@@ -319,116 +321,93 @@ class FleetPoller:
             if not waiter.turn.done():
                 waiter.turn.set_exception(JobWatchError(reason))
 
-    async def _poll_once(self) -> None:
-        """One sweep (:class:`RunSweeps`): list, act on what the listing decided, describe, end pools."""
-        sweeps = self.sweeps
-        async with self.client() as client:
-            for filters in sweeps.census():
-                sweeps.censused(
-                    [job async for job in self.hook.alist_jobs(client, "", **filters)], self.now()
-                )
-            if (where := sweeps.board_read(self.now(), self.interval)) is not None:
-                await self.board.read_into(sweeps, where, self.now)
-            listing = sweeps.listing()
-            name_contains = "" if listing.account else self.name_contains
-            summaries = [
-                summary
-                async for summary in self.hook.alist_jobs(
-                    client, name_contains, creation_time_after=listing.after
-                )
-            ]
-            await self._describe_foreign(
-                client, sweeps.foreign(listing, summaries, self.now(), self.interval)
-            )
-            listed = sweeps.listed(listing, summaries, self.now(), self._waiting())
-            if sweeps.tracker is not None:
-                self._listed.set()
-            self._hand_out(listed)
-            if (post := sweeps.board_post(self.now(), time.time())) is not None:
-                await self.board.post_from(sweeps, post, self.now)
-            if self.signals is not None:
-                self.signals.swept(summaries, len(self.waiters))
-            failed = await self._describe_all(client, listed.describe)
-            for end in sweeps.pool_ends():  # decided from the listing: not skipped for a describe that failed
-                await self._end_pool(client, end)
-            if failed is not None:
-                raise failed
-        if sweeps.tracker is None:
+    async def _poll_once(self) -> Swept:
+        """One sweep of the run (:func:`sweep_once`), this poller its I/O and its metrics fed each listing."""
+        swept = await sweep_once(self.sweeps, self, self.interval, observe=self._observe)
+        if swept.error is None and self.sweeps.tracker is None:
             self._listed.set()
+        return swept
 
-    def _hand_out(self, listed: Listed) -> None:
-        """The admitted cities' turns (the hand-off), and the running jobs' summaries to their watchers."""
-        self._admit(list(listed.admitted))
-        for name, summary in listed.running.items():
-            self.watchers.put(name, summary)
+    def _observe(self, summaries: Sequence[Mapping[str, Any]], waiting: int) -> None:
+        if self.signals is not None:
+            self.signals.swept(summaries, waiting)
 
-    async def _describe_all(self, client: Any, names: tuple[str, ...]) -> BaseException | None:
-        """Describe terminal or missing jobs with the sweep's client, a few at a time (a burst of jobs ending
-        together must not open a client per job nor stall the loop), and hand each watcher its description."""
+    # ------------------------------------------------------------------------------------------ the sweep's I/O
+
+    def wall(self) -> float:
+        """The board's clock (:meth:`SweepIO.wall`): wall-clock seconds."""
+        return time.time()
+
+    async def list_jobs(self, *, account: bool, **filters: Unpack[JobFilters]) -> list[Mapping[str, Any]]:
+        async with self.client() as client:
+            name_contains = "" if account else self.name_contains
+            return [summary async for summary in self.hook.alist_jobs(client, name_contains, **filters)]
+
+    async def describe(self, names: Sequence[str], *, foreign: bool) -> list[Answer]:
+        """Describe with the poller's client, a few at a time (a burst of jobs ending together must not open a
+        client per job nor stall the loop). Another run's job the credentials may not describe (a policy scoped to
+        the fleet's jobs) is :data:`DENIED`, with one warning."""
         limit = asyncio.Semaphore(DESCRIBE_CONCURRENCY)
 
-        async def one(name: str) -> None:
-            async with limit:
-                described = await self.hook.adescribe(client, name)
-            if not self.sweeps.described(name, described):
-                return
-            self.watchers.put(name, described or {"error": f"training job {name} does not exist"})
-
-        # all finish before the sweep's client closes; then the first failure (a throttle, say) fails the sweep once
-        # its pool ends are handed out
-        results = await asyncio.gather(*(one(name) for name in names), return_exceptions=True)
-        return next((result for result in results if isinstance(result, BaseException)), None)
-
-    async def _describe_foreign(self, client: Any, names: list[str]) -> None:
-        """Describe other runs' jobs (their instance type and count, which summaries lack), a few at a time. One the
-        credentials may not describe (a policy scoped to the fleet's jobs) is left uncounted, with one warning."""
-        limit = asyncio.Semaphore(DESCRIBE_CONCURRENCY)
-
-        async def one(name: str) -> None:
-            async with limit:
+        async def one(name: str) -> Answer:
+            async with limit, self.client() as client:
                 try:
-                    described = await self.hook.adescribe(client, name)
+                    return await self.hook.adescribe(client, name)
                 except ClientError as exc:
-                    if error_code(exc) not in ACCESS_DENIED_CODES:
+                    if not foreign or error_code(exc) not in ACCESS_DENIED_CODES:
                         raise
-                    self.sweeps.foreign_denied(name)
-                    if not self._denied_warned:
-                        self._denied_warned = True
-                        log.warning(
-                            "%s: may not describe other runs' training jobs (%s): their capacity is not counted "
-                            "and a city may meet ResourceLimitExceeded; allow sagemaker:DescribeTrainingJob on "
-                            "training-job/* (docs/aws.md, section 2)",
-                            self.name_contains,
-                            exc,
-                        )
-                    return
-            self.sweeps.foreign_described(name, described, self.now())
+                    self._warn_denied(exc)
+                    return DENIED
 
-        await asyncio.gather(*(one(name) for name in names))
+        return list(await asyncio.gather(*(one(name) for name in names), return_exceptions=True))
 
-    async def _end_pool(self, client: Any, end: PoolEnd) -> None:
+    def _warn_denied(self, exc: ClientError) -> None:
+        if not self._denied_warned:
+            self._denied_warned = True
+            log.warning(
+                "%s: may not describe other runs' training jobs (%s): their capacity is not counted and a city "
+                "may meet ResourceLimitExceeded; allow sagemaker:DescribeTrainingJob on training-job/* "
+                "(docs/aws.md, section 2)",
+                self.name_contains,
+                exc,
+            )
+
+    async def end_pool(self, end: PoolEnd) -> None:
         """Keep-alive 0 on a running job (it ends without a pool, so not one idle second after the run's last job)
-        or on an idle pool no city of its group will take over: either would bill until expiry. Throttled past its
-        retries or the endpoint unreachable: the sweep fails and the next one tries again."""
+        or on an idle pool no city of its group will take over: either would bill until expiry."""
         name, running = end.job_name, end.running
         try:
-            await self.hook.aupdate_keep_alive(client, name, 0)
+            async with self.client() as client:
+                await self.hook.aupdate_keep_alive(client, name, 0)
         except ClientError as exc:
             if error_code(exc) not in KEEP_ALIVE_REFUSALS:
-                self.sweeps.pool_end_failed(end)
                 raise
             # a running job that ended meanwhile, or whose keep-alive AWS does not change while it runs: it keeps
             # its pool, which surplus_pools ends once Available; an idle pool that expired or was taken meanwhile:
             # nothing to end
             log.info("%s: %s: %s", name, "keep-alive not updated" if running else "warm pool not ended", exc)
             return
-        except BaseException:
-            self.sweeps.pool_end_failed(end)
-            raise
         if running:
             log.info("%s: keep-alive set to 0 (no city of its group is left to take its pool over)", name)
         else:
             log.info("%s: warm pool ended (no city of its group is left to take it over)", name)
+
+    async def read_board(self, bucket: str, prefix: str, modified_after: float) -> list[object] | None:
+        return await self.board.records(bucket, prefix, modified_after)
+
+    async def post_board(self, bucket: str, key: str, record: Mapping[str, Any]) -> bool:
+        return await self.board.put(bucket, key, record)
+
+    def hand_out(self, listed: Listed) -> None:
+        """The admitted cities' turns (the hand-off), and the running jobs' summaries to their watchers."""
+        if self.sweeps.tracker is not None:
+            self._listed.set()
+        self._admit(list(listed.admitted))
+        for name, summary in listed.running.items():
+            self.watchers.put(name, summary)
+
+    def deliver(self, name: str, description: Mapping[str, Any] | None) -> None:
+        self.watchers.put(name, description or {"error": f"training job {name} does not exist"})
 
     async def close(self) -> None:
         if self._task is not None:

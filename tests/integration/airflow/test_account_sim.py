@@ -248,9 +248,10 @@ def test_a_fleet_of_higher_priority_gets_the_capacity_through_the_board_on_s3(
     original = FleetPoller._poll_once
 
     async def poll_once(self):  # every record a run posts, as S3 got it
-        await original(self)
+        swept = await original(self)
         for key in aws_sim.boto3_client("s3").list_objects_v2(Bucket="acme-ml").get("Contents", ()):
             posted.append(key["Key"])
+        return swept
 
     monkeypatch.setattr(FleetPoller, "_poll_once", poll_once)
     # each admission pass: its fleet, whether its board showed prio waiting, the cities admitted

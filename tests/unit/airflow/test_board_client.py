@@ -8,6 +8,7 @@ import asyncio
 import datetime as dt
 import json
 import logging
+import time
 from typing import Any
 
 import pytest
@@ -73,33 +74,36 @@ def test_records_are_fetched_once_per_change_and_ended_runs_never() -> None:
     s3.put("board/weekly/20261122.json", record("weekly"), age=STALE_SECONDS + 60)
     s3.put("board/junk.json", b"not json")
     board = client(s3)
-    first = asyncio.run(board.read("bucket", "board/"))
+    fresh = (
+        time.time() - STALE_SECONDS
+    )  # the sweep's cut (sweep_once): records older than that are not fetched
+    first = asyncio.run(board.read("bucket", "board/", fresh))
     assert [r["fleet"] for r in first] == ["daily"]  # type: ignore[index]
     assert sorted(s3.gets) == ["board/daily/20261129.json", "board/junk.json"]
-    asyncio.run(board.read("bucket", "board/"))
+    asyncio.run(board.read("bucket", "board/", fresh))
     assert len(s3.gets) == 2  # nothing changed: no GetObject
     s3.put("board/daily/20261129.json", record("daily", blocked={"ml.m5.xlarge/instances": 2}))
-    again = asyncio.run(board.read("bucket", "board/"))
+    again = asyncio.run(board.read("bucket", "board/", fresh))
     assert again[0]["blocked"] == {"ml.m5.xlarge/instances": 2}  # type: ignore[index]
     assert len(s3.gets) == 3
 
 
-def test_a_failing_board_is_one_warning_and_the_sweeps_go_on(caplog: pytest.LogCaptureFixture) -> None:
-    from unit.dispatch.test_shares import run
-
-    _, _, sweeps = run()
+def test_a_failing_board_is_one_warning_and_no_answer(caplog: pytest.LogCaptureFixture) -> None:
+    """A board that fails answers None (read) and False (post): the sweep goes on with what it last read and posts
+    its record again at the next sweep (sweep_once); one warning names the permissions."""
     s3 = FakeS3()
     s3.fail = True
     board = client(s3)
     with caplog.at_level(logging.WARNING):
         for _ in range(3):
-            asyncio.run(board.read_into(sweeps, ("bucket", "board/"), lambda: 0.0))
-            asyncio.run(board.post_from(sweeps, ("bucket", "board/x.json", {"version": 1}), lambda: 0.0))
+            assert asyncio.run(board.records("bucket", "board/", 0.0)) is None
+            assert asyncio.run(board.put("bucket", "board/x.json", {"version": 1})) is False
     warnings = [r for r in caplog.records if "sharing board is unreachable" in r.getMessage()]
     assert len(warnings) == 1
     assert "s3:GetObject" in warnings[0].getMessage()
-    assert sweeps.board is not None
-    assert sweeps.board.last is None  # nothing posted: the record goes out again at the next sweep
+    s3.fail = False
+    assert asyncio.run(board.put("bucket", "board/x.json", {"version": 1})) is True
+    assert asyncio.run(board.records("bucket", "board/", 0.0)) == [{"version": 1}]
 
 
 class LoopingS3(FakeS3):
@@ -121,17 +125,14 @@ class LoopingS3(FakeS3):
 def test_a_repeated_continuation_token_stops_the_read_with_a_warning(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from unit.dispatch.test_shares import run
-
-    _, _, sweeps = run()
     s3 = LoopingS3()
     s3.put("board/daily/20261129.json", record("daily"))
     board = client(s3)
     with pytest.raises(ListingError, match="NextContinuationToken 'same-token' came back a second time"):
-        asyncio.run(board.read("bucket", "board/"))
+        asyncio.run(board.read("bucket", "board/", 0.0))
     assert s3.lists == 2
     with caplog.at_level(logging.WARNING):
-        asyncio.run(board.read_into(sweeps, ("bucket", "board/"), lambda: 0.0))
+        assert asyncio.run(board.records("bucket", "board/", 0.0)) is None
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1
     assert "sharing board's listing did not end" in warnings[0]

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError, ConnectionClosedError, EndpointConnectionError, ReadTimeoutError
 
+from sagemaker_fleet.dispatch.sweeping import Swept, sweep_once
 from sagemaker_fleet.triggers.client import is_transient
 from sagemaker_fleet.triggers.poller import FleetPoller
 from unit.airflow.test_triggers import FakeClient, FakeHook
@@ -92,20 +93,34 @@ def test_an_outage_that_outlasts_the_sweeps_patience_fails_the_request(monkeypat
     assert (seen, slept) == (["x"], [])
 
 
-def pool_end_sweeps(update: Any) -> tuple[FleetPoller, Any]:
-    """A poller whose run has one idle pool nobody will take over, and one sweep's pool ends through ``update``."""
+def scripted(p: FleetPoller, listing: list[dict], census: list[dict] | None = None) -> None:
+    """The poller's listings: the account's running jobs ``census`` (none by default), else ``listing`` as it holds
+    the run's jobs when the sweep lists."""
+
+    async def alist_jobs(client: Any, name_contains: str, **filters: Any) -> Any:
+        if filters.get("warm_pool_status_equals"):
+            return
+        for job in (census or []) if filters.get("status_equals") else list(listing):
+            yield job
+
+    p.hook.alist_jobs = alist_jobs  # type: ignore[method-assign]
+
+
+def sweep(p: FleetPoller) -> Swept:
+    return asyncio.run(sweep_once(p.sweeps, p, p.interval))
+
+
+def pool_end_poller(update: Any) -> FleetPoller:
+    """A poller whose run has one idle pool nobody will take over; its keep-alive changes go through ``update``."""
     from unit.dispatch.test_dispatch_tracker import hand_book, summary, tracker_for
 
     spec, book = hand_book("X")
     p = FleetPoller(FakeHook(FakeClient({})), "-20261201", interval=2.0)  # type: ignore[arg-type]
-    p.tracker = tracker_for(spec, book, [summary(spec, "c0", "Completed", pool="Available")])
+    listing = [summary(spec, "c0", "Completed", pool="Available")]
+    p.tracker = tracker_for(spec, book, listing)
+    scripted(p, listing)
     p.hook.aupdate_keep_alive = update  # type: ignore[method-assign]
-
-    async def sweep() -> None:
-        for end in p.sweeps.pool_ends():
-            await p._end_pool(None, end)
-
-    return p, sweep
+    return p
 
 
 def test_a_pool_end_throttled_past_its_retries_fails_the_sweep_and_the_next_sweep_ends_the_pool() -> None:
@@ -116,11 +131,12 @@ def test_a_pool_end_throttled_past_its_retries_fails_the_sweep_and_the_next_swee
         if len(calls) == 1:
             raise client_error("ThrottlingException", 400)
 
-    p, sweep = pool_end_sweeps(update)
-    with pytest.raises(ClientError, match="Throttling"):
-        asyncio.run(sweep())
-    asyncio.run(sweep())
-    asyncio.run(sweep())  # made: not sent again
+    p = pool_end_poller(update)
+    failed = sweep(p).error
+    assert isinstance(failed, ClientError)
+    assert "Throttling" in str(failed)
+    assert sweep(p).error is None
+    assert sweep(p).error is None  # made: not sent again
     assert calls == [calls[0], calls[0]]
 
 
@@ -131,9 +147,9 @@ def test_a_pool_end_refused_because_the_pool_is_gone_is_not_sent_again() -> None
         calls.append(name)
         raise client_error("ValidationException", 400)
 
-    p, sweep = pool_end_sweeps(update)
-    asyncio.run(sweep())
-    asyncio.run(sweep())
+    p = pool_end_poller(update)
+    assert sweep(p).error is None  # a refusal is not the sweep's failure
+    assert sweep(p).error is None
     assert len(calls) == 1
 
 
@@ -141,14 +157,14 @@ def test_keep_alive_0_refused_while_the_job_runs_is_done_and_the_pool_it_keeps_i
     """Should AWS refuse keep-alive changes of running jobs: the tail release of each running job is sent once,
     its ValidationException counts as done (no failed sweep, not sent again), and the sweep that sees the job's
     pool Available ends it."""
-    from sagemaker_fleet.dispatch.sweep import PoolEnd
     from unit.dispatch.test_dispatch_tracker import hand_book, summary, tracker_for
 
     spec, book = hand_book("XX")  # both cities of the group have their job: no successor is coming
     p = FleetPoller(FakeHook(FakeClient({})), "-20261201", interval=2.0)  # type: ignore[arg-type]
-    tracker = tracker_for(spec, book, [summary(spec, "c0"), summary(spec, "c1")])
-    p.tracker = tracker
-    running = {s["TrainingJobName"] for s in (summary(spec, "c0"), summary(spec, "c1"))}
+    listing = [summary(spec, "c0"), summary(spec, "c1")]
+    p.tracker = tracker_for(spec, book, listing)
+    scripted(p, listing)
+    running = {s["TrainingJobName"] for s in listing}
     sent: list[tuple[str, bool]] = []
 
     async def update(client: Any, name: str, seconds: int) -> None:
@@ -157,19 +173,14 @@ def test_keep_alive_0_refused_while_the_job_runs_is_done_and_the_pool_it_keeps_i
             raise client_error("ValidationException", 400)
 
     p.hook.aupdate_keep_alive = update  # type: ignore[method-assign]
-
-    async def sweep() -> list[PoolEnd]:
-        ends = list(p.sweeps.pool_ends())
-        for end in ends:
-            await p._end_pool(None, end)
-        return ends
-
     c0, c1 = sorted(running)
-    assert asyncio.run(sweep()) == [PoolEnd(c0, running=True), PoolEnd(c1, running=True)]
-    assert asyncio.run(sweep()) == []  # refused: done, not sent again
+    assert sweep(p).error is None
+    assert sent == [(c0, True), (c1, True)]
+    assert sweep(p).error is None
+    assert sent == [(c0, True), (c1, True)]  # refused: done, not sent again
     running.discard(c0)
-    tracker.observe([summary(spec, "c0", "Completed", pool="Available"), summary(spec, "c1")], whole=True)
-    assert asyncio.run(sweep()) == [PoolEnd(c0, running=False)]
+    listing[0] = summary(spec, "c0", "Completed", pool="Available")
+    assert sweep(p).error is None
     assert sent == [(c0, True), (c1, True), (c0, False)]
 
 
@@ -182,8 +193,8 @@ def test_another_runs_job_the_credentials_may_not_describe_is_left_uncounted_wit
 
     p, _ = poller(monkeypatch)
     p.sweeps.account = AccountView()
-    p.sweeps.account.observe(
-        [{"TrainingJobName": f"other-{i}", "TrainingJobStatus": "InProgress"} for i in range(2)], 0, own=()
+    scripted(
+        p, [], census=[{"TrainingJobName": f"other-{i}", "TrainingJobStatus": "InProgress"} for i in range(2)]
     )
     asked: list[str] = []
 
@@ -195,9 +206,10 @@ def test_another_runs_job_the_credentials_may_not_describe_is_left_uncounted_wit
 
     monkeypatch.setattr(p.hook, "adescribe", adescribe)
     with caplog.at_level("WARNING"):
-        asyncio.run(p._describe_foreign(None, ["other-0", "other-1"]))
-    assert sorted(asked) == ["other-0", "other-1"]
-    assert p.sweeps.account.to_describe(0, None) == []  # not asked again
+        assert sweep(p).error is None
+        assert sweep(p).error is None
+    assert sorted(asked) == ["other-0", "other-1"]  # not asked again
+    assert p.sweeps.account.to_describe(0, None) == []
     assert p.sweeps.account.held(()) == {}
     warnings = [r.getMessage() for r in caplog.records if "may not describe" in r.getMessage()]
     assert len(warnings) == 1
@@ -209,12 +221,11 @@ def test_any_other_describe_error_of_another_runs_job_fails_the_sweep(monkeypatc
 
     p, _ = poller(monkeypatch)
     p.sweeps.account = AccountView()
-    p.sweeps.account.observe([{"TrainingJobName": "other", "TrainingJobStatus": "InProgress"}], 0, own=())
+    scripted(p, [], census=[{"TrainingJobName": "other", "TrainingJobStatus": "InProgress"}])
 
     async def adescribe(client: Any, name: str) -> Any:
         raise client_error("ThrottlingException", 400)
 
     monkeypatch.setattr(p.hook, "adescribe", adescribe)
-    with pytest.raises(ClientError):
-        asyncio.run(p._describe_foreign(None, ["other"]))
+    assert isinstance(sweep(p).error, ClientError)
     assert p.sweeps.account.to_describe(0, None) == ["other"]  # asked again by the next sweep

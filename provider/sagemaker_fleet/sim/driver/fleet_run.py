@@ -35,9 +35,9 @@ if TYPE_CHECKING:
     from sagemaker_fleet.sim.driver.timeline import Timeline
     from sagemaker_fleet.sim.engine import SimEngine
 
-#: The account's sharing board (``sharing``: S3 objects by "bucket/key") of each engine: the runs of one account
-#: (``simulate a.yaml b.yaml``) post to and read the same one.
-_BOARDS: WeakKeyDictionary[SimEngine, dict[str, object]] = WeakKeyDictionary()
+#: The account's sharing board (``sharing``: S3 objects by "bucket/key", with their LastModified) of each engine: the
+#: runs of one account (``simulate a.yaml b.yaml``) post to and read the same one.
+_BOARDS: WeakKeyDictionary[SimEngine, dict[str, tuple[float, object]]] = WeakKeyDictionary()
 
 
 class FleetRun:

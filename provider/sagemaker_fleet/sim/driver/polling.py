@@ -1,10 +1,10 @@
 """How the orchestrator learns that a job ended — the API load each strategy puts on the control plane.
 
 - :class:`SimulatedFleetPoller` is the triggerer's ``FleetPoller`` in virtual time: the same sweep
-  (:class:`~sagemaker_fleet.dispatch.sweep.RunSweeps`: listing window, jobs missing from a listing, describes, the
-  hand-off, pool ends, back-off) with the simulator's engine as its endpoint. While jobs are watched or cities wait,
-  one ListTrainingJobs sweep of the run's jobs per interval (at most 10 s while cities wait); a sweep that was
-  throttled backs off. Each listing feeds the :class:`~sagemaker_fleet.dispatch.RunTracker` the triggerer uses.
+  (:func:`~sagemaker_fleet.dispatch.sweeping.sweep_once`: listing window, jobs missing from a listing, describes, the
+  hand-off, pool ends, the board, back-off), stepped like a city's run, with the simulator's engine as its I/O.
+  While jobs are watched or cities wait, one ListTrainingJobs sweep of the run's jobs per interval (at most 10 s
+  while cities wait); a sweep that was throttled backs off. Each listing feeds the :class:`~sagemaker_fleet.dispatch.RunTracker` the triggerer uses.
 - :class:`PerJobPoller` is the stock trigger: one DescribeTrainingJob per job every interval until it is terminal.
 
 Every call goes through the engine, so its counters (and its throttling) see exactly these calls.
@@ -12,22 +12,25 @@ Every call goes through the engine, so its counters (and its throttling) see exa
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
-from sagemaker_fleet.dispatch.sweep import PoolEnd, RunSweeps
+from sagemaker_fleet.dispatch.sweep import RunSweeps
+from sagemaker_fleet.dispatch.sweeping import DENIED, Answer, Swept, sweep_once
 from sagemaker_fleet.dispatch.tracker import HANDOFF_INTERVAL
 from sagemaker_fleet.fleetspec.names import run_name_contains
 from sagemaker_fleet.jobs.paging import JobFilters, ListingError, job_listing
-from sagemaker_fleet.jobs.statuses import KEEP_ALIVE_REFUSALS
+from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, KEEP_ALIVE_REFUSALS
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.jobs.statuses import THROTTLING_CODES as THROTTLED
+from sagemaker_fleet.sim.driver.coroutines import run_coroutine
 from sagemaker_fleet.sim.driver.errors import SimulationError
 from sagemaker_fleet.sim.errors import SimApiError
 
 if TYPE_CHECKING:
     import datetime as dt
 
+    from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd
     from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
     from sagemaker_fleet.sim.driver.endpoint import Endpoint
     from sagemaker_fleet.sim.driver.timeline import Timeline
@@ -62,11 +65,12 @@ class SimulatedFleetPoller:
         interval: float,
         tracker: RunTracker,
         handoff_interval: float = HANDOFF_INTERVAL,
-        board: dict[str, object] | None = None,
+        board: dict[str, tuple[float, object]] | None = None,
     ) -> None:
         self.engine = engine
-        #: the account's sharing board (S3 objects by "bucket/key"), shared by the runs of one engine
-        self.board: dict[str, object] = {} if board is None else board
+        #: the account's sharing board (S3 objects by "bucket/key": their LastModified and record), shared by the
+        #: runs of one engine
+        self.board: dict[str, tuple[float, object]] = {} if board is None else board
         self.timeline = timeline
         self.name_contains = run_name_contains(run_key)
         self.interval = interval
@@ -88,14 +92,14 @@ class SimulatedFleetPoller:
         """``wait.city`` waits for its turn; ``admitted()`` is called when the dispatch lets it create its job."""
         self.waiters[wait.city] = (wait, admitted)
         self.kick()
-        self._admit(self.sweeps.admit(self._waiting(), self.engine.now()))
+        self._admit(self.sweeps.admit(self.waiting(), self.engine.now()))
 
     def release(self, city: str) -> None:
         """``city`` was admitted but created no job (the quota refused it): its place goes to the next."""
         tracker = self.sweeps.tracker
         assert tracker is not None
         tracker.release(city)
-        self._admit(self.sweeps.admit(self._waiting(), self.engine.now()))
+        self._admit(self.sweeps.admit(self.waiting(), self.engine.now()))
 
     def kick(self) -> None:
         """Sweep now unless a sweep is already scheduled."""
@@ -103,9 +107,6 @@ class SimulatedFleetPoller:
             self.running = True
             self.sweeps.backoff.factor = 1
             self.timeline.at(self.engine.now(), self._sweep)
-
-    def _waiting(self) -> list[Wait]:
-        return [wait for wait, _ in self.waiters.values()]
 
     def _admit(self, cities: list[str] | tuple[str, ...]) -> None:
         for city in cities:
@@ -124,35 +125,28 @@ class SimulatedFleetPoller:
         if not self._busy():
             self.running = False
             return
-        sweeps = self.sweeps
-        now = self.engine.now()
-        try:
-            for filters in sweeps.census():
-                sweeps.censused(self._list("", **filters), now)
-            if (where := sweeps.board_read(now, self.interval)) is not None:
-                place = "/".join(where)
-                sweeps.board_records([v for k, v in self.board.items() if k.startswith(place)], now, now)
-            listing = sweeps.listing()
-            summaries = self._list(
-                "" if listing.account else self.name_contains, creation_time_after=listing.after
-            )
-            for name in sweeps.foreign(listing, summaries, now, self.interval):
-                sweeps.foreign_described(name, _api(self.engine.describe_training_job, name), now)
-            listed = sweeps.listed(listing, summaries, now, self._waiting())
-            self._admit(listed.admitted)
-            if (post := sweeps.board_post(now, now)) is not None:  # virtual time is the board's clock too
-                bucket, key, record = post
-                self.board[f"{bucket}/{key}"] = record
-                sweeps.board_posted(record, now)
-            failed = self._describe_all(listed.describe)
-            for end in sweeps.pool_ends():  # decided from the listing: not skipped for a describe that failed
-                self._keep_alive_zero(end)
-            if failed is not None:
-                raise failed
-            sweeps.swept(ok=True)
-        except _Throttled:
-            sweeps.swept(ok=False)
-        self.timeline.at(now + sweeps.delay(self.interval, bool(self.waiters)), self._sweep)
+        run_coroutine(sweep_once(self.sweeps, self, self.interval), self._swept)
+
+    def _swept(self, swept: Swept) -> None:
+        """A throttled sweep backed off; any other error is the driver's (the simulation stops with it)."""
+        if swept.error is not None and not isinstance(swept.error, _Throttled):
+            raise swept.error
+        self.timeline.at(self.engine.now() + swept.delay, self._sweep)
+
+    # ------------------------------------------------------------------------------------------ the sweep's I/O
+
+    def now(self) -> float:
+        return self.engine.now()
+
+    def wall(self) -> float:
+        """Virtual time is the board's clock too: the simulated account's records are posted and go stale in it."""
+        return self.engine.now()
+
+    def waiting(self) -> list[Wait]:
+        return [wait for wait, _ in self.waiters.values()]
+
+    async def list_jobs(self, *, account: bool, **filters: Unpack[JobFilters]) -> list[dict[str, Any]]:
+        return self._list("" if account else self.name_contains, **filters)
 
     def _list(self, name_contains: str, **filters: Unpack[JobFilters]) -> list[dict[str, Any]]:
         """Every summary of a listing (the hook's request and paging rule, :func:`job_listing`): a listing that
@@ -167,27 +161,26 @@ class SimulatedFleetPoller:
                 raise SimulationError(str(exc)) from exc
         return seen
 
-    def _describe_all(self, names: tuple[str, ...]) -> _Throttled | None:
-        """Describe each job; a terminal description goes to its watcher. As in the triggerer, every one is asked
-        for, and a throttled one (described again in the next sweep) is returned: it fails the sweep once the
-        sweep's pool ends are handed out."""
-        throttled: _Throttled | None = None
+    async def describe(self, names: Sequence[str], *, foreign: bool) -> list[Answer]:
+        """Each job described in turn; a throttled one is its answer (the sweep fails, as in the triggerer), and so
+        is :data:`DENIED` for another run's job the credentials may not describe."""
+        answers: list[Answer] = []
         for name in names:
             try:
-                described = _api(self.engine.describe_training_job, name)
-            except _Throttled as exc:
-                throttled = exc
-                continue
-            if self.sweeps.described(name, described) and described.get("TrainingJobStatus") in TERMINAL:
-                self.sweeps.unwatch(name)
-                self.watchers.pop(name)(described)
-        return throttled
+                answers.append(self.engine.describe_training_job(name))
+            except SimApiError as exc:
+                if foreign and exc.code in ACCESS_DENIED_CODES:
+                    answers.append(DENIED)
+                elif exc.code in THROTTLED:
+                    answers.append(_Throttled(f"DescribeTrainingJob({name!r})"))
+                else:
+                    raise SimulationError(f"DescribeTrainingJob({name!r}) failed: {exc}") from exc
+        return answers
 
-    def _keep_alive_zero(self, end: PoolEnd) -> None:
+    async def end_pool(self, end: PoolEnd) -> None:
         """UpdateTrainingJob to keep-alive 0: a running job then ends without a pool, an idle pool ends now. A job
         or pool that changed meanwhile refuses it, which leaves nothing to do, and so does an engine that refuses
-        keep-alive changes of running jobs (the pool that job keeps is ended by a later sweep, once Available); a
-        throttled one is tried again by the next sweep (this one fails, as in the triggerer)."""
+        keep-alive changes of running jobs (the pool that job keeps is ended by a later sweep, once Available)."""
         try:
             self.engine.update_training_job(
                 {"TrainingJobName": end.job_name, "ResourceConfig": {"KeepAlivePeriodInSeconds": 0}}
@@ -195,10 +188,30 @@ class SimulatedFleetPoller:
         except SimApiError as exc:
             if exc.code in KEEP_ALIVE_REFUSALS:
                 return
-            self.sweeps.pool_end_failed(end)
             if exc.code in THROTTLED:
                 raise _Throttled from exc
             raise SimulationError(f"UpdateTrainingJob({end.job_name}) failed: {exc}") from exc
+
+    async def read_board(self, bucket: str, prefix: str, modified_after: float) -> list[object]:
+        place = f"{bucket}/{prefix}"
+        return [
+            record
+            for key, (modified, record) in self.board.items()
+            if key.startswith(place) and modified >= modified_after
+        ]
+
+    async def post_board(self, bucket: str, key: str, record: Mapping[str, Any]) -> bool:
+        self.board[f"{bucket}/{key}"] = (self.wall(), record)
+        return True
+
+    def hand_out(self, listed: Listed) -> None:
+        """Only the admissions: a simulated city acts on its job's end, never on a running job's summary."""
+        self._admit(listed.admitted)
+
+    def deliver(self, name: str, description: Mapping[str, Any] | None) -> None:
+        if description is not None and description.get("TrainingJobStatus") in TERMINAL:
+            self.sweeps.unwatch(name)
+            self.watchers.pop(name)(dict(description))
 
 
 class PerJobPoller:
