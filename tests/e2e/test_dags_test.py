@@ -31,7 +31,8 @@ from sagemaker_fleet.sim import SimConfig, SpotMarketConfig
 from sagemaker_fleet.sim.client import SimClient
 from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
 from sagemaker_fleet.sim.workload import WorkModel
-from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings, aws_connection_json
+from sagemaker_fleet.testing.component_env import aws_connection_json
+from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("dags-test")]
 

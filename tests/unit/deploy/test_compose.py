@@ -231,7 +231,7 @@ def test_airflow_components_share_one_configuration() -> None:
 def test_the_stack_ships_the_fail_over_settings_the_end_to_end_faults_proved() -> None:
     """The e2e kills the scheduler, triggerers and a Celery worker on a stack with these settings; a deployment
     with other values would recover on a schedule nobody tested."""
-    from sagemaker_fleet.testing.stack import FAILOVER_SETTINGS
+    from sagemaker_fleet.testing.component_env import FAILOVER_SETTINGS
 
     assert len(FAILOVER_SETTINGS) == 9
     shipped = environment("airflow-scheduler")
@@ -239,7 +239,8 @@ def test_the_stack_ships_the_fail_over_settings_the_end_to_end_faults_proved() -
 
 
 def test_the_local_stack_runs_with_the_fail_over_settings(tmp_path: Path) -> None:
-    from sagemaker_fleet.testing.stack import FAILOVER_SETTINGS, LocalAirflowStack, StackSettings
+    from sagemaker_fleet.testing.component_env import FAILOVER_SETTINGS
+    from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
 
     stack = LocalAirflowStack(
         StackSettings(home=tmp_path, dags_folder=tmp_path, endpoint_url="http://127.0.0.1:1")

@@ -65,3 +65,24 @@ def test_freeze_children_stops_them_and_leaves_the_main_process(stack: LocalAirf
     stack.processes["worker"] = subprocess.Popen(
         [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
     )
+
+
+def test_a_stack_that_does_not_come_up_leaves_no_component_running(tmp_path: Path, monkeypatch) -> None:
+    """An api-server that never answers fails ``with LocalAirflowStack(...)``; the components it had started go too
+    (a benchmark whose stack failed left a scheduler, a triggerer and an api-server behind)."""
+    from sagemaker_fleet.testing.stack import StackError
+
+    stack = LocalAirflowStack(
+        StackSettings(home=tmp_path, dags_folder=tmp_path, endpoint_url="http://127.0.0.1:1")
+    )
+
+    def start() -> LocalAirflowStack:
+        stack.processes["scheduler"] = subprocess.Popen(
+            [sys.executable, "-c", PARENT], start_new_session=True
+        )
+        raise StackError("the api-server did not answer")
+
+    monkeypatch.setattr(stack, "start", start)
+    with pytest.raises(StackError), stack:
+        pass
+    assert stack.processes == {}

@@ -12,7 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from sagemaker_fleet.testing.stack import SQLITE_CONNECT_ARGS_PATH, LocalAirflowStack, StackSettings
+from sagemaker_fleet.testing.component_env import SQLITE_CONNECT_ARGS_PATH
+from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
 
 HOLD_SECONDS = 7.0  # longer than the sqlite3 driver's default wait of 5 s
 
