@@ -73,8 +73,9 @@ def test_another_teams_running_job_is_counted_and_never_run_into(account) -> Non
     sagemaker = sim.boto3_client("sagemaker")
     other = make_request("other-team-forecast", RoleArn=OTHER_ROLE)
     # it holds one of the two instances for most of the run (which admits nothing new for its first few real seconds,
-    # the board's settle: 1,000 simulated seconds and more at 200x)
-    sim.set_work(3_000, job="other-team-forecast")
+    # the board's settle: 1,000 simulated seconds and more at 200x); 3,000 s (15 s real) ended before the run's first
+    # job under four suites at once (CI of 2026-12-05), so 6,000 s (30 s real)
+    sim.set_work(6_000, job="other-team-forecast")
     # the clock at 1x from its create until the run starts: at 200x 900 s were 4.5 s, and a loaded machine (three
     # suites at once, another checkout's e2e run) took longer to start the run, so it ended before the run's first job
     sim.set_speed(1)
