@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from types import MappingProxyType
+
+#: uvicorn's worker supervisor, under a virtualenv's site-packages
+_SUPERVISOR = "uvicorn/supervisors/multiprocess.py"
 
 
 def aws_connection_json(endpoint_url: str, region: str = "us-east-1") -> str:
@@ -55,11 +59,17 @@ FAILOVER_SETTINGS: Mapping[str, str] = MappingProxyType(
 )
 
 
-def uvicorn_waits_for_startup() -> bool:
-    """Whether uvicorn's worker supervisor tells a worker still starting from a hung one. Older ones (0.35, which
-    MWAA's Airflow 3.0.6 pins, to 0.4x) kill a worker that does not answer a ping within 5 s, and Airflow's app
-    takes longer than that to build on a busy 2-core machine: the api-server's four workers were killed and
-    restarted in a loop and never answered. The stack then runs one worker, which no ping watches."""
+def uvicorn_waits_for_startup(airflow_bin: str | None = None) -> bool:
+    """Whether the uvicorn beside ``airflow_bin`` (default: this Python's) tells a worker still starting from a hung
+    one. Older ones (0.35, which MWAA's Airflow 3.0.6 pins, to 0.4x) kill a worker that does not answer a ping within
+    5 s, and Airflow's app takes longer than that to build on a busy 2-core machine: the api-server's four workers
+    were killed and restarted in a loop and never answered. The stack then runs one worker, which no ping watches."""
+    if airflow_bin:
+        found = sorted(
+            Path(airflow_bin).resolve().parent.parent.glob(f"lib/python3*/site-packages/{_SUPERVISOR}")
+        )
+        if found:
+            return "def is_ready" in found[0].read_text()
     try:
         from uvicorn.supervisors.multiprocess import Process
     except ImportError:

@@ -129,7 +129,7 @@ class LocalAirflowStack:
                 "AWS_DEFAULT_REGION": "us-east-1",
             }
         )
-        if not uvicorn_waits_for_startup():
+        if not uvicorn_waits_for_startup(s.airflow_bin):
             env["AIRFLOW__API__WORKERS"] = "1"
         if s.users:
             env["AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS"] = ",".join(

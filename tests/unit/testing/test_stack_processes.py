@@ -86,3 +86,26 @@ def test_a_stack_that_does_not_come_up_leaves_no_component_running(tmp_path: Pat
     with pytest.raises(StackError), stack:
         pass
     assert stack.processes == {}
+
+
+@pytest.mark.parametrize(
+    ("supervisor", "workers"), [("def ping(self): ...\n", "1"), ("def is_ready(self): ...\n", None)]
+)
+def test_an_airflow_whose_uvicorn_kills_starting_workers_gets_one_api_server_worker(
+    tmp_path: Path, supervisor: str, workers: str | None
+) -> None:
+    """The uvicorn beside the stack's ``airflow`` decides (another virtualenv's, as the dags-test runs on 3.0.6 use)."""
+    venv = tmp_path / "venv"
+    module = venv / "lib" / "python3.12" / "site-packages" / "uvicorn" / "supervisors" / "multiprocess.py"
+    module.parent.mkdir(parents=True)
+    module.write_text(f"class Process:\n    {supervisor}")
+    (venv / "bin").mkdir()
+    stack = LocalAirflowStack(
+        StackSettings(
+            home=tmp_path,
+            dags_folder=tmp_path,
+            endpoint_url="http://127.0.0.1:1",
+            airflow_bin=str(venv / "bin" / "airflow"),
+        )
+    )
+    assert stack.env().get("AIRFLOW__API__WORKERS") == workers
