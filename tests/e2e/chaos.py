@@ -227,18 +227,25 @@ class SpotStorm(Background):
     checkpoint prefix while spot attempts remain, else on demand. The storm ends once every city has had its two
     interruptions; what the fleet does next is checked after the run."""
 
-    def __init__(
-        self, sim: Any, spec: Any, cities: list[str], past_max_wait: list[str], timeout: float = 300.0
-    ):
+    def __init__(self, sim: Any, spec: Any, cities: list[str], past_max_wait: list[str], timeout: float):
         super().__init__("spot-storm")
         self.sim, self.spec, self.cities, self.past_max_wait = sim, spec, cities, past_max_wait
         self.timeout = timeout
         self.interrupted: Counter[str] = Counter()
         self.starved: list[str] = []  # jobs restarted while their spot capacity was gone
+        self.run_ended = threading.Event()
+
+    def after_the_run(self, timeout: float) -> dict[str, Any]:
+        """The storm's outcome once the fleet's run has ended: a storm still waiting for a city to train then
+        never will, and fails."""
+        self.run_ended.set()
+        return self.result(timeout)
 
     def inject(self) -> dict[str, Any]:
+        # The storm watches for as long as the run may take: its cities start when their lanes reach them, which
+        # on a slow machine came more than five minutes after the storm began (the plan re-queued first).
         deadline = time.monotonic() + self.timeout
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not self.run_ended.is_set():
             for city in self.cities:
                 job = latest(self.sim, self.spec, city)
                 if (
@@ -257,7 +264,8 @@ class SpotStorm(Background):
                 return {"interrupted": dict(self.interrupted), "starved": self.starved}
             time.sleep(0.25)
         raise AssertionError(
-            f"spot storm unfinished: interrupted {dict(self.interrupted)}, starved {self.starved}"
+            f"spot storm unfinished ({'the run ended' if self.run_ended.is_set() else 'timed out'}): "
+            f"interrupted {dict(self.interrupted)}, starved {self.starved}"
         )
 
     def _starve(self, job: dict, deadline: float) -> None:

@@ -289,7 +289,7 @@ def run_celery_faults(stack: LocalAirflowStack, sim, spec, twice_spec) -> dict:
     time.sleep(3)  # let the main process take the message off Redis
     stack.kill_component("celery-worker")
     stack.start_component("celery-worker")
-    storm = SpotStorm(sim, spec, STORM_CITIES, PAST_MAX_WAIT)
+    storm = SpotStorm(sim, spec, STORM_CITIES, PAST_MAX_WAIT, timeout=RUN_TIMEOUT)
     storm.start()
     # the second fleet: unpausing its daily DAG creates today's scheduled run. Once every city of it has its job (the
     # first lanes handed their pools to the run's own next cities), a run of the fleet's manual DAG starts beside it:
@@ -325,7 +325,7 @@ def run_celery_faults(stack: LocalAirflowStack, sim, spec, twice_spec) -> dict:
     _wait_for_completed(sim, spec, 8)
     faults["hand_off"] = _kill_during_a_hand_off(stack, sim, spec, None)
     faults["state"] = stack.wait_for_run("e2e_fleet", run_id, timeout=RUN_TIMEOUT)
-    faults["storm"] = storm.result(timeout=60)
+    faults["storm"] = storm.after_the_run(timeout=60)
     manual = then_manual.result(timeout=300)["run_id"]
     faults["twice"] = {"scheduled": scheduled, "manual": manual, "beside": beside}
     faults["twice_states"] = {
