@@ -15,7 +15,7 @@ SUITES ?= af3.0 af3.1 af3.2
 # on 2 cores.
 export SUITE_ARGS_af3_2 := tests/unit/airflow tests/unit/cli tests/unit/dags tests/unit/fleetview tests/unit/links \
 	tests/unit/observability tests/unit/plugin tests/unit/provider tests/unit/runnote tests/unit/testing \
-	tests/integration/account tests/integration/airflow tests/integration/cli tests/integration/fleetview
+	tests/integration/preflight tests/integration/airflow tests/integration/cli tests/integration/fleetview
 # The package check's clean virtualenv (the wheel under MWAA 3.0.6's constraints) and its Airflow home.
 PACKAGE_VENV ?= $(CURDIR)/build/package-venv
 PACKAGE_AIRFLOW_HOME ?= $(CURDIR)/build/package-home

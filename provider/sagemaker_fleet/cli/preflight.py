@@ -20,8 +20,8 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.account.findings import Finding, exit_code, tally
-from sagemaker_fleet.account.preflight import AccountClients, preflight
+from sagemaker_fleet.preflight.findings import Finding, exit_code, tally
+from sagemaker_fleet.preflight.checks import AccountClients, preflight
 from sagemaker_fleet.cli.argtypes import endpoint_url
 from sagemaker_fleet.cli.inputs import INPUT_ERRORS, load_spec, refused
 from sagemaker_fleet.fleetspec.names import today_run_key

@@ -1,6 +1,6 @@
 """SageMaker's training quotas in Service Quotas (ServiceCode ``sagemaker``): their names, and the account's quotas
 per instance type read from a ListServiceQuotas listing (pure: the listing itself is made by
-``sagemaker_fleet.account.quotas``; the simulator answers with these same names).
+``sagemaker_fleet.preflight.quotas``; the simulator answers with these same names).
 
 Three quotas per instance type bound a fleet (docs/aws.md, quotas to request), each one field of
 :class:`~sagemaker_fleet.fleetspec.model.InstanceQuota`:

@@ -66,7 +66,7 @@ class PlanFleetOperator(FleetAwsOperator):
         when the fleet cannot do what was asked, why the run was refused (the task then fails without retries).
     :param use_history: plan with the durations of the latest earlier report under ``{output}/reports/``.
     :param account_quotas: read the account's quotas from Service Quotas and plan within the lower of them and the
-        spec's (the spec's alone when it has none): :mod:`sagemaker_fleet.account.effective`. Unreadable (no
+        spec's (the spec's alone when it has none): :mod:`sagemaker_fleet.preflight.effective`. Unreadable (no
         ``servicequotas:ListServiceQuotas``, say): the spec's, with a warning.
     :param api_conn_id: the connection to the api-server that the note is written through
         (:mod:`sagemaker_fleet.operators.run_note`).
@@ -148,8 +148,8 @@ class PlanFleetOperator(FleetAwsOperator):
         jobs of the account keep to (:attr:`FleetPlan.account_quotas`)."""
         from airflow.providers.amazon.aws.hooks.base_aws import AwsBaseHook
 
-        from sagemaker_fleet.account.effective import effective_quotas
-        from sagemaker_fleet.account.quotas import read_account_quotas
+        from sagemaker_fleet.preflight.effective import effective_quotas
+        from sagemaker_fleet.preflight.quotas import read_account_quotas
 
         try:
             hook = AwsBaseHook(

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import sagemaker_fleet.cli.preflight as preflight_cli
-from sagemaker_fleet.account.findings import Finding
+from sagemaker_fleet.preflight.findings import Finding
 from sagemaker_fleet.cli.main import main
 
 SMALL = str(Path(__file__).resolve().parents[3] / "dags" / "fleets" / "small.yaml")

@@ -62,15 +62,15 @@ WRONG_ARROWS = [
     # the pure core imports no Airflow
     ("dispatch/book.py", "import airflow", "pure core"),
     ("cost/totals.py", "import boto3", "pure core"),
-    # the account checks run from the command line: no Airflow (a lazy import counts too), no simulator
-    ("account/targets.py", "def _f():\n    import airflow", "account checks"),
+    # the preflight checks run from the command line: no Airflow (a lazy import counts too), no simulator
+    ("preflight/targets.py", "def _f():\n    import airflow", "preflight checks"),
     (
-        "account/resources.py",
+        "preflight/resources.py",
         "from sagemaker_fleet.sim.config import SimConfig",
         "simulator is imported only",
     ),
-    # the account checks and the hook are siblings: neither imports the other
-    ("account/quotas.py", "from sagemaker_fleet.hooks.fleet import SageMakerFleetHook", "Layers"),
+    # the preflight checks and the hook are siblings: neither imports the other
+    ("preflight/quotas.py", "from sagemaker_fleet.hooks.fleet import SageMakerFleetHook", "Layers"),
     # the fleet spec's modules import each other in one direction only (errors.py imports render.py)
     ("fleetspec/render.py", "from sagemaker_fleet.fleetspec.errors import FleetSpecError", "import circle"),
 ]

@@ -8,12 +8,12 @@ no Airflow, the boto3 clients passed in.
 - ``targets.py``: what a spec asks of the account — roles, images, S3 locations with their cities (pure);
 - ``resources.py``: whether they exist (IAM GetRole, S3 ListObjectsV2, ECR DescribeImages);
 - ``findings.py``: one finding a line (OK, NOTE, WARNING, ERROR) and the exit code they make;
-- ``preflight.py``: every check of one spec and its plan, in order.
+- ``checks.py``: every check of one spec and its plan, in order.
 """
 
 from __future__ import annotations
 
-from sagemaker_fleet.account.findings import Finding, exit_code
-from sagemaker_fleet.account.quotas import QuotaReadError, read_account_quotas
+from sagemaker_fleet.preflight.findings import Finding, exit_code
+from sagemaker_fleet.preflight.quotas import QuotaReadError, read_account_quotas
 
 __all__ = ["Finding", "QuotaReadError", "exit_code", "read_account_quotas"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sagemaker_fleet.account.findings import Finding, exit_code, tally
+from sagemaker_fleet.preflight.findings import Finding, exit_code, tally
 
 
 def test_a_line_names_level_subject_and_text() -> None:

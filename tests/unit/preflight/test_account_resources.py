@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.account.resources import (
+from sagemaker_fleet.preflight.resources import (
     data_findings,
     image_findings,
     output_findings,

@@ -11,17 +11,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.account.findings import Finding
-from sagemaker_fleet.account.quota_checks import quota_findings
-from sagemaker_fleet.account.quotas import QuotaReadError, read_account_quotas
-from sagemaker_fleet.account.resources import (
+from sagemaker_fleet.preflight.findings import Finding
+from sagemaker_fleet.preflight.quota_checks import quota_findings
+from sagemaker_fleet.preflight.quotas import QuotaReadError, read_account_quotas
+from sagemaker_fleet.preflight.resources import (
     board_findings,
     data_findings,
     image_findings,
     output_findings,
     role_findings,
 )
-from sagemaker_fleet.account.targets import cities_by
+from sagemaker_fleet.preflight.targets import cities_by
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from sagemaker_fleet.account.effective import effective_quotas
+from sagemaker_fleet.preflight.effective import effective_quotas
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.fleetspec.model import InstanceQuota
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.account.findings import Finding
+from sagemaker_fleet.preflight.findings import Finding
 from sagemaker_fleet.fleetspec.render import some_names
 from sagemaker_fleet.jobs.service_quotas import QuotaKind, quota_name
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.account.quotas import PAGE_SIZE, QuotaReadError, read_account_quotas
+from sagemaker_fleet.preflight.quotas import PAGE_SIZE, QuotaReadError, read_account_quotas
 from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.jobs.paging import ListingError
 

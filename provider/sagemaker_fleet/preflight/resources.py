@@ -23,8 +23,8 @@ from urllib.parse import unquote
 
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.account.findings import Finding
-from sagemaker_fleet.account.targets import role_name
+from sagemaker_fleet.preflight.findings import Finding
+from sagemaker_fleet.preflight.targets import role_name
 from sagemaker_fleet.fleetspec.ecr import ecr_image
 from sagemaker_fleet.fleetspec.names import split_s3_uri
 from sagemaker_fleet.fleetspec.render import some_names
