@@ -56,7 +56,8 @@ class FleetTrainingOperator(FleetAwsOperator):
         starts at its turn in its warm-pool group, with the plan's keep-alive.
     :param force_retrain: submit a new job even when the city's job of this run already completed (once per
         run).
-    :param carry_pools: the DAG keeps its pools for the next scheduled run (``build_fleet_dag(carry_pools=True)``):
+    :param carry_pools: the DAG keeps its pools for the next scheduled run
+        (``build_fleet_dag(dispatch=DispatchConfig(carry_pools=True))``):
         the run's poller then ends none of them early; ``release_pools`` decides at the run's end.
     :param deferrable: wait in the triggerer (default) instead of holding a worker slot; a synchronous wait does
         not read the plan, so the city starts at once.
