@@ -170,9 +170,9 @@ def main() -> None:  # noqa: C901 - a linear script
             STOCK_DAG.replace("CONFIGS_LIMITS", repr(limits)).replace("CHECK_INTERVAL", repr(interval))
         )
         (dags / "ours_dag.py").write_text(
-            '"""airflow dag: ours."""\nfrom sagemaker_fleet.dags import build_fleet_dag\n'
-            f"dag = build_fleet_dag({str(dags / 'bench.yaml')!r}, dag_id='ours', poll_interval={interval!r}, "
-            "capacity_retry_seconds=3.0)\n"
+            '"""airflow dag: ours."""\nfrom sagemaker_fleet.dags import DispatchConfig, build_fleet_dag\n'
+            f"dag = build_fleet_dag({str(dags / 'bench.yaml')!r}, dag_id='ours', "
+            f"dispatch=DispatchConfig(poll_interval={interval!r}, capacity_retry_seconds=3.0))\n"
         )
         config = SimConfig(
             seed=7,

@@ -147,9 +147,9 @@ def main() -> None:  # noqa: C901 - a linear script
         spec = load_fleet_spec(path)
         args.cities = len(spec.cities)
         (dags / "load_dag.py").write_text(
-            '"""airflow dag: the load fleet."""\nfrom sagemaker_fleet.dags import build_fleet_dag\n'
-            f"dag = build_fleet_dag({str(path)!r}, dag_id='load', poll_interval={args.poll!r}, "
-            "capacity_retry_seconds=3.0)\n"
+            '"""airflow dag: the load fleet."""\nfrom sagemaker_fleet.dags import DispatchConfig, build_fleet_dag\n'
+            f"dag = build_fleet_dag({str(path)!r}, dag_id='load', "
+            f"dispatch=DispatchConfig(poll_interval={args.poll!r}, capacity_retry_seconds=3.0))\n"
         )
         config = engine_config(
             spec,

@@ -108,9 +108,9 @@ def run_size(cities: int, args: argparse.Namespace, folder: Path) -> dict[str, A
     path = fleet_file(dags, cities, args.width, args.seed)
     spec = load_fleet_spec(path)
     (dags / "scale_dag.py").write_text(
-        '"""airflow dag: the scale fleet."""\nfrom sagemaker_fleet.dags import build_fleet_dag\n'
-        f"dag = build_fleet_dag({str(path)!r}, dag_id='scale', poll_interval={args.poll!r}, "
-        "capacity_retry_seconds=3.0)\n"
+        '"""airflow dag: the scale fleet."""\nfrom sagemaker_fleet.dags import DispatchConfig, build_fleet_dag\n'
+        f"dag = build_fleet_dag({str(path)!r}, dag_id='scale', "
+        f"dispatch=DispatchConfig(poll_interval={args.poll!r}, capacity_retry_seconds=3.0))\n"
     )
     config = engine_config(spec, SimulateOptions(seed=args.seed))
     broker = f"redis://127.0.0.1:6379/{9 + os.getpid() % 6}" if args.executor == "CeleryExecutor" else None

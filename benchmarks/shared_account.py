@@ -134,9 +134,9 @@ def run_scenario(scenario: str, args: argparse.Namespace) -> dict[str, Any]:  # 
                 [(f"{name}_manual", True)] if scenario == "manual" else []
             ):
                 (dags / f"{dag_id}_dag.py").write_text(
-                    f'"""airflow dag: fleet {name}."""\nfrom sagemaker_fleet.dags import build_fleet_dag\n'
-                    f"dag = build_fleet_dag({str(path)!r}, dag_id={dag_id!r}, poll_interval={args.poll!r}, "
-                    f"capacity_retry_seconds=3.0, manual={manual!r})\n"
+                    f'"""airflow dag: fleet {name}."""\nfrom sagemaker_fleet.dags import DispatchConfig, build_fleet_dag\n'
+                    f"dag = build_fleet_dag({str(path)!r}, dag_id={dag_id!r}, manual={manual!r}, "
+                    f"dispatch=DispatchConfig(poll_interval={args.poll!r}, capacity_retry_seconds=3.0))\n"
                 )
                 dag_ids.append(dag_id)
         first = specs[fleets[0][0]]

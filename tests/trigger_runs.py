@@ -3,9 +3,33 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+from pathlib import Path
 from typing import Any
 
+from sagemaker_fleet.triggers.defaults import CITY_TRIGGER_GROUPS
 from sagemaker_fleet.triggers.poller import FleetPoller
+
+
+def city_trigger(spec_path: Path | str, city: str, **fields: Any) -> Any:
+    """A ``FleetCityTrigger`` for ``city``, each of ``fields`` (``run_key=``, ``plan_task_id=``, ``poll_interval=``,
+    …) put into its settings group by name; the AWS connection's are passed as they are."""
+    from sagemaker_fleet.triggers.city import FleetCityTrigger
+
+    groups: dict[str, dict[str, Any]] = {name: {} for name in CITY_TRIGGER_GROUPS}
+    owner = {f.name: name for name, group in CITY_TRIGGER_GROUPS.items() for f in dataclasses.fields(group)}
+    connection = {}
+    for key, value in fields.items():
+        if key in owner:
+            groups[owner[key]][key] = value
+        else:
+            connection[key] = value
+    return FleetCityTrigger(
+        spec_path=str(spec_path),
+        city=city,
+        **{name: CITY_TRIGGER_GROUPS[name](**values) for name, values in groups.items()},
+        **connection,
+    )
 
 
 def run_triggers(triggers: list[Any], timeout: float = 180.0) -> list:

@@ -32,8 +32,8 @@ from sagemaker_fleet.contract import NOTIFY_TASK_ID as NOTIFY_TASK_ID  # documen
 from sagemaker_fleet.contract import OUTCOME_TASK_ID as OUTCOME_TASK_ID  # documented here
 from sagemaker_fleet.contract import PLAN_TASK_ID as PLAN_TASK_ID  # documented here
 from sagemaker_fleet.contract import RELEASE_TASK_ID as RELEASE_TASK_ID  # documented here
+from sagemaker_fleet.dags.config import MOVED_KEYWORDS, ConnectionConfig, DispatchConfig, ReportConfig
 from sagemaker_fleet.operators.cities import FleetCitiesOperator, chunks_for
-from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID
 from sagemaker_fleet.operators.training import FleetTrainingOperator
 
 if TYPE_CHECKING:
@@ -53,51 +53,43 @@ def build_fleet_dag(
     manual: bool = False,
     tags: Sequence[str] = (),
     default_args: dict[str, Any] | None = None,
-    poll_interval: float | None = None,
-    capacity_retry_seconds: float | None = None,
-    report_dir: str | None = None,
-    aws_conn_id: str = "aws_default",
-    api_conn_id: str | None = DEFAULT_API_CONN_ID,
-    carry_pools: bool = False,
-    on_success: Sequence[Any] = (),
-    on_failure: Sequence[Any] = (),
-    notice: str | None = None,
+    connections: ConnectionConfig | None = None,
+    dispatch: DispatchConfig | None = None,
+    report: ReportConfig | None = None,
     **dag_kwargs: Any,
 ) -> DAG:
     """A DAG that trains every city of the fleet at ``spec_path`` in pool-aware order and reports the cost.
 
+    :param dag_id, schedule, start_date, tags, default_args: the DAG's (``dag_id`` default ``fleet_{fleet}``; the
+        tags ``sagemaker-fleet`` and the fleet's name are added; ``default_args`` are merged over
+        :data:`DEFAULT_ARGS`); ``**dag_kwargs``: passed on to Airflow's ``DAG``.
     :param manual: add the trigger form (cities, spot, instance type, dry run); the run-time plan of the chosen
         variant decides the order and widths.
-    :param poll_interval: seconds between status sweeps of the run's jobs (default 30, or
-        ``AIRFLOW__SAGEMAKER_FLEET__POLL_INTERVAL``; at most 10 s while a city waits for its turn); with a sped-up
-        simulator use a few seconds.
-    :param capacity_retry_seconds: base back-off on ResourceLimitExceeded (default 60, or
-        ``AIRFLOW__SAGEMAKER_FLEET__CAPACITY_RETRY_SECONDS``).
-    :param report_dir: where the cost report task writes its files (default: a temporary folder, or
-        ``AIRFLOW__SAGEMAKER_FLEET__REPORT_DIR``); they are uploaded to S3 either way.
-    :param api_conn_id: with ``manual``, the connection to Airflow's api-server that the plan task writes the
-        run's note through (default ``airflow_api``; without it, Airflow's own address and no credentials).
-    :param carry_pools: at the run's end keep the idle warm pools that will still be alive when the next
-        scheduled run starts (its first jobs then start warm); by default every pool of the run is ended as soon
-        as no city of its group is left to take it over (the group's last jobs end without a pool).
-    :param on_success: Airflow notifiers (``BaseNotifier``: the SMTP or Slack provider's, your own) that a last
-        ``notify`` task calls with the run's summary when every city trained; ``on_failure``: when one did not.
-        Their templates can use ``{{ fleet_summary.<field> }}`` and ``{{ fleet_message }}``.
-    :param notice: the Jinja template of ``fleet_message`` (default
-        :data:`sagemaker_fleet.operators.notify.DEFAULT_MESSAGE`).
+    :param connections: the AWS and api-server connections (:class:`~sagemaker_fleet.dags.config.ConnectionConfig`).
+    :param dispatch: the poll interval, the capacity back-off and whether the run's idle warm pools are carried to
+        the next run (:class:`~sagemaker_fleet.dags.config.DispatchConfig`).
+    :param report: the cost report's folder and the run's notice and notifiers
+        (:class:`~sagemaker_fleet.dags.config.ReportConfig`).
     """
+    moved = sorted(set(dag_kwargs) & set(MOVED_KEYWORDS))
+    if moved:  # the keywords of before the groups: say where each went, not DAG's "unexpected keyword"
+        raise TypeError(
+            "build_fleet_dag: "
+            + "; ".join(f"give {name} as {MOVED_KEYWORDS[name]}({name}=...)" for name in moved)
+            + " (from sagemaker_fleet.dags)"
+        )
     spec_path = str(spec_path)
-    poll_interval = poll_interval or settings.get_float("poll_interval")
-    capacity_retry_seconds = capacity_retry_seconds or settings.get_float("capacity_retry_seconds")
+    connections = connections or ConnectionConfig()
+    dispatch = (dispatch or DispatchConfig()).resolved()
     default_args = {**DEFAULT_ARGS, **(default_args or {})}
     city_task = {
         "spec_path": spec_path,
         "plan_task_id": PLAN_TASK_ID,
         "use_params": manual,
-        "poll_interval": poll_interval,
-        "capacity_retry_seconds": capacity_retry_seconds,
-        "aws_conn_id": aws_conn_id,
-        "carry_pools": carry_pools,
+        "poll_interval": dispatch.poll_interval,
+        "capacity_retry_seconds": dispatch.capacity_retry_seconds,
+        "aws_conn_id": connections.aws_conn_id,
+        "carry_pools": dispatch.carry_pools,
         "map_index_template": CITY_MAP_INDEX_TEMPLATE,
     }
     parsing = get_parsing_context()
@@ -111,23 +103,16 @@ def build_fleet_dag(
 
     # a spec whose job: template botocore's model refuses makes no DAG: nothing of it can launch
     spec = load_fleet_spec_cached(spec_path, BOTOCORE_MODEL)
+    dag_args = {
+        "dag_id": dag_id or f"fleet_{spec.fleet.replace('-', '_')}",
+        "schedule": schedule,
+        "start_date": start_date or dt.datetime(2026, 1, 1, tzinfo=dt.UTC),
+        "tags": [*tags, FLEET_DAG_TAG, spec.fleet],
+        "default_args": default_args,
+        **dag_kwargs,
+    }
     return _fleet_dag(
-        spec,
-        spec_path,
-        dag_id,
-        schedule,
-        start_date,
-        manual,
-        tags,
-        default_args,
-        city_task,
-        report_dir,
-        api_conn_id,
-        carry_pools,
-        on_success,
-        on_failure,
-        notice,
-        dag_kwargs,
+        spec, spec_path, manual, dag_args, city_task, connections, dispatch, report or ReportConfig()
     )
 
 
@@ -163,23 +148,15 @@ def _city_task_dag(
     return dag
 
 
-def _fleet_dag(  # noqa: PLR0913 - the factory's own arguments, passed on
+def _fleet_dag(
     spec: FleetSpec,
     spec_path: str,
-    dag_id: str | None,
-    schedule: Any,
-    start_date: dt.datetime | None,
     manual: bool,
-    tags: Sequence[str],
-    default_args: dict[str, Any],
+    dag_args: dict[str, Any],
     city_task: dict[str, Any],
-    report_dir: str | None,
-    api_conn_id: str | None,
-    carry_pools: bool,
-    on_success: Sequence[Any],
-    on_failure: Sequence[Any],
-    notice: str | None,
-    dag_kwargs: dict[str, Any],
+    connections: ConnectionConfig,
+    dispatch: DispatchConfig,
+    report_config: ReportConfig,
 ) -> DAG:
     from sagemaker_fleet.dags.form import manual_params
     from sagemaker_fleet.fleetspec.names import reports_s3_prefix
@@ -189,36 +166,30 @@ def _fleet_dag(  # noqa: PLR0913 - the factory's own arguments, passed on
     from sagemaker_fleet.operators.release import FleetPoolReleaseOperator
     from sagemaker_fleet.operators.report import FleetCostReportOperator
 
-    report_dir = report_dir or settings.get("report_dir")
+    report_dir = report_config.report_dir or settings.get("report_dir")
     report_asset = Asset(name=f"{spec.fleet}-reports", uri=reports_s3_prefix(spec.output_s3_uri))
     # the training tasks end in the triggerer, where Airflow registers no asset event for a task's outlets: the
     # report, on a worker after every city, emits the models asset's event (through an alias: only when a city
     # trained), with the cities and their model artifacts in its extra
     models_alias = AssetAlias(name=models_alias_name(spec.fleet))
     chunks = chunks_for(len(spec.cities))
-    if "max_active_tasks" not in dag_kwargs:
-        # a deferred city counts as an active task: with Airflow's default of 16 the 17th city would not start
-        # before the first one ended, and no warm pool could be handed over
-        dag_kwargs["max_active_tasks"] = len(spec.cities) + 2
+    # a deferred city counts as an active task: with Airflow's default of 16 the 17th city would not start before
+    # the first one ended, and no warm pool could be handed over
+    dag_args.setdefault("max_active_tasks", len(spec.cities) + 2)
     with DAG(
-        dag_id=dag_id or f"fleet_{spec.fleet.replace('-', '_')}",
-        schedule=schedule,
-        start_date=start_date or dt.datetime(2026, 1, 1, tzinfo=dt.UTC),
         catchup=False,
         max_active_runs=1,
-        tags=[*tags, FLEET_DAG_TAG, spec.fleet],
-        default_args=default_args,
         params=manual_params(spec) if manual else None,
         doc_md=f"Trains the {len(spec.cities)} cities of fleet `{spec.fleet}` ({spec_path}).",
-        **dag_kwargs,
+        **dag_args,
     ) as dag:
         plan = PlanFleetOperator(
             task_id=PLAN_TASK_ID,
             spec_path=spec_path,
             chunks=chunks,
             use_params=manual,
-            aws_conn_id=city_task["aws_conn_id"],
-            api_conn_id=api_conn_id,
+            aws_conn_id=connections.aws_conn_id,
+            api_conn_id=connections.api_conn_id,
         )
         # one mapped task per thousand cities, each over its part of the plan's start order: map index i is the
         # i-th city to start, and Airflow queues mapped instances by map index, so the first wave defers first
@@ -237,16 +208,16 @@ def _fleet_dag(  # noqa: PLR0913 - the factory's own arguments, passed on
             task_id=RELEASE_TASK_ID,
             spec_path=spec_path,
             trigger_rule="all_done",
-            carry_pools=carry_pools,
+            carry_pools=dispatch.carry_pools,
             use_params=manual,
-            aws_conn_id=city_task["aws_conn_id"],
+            aws_conn_id=connections.aws_conn_id,
         )
         report = FleetCostReportOperator(
             task_id=REPORT_TASK_ID,
             spec_path=spec_path,
             trigger_rule="all_done",
             use_params=manual,
-            aws_conn_id=city_task["aws_conn_id"],
+            aws_conn_id=connections.aws_conn_id,
             outlets=[report_asset, models_alias],
             out_dir=report_dir,
             plan_task_id=PLAN_TASK_ID,
@@ -257,15 +228,15 @@ def _fleet_dag(  # noqa: PLR0913 - the factory's own arguments, passed on
         plan >> sources[1:]
         plan >> trains >> release >> report
         trains >> outcome
-        if on_success or on_failure:
+        if report_config.on_success or report_config.on_failure:
             notify = FleetNotifyOperator(
                 task_id=NOTIFY_TASK_ID,
                 spec_path=spec_path,
                 chunks=chunks,
                 plan_task_id=PLAN_TASK_ID,
-                on_success=on_success,
-                on_failure=on_failure,
-                **({"message": notice} if notice else {}),
+                on_success=report_config.on_success,
+                on_failure=report_config.on_failure,
+                **({"message": report_config.notice} if report_config.notice else {}),
             )
             # after the report (its totals), beside the outcome: Airflow takes the run's state from its last
             # tasks, so the outcome must stay one of them; the notice reads the cities' states itself

@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.compat import AirflowException, AirflowSkipException
-from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, PLAN_XCOM_KEY, POLL_INTERVAL, task_try_id
+from sagemaker_fleet.contract import PLAN_XCOM_KEY, task_try_id
 from sagemaker_fleet.fleetspec.names import context_run_key
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.observability.lineage import lineage_ids
 from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
 from sagemaker_fleet.triggers.defaults import (
-    CAPACITY_TIMEOUT_SECONDS,
     CITY_TRIGGER_CLASSPATH,
-    CITY_TRIGGER_DEFAULTS,
+    CityOptions,
+    CityTiming,
+    TaskTry,
     TriggerHandle,
     aws_connection,
+    city_trigger_kwargs,
 )
 
 if TYPE_CHECKING:
@@ -28,21 +31,9 @@ if TYPE_CHECKING:
 
 __all__ = ["FleetTrainingOperator", "context_run_key"]
 
-#: The operator's arguments that its trigger takes as they are (the run's own come from the task's context).
-FORWARDED = (
-    "spec_path",
-    "city",
-    "run_key",
-    "use_params",
-    "plan_task_id",
-    "keep_alive_seconds",
-    "force_retrain",
-    "carry_pools",
-    "poll_interval",
-    "capacity_retry_seconds",
-    "capacity_timeout_seconds",
-)
-TRIGGER_DEFAULTS = CITY_TRIGGER_DEFAULTS
+#: The trigger's defaults, which are the operator's (:mod:`sagemaker_fleet.triggers.defaults`).
+_OPTIONS = CityOptions()
+_TIMING = CityTiming()
 
 
 class FleetTrainingOperator(FleetAwsOperator):
@@ -65,7 +56,8 @@ class FleetTrainingOperator(FleetAwsOperator):
         starts at its turn in its warm-pool group, with the plan's keep-alive.
     :param force_retrain: submit a new job even when the city's job of this run already completed (once per
         run).
-    :param carry_pools: the DAG keeps its pools for the next scheduled run (``build_fleet_dag(carry_pools=True)``):
+    :param carry_pools: the DAG keeps its pools for the next scheduled run
+        (``build_fleet_dag(dispatch=DispatchConfig(carry_pools=True))``):
         the run's poller then ends none of them early; ``release_pools`` decides at the run's end.
     :param deferrable: wait in the triggerer (default) instead of holding a worker slot; a synchronous wait does
         not read the plan, so the city starts at once.
@@ -91,15 +83,15 @@ class FleetTrainingOperator(FleetAwsOperator):
         spec_path: str,
         city: str,
         run_key: str | None = None,
-        keep_alive_seconds: int | str = 0,
-        plan_task_id: str | None = None,
-        force_retrain: bool = False,
-        carry_pools: bool = False,
+        keep_alive_seconds: int | str = _OPTIONS.keep_alive_seconds,
+        plan_task_id: str | None = _OPTIONS.plan_task_id,
+        force_retrain: bool = _OPTIONS.force_retrain,
+        carry_pools: bool = _OPTIONS.carry_pools,
         deferrable: bool = True,
-        poll_interval: float = POLL_INTERVAL,
-        capacity_retry_seconds: float = CAPACITY_RETRY_SECONDS,
-        capacity_timeout_seconds: float = CAPACITY_TIMEOUT_SECONDS,
-        use_params: bool = False,
+        poll_interval: float = _TIMING.poll_interval,
+        capacity_retry_seconds: float = _TIMING.capacity_retry_seconds,
+        capacity_timeout_seconds: float = _TIMING.capacity_timeout_seconds,
+        use_params: bool = _OPTIONS.use_params,
         aws_conn_id: str | None = "aws_default",
         region_name: str | None = None,
         verify: bool | str | None = None,
@@ -128,10 +120,26 @@ class FleetTrainingOperator(FleetAwsOperator):
         #: The trigger's outcome when the task ends here (:meth:`execute_complete`), for the lineage listener.
         self._outcome: dict[str, Any] | None = None
 
-    def _trigger_kwargs(self, **run: Any) -> dict[str, Any]:
-        """The trigger's kwargs, leaving out those at the trigger's defaults (the trigger row stays small)."""
-        kwargs = {**{name: getattr(self, name) for name in FORWARDED}, **aws_connection(self), **run}
-        return {k: v for k, v in kwargs.items() if k in ("spec_path", "city") or v != TRIGGER_DEFAULTS.get(k)}
+    def _trigger_kwargs(self, task_try: TaskTry) -> dict[str, Any]:
+        """The trigger's row: this task's settings and ``task_try`` (:func:`city_trigger_kwargs`)."""
+        return city_trigger_kwargs(
+            self.spec_path,
+            self.city,
+            task_try=task_try,
+            options=CityOptions(
+                use_params=self.use_params,
+                plan_task_id=self.plan_task_id,
+                keep_alive_seconds=self.keep_alive_seconds,
+                force_retrain=self.force_retrain,
+                carry_pools=self.carry_pools,
+            ),
+            timing=CityTiming(
+                poll_interval=self.poll_interval,
+                capacity_retry_seconds=self.capacity_retry_seconds,
+                capacity_timeout_seconds=self.capacity_timeout_seconds,
+            ),
+            connection=aws_connection(self),
+        )
 
     # ------------------------------------------------------------------------------------------ on a worker
 
@@ -141,7 +149,7 @@ class FleetTrainingOperator(FleetAwsOperator):
         ti = context["ti"]
         params = context.get("params")
         inline = _under_dag_test()
-        kwargs = self._trigger_kwargs(
+        task_try = TaskTry(
             run_key=self.run_key or context_run_key(context),
             params=dict(params) if params is not None and self.use_params else None,
             try_id=task_try_id(ti.run_id, ti.try_number),
@@ -154,6 +162,7 @@ class FleetTrainingOperator(FleetAwsOperator):
             # OpenLineage on: the trigger that ends the task closes the lineage run the listener opened here
             lineage=lineage_ids(context, self) if self.deferrable and not inline else None,
         )
+        kwargs = self._trigger_kwargs(task_try)
         if self.deferrable and not inline:  # the triggerer imports the trigger; this process need not
             self.defer(trigger=TriggerHandle(CITY_TRIGGER_CLASSPATH, kwargs), method_name="execute_complete")
         from sagemaker_fleet.triggers.city import FleetCityTrigger
@@ -161,7 +170,8 @@ class FleetTrainingOperator(FleetAwsOperator):
         trigger = FleetCityTrigger(**kwargs)
         if self.deferrable:  # dag.test() runs this very object in line
             self.defer(trigger=trigger, method_name="execute_complete")
-        trigger.plan_task_id = None  # a synchronous wait cannot read the plan: start at once
+        # a synchronous wait cannot read the plan: start at once
+        trigger.options = dataclasses.replace(trigger.options, plan_task_id=None)
         return self.execute_complete(context, asyncio.run(_first_event(trigger)))
 
     def _plan(self, context: Context) -> Any:

@@ -31,7 +31,7 @@ from airflow.triggers.base import (
     TriggerEvent,
 )
 
-from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, PLAN_XCOM_KEY, POLL_INTERVAL
+from sagemaker_fleet.contract import PLAN_XCOM_KEY
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
@@ -47,7 +47,14 @@ from sagemaker_fleet.observability.stats import RunSignals, send
 from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
 from sagemaker_fleet.triggers.city_io import PollerCityIO
-from sagemaker_fleet.triggers.defaults import CAPACITY_TIMEOUT_SECONDS
+from sagemaker_fleet.triggers.defaults import (
+    AWS_CONNECTION_FIELDS,
+    CityOptions,
+    CityTiming,
+    TaskTry,
+    city_trigger_kwargs,
+    grouped_city_kwargs,
+)
 from sagemaker_fleet.triggers.errors import TriggerContextError, UnfitPlanError, retry_cannot_help
 from sagemaker_fleet.triggers.offloop import off_loop
 
@@ -127,22 +134,16 @@ class FleetCityTrigger(RunPollerTrigger):
 
     :param spec_path: the fleet YAML.
     :param city: the city to train.
-    :param run_key, params, try_id, dag_id, run_id: the run, as the operator took it from its task's context.
-    :param use_params: apply the run's params (cities, spot, instance_type, dry_run).
-    :param plan_task_id: the task whose ``plan`` XCom orders the run; without it the city starts at once.
-    :param keep_alive_seconds: keep-alive when there is no plan (the plan's turn decides otherwise).
-    :param force_retrain: train again even when the city's job of this run completed (once per run: a
-        retry or a clear of the task attaches to the forced job).
-    :param end_from_trigger: end the task from here (the operator's default: no second worker start).
-    :param carry_pools: the run's pools are kept for the next run: its poller ends none early.
-    :param one_at_a_time: the run's task instances run one after the other, in an order of their own
-        (``airflow dags test``): the city starts at once instead of waiting for its turn (no city before it in the
-        plan could start meanwhile), and SIGTERM stops the test (:func:`stop_on_sigterm`).
-    :param plan: the run's plan (the plan task's ``plan`` XCom) when the operator read it already: under
-        ``dag.test()`` on Airflow 3.0 a trigger that runs in line cannot read XComs.
-    :param lineage: the OpenLineage ids of the task's try (:func:`sagemaker_fleet.observability.lineage.lineage_ids`,
-        given by the worker when OpenLineage is on): the trigger that ends the task closes its lineage run.
+    :param task_try: the run and task try, as the operator took them from its task's context, and how the try
+        started (:class:`~sagemaker_fleet.triggers.defaults.TaskTry`).
+    :param options: how the city takes its turn and its pool, the training task's settings
+        (:class:`~sagemaker_fleet.triggers.defaults.CityOptions`).
+    :param timing: the city's clocks (:class:`~sagemaker_fleet.triggers.defaults.CityTiming`).
     :param aws_conn_id, region_name, verify, botocore_config: the AWS connection (:class:`FleetAwsTrigger`).
+
+    Each group is given as itself or as its row's dict (the fields that differ from its defaults), which is how
+    :meth:`serialize` stores it and the triggerer passes it back. A row written before the groups (the same fields,
+    flat) is still read.
     """
 
     def __init__(
@@ -150,81 +151,71 @@ class FleetCityTrigger(RunPollerTrigger):
         *,
         spec_path: str,
         city: str,
-        run_key: str | None = None,
-        params: dict[str, Any] | None = None,
-        try_id: str | None = None,
-        dag_id: str | None = None,
-        run_id: str | None = None,
-        use_params: bool = False,
-        plan_task_id: str | None = None,
-        keep_alive_seconds: int | str = 0,
-        force_retrain: bool = False,
-        end_from_trigger: bool = True,
-        carry_pools: bool = False,
-        one_at_a_time: bool = False,
-        plan: dict[str, Any] | None = None,
-        lineage: dict[str, Any] | None = None,
-        poll_interval: float = POLL_INTERVAL,
-        capacity_retry_seconds: float = CAPACITY_RETRY_SECONDS,
-        capacity_timeout_seconds: float = CAPACITY_TIMEOUT_SECONDS,
+        task_try: TaskTry | Mapping[str, Any] | None = None,
+        options: CityOptions | Mapping[str, Any] | None = None,
+        timing: CityTiming | Mapping[str, Any] | None = None,
         **connection: Any,
     ) -> None:
-        super().__init__(**connection)
+        # a row written before the groups (a city deferred before an upgrade of the provider) has their fields flat
+        flat = {name: connection.pop(name) for name in list(connection) if name not in AWS_CONNECTION_FIELDS}
+        given = grouped_city_kwargs({"task_try": task_try, "options": options, "timing": timing, **flat})
+        self.task_try = TaskTry.of(given.pop("task_try"))
+        self.options = CityOptions.of(given.pop("options"))
+        self.timing = CityTiming.of(given.pop("timing"))
+        super().__init__(**connection, **given)  # anything else left: the base refuses it
         self.spec_path = spec_path
         self.city = city
-        self.run_key = run_key
-        self.params = params
-        self.try_id = try_id
-        self.dag_id = dag_id
-        self.run_id = run_id
-        self.use_params = use_params
-        self.plan_task_id = plan_task_id
-        self.keep_alive_seconds = keep_alive_seconds
-        self.force_retrain = force_retrain
-        self.end_from_trigger = end_from_trigger
-        self.carry_pools = carry_pools
-        self.one_at_a_time = one_at_a_time
-        self.plan = plan
-        self.lineage = lineage
-        self.poll_interval = float(poll_interval)
-        self.capacity_retry_seconds = float(capacity_retry_seconds)
-        self.capacity_timeout_seconds = float(capacity_timeout_seconds)
         #: The city's run once it has begun (its state: submissions so far, the job it waits on).
         self.city_run: CityRun | None = None
         #: The run's metrics in this triggerer (shared through the run's poller).
         self.signals: RunSignals | None = None
 
+    def serialize(self) -> tuple[str, dict[str, Any]]:
+        return f"{type(self).__module__}.{type(self).__qualname__}", city_trigger_kwargs(
+            self.spec_path,
+            self.city,
+            task_try=self.task_try,
+            options=self.options,
+            timing=self.timing,
+            connection=self.aws_kwargs(),
+        )
+
     # ------------------------------------------------------------------------------------------ set-up
 
     def _run_info(self) -> RunInfo:
-        if not self.run_key:
+        run = self.task_try
+        if not run.run_key:
             raise TriggerContextError(
                 f"{self.city}: no run_key given (the operator takes it from its task's context)"
             )
-        return RunInfo(self.run_key, self.params, self.try_id, self.dag_id, self.run_id)
+        return RunInfo(run.run_key, run.params, run.try_id, run.dag_id, run.run_id)
 
     async def _plan_json(self, run: RunInfo) -> Any:
         """The plan task's ``plan`` XCom, read through the triggerer's API connection, off the event loop
         (:func:`~sagemaker_fleet.triggers.offloop.off_loop`: a plain thread's read killed Airflow 3.0's runner)."""
         from airflow.sdk.execution_time.xcom import XCom
 
-        if self.plan is not None:
-            return self.plan
-        if not (self.plan_task_id and run.dag_id and run.run_id):
+        if self.task_try.plan is not None:
+            return self.task_try.plan
+        if not (self.options.plan_task_id and run.dag_id and run.run_id):
             raise UnfitPlanError(f"{self.city}: the plan's task, DAG and run must be known to read the plan")
         return await off_loop(
-            XCom.get_one, key=PLAN_XCOM_KEY, dag_id=run.dag_id, task_id=self.plan_task_id, run_id=run.run_id
+            XCom.get_one,
+            key=PLAN_XCOM_KEY,
+            dag_id=run.dag_id,
+            task_id=self.options.plan_task_id,
+            run_id=run.run_id,
         )
 
     async def _load_tracker(self, spec: FleetSpec, run: RunInfo) -> RunTracker:
         names = run_job_names(spec, run.run_key)
-        if not self.plan_task_id:
+        if not self.options.plan_task_id:
             return RunTracker(DispatchBook.empty(), names)
         from sagemaker_fleet.plan import FleetPlan
 
         data = await self._plan_json(run)
         if data is None:
-            raise UnfitPlanError(f"task {self.plan_task_id} published no plan for run {run.run_id}")
+            raise UnfitPlanError(f"task {self.options.plan_task_id} published no plan for run {run.run_id}")
         try:
             plan = FleetPlan.from_json(data)
             if plan.fleet != spec.fleet:
@@ -232,13 +223,13 @@ class FleetCityTrigger(RunPollerTrigger):
             book = DispatchBook.from_plan(plan, spec)
         except (PlanFormatError, KeyError) as exc:  # KeyError: a city or group the fleet file no longer has
             raise UnfitPlanError(
-                f"the plan of task {self.plan_task_id} does not fit {self.spec_path}: {exc}; the fleet file "
+                f"the plan of task {self.options.plan_task_id} does not fit {self.spec_path}: {exc}; the fleet file "
                 "changed since the plan was made: clear the plan task to plan the run again"
             ) from exc
         self.log.info(
-            "dispatching run %s by plan %s (%d jobs)", run.run_key, self.plan_task_id, len(plan.jobs)
+            "dispatching run %s by plan %s (%d jobs)", run.run_key, self.options.plan_task_id, len(plan.jobs)
         )
-        if self.one_at_a_time:
+        if self.task_try.one_at_a_time:
             turn = book.turns.get(self.city)
             self.log.info(
                 "%s: the run's cities start one at a time in the order Airflow runs them (airflow dags test): this "
@@ -247,13 +238,15 @@ class FleetCityTrigger(RunPollerTrigger):
                 f" (planned {turn.order + 1} of {len(book.turns)}, group {turn.group})" if turn else "",
                 turn.keep_alive_seconds if turn else 0,
             )
-        return RunTracker(book, names, carry_pools=self.carry_pools, one_at_a_time=self.one_at_a_time)
+        return RunTracker(
+            book, names, carry_pools=self.options.carry_pools, one_at_a_time=self.task_try.one_at_a_time
+        )
 
     # ------------------------------------------------------------------------------------------ running
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
         try:
-            if self.one_at_a_time:
+            if self.task_try.one_at_a_time:
                 outcome = await stop_on_sigterm(self._train(), self._stopped_by_sigterm)
             else:
                 outcome = await self._train()
@@ -293,14 +286,14 @@ class FleetCityTrigger(RunPollerTrigger):
     async def _observe(self, outcome: Outcome) -> None:
         """When this trigger ends the task: the close of the task's lineage run (the worker's listener closes it
         otherwise). The city's metrics went as its jobs ended."""
-        if self.lineage and self.end_from_trigger and outcome.retry and ol.enabled():
+        if self.task_try.lineage and self.task_try.end_from_trigger and outcome.retry and ol.enabled():
             values = self._safe_lineage()
             lineage = None
             if values:
                 lineage = ol.operator_lineage(
                     values["inputs"], values["outputs"], {JOB_FACET: values["facet"]}
                 )
-            await ol.emit_city_end(self.lineage, outcome.status, lineage, outcome.message)
+            await ol.emit_city_end(self.task_try.lineage, outcome.status, lineage, outcome.message)
 
     def _lineage(self) -> dict[str, Any] | None:
         """The city's datasets and facet as JSON values (its latest job's channels in, its model artifact out once
@@ -334,7 +327,7 @@ class FleetCityTrigger(RunPollerTrigger):
     def _event(self, outcome: Outcome) -> TriggerEvent:
         # a failure no retry mends ends on a worker even from here: the task's execute_complete fails it without
         # its retries (Airflow retries a TaskFailedEvent while tries are left)
-        if not self.end_from_trigger or not outcome.retry:
+        if not self.task_try.end_from_trigger or not outcome.retry:
             return TriggerEvent(
                 {
                     "status": outcome.status,
@@ -356,13 +349,15 @@ class FleetCityTrigger(RunPollerTrigger):
     async def _train(self) -> Outcome:
         run = self._run_info()
         # read once per file version per triggerer (hundreds of cities share it)
-        this_run = load_run_spec(self.spec_path, run.params, use_params=self.use_params, cached=True)
+        this_run = load_run_spec(self.spec_path, run.params, use_params=self.options.use_params, cached=True)
         if this_run.dry_run:
             return Outcome("skipped", message="dry run: nothing launched")
         spec = this_run.spec
         if self.city not in {c.name for c in spec.cities}:
             return Outcome("skipped", message="not among this run's cities")
-        poller = self.shared_poller(run_name_contains(run.run_key), self.poll_interval, fleet=spec.fleet)
+        poller = self.shared_poller(
+            run_name_contains(run.run_key), self.timing.poll_interval, fleet=spec.fleet
+        )
         poller.sweeps.floor = run_key_floor(run.run_key)
         if poller.signals is None:
             poller.signals = RunSignals(spec.fleet, run.run_key)
@@ -376,10 +371,10 @@ class FleetCityTrigger(RunPollerTrigger):
             self.log,
             tracker,
             try_id=run.try_id,
-            force_retrain=self.force_retrain,
-            keep_alive_seconds=int(self.keep_alive_seconds or 0),
-            capacity_retry_seconds=self.capacity_retry_seconds,
-            capacity_timeout_seconds=self.capacity_timeout_seconds,
+            force_retrain=self.options.force_retrain,
+            keep_alive_seconds=int(self.options.keep_alive_seconds or 0),
+            capacity_retry_seconds=self.timing.capacity_retry_seconds,
+            capacity_timeout_seconds=self.timing.capacity_timeout_seconds,
             on_job_end=self._job_ended,
             on_refusal=self._refused,
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sagemaker_fleet.dags import build_fleet_dag
+from sagemaker_fleet.dags import DispatchConfig, build_fleet_dag
 
 dag = build_fleet_dag(
     Path(__file__).resolve().parents[3] / "dags" / "fleets" / "small.yaml",
@@ -12,6 +12,5 @@ dag = build_fleet_dag(
     schedule=None,
     manual=True,
     tags=["manual"],
-    poll_interval=1.0,
-    capacity_retry_seconds=2.0,
+    dispatch=DispatchConfig(poll_interval=1.0, capacity_retry_seconds=2.0),
 )

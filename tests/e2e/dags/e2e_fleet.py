@@ -14,7 +14,7 @@ from typing import Any
 
 from airflow.sdk import BaseNotifier
 
-from sagemaker_fleet.dags import build_fleet_dag
+from sagemaker_fleet.dags import DispatchConfig, ReportConfig, build_fleet_dag
 
 
 class RecordingNotifier(BaseNotifier):
@@ -45,9 +45,7 @@ dag = build_fleet_dag(
     dag_id="e2e_fleet",
     schedule=None,
     tags=["e2e"],
-    poll_interval=2.0,
-    capacity_retry_seconds=3.0,
     default_args={"retries": 3, "retry_delay": dt.timedelta(seconds=5)},
-    on_success=[RecordingNotifier("success")],
-    on_failure=[RecordingNotifier("failure")],
+    dispatch=DispatchConfig(poll_interval=2.0, capacity_retry_seconds=3.0),
+    report=ReportConfig(on_success=[RecordingNotifier("success")], on_failure=[RecordingNotifier("failure")]),
 )

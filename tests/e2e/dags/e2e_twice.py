@@ -8,7 +8,7 @@ from pathlib import Path
 
 from airflow.timetables.trigger import CronTriggerTimetable
 
-from sagemaker_fleet.dags import build_fleet_dag
+from sagemaker_fleet.dags import DispatchConfig, build_fleet_dag
 
 dag = build_fleet_dag(
     Path(__file__).resolve().parents[1] / "fleets" / "twice.yaml",
@@ -17,7 +17,6 @@ dag = build_fleet_dag(
     schedule=CronTriggerTimetable("0 0 * * *", timezone="UTC"),
     start_date=dt.datetime(2026, 1, 1, tzinfo=dt.UTC),
     tags=["e2e"],
-    poll_interval=2.0,
-    capacity_retry_seconds=3.0,
+    dispatch=DispatchConfig(poll_interval=2.0, capacity_retry_seconds=3.0),
     default_args={"retries": 3, "retry_delay": dt.timedelta(seconds=5)},
 )

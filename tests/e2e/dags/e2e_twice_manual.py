@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from sagemaker_fleet.dags import build_fleet_dag
+from sagemaker_fleet.dags import DispatchConfig, build_fleet_dag
 
 dag = build_fleet_dag(
     Path(__file__).resolve().parents[1] / "fleets" / "twice.yaml",
@@ -16,7 +16,6 @@ dag = build_fleet_dag(
     schedule=None,
     manual=True,
     tags=["e2e", "manual"],
-    poll_interval=2.0,
-    capacity_retry_seconds=3.0,
+    dispatch=DispatchConfig(poll_interval=2.0, capacity_retry_seconds=3.0),
     default_args={"retries": 3, "retry_delay": dt.timedelta(seconds=5)},
 )

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sagemaker_fleet.dags import build_fleet_dag
+from sagemaker_fleet.dags import DispatchConfig, build_fleet_dag
 
 dag = build_fleet_dag(
     Path(__file__).resolve().parent / "fleets" / "dagtest.yaml",
     dag_id="dagtest_fleet",
     schedule=None,
-    poll_interval=2.0,
+    dispatch=DispatchConfig(poll_interval=2.0),
 )

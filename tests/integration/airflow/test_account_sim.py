@@ -17,7 +17,7 @@ from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.plan import plan_fleet
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 from sim_fixtures import make_request
-from trigger_runs import publish_plan, run_triggers
+from trigger_runs import city_trigger, publish_plan, run_triggers
 
 pytestmark = pytest.mark.integration
 RUN_KEY = "20261129"
@@ -28,9 +28,9 @@ OTHER_ROLE = "arn:aws:iam::111122223333:role/OtherTeam"
 
 
 def trigger(city: str, spec_path: Path = DISPATCH) -> FleetCityTrigger:
-    return FleetCityTrigger(
-        spec_path=str(spec_path),
-        city=city,
+    return city_trigger(
+        spec_path,
+        city,
         run_key=RUN_KEY,
         try_id="manual__1/1",
         poll_interval=0.3,

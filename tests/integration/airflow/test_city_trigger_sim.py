@@ -24,7 +24,7 @@ from sagemaker_fleet.plan import plan_fleet
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 from sagemaker_fleet.triggers.poller import FleetPoller
 from task_logs import capture_task_logs
-from trigger_runs import publish_plan, run_triggers
+from trigger_runs import city_trigger, publish_plan, run_triggers
 
 pytestmark = pytest.mark.integration
 RUN_KEY = "20261129"
@@ -39,7 +39,7 @@ def trigger(spec_path: Path, city: str, **kwargs) -> FleetCityTrigger:
         "poll_interval": 0.3,
         "capacity_retry_seconds": 0.5,
     }
-    return FleetCityTrigger(spec_path=str(spec_path), city=city, **{**values, **kwargs})
+    return city_trigger(spec_path, city, **{**values, **kwargs})
 
 
 def run(triggers: list[FleetCityTrigger], timeout: float = 180.0) -> list:

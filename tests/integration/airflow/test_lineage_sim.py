@@ -8,6 +8,7 @@ import datetime as dt
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import pytest
 from airflow.triggers.base import TaskFailedEvent, TaskSuccessEvent, TriggerEvent
@@ -18,8 +19,10 @@ from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.observability import lineage
 from sagemaker_fleet.operators.training import FleetTrainingOperator
 from sagemaker_fleet.plan import plan_fleet
-from sagemaker_fleet.triggers.city import FleetCityTrigger
-from trigger_runs import publish_plan, run_triggers
+from trigger_runs import city_trigger, publish_plan, run_triggers
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.triggers.city import FleetCityTrigger
 
 pytestmark = pytest.mark.integration
 RUN_KEY = "20261129"
@@ -65,7 +68,7 @@ def trigger(spec_path: Path, city: str, **kwargs) -> FleetCityTrigger:
         "poll_interval": 0.3,
         "capacity_retry_seconds": 0.5,
     }
-    return FleetCityTrigger(spec_path=str(spec_path), city=city, **{**values, **kwargs})
+    return city_trigger(spec_path, city, **{**values, **kwargs})
 
 
 def test_every_city_ended_in_the_triggerer_closes_its_run_with_its_datasets(

@@ -8,6 +8,7 @@ import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -17,9 +18,11 @@ from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.operators.report import FleetCostReportOperator
 from sagemaker_fleet.plan import plan_fleet
-from sagemaker_fleet.triggers.city import FleetCityTrigger
 from statsd_listener import airflow_statsd
-from trigger_runs import publish_plan, run_triggers
+from trigger_runs import city_trigger, publish_plan, run_triggers
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.triggers.city import FleetCityTrigger
 
 pytestmark = pytest.mark.integration
 RUN_KEY = "20261129"
@@ -34,7 +37,7 @@ def trigger(spec_path: Path, city: str, **kwargs) -> FleetCityTrigger:
         "poll_interval": 0.3,
         "capacity_retry_seconds": 0.5,
     }
-    return FleetCityTrigger(spec_path=str(spec_path), city=city, **{**values, **kwargs})
+    return city_trigger(spec_path, city, **{**values, **kwargs})
 
 
 @pytest.fixture

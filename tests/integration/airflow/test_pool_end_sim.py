@@ -13,8 +13,7 @@ from airflow.triggers.base import TaskSuccessEvent
 
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.plan import plan_fleet
-from sagemaker_fleet.triggers.city import FleetCityTrigger
-from trigger_runs import publish_plan, run_triggers
+from trigger_runs import city_trigger, publish_plan, run_triggers
 
 pytestmark = pytest.mark.integration
 RUN_KEY = "20261129"
@@ -25,9 +24,9 @@ def run_fleet(**kwargs) -> list:
     """Every city of dispatch.yaml, each through its own trigger, in one event loop (one triggerer)."""
     spec = load_fleet_spec(DISPATCH)
     triggers = [
-        FleetCityTrigger(
-            spec_path=str(DISPATCH),
-            city=c.name,
+        city_trigger(
+            DISPATCH,
+            c.name,
             run_key=RUN_KEY,
             try_id="manual__1/1",
             poll_interval=0.3,

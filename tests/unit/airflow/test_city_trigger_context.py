@@ -23,7 +23,7 @@ from sagemaker_fleet.dags import build_fleet_dag
 from sagemaker_fleet.dags.factory import PLAN_TASK_ID
 from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.triggers.city import FleetCityTrigger, TriggerContextError
-from sagemaker_fleet.triggers.defaults import AWS_CONNECTION_FIELDS, CITY_TRIGGER_DEFAULTS, TriggerHandle
+from sagemaker_fleet.triggers.defaults import TriggerHandle
 
 DEMO = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "demo.yaml"
 LOGICAL = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
@@ -63,8 +63,8 @@ def test_the_run_comes_from_the_task_context_on_the_worker() -> None:
     assert run.try_id == "scheduled__2026-11-29T00:00:00+00:00/3"
     assert (run.dag_id, run.run_id) == ("ctx", "scheduled__2026-11-29T00:00:00+00:00")
     assert run.params is None  # the scheduled DAG has no form
-    assert trigger.plan_task_id == PLAN_TASK_ID
-    assert trigger.end_from_trigger is True  # the triggerer ends the task: no second worker start
+    assert trigger.options.plan_task_id == PLAN_TASK_ID
+    assert trigger.task_try.end_from_trigger is True  # the triggerer ends the task: no second worker start
 
 
 def test_a_manual_run_is_keyed_by_its_run_id_and_carries_the_form() -> None:
@@ -72,7 +72,7 @@ def test_a_manual_run_is_keyed_by_its_run_id_and_carries_the_form() -> None:
     run = trigger._run_info()
     assert run.run_key != "20261129"
     assert run.params == {"cities": [city], "spot": True, "instance_type": None, "dry_run": False}
-    assert trigger.use_params is True
+    assert trigger.options.use_params is True
 
 
 def test_the_trigger_carries_the_run_not_the_dag() -> None:
@@ -96,15 +96,3 @@ def test_without_a_run_key_the_trigger_says_so() -> None:
         trigger._run_info()
     assert issubclass(TriggerContextError, ValueError)
     assert "render_template_fields" not in vars(FleetCityTrigger)  # no context path left to take the run from
-
-
-def test_the_defaults_a_worker_knows_are_the_triggers_own() -> None:
-    """triggers/defaults.py stands in for the trigger on a worker (which does not import it): it must agree."""
-    import inspect
-
-    own = {
-        name: parameter.default
-        for name, parameter in FleetCityTrigger.constructor_parameters().items()
-        if parameter.default is not inspect.Parameter.empty and name not in AWS_CONNECTION_FIELDS
-    }
-    assert dict(CITY_TRIGGER_DEFAULTS) == own

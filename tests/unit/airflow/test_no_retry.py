@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from airflow.triggers.base import TaskFailedEvent, TriggerEvent
 
+import trigger_runs
 from sagemaker_fleet import SageMakerFleetError
 from sagemaker_fleet.compat import AirflowException, AirflowFailException
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
@@ -100,7 +101,7 @@ def test_a_fleet_that_cannot_be_planned_fails_the_plan_task_without_retries(monk
 
 def city_trigger(spec_path: Path, **kwargs: Any) -> FleetCityTrigger:
     run = {"run_key": RUN_KEY, "plan_task_id": "plan", "dag_id": "fleet", "run_id": "r", "try_id": "r/1"}
-    return FleetCityTrigger(spec_path=str(spec_path), city="seoul", **{**run, **kwargs})
+    return trigger_runs.city_trigger(spec_path, "seoul", **{**run, **kwargs})
 
 
 def first_event(trigger: FleetCityTrigger) -> TriggerEvent:

@@ -8,6 +8,7 @@ import pytest
 from airflow.sdk import BaseNotifier
 
 from sagemaker_fleet.compat import NOTIFIER_FAILURE_RAISES
+from sagemaker_fleet.dags import ReportConfig
 from sagemaker_fleet.dags.factory import NOTIFY_TASK_ID, OUTCOME_TASK_ID, build_fleet_dag
 from sagemaker_fleet.operators.notify import DEFAULT_MESSAGE, FleetNotifyOperator, render_message, run_summary
 
@@ -135,7 +136,7 @@ def test_the_success_or_the_failure_notifiers_get_the_rendered_summary(
 def test_the_dag_gets_a_notice_task_beside_the_outcome_only_when_asked(fleets_dir) -> None:
     spec = fleets_dir / "small.yaml"
     assert NOTIFY_TASK_ID not in build_fleet_dag(spec, dag_id="a").task_ids
-    dag = build_fleet_dag(spec, dag_id="b", on_failure=[Recording("x")])
+    dag = build_fleet_dag(spec, dag_id="b", report=ReportConfig(on_failure=[Recording("x")]))
     notify = dag.get_task(NOTIFY_TASK_ID)
     assert notify.upstream_task_ids == {"cost_report"}
     assert notify.trigger_rule == "all_done"

@@ -1,73 +1,149 @@
-"""The training operator hands its trigger every argument the trigger takes, and they share their defaults (the
-operator leaves out what is at the trigger's default, so a default that differed would be lost)."""
+"""The training operator defers to its trigger with every setting it was given, through the row Airflow stores, and
+the trigger rebuilt from that row is the one the operator meant. The defaults live once, in the trigger's settings
+groups (``triggers/defaults.py``): the operator's and the trigger's are those, so there is no copy to compare."""
 
 from __future__ import annotations
 
-import inspect
+import dataclasses
+import importlib
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from airflow.models.trigger import Trigger
 
 from sagemaker_fleet.compat import TaskDeferred
-from sagemaker_fleet.operators.training import FORWARDED, FleetTrainingOperator
+from sagemaker_fleet.operators.training import FleetTrainingOperator
 from sagemaker_fleet.triggers.city import FleetCityTrigger
+from sagemaker_fleet.triggers.defaults import (
+    AWS_CONNECTION_FIELDS,
+    CITY_TRIGGER_GROUPS,
+    CityOptions,
+    CityTiming,
+    TaskTry,
+    TriggerHandle,
+)
 
-#: The trigger's arguments that are the run's (from the task's context) or the start's (its lineage ids too), not
-#: the operator's.
-RUN = {"params", "try_id", "dag_id", "run_id", "end_from_trigger", "lineage", "one_at_a_time", "plan"}
 AWS = {"aws_conn_id": "fleet_aws", "region_name": "eu-west-1", "verify": False, "botocore_config": {"a": 1}}
+#: A value other than its default for every field of the operator's two groups.
+OPTIONS = {
+    "use_params": True,
+    "plan_task_id": "plan",
+    "keep_alive_seconds": 600,
+    "force_retrain": True,
+    "carry_pools": True,
+}
+TIMING = {"poll_interval": 7.0, "capacity_retry_seconds": 9.0, "capacity_timeout_seconds": 99.0}
+#: A value other than its default for every field of the try (what the operator takes from its context).
+TASK_TRY = {
+    "run_key": "20261129",
+    "params": {"dry_run": True},
+    "try_id": "r/2",
+    "dag_id": "d",
+    "run_id": "r",
+    "end_from_trigger": False,
+    "one_at_a_time": True,
+    "plan": {"fleet": "f", "jobs": []},
+    "lineage": {"run_id": "0193", "job_name": "d.train"},
+}
 
 
-def operator_parameters() -> dict[str, inspect.Parameter]:
-    return dict(inspect.signature(FleetTrainingOperator.__init__).parameters)
+def stored_and_rebuilt(trigger: Any) -> Any:
+    """The trigger the triggerer builds from ``trigger``'s row: Airflow's own trigger model stores the kwargs
+    (serialised, encrypted when a key is set) and gives them back; the class is imported by its classpath."""
+    row = Trigger.from_object(trigger)
+    module, _, name = row.classpath.rpartition(".")
+    return getattr(importlib.import_module(module), name)(**row.kwargs)
 
 
-def test_every_trigger_argument_comes_from_the_operator_or_the_run() -> None:
-    trigger = set(FleetCityTrigger.constructor_parameters())
-    assert set(FORWARDED) | set(AWS) | RUN == trigger
-    assert set(FORWARDED) <= set(operator_parameters())
+def test_the_tests_give_every_field_of_every_group() -> None:
+    given = {"task_try": TASK_TRY, "options": OPTIONS, "timing": TIMING}
+    for name, group in CITY_TRIGGER_GROUPS.items():
+        assert set(given[name]) == {f.name for f in dataclasses.fields(group)}, name
+        defaults = group()
+        assert all(getattr(defaults, k) != v for k, v in given[name].items()), name
 
 
-def test_the_operator_and_its_trigger_share_their_defaults() -> None:
-    trigger = FleetCityTrigger.constructor_parameters()
-    operator = operator_parameters()
-    for name in FORWARDED:
-        assert operator[name].default == trigger[name].default, name
+def test_every_field_survives_the_trigger_table() -> None:
+    """serialize() → Airflow's trigger row → the rebuilt trigger: each group comes back whole, and the rebuilt
+    trigger's row is the same (a field dropped on the way, or read back under another name, fails here)."""
+    trigger = FleetCityTrigger(
+        spec_path="/x/f.yaml",
+        city="oslo",
+        task_try=TaskTry(**TASK_TRY),
+        options=CityOptions(**OPTIONS),
+        timing=CityTiming(**TIMING),
+        **AWS,
+    )
+    rebuilt = stored_and_rebuilt(trigger)
+    assert type(rebuilt) is FleetCityTrigger
+    assert (rebuilt.spec_path, rebuilt.city) == ("/x/f.yaml", "oslo")
+    assert rebuilt.task_try == TaskTry(**TASK_TRY)
+    assert rebuilt.options == CityOptions(**OPTIONS)
+    assert rebuilt.timing == CityTiming(**TIMING)
+    assert {name: getattr(rebuilt, name) for name in AWS_CONNECTION_FIELDS} == AWS
+    assert rebuilt.serialize() == trigger.serialize()
 
 
-def test_what_differs_from_the_triggers_defaults_reaches_it() -> None:
-    given: dict[str, Any] = {
-        "spec_path": "/x/fleet.yaml",
-        "city": "oslo",
-        "run_key": "20261129",
-        "use_params": True,
-        "plan_task_id": "plan",
-        "keep_alive_seconds": 600,
-        "force_retrain": True,
-        "carry_pools": True,
-        "poll_interval": 7.0,
-        "capacity_retry_seconds": 9.0,
-        "capacity_timeout_seconds": 99.0,
-    }
-    assert set(given) == set(FORWARDED)
-    operator = FleetTrainingOperator(task_id="train", **given, **AWS)
+def test_a_trigger_at_its_defaults_stores_no_group() -> None:
+    _, kwargs = FleetCityTrigger(spec_path="/x/f.yaml", city="oslo").serialize()
+    assert set(kwargs) == {"spec_path", "city", *AWS_CONNECTION_FIELDS}
+    rebuilt = stored_and_rebuilt(FleetCityTrigger(spec_path="/x/f.yaml", city="oslo"))
+    assert (rebuilt.task_try, rebuilt.options, rebuilt.timing) == (TaskTry(), CityOptions(), CityTiming())
+
+
+def test_a_row_stored_before_the_groups_is_still_read() -> None:
+    """A city deferred before an upgrade of the provider: its row has the groups' fields flat."""
+    flat = {"spec_path": "/x/f.yaml", "city": "oslo", **TASK_TRY, **OPTIONS, **TIMING, **AWS}
+    trigger = FleetCityTrigger(**flat)
+    assert trigger.task_try == TaskTry(**TASK_TRY)
+    assert trigger.options == CityOptions(**OPTIONS)
+    assert trigger.timing == CityTiming(**TIMING)
+    assert stored_and_rebuilt(trigger).serialize() == trigger.serialize()
+
+
+def test_an_unknown_argument_is_refused() -> None:
+    with pytest.raises(TypeError, match="keep_alive"):
+        FleetCityTrigger(spec_path="/x/f.yaml", city="oslo", keep_alive=60)
+
+
+def test_what_the_operator_is_given_reaches_the_trigger_the_triggerer_builds() -> None:
+    operator = FleetTrainingOperator(
+        task_id="train",
+        spec_path="/x/fleet.yaml",
+        city="oslo",
+        run_key="20261129",
+        **OPTIONS,
+        **TIMING,
+        **AWS,
+    )
     run_id = "scheduled__2026-11-29T00:00:00+00:00"
-    ti = SimpleNamespace(dag_id="d", run_id=run_id, try_number=1)
+    ti = SimpleNamespace(dag_id="d", run_id=run_id, try_number=3)
     context = {"ti": ti, "run_id": run_id, "params": {"dry_run": True}}
     with pytest.raises(TaskDeferred) as deferral:
         operator.execute(context)
-    _, kwargs = deferral.value.trigger.serialize()
-    run = {"params": {"dry_run": True}, "try_id": f"{run_id}/1", "dag_id": "d", "run_id": run_id}
-    # end_from_trigger=True is the trigger's default: left out, as is every other default
-    assert {k: v for k, v in kwargs.items() if v != FleetCityTrigger.constructor_parameters()[k].default} == {
-        **given,
-        **AWS,
-        **run,
-    }
-    trigger = FleetCityTrigger(**kwargs)
-    assert {k: getattr(trigger, k) for k in (*given, *AWS)} == {**given, **AWS}
-    assert trigger.end_from_trigger is True
+    handle = deferral.value.trigger
+    assert isinstance(handle, TriggerHandle)  # the worker does not import the trigger's module
+    trigger = stored_and_rebuilt(handle)
+    assert type(trigger) is FleetCityTrigger
+    assert (trigger.spec_path, trigger.city) == ("/x/fleet.yaml", "oslo")
+    assert trigger.options == CityOptions(**OPTIONS)
+    assert trigger.timing == CityTiming(**TIMING)
+    assert trigger.task_try == TaskTry(
+        run_key="20261129", params={"dry_run": True}, try_id=f"{run_id}/3", dag_id="d", run_id=run_id
+    )
+    assert {name: getattr(trigger, name) for name in AWS_CONNECTION_FIELDS} == AWS
+    assert trigger.serialize() == handle.serialize()  # the worker's row is the trigger's own
+
+
+def test_an_operator_at_its_defaults_defers_to_a_trigger_at_its_defaults() -> None:
+    operator = FleetTrainingOperator(task_id="train", spec_path="/x/fleet.yaml", city="oslo")
+    run_id = "scheduled__2026-11-29T00:00:00+00:00"
+    ti = SimpleNamespace(dag_id="d", run_id=run_id, try_number=1)
+    with pytest.raises(TaskDeferred) as deferral:
+        operator.execute({"ti": ti, "run_id": run_id})
+    trigger = stored_and_rebuilt(deferral.value.trigger)
+    assert (trigger.options, trigger.timing) == (CityOptions(), CityTiming())
 
 
 def test_under_dag_test_the_trigger_starts_cities_one_at_a_time_with_the_plan_in_hand(
@@ -92,7 +168,7 @@ def test_under_dag_test_the_trigger_starts_cities_one_at_a_time_with_the_plan_in
         operator.execute({"ti": ti, "run_id": run_id})
     trigger = deferral.value.trigger
     assert isinstance(trigger, FleetCityTrigger)
-    assert trigger.one_at_a_time is True
-    assert trigger.plan == plan
-    assert trigger.end_from_trigger is False
+    assert trigger.task_try.one_at_a_time is True
+    assert trigger.task_try.plan == plan
+    assert trigger.task_try.end_from_trigger is False
     assert pulled == [("plan", "plan")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 import importlib
 import json
@@ -20,6 +21,7 @@ from botocore.exceptions import (
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
+from sagemaker_fleet.triggers.defaults import CITY_TRIGGER_GROUPS, TriggerSettings
 from sagemaker_fleet.triggers.fleet import FleetJobTrigger
 from sagemaker_fleet.triggers.poller import FleetPoller
 from sagemaker_fleet.triggers.watch import watch_until_terminal
@@ -308,23 +310,31 @@ def _keyword_parameters(cls: type) -> dict[str, Any]:
 
 
 def _non_default_arguments(cls: type) -> dict[str, Any]:
-    """A value for every keyword of ``cls(...)`` that differs from its default (so a dropped one shows)."""
+    """A value for every keyword of ``cls(...)`` that differs from its default (so a dropped one shows); a settings
+    group (the city trigger's) as its row's dict, with every field of it other than its default."""
     values: dict[str, Any] = {}
     for name, parameter in _keyword_parameters(cls).items():
-        default = parameter.default
-        annotation = str(parameter.annotation)
-        if "bool" in annotation:
-            value: Any = not default if isinstance(default, bool) else True
-        elif "dict" in annotation:
-            value = {"sample": name}
-        elif annotation.startswith("float") or annotation.startswith("int"):
-            value = (default or 0) + 3
-        else:
-            value = f"{name}-sample"
-        assert value != default, name
-        values[name] = value
+        if name in CITY_TRIGGER_GROUPS and cls is FleetCityTrigger:
+            fields = dataclasses.fields(CITY_TRIGGER_GROUPS[name])
+            values[name] = {f.name: _other_than(f.default, str(f.type), f.name) for f in fields}
+            continue
+        values[name] = _other_than(parameter.default, str(parameter.annotation), name)
     assert values, cls
     return values
+
+
+def _other_than(default: Any, annotation: str, name: str) -> Any:
+    """A value of type ``annotation`` other than ``default``."""
+    if "bool" in annotation:
+        value: Any = not default if isinstance(default, bool) else True
+    elif "dict" in annotation:
+        value = {"sample": name}
+    elif annotation.startswith("float") or annotation.startswith("int"):
+        value = (default or 0) + 3
+    else:
+        value = f"{name}-sample"
+    assert value != default, name
+    return value
 
 
 @pytest.mark.parametrize(
@@ -349,7 +359,8 @@ def test_every_constructor_argument_survives_serialization(cls: type) -> None:
         assert kwargs[name] == value, (name, kwargs[name], value)
     rebuilt = cls(**kwargs)
     for name, value in given.items():
-        assert getattr(rebuilt, name) == value, name
+        got = getattr(rebuilt, name)
+        assert (got.to_json() if isinstance(got, TriggerSettings) else got) == value, name
 
 
 AWS_CONNECTION = {"aws_conn_id", "region_name", "verify", "botocore_config"}

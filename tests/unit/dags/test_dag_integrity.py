@@ -12,6 +12,7 @@ from airflow.sdk.definitions.mappedoperator import MappedOperator
 
 from sagemaker_fleet.compat import base_hook, dag_serialization
 from sagemaker_fleet.contract import TRAIN_TASK_ID
+from sagemaker_fleet.dags import DispatchConfig
 from sagemaker_fleet.dags.factory import (
     OUTCOME_TASK_ID,
     PLAN_TASK_ID,
@@ -193,7 +194,12 @@ def test_the_serialized_dag_does_not_grow_with_the_fleet(tmp_path: Path) -> None
 
 
 def test_pools_can_be_carried_to_the_next_scheduled_run() -> None:
-    dag = build_fleet_dag(DAGS / "fleets" / "small.yaml", dag_id="c", schedule="@hourly", carry_pools=True)
+    dag = build_fleet_dag(
+        DAGS / "fleets" / "small.yaml",
+        dag_id="c",
+        schedule="@hourly",
+        dispatch=DispatchConfig(carry_pools=True),
+    )
     assert dag.get_task(RELEASE_TASK_ID).carry_pools is True
 
 

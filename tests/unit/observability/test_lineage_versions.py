@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from openlineage_events import openlineage_to_file
 from sagemaker_fleet import compat
-from unit.observability.test_lineage_switch import deferred_kwargs
+from unit.observability.test_lineage_switch import deferred_try
 
 TRAINING = "sagemaker_fleet.operators.training.FleetTrainingOperator"
 
@@ -15,10 +15,10 @@ def test_a_task_the_provider_is_told_not_to_emit_defers_without_lineage(monkeypa
     the legacy check its listener makes where not (2.6.1, 2.16.0) — the same answer either way."""
     monkeypatch.setenv("AIRFLOW__OPENLINEAGE__DISABLED_FOR_OPERATORS", TRAINING)
     with openlineage_to_file(monkeypatch, tmp_path / "events.jsonl"):
-        assert "lineage" not in deferred_kwargs()
+        assert "lineage" not in deferred_try()
     monkeypatch.delenv("AIRFLOW__OPENLINEAGE__DISABLED_FOR_OPERATORS")
     with openlineage_to_file(monkeypatch, tmp_path / "events.jsonl"):
-        assert deferred_kwargs()["lineage"]["job_name"] == "d.train"
+        assert deferred_try()["lineage"]["job_name"] == "d.train"
 
 
 def test_the_parent_facet_names_the_root_where_the_provider_can(monkeypatch, tmp_path) -> None:

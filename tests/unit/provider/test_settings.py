@@ -10,7 +10,7 @@ import pytest
 
 from sagemaker_fleet import settings
 from sagemaker_fleet.contract import TRAIN_TASK_ID
-from sagemaker_fleet.dags import build_fleet_dag
+from sagemaker_fleet.dags import DispatchConfig, build_fleet_dag
 from sagemaker_fleet.get_provider_info import get_provider_info
 
 DEMO = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "demo.yaml"
@@ -65,7 +65,12 @@ def test_airflow_variables_reach_the_dag(monkeypatch, tmp_path) -> None:
 
 def test_an_argument_wins_over_the_setting(monkeypatch) -> None:
     monkeypatch.setenv("AIRFLOW__SAGEMAKER_FLEET__POLL_INTERVAL", "7")
-    assert training_task(build_fleet_dag(DEMO, dag_id="arg", poll_interval=3)).poll_interval == 3.0
+    assert (
+        training_task(
+            build_fleet_dag(DEMO, dag_id="arg", dispatch=DispatchConfig(poll_interval=3))
+        ).poll_interval
+        == 3.0
+    )
 
 
 def test_the_pre_release_variables_are_not_read(monkeypatch) -> None:
