@@ -20,12 +20,12 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.preflight.findings import Finding, exit_code, tally
-from sagemaker_fleet.preflight.checks import AccountClients, preflight
 from sagemaker_fleet.cli.argtypes import endpoint_url
 from sagemaker_fleet.cli.inputs import INPUT_ERRORS, load_spec, refused
 from sagemaker_fleet.fleetspec.names import today_run_key
 from sagemaker_fleet.plan import plan_fleet
+from sagemaker_fleet.preflight.checks import AccountClients, preflight
+from sagemaker_fleet.preflight.findings import Finding, exit_code, tally
 
 if TYPE_CHECKING:
     import boto3

@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.preflight.findings import Finding
 from sagemaker_fleet.fleetspec.render import some_names
 from sagemaker_fleet.jobs.service_quotas import QuotaKind, quota_name
+from sagemaker_fleet.preflight.findings import Finding
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec, InstanceQuota

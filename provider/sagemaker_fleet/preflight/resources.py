@@ -23,11 +23,11 @@ from urllib.parse import unquote
 
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.preflight.findings import Finding
-from sagemaker_fleet.preflight.targets import role_name
 from sagemaker_fleet.fleetspec.ecr import ecr_image
 from sagemaker_fleet.fleetspec.names import split_s3_uri
 from sagemaker_fleet.fleetspec.render import some_names
+from sagemaker_fleet.preflight.findings import Finding
+from sagemaker_fleet.preflight.targets import role_name
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import SharingSettings

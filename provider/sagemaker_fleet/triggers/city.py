@@ -48,12 +48,10 @@ from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
 from sagemaker_fleet.triggers.city_io import PollerCityIO
 from sagemaker_fleet.triggers.defaults import (
-    AWS_CONNECTION_FIELDS,
     CityOptions,
     CityTiming,
     TaskTry,
     city_trigger_kwargs,
-    grouped_city_kwargs,
 )
 from sagemaker_fleet.triggers.errors import TriggerContextError, UnfitPlanError, retry_cannot_help
 from sagemaker_fleet.triggers.offloop import off_loop
@@ -142,8 +140,7 @@ class FleetCityTrigger(RunPollerTrigger):
     :param aws_conn_id, region_name, verify, botocore_config: the AWS connection (:class:`FleetAwsTrigger`).
 
     Each group is given as itself or as its row's dict (the fields that differ from its defaults), which is how
-    :meth:`serialize` stores it and the triggerer passes it back. A row written before the groups (the same fields,
-    flat) is still read.
+    :meth:`serialize` stores it and the triggerer passes it back.
     """
 
     def __init__(
@@ -156,13 +153,10 @@ class FleetCityTrigger(RunPollerTrigger):
         timing: CityTiming | Mapping[str, Any] | None = None,
         **connection: Any,
     ) -> None:
-        # a row written before the groups (a city deferred before an upgrade of the provider) has their fields flat
-        flat = {name: connection.pop(name) for name in list(connection) if name not in AWS_CONNECTION_FIELDS}
-        given = grouped_city_kwargs({"task_try": task_try, "options": options, "timing": timing, **flat})
-        self.task_try = TaskTry.of(given.pop("task_try"))
-        self.options = CityOptions.of(given.pop("options"))
-        self.timing = CityTiming.of(given.pop("timing"))
-        super().__init__(**connection, **given)  # anything else left: the base refuses it
+        self.task_try = TaskTry.of(task_try)
+        self.options = CityOptions.of(options)
+        self.timing = CityTiming.of(timing)
+        super().__init__(**connection)  # anything else: the base refuses it
         self.spec_path = spec_path
         self.city = city
         #: The city's run once it has begun (its state: submissions so far, the job it waits on).

@@ -148,22 +148,6 @@ def city_trigger_kwargs(
     return kwargs
 
 
-def grouped_city_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    """``kwargs`` with the flat settings of a city trigger row written before the groups (a city deferred before an
-    upgrade of the provider) moved into their groups, so that the triggerer can rebuild it after the upgrade."""
-    grouped: dict[str, Any] = {}
-    flat: dict[str, dict[str, Any]] = {}
-    owners = {field.name: name for name, group in CITY_TRIGGER_GROUPS.items() for field in fields(group)}
-    for key, value in kwargs.items():
-        if key in owners:
-            flat.setdefault(owners[key], {})[key] = value
-        else:
-            grouped[key] = value
-    for name, values in flat.items():
-        grouped[name] = {**values, **CITY_TRIGGER_GROUPS[name].of(grouped.get(name)).to_json()}
-    return grouped
-
-
 def aws_connection(source: Any) -> dict[str, Any]:
     """The AWS connection parameters of ``source`` (a fleet trigger, or an operator or sensor that defers to one),
     as a trigger's keyword arguments."""

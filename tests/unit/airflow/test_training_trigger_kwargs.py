@@ -92,16 +92,6 @@ def test_a_trigger_at_its_defaults_stores_no_group() -> None:
     assert (rebuilt.task_try, rebuilt.options, rebuilt.timing) == (TaskTry(), CityOptions(), CityTiming())
 
 
-def test_a_row_stored_before_the_groups_is_still_read() -> None:
-    """A city deferred before an upgrade of the provider: its row has the groups' fields flat."""
-    flat = {"spec_path": "/x/f.yaml", "city": "oslo", **TASK_TRY, **OPTIONS, **TIMING, **AWS}
-    trigger = FleetCityTrigger(**flat)
-    assert trigger.task_try == TaskTry(**TASK_TRY)
-    assert trigger.options == CityOptions(**OPTIONS)
-    assert trigger.timing == CityTiming(**TIMING)
-    assert stored_and_rebuilt(trigger).serialize() == trigger.serialize()
-
-
 def test_an_unknown_argument_is_refused() -> None:
     with pytest.raises(TypeError, match="keep_alive"):
         FleetCityTrigger(spec_path="/x/f.yaml", city="oslo", keep_alive=60)

@@ -1,6 +1,6 @@
 """``sagemaker-fleet preflight``: a spec that allows no plan is refused (exit 2) before the account is asked, and
 the findings print one a line with the exit code they make (the checks themselves: tests/unit/account and
-tests/integration/account)."""
+tests/integration/preflight)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 import sagemaker_fleet.cli.preflight as preflight_cli
-from sagemaker_fleet.preflight.findings import Finding
 from sagemaker_fleet.cli.main import main
+from sagemaker_fleet.preflight.findings import Finding
 
 SMALL = str(Path(__file__).resolve().parents[3] / "dags" / "fleets" / "small.yaml")
 

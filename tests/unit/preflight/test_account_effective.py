@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from sagemaker_fleet.preflight.effective import effective_quotas
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.fleetspec.model import InstanceQuota
+from sagemaker_fleet.preflight.effective import effective_quotas
 
 SMALL = "dags/fleets/small.yaml"  # m5.xlarge 6/3/4, m5.2xlarge 2/1
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from sagemaker_fleet.preflight.findings import Finding, exit_code
-from sagemaker_fleet.preflight.quota_checks import quota_findings
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.fleetspec.model import FleetSpec, InstanceQuota
 from sagemaker_fleet.plan import FleetPlan, plan_fleet
+from sagemaker_fleet.preflight.findings import Finding, exit_code
+from sagemaker_fleet.preflight.quota_checks import quota_findings
 
 SPEC = """
 fleet: pre

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.preflight.quotas import PAGE_SIZE, QuotaReadError, read_account_quotas
 from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.jobs.paging import ListingError
+from sagemaker_fleet.preflight.quotas import PAGE_SIZE, QuotaReadError, read_account_quotas
 
 
 def row(name: str, value: float) -> dict[str, Any]:
