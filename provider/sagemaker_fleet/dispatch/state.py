@@ -1,4 +1,4 @@
-"""What the run's tracker keeps per job and what a waiting city asks with (pure), and the tracker's constants."""
+"""What the run's tracker keeps per job and what a waiting city asks with (pure), and the listing's margin."""
 
 from __future__ import annotations
 
@@ -12,9 +12,6 @@ from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 Counts = Counter[str]
 #: The listing starts this long before the oldest unsettled job's creation (clock skew, listing lag).
 CREATION_MARGIN = dt.timedelta(minutes=5)
-#: While a city waits for its turn the run is swept at least this often (seconds): the sweep that sees a job end
-#: is the one that starts its successor, so this bounds the hand-off (one ListTrainingJobs call per run a sweep).
-HANDOFF_INTERVAL = 10.0
 
 
 @dataclass

@@ -4,7 +4,7 @@ Fed every sweep's summaries (and any DescribeTrainingJob response) of the run, i
 submission and each job's warm-pool status. Its rule, :meth:`RunTracker.admit`, starts a waiting city when
 - its turn has come: fewer than its group's width of the group's jobs are running and at least
   ``rank − width + 1`` of the group's cities have ended (a city that already had its turn — a spot re-submission,
-  a retry — skips this); a city waiting ``stall_seconds`` while nothing of its group runs is let through, so a
+  a retry — skips this); a city waiting :attr:`~.cadence.Cadence.stall_seconds` while nothing of its group runs is let through, so a
   predecessor whose task never starts (marked failed by hand, say) cannot hold the group forever;
 - and its instance quota has room, counting what SageMaker counts: running jobs and idle warm pools, the account's
   (other runs' too: :attr:`RunTracker.account`). A city taking an Available pool of its key needs no new instances;
@@ -44,16 +44,16 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-# CREATION_MARGIN, HANDOFF_INTERVAL and Wait are imported from here too (the shells, the Fleet view, users' code)
-from sagemaker_fleet.dispatch.state import CREATION_MARGIN, HANDOFF_INTERVAL, Counts, JobState, Wait
+# CREATION_MARGIN and Wait are imported from here too (the shells, the Fleet view, users' code)
+from sagemaker_fleet.dispatch.cadence import AWS_CADENCE, Cadence
+from sagemaker_fleet.dispatch.state import CREATION_MARGIN, Counts, JobState, Wait
 from sagemaker_fleet.jobs.paging import as_datetime
 from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
-__all__ = ["CREATION_MARGIN", "HANDOFF_INTERVAL", "JobState", "RunTracker", "Wait"]
+__all__ = ["CREATION_MARGIN", "JobState", "RunTracker", "Wait"]
 
 from sagemaker_fleet.dispatch.pool_ends import PoolEnds
-from sagemaker_fleet.dispatch.shares import START_SETTLE_SECONDS
 from sagemaker_fleet.dispatch.sharing import Demand
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class RunTracker(PoolEnds):
         self,
         book: DispatchBook,
         names: Mapping[str, tuple[str, int]],
-        stall_seconds: float = 600.0,
+        cadence: Cadence = AWS_CADENCE,
         *,
         image_handoff: bool = True,
         tail_release: bool = True,
@@ -78,7 +78,7 @@ class RunTracker(PoolEnds):
     ):
         self.book = book
         self.names = names
-        self.stall_seconds = stall_seconds
+        self.cadence = cadence  #: the run's intervals (the stall, the board's settling)
         #: hand a freed pool to a city with its image (False: the group's start order only, to measure the gain)
         self.image_handoff = image_handoff
         #: end the pools of a group's last jobs as they end (False: only once idle, to measure the gain)
@@ -251,7 +251,7 @@ class RunTracker(PoolEnds):
         width = self.book.widths[turn.group]
         if self.one_at_a_time:
             return True
-        if running[turn.group] == 0 and waited >= self.stall_seconds:
+        if running[turn.group] == 0 and waited >= self.cadence.stall_seconds:
             # nothing of the group runs, so nothing will end: whoever holds the group never started
             return True
         return running[turn.group] + held < width and ended[turn.group] >= turn.rank - width + 1
@@ -273,7 +273,7 @@ class RunTracker(PoolEnds):
             if running[turn.group] == 0:
                 reason += (
                     f"; none of the group runs: the cities before it have not started (their task instances wait "
-                    f"for the scheduler, a worker or a pool slot), so it starts anyway after {self.stall_seconds:.0f} s"
+                    f"for the scheduler, a worker or a pool slot), so it starts anyway after {self.cadence.stall_seconds:.0f} s"
                 )
             return reason
         used, idle, pending_warm = self._holdings()
@@ -286,7 +286,7 @@ class RunTracker(PoolEnds):
         if self.shares is not None and not self.shares.board.settled:
             return (
                 "waits for the account's board: the run takes no new instances until the runs that start with it "
-                f"have read its first record ({START_SETTLE_SECONDS:g} s; sharing)"
+                f"have read its first record ({self.cadence.start_settle_seconds:g} s; sharing)"
             )
         quota = turn.quota_for(wait.attempt)
         reason = f"waits for room in the {quota[0]} {quota[1]} quota (running jobs and idle pools)"

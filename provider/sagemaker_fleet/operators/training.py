@@ -7,13 +7,18 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.compat import AirflowException, AirflowSkipException
-from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, PLAN_XCOM_KEY, POLL_INTERVAL, task_try_id
+from sagemaker_fleet.contract import (
+    CAPACITY_RETRY_SECONDS,
+    CAPACITY_TIMEOUT_SECONDS,
+    PLAN_XCOM_KEY,
+    POLL_INTERVAL,
+    task_try_id,
+)
 from sagemaker_fleet.fleetspec.names import context_run_key
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.observability.lineage import lineage_ids
 from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
 from sagemaker_fleet.triggers.defaults import (
-    CAPACITY_TIMEOUT_SECONDS,
     CITY_TRIGGER_CLASSPATH,
     CITY_TRIGGER_DEFAULTS,
     TriggerHandle,

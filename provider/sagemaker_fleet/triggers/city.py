@@ -31,8 +31,9 @@ from airflow.triggers.base import (
     TriggerEvent,
 )
 
-from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, PLAN_XCOM_KEY, POLL_INTERVAL
+from sagemaker_fleet.contract import PLAN_XCOM_KEY
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker
+from sagemaker_fleet.dispatch.cadence import AWS_CADENCE, Cadence
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
 from sagemaker_fleet.fleetspec.runspec import load_run_spec
@@ -47,7 +48,6 @@ from sagemaker_fleet.observability.stats import RunSignals, send
 from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
 from sagemaker_fleet.triggers.city_io import PollerCityIO
-from sagemaker_fleet.triggers.defaults import CAPACITY_TIMEOUT_SECONDS
 from sagemaker_fleet.triggers.errors import TriggerContextError, UnfitPlanError, retry_cannot_help
 from sagemaker_fleet.triggers.offloop import off_loop
 
@@ -164,9 +164,9 @@ class FleetCityTrigger(RunPollerTrigger):
         one_at_a_time: bool = False,
         plan: dict[str, Any] | None = None,
         lineage: dict[str, Any] | None = None,
-        poll_interval: float = POLL_INTERVAL,
-        capacity_retry_seconds: float = CAPACITY_RETRY_SECONDS,
-        capacity_timeout_seconds: float = CAPACITY_TIMEOUT_SECONDS,
+        poll_interval: float = AWS_CADENCE.poll_interval,
+        capacity_retry_seconds: float = AWS_CADENCE.capacity_retry_seconds,
+        capacity_timeout_seconds: float = AWS_CADENCE.capacity_timeout_seconds,
         **connection: Any,
     ) -> None:
         super().__init__(**connection)
@@ -196,6 +196,12 @@ class FleetCityTrigger(RunPollerTrigger):
 
     # ------------------------------------------------------------------------------------------ set-up
 
+    @property
+    def cadence(self) -> Cadence:
+        """The run's intervals, with this task's settings (the poll interval, the capacity back-off)."""
+        retry, timeout = self.capacity_retry_seconds, self.capacity_timeout_seconds
+        return Cadence(self.poll_interval, capacity_retry_seconds=retry, capacity_timeout_seconds=timeout)
+
     def _run_info(self) -> RunInfo:
         if not self.run_key:
             raise TriggerContextError(
@@ -219,7 +225,7 @@ class FleetCityTrigger(RunPollerTrigger):
     async def _load_tracker(self, spec: FleetSpec, run: RunInfo) -> RunTracker:
         names = run_job_names(spec, run.run_key)
         if not self.plan_task_id:
-            return RunTracker(DispatchBook.empty(), names)
+            return RunTracker(DispatchBook.empty(), names, self.cadence)
         from sagemaker_fleet.plan import FleetPlan
 
         data = await self._plan_json(run)
@@ -247,7 +253,9 @@ class FleetCityTrigger(RunPollerTrigger):
                 f" (planned {turn.order + 1} of {len(book.turns)}, group {turn.group})" if turn else "",
                 turn.keep_alive_seconds if turn else 0,
             )
-        return RunTracker(book, names, carry_pools=self.carry_pools, one_at_a_time=self.one_at_a_time)
+        return RunTracker(
+            book, names, self.cadence, carry_pools=self.carry_pools, one_at_a_time=self.one_at_a_time
+        )
 
     # ------------------------------------------------------------------------------------------ running
 
@@ -378,8 +386,7 @@ class FleetCityTrigger(RunPollerTrigger):
             try_id=run.try_id,
             force_retrain=self.force_retrain,
             keep_alive_seconds=int(self.keep_alive_seconds or 0),
-            capacity_retry_seconds=self.capacity_retry_seconds,
-            capacity_timeout_seconds=self.capacity_timeout_seconds,
+            cadence=self.cadence,
             on_job_end=self._job_ended,
             on_refusal=self._refused,
         )

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError, ConnectionClosedError, EndpointConnectionError, ReadTimeoutError
 
+from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.sweeping import Swept, sweep_once
 from sagemaker_fleet.triggers.client import is_transient
 from sagemaker_fleet.triggers.poller import FleetPoller
@@ -64,7 +65,7 @@ def poller(monkeypatch, give_up: float = 900.0) -> tuple[FleetPoller, list[float
 
     monkeypatch.setattr("sagemaker_fleet.triggers.client.asyncio.sleep", sleep)
     p = FleetPoller(FakeHook(FakeClient({})), "-20261201", interval=2.0)  # type: ignore[arg-type]
-    p.give_up_seconds = give_up
+    p.sweeps.cadence = Cadence(give_up_seconds=give_up)
     return p, slept
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as dt
 
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
+from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.sweep import MAX_BACKOFF_FACTOR, MISSES_BEFORE_DESCRIBE, PoolEnd, RunSweeps
-from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL
+from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN
 from unit.dispatch.test_dispatch_tracker import T0, hand_book, summary, tracker_for
 
 FLOOR = dt.datetime(2026, 11, 28, tzinfo=dt.UTC)
@@ -100,9 +101,9 @@ def test_a_pool_end_the_endpoint_did_not_take_is_handed_out_again() -> None:
 
 
 def test_the_back_off_doubles_to_its_cap_and_the_hand_off_bounds_the_interval() -> None:
-    sweeps = RunSweeps(RunTracker(DispatchBook.empty(), {}), handoff_interval=HANDOFF_INTERVAL)
+    sweeps = RunSweeps(RunTracker(DispatchBook.empty(), {}))
     assert sweeps.delay(30.0, waiting=False) == 30.0
-    assert sweeps.delay(30.0, waiting=True) == HANDOFF_INTERVAL
+    assert sweeps.delay(30.0, waiting=True) == Cadence().handoff_interval
     for _ in range(10):
         sweeps.swept(ok=False)
     assert sweeps.delay(30.0, waiting=False) == 30.0 * MAX_BACKOFF_FACTOR

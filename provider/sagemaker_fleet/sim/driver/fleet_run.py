@@ -73,12 +73,13 @@ class FleetRun:
             self.tracker = RunTracker(
                 DispatchBook.from_plan(self.plan, spec),
                 self.names,
+                options.cadence,
                 image_handoff=options.image_handoff,
                 tail_release=options.tail_release,
             )
         self.tasks = {city.name: CityTask(city, self._keep_alive(city.name)) for city in spec.cities}
         self.operator = SimulatedOperator(spec, options, self.endpoint, timeline, ended_at, self._finished)
-        interval = options.poll_interval_seconds
+        interval = options.cadence.poll_interval
         self.strategy: Strategy
         if self.tracker is not None:
             self.operator.tracker = self.tracker
@@ -88,7 +89,6 @@ class FleetRun:
                 options.run_key,
                 interval,
                 self.tracker,
-                options.handoff_interval_seconds,
                 board=_BOARDS.setdefault(engine, {}),
             )
             self.strategy = DispatchStrategy(self.tasks, self.operator)

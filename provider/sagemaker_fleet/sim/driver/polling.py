@@ -3,8 +3,8 @@
 - :class:`SimulatedFleetPoller` is the triggerer's ``FleetPoller`` in virtual time: the same sweep
   (:func:`~sagemaker_fleet.dispatch.sweeping.sweep_once`: listing window, jobs missing from a listing, describes, the
   hand-off, pool ends, the board, back-off), stepped like a city's run, with the simulator's engine as its I/O.
-  While jobs are watched or cities wait, one ListTrainingJobs sweep of the run's jobs per interval (at most 10 s
-  while cities wait); a sweep that was throttled backs off. Each listing feeds the :class:`~sagemaker_fleet.dispatch.RunTracker` the triggerer uses.
+  While jobs are watched or cities wait, one ListTrainingJobs sweep of the run's jobs per interval (at most the
+  cadence's ``handoff_interval`` while cities wait); a sweep that was throttled backs off. Each listing feeds the :class:`~sagemaker_fleet.dispatch.RunTracker` the triggerer uses.
 - :class:`PerJobPoller` is the stock trigger: one DescribeTrainingJob per job every interval until it is terminal.
 
 Every call goes through the engine, so its counters (and its throttling) see exactly these calls.
@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from sagemaker_fleet.dispatch.sweep import RunSweeps
 from sagemaker_fleet.dispatch.sweeping import DENIED, Answer, Swept, sweep_once
-from sagemaker_fleet.dispatch.tracker import HANDOFF_INTERVAL
 from sagemaker_fleet.fleetspec.names import run_name_contains
 from sagemaker_fleet.jobs.paging import JobFilters, ListingError, job_listing
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, KEEP_ALIVE_REFUSALS
@@ -64,7 +63,6 @@ class SimulatedFleetPoller:
         run_key: str,
         interval: float,
         tracker: RunTracker,
-        handoff_interval: float = HANDOFF_INTERVAL,
         board: dict[str, tuple[float, object]] | None = None,
     ) -> None:
         self.engine = engine
@@ -77,7 +75,7 @@ class SimulatedFleetPoller:
         # No floor: a listing of the run's whole past has no CreationTimeAfter here, where the triggerer starts it
         # the day before a dated run key. Virtual time starts at the simulator's epoch, not on the run key's day,
         # so that floor would hide every job of the simulated run.
-        self.sweeps = RunSweeps(tracker, floor=None, handoff_interval=handoff_interval)
+        self.sweeps = RunSweeps(tracker, floor=None)  # with the tracker's cadence
         self.watchers: dict[str, Deliver] = {}
         self.waiters: dict[str, tuple[Wait, Callable[[], None]]] = {}
         self.running = False
