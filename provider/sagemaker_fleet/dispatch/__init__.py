@@ -1,8 +1,10 @@
 """Dispatch: which city of a fleet run starts now, decided from the run's jobs as SageMaker lists them (pure).
 
 - ``book.py``: :class:`DispatchBook`, each city's turn read from the run's plan (group, rank, width, keep-alive);
-- ``tracker.py``: :class:`RunTracker`, the run's jobs from the listings and who may start now (``state.py``: what
-  it keeps per job, what a waiting city asks with);
+- ``tracker.py``: :class:`RunTracker`, the run's jobs from the listings and who may start now: what it has seen
+  (``state.py``) and its rules as functions of it (``holdings.py``: what the run holds and has left;
+  ``handoff.py``: who takes a freed pool; ``admission.py``: who starts now and why the others wait;
+  ``pool_ends.py``: which pools end now); ``rules.py``: the measurement switches of those rules;
 - ``account.py``: :class:`~sagemaker_fleet.dispatch.account.AccountView`, other runs' jobs of the account: what
   they hold of its quotas, which of their pools are the run's to take;
 - ``sweep.py``: :class:`~sagemaker_fleet.dispatch.sweep.RunSweeps`, one sweep of the run (listing window, describes,
@@ -17,6 +19,16 @@ and the virtual-time ``simulate`` driver (``sim/driver``) run this code and only
 from __future__ import annotations
 
 from sagemaker_fleet.dispatch.book import DispatchBook, QuotaPool, Turn, peak_lanes, quota_pool
+from sagemaker_fleet.dispatch.rules import DispatchRules
 from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
 
-__all__ = ["DispatchBook", "QuotaPool", "RunTracker", "Turn", "Wait", "peak_lanes", "quota_pool"]
+__all__ = [
+    "DispatchBook",
+    "DispatchRules",
+    "QuotaPool",
+    "RunTracker",
+    "Turn",
+    "Wait",
+    "peak_lanes",
+    "quota_pool",
+]

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Turn, Wait, peak_lanes
+from sagemaker_fleet.dispatch import DispatchBook, DispatchRules, RunTracker, Turn, Wait, peak_lanes
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN
 from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.fleetspec.names import job_name
@@ -345,7 +345,7 @@ def test_a_pool_goes_to_the_earliest_waiting_city_with_its_image_not_the_next_in
     tracker = tracker_for(spec, book, freed(spec, "c0", ["c1"]))
     assert tracker.handoffs() == {"c3": 0}
     assert tracker.admit(waiting, now=0) == ["c3"]  # c2 (Y) is next in start order; c3 has c0's image X
-    old = RunTracker(book, run_job_names(spec, RUN_KEY), image_handoff=False)
+    old = RunTracker(book, run_job_names(spec, RUN_KEY), rules=DispatchRules(image_handoff=False))
     old.observe(freed(spec, "c0", ["c1"]), whole=True)
     assert old.admit(waiting, now=0) == ["c2"]
 

@@ -11,6 +11,7 @@ import pytest
 
 from sagemaker_fleet.dispatch import DispatchBook, Wait
 from sagemaker_fleet.dispatch.cadence import Cadence
+from sagemaker_fleet.dispatch.holdings import cold_budget, holdings
 from sagemaker_fleet.dispatch.shares import (
     RunDemand,
     ShareBoard,
@@ -331,9 +332,9 @@ def test_a_pool_another_run_took_is_not_the_givers_warm_start() -> None:
     theirs = {**summary(spec, "c0", "Completed", pool="Reused")}
     theirs["WarmPoolStatus"]["ReusedByJob"] = f"weekly-x-{RUN_KEY}"
     tracker.observe([*base, ours], whole=True)
-    own_left, _ = tracker._cold_budget(tracker._holdings()[2])
+    own_left, _ = cold_budget(tracker.view, holdings(tracker.view).pending_warm)
     tracker.observe([theirs])
-    their_left, _ = tracker._cold_budget(tracker._holdings()[2])
+    their_left, _ = cold_budget(tracker.view, holdings(tracker.view).pending_warm)
     assert their_left["g0"] == own_left["g0"] - 1  # the giver started its three cities cold, not two
 
 

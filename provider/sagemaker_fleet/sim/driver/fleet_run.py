@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from sagemaker_fleet.cost.report import build_cost_report
-from sagemaker_fleet.dispatch import DispatchBook, RunTracker
+from sagemaker_fleet.dispatch import DispatchBook, DispatchRules, RunTracker
 from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.plan.planner import plan_fleet
@@ -74,8 +74,7 @@ class FleetRun:
                 DispatchBook.from_plan(self.plan, spec),
                 self.names,
                 options.cadence,
-                image_handoff=options.image_handoff,
-                tail_release=options.tail_release,
+                rules=DispatchRules(image_handoff=options.image_handoff, tail_release=options.tail_release),
             )
         self.tasks = {city.name: CityTask(city, self._keep_alive(city.name)) for city in spec.cities}
         self.operator = SimulatedOperator(spec, options, self.endpoint, timeline, ended_at, self._finished)
