@@ -17,12 +17,9 @@ listing says which cities have jobs, a job's ``sagemaker-fleet:airflow-try`` tag
 
 from __future__ import annotations
 
-import asyncio
-import signal
-import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from airflow.triggers.base import (
     TaskFailedEvent,
@@ -48,14 +45,13 @@ from sagemaker_fleet.observability.stats import RunSignals, send
 from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
 from sagemaker_fleet.triggers.city_io import PollerCityIO
+from sagemaker_fleet.triggers.dags_test import stop_on_sigterm  # imported from here too (tests, users' code)
 from sagemaker_fleet.triggers.errors import TriggerContextError, UnfitPlanError, retry_cannot_help
 from sagemaker_fleet.triggers.offloop import off_loop
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.triggers.poller import FleetPoller
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -92,34 +88,6 @@ def job_link_xcoms(region: str | None, domain: str | None, job_name: str) -> dic
         **{link.key: value for link in links},
         **{link.xcom_key: link.format_link(**value) for link in links},
     }
-
-
-async def stop_on_sigterm(work: Awaitable[T], on_stop: Callable[[], None]) -> T:
-    """``work``'s result; SIGTERM meanwhile cancels it, calls ``on_stop`` and ends the process with exit code 143
-    (128 + SIGTERM), as a process killed by it would. ``dag.test()`` runs a deferred task's trigger in line, under the
-    task runner's SIGTERM handler, which only calls the operator's ``on_kill`` and returns: ``airflow dags test``
-    went on waiting. The handler only cancels (raising from it, mid-call, once left the process hanging in its
-    clean-up); :class:`SystemExit` then passes the ``except Exception`` around each task and ends the command."""
-    task = asyncio.ensure_future(work)
-    if threading.current_thread() is not threading.main_thread():
-        return await task
-    loop = asyncio.get_running_loop()
-    signals: list[int] = []
-
-    def handler(signum: int, frame: Any) -> None:
-        signals.append(signum)
-        loop.call_soon_threadsafe(task.cancel)
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        return await task
-    except asyncio.CancelledError:
-        if not signals:
-            raise
-        on_stop()
-        raise SystemExit(128 + signals[0]) from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 class FleetCityTrigger(RunPollerTrigger):
