@@ -134,7 +134,7 @@ class ForeignJob:
 class AccountView:
     """Other runs' jobs of the account (see the module docstring)."""
 
-    def __init__(self, cadence: Cadence = AWS_CADENCE) -> None:
+    def __init__(self, cadence: Cadence = AWS_CADENCE, board: ShareBoard | None = None) -> None:
         self.cadence = cadence  #: the run's intervals (looks at older jobs, claiming another run's pool)
         self.jobs: dict[str, ForeignJob] = {}
         self.census_done = False
@@ -142,7 +142,7 @@ class AccountView:
         self.listed_at = -math.inf  #: the shell's clock at the latest listing
         self.looked_at = -math.inf  #: the shell's clock at the latest listing or description
         self.full: set[QuotaPool] = set()  #: quotas a create was refused on since the latest listing
-        self.board: ShareBoard | None = None  #: the account's board, for a run of a fleet with ``sharing``
+        self.board = board  #: the account's board, for a run of a fleet with ``sharing``
 
     # ------------------------------------------------------------------------------------------ observing
 

@@ -33,15 +33,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.dispatch.account import AccountView
-from sagemaker_fleet.dispatch.cadence import AWS_CADENCE, Cadence
-from sagemaker_fleet.dispatch.shares import ShareBoard
-from sagemaker_fleet.dispatch.sharing import RunShares
-from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN
+from sagemaker_fleet.dispatch.cadence import AWS_CADENCE
+from sagemaker_fleet.dispatch.state import CREATION_MARGIN
 from sagemaker_fleet.jobs.paging import JobFilters, as_datetime
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.account import AccountView
+    from sagemaker_fleet.dispatch.cadence import Cadence
+    from sagemaker_fleet.dispatch.shares import ShareBoard
     from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
 
 #: Consecutive listings a watched job may be missing from before it is described directly.
@@ -122,10 +122,11 @@ class RunSweeps:
     """What a run's sweeps carry from one to the next — the watched jobs, the back-off, the tracker — and the rule
     of one sweep (see the module docstring).
 
-    :param tracker: the run's tracker (None: the sweeps only watch jobs); a shell may attach it later.
+    :param tracker: the run's tracker (None: the sweeps only watch jobs); a shell's
+        :func:`~.build.build_run_dispatch` attaches it later (:meth:`attach`).
     :param floor: CreationTimeAfter of a listing of the run's whole past (the triggerer's: the day before a dated
         run key, :func:`~sagemaker_fleet.fleetspec.names.run_key_floor`).
-    :param cadence: the run's intervals (:class:`~.cadence.Cadence`): its account view and board get it too.
+    :param cadence: the run's intervals (:class:`~.cadence.Cadence`) until a tracker brings the run's own.
     """
 
     def __init__(
@@ -140,34 +141,23 @@ class RunSweeps:
         self.watches: dict[str, WatchedJob] = {}
         self.backoff = Backoff()
         self._listed_now = False  # this sweep's listing came through
-        #: other runs' jobs of the account, for a run with a plan (see :attr:`tracker`)
+        #: the run's tracker (None: the sweeps only watch jobs)
+        self.tracker: RunTracker | None = None
+        #: other runs' jobs of the account, for a run with a plan (its tracker's)
         self.account: AccountView | None = None
         #: the account's board, for a run of a fleet that shares (all but ``sharing: false``; :mod:`.shares`)
         self.board: ShareBoard | None = None
-        self._tracker: RunTracker | None = None
+        if tracker is not None:
+            self.attach(tracker)
+
+    def attach(self, tracker: RunTracker) -> None:
+        """Feed ``tracker`` (built with its account view and board by :func:`~.build.build_run_dispatch`): with an
+        account view the sweeps list the account's jobs, with a board they read and post it; the run's cadence is
+        the tracker's."""
         self.tracker = tracker
-
-    @property
-    def tracker(self) -> RunTracker | None:
-        return self._tracker
-
-    @tracker.setter
-    def tracker(self, tracker: RunTracker | None) -> None:
-        """A tracker with a plan makes the run account-aware: its sweeps list the account's jobs, and other runs'
-        running jobs and idle pools count against its quotas (:class:`AccountView`). The sweeps take its cadence."""
-        self._tracker = tracker
-        if tracker is not None:
-            self.cadence = tracker.cadence
-        self.account = AccountView(self.cadence) if tracker is not None and tracker.book.turns else None
-        self.board = None
-        if tracker is not None:
-            tracker.account = self.account
-            book = tracker.book
-            if self.account is not None and book.sharing is not None:
-                self.board = self.account.board = ShareBoard(
-                    book.fleet, book.run_key, book.sharing, self.cadence
-                )
-                tracker.shares = RunShares(self.board, book)
+        self.cadence = tracker.cadence
+        self.account = tracker.account
+        self.board = tracker.shares.board if tracker.shares is not None else None
 
     # ------------------------------------------------------------------------------------------ watching
 

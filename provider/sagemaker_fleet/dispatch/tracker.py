@@ -70,6 +70,8 @@ class RunTracker:
     :param one_at_a_time: the run's cities start one at a time, in an order the plan does not set (``airflow dags
         test``): no city waits for its turn or for a pool, as none of the cities it would wait for can start first.
     :param rules: measurement switches (:class:`~.rules.DispatchRules`); production runs every rule.
+    :param account: other runs' jobs of the account, for a run with a plan; ``shares``: its part in the account's
+        board, for a fleet that shares. Both built with the tracker by :func:`~.build.build_run_dispatch`.
     """
 
     def __init__(
@@ -81,34 +83,38 @@ class RunTracker:
         carry_pools: bool = False,
         one_at_a_time: bool = False,
         rules: DispatchRules = ALL_RULES,
+        account: AccountView | None = None,
+        shares: RunShares | None = None,
     ):
         self.state = RunState()
-        self._run = (book, names, cadence, rules, carry_pools, one_at_a_time)
-        self.account: AccountView | None = None  #: other runs' jobs of the account (set by the sweeps)
-        #: the account's board, for a fleet with ``sharing`` (set by the sweeps; :mod:`.shares`)
-        self.shares: RunShares | None = None
-
-    @property
-    def view(self) -> RunView:
-        """The read of the run every rule takes (its state is :attr:`state`, the same object)."""
-        book, names, cadence, rules, carry_pools, one_at_a_time = self._run
-        return RunView(
-            book, names, self.state, cadence, rules, carry_pools, one_at_a_time, self.account, self.shares
+        #: the read of the run every rule takes (its state is :attr:`state`, the same object)
+        self.view = RunView(
+            book, names, self.state, cadence, rules, carry_pools, one_at_a_time, account, shares
         )
 
     # ------------------------------------------------------------------------------------------ what it holds
 
     @property
     def book(self) -> DispatchBook:
-        return self._run[0]
+        return self.view.book
 
     @property
     def names(self) -> Mapping[str, tuple[str, int]]:
-        return self._run[1]
+        return self.view.names
 
     @property
     def cadence(self) -> Cadence:
-        return self._run[2]
+        return self.view.cadence
+
+    @property
+    def account(self) -> AccountView | None:
+        """Other runs' jobs of the account (None: a run without a plan, or one that counts its own jobs only)."""
+        return self.view.account
+
+    @property
+    def shares(self) -> RunShares | None:
+        """The run's part in the account's board (None: a fleet that does not share, or no account view)."""
+        return self.view.shares
 
     @property
     def jobs(self) -> dict[str, JobState]:

@@ -29,7 +29,7 @@ from airflow.triggers.base import (
 )
 
 from sagemaker_fleet.contract import PLAN_XCOM_KEY
-from sagemaker_fleet.dispatch import DispatchBook, RunTracker
+from sagemaker_fleet.dispatch import DispatchBook, build_run_dispatch
 from sagemaker_fleet.dispatch.cadence import AWS_CADENCE, Cadence
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
@@ -50,6 +50,7 @@ from sagemaker_fleet.triggers.errors import TriggerContextError, UnfitPlanError,
 from sagemaker_fleet.triggers.offloop import off_loop
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.sweep import RunSweeps
     from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.triggers.poller import FleetPoller
 
@@ -190,10 +191,11 @@ class FleetCityTrigger(RunPollerTrigger):
             XCom.get_one, key=PLAN_XCOM_KEY, dag_id=run.dag_id, task_id=self.plan_task_id, run_id=run.run_id
         )
 
-    async def _load_tracker(self, spec: FleetSpec, run: RunInfo) -> RunTracker:
+    async def _build_dispatch(self, spec: FleetSpec, run: RunInfo, sweeps: RunSweeps) -> RunSweeps:
+        """The run's dispatch, built onto the poller's ``sweeps`` by its plan (none: every city starts at once)."""
         names = run_job_names(spec, run.run_key)
         if not self.plan_task_id:
-            return RunTracker(DispatchBook.empty(), names, self.cadence)
+            return build_run_dispatch(DispatchBook.empty(), names, self.cadence, sweeps=sweeps)
         from sagemaker_fleet.plan import FleetPlan
 
         data = await self._plan_json(run)
@@ -221,8 +223,9 @@ class FleetCityTrigger(RunPollerTrigger):
                 f" (planned {turn.order + 1} of {len(book.turns)}, group {turn.group})" if turn else "",
                 turn.keep_alive_seconds if turn else 0,
             )
-        return RunTracker(
-            book, names, self.cadence, carry_pools=self.carry_pools, one_at_a_time=self.one_at_a_time
+        carry, one = self.carry_pools, self.one_at_a_time
+        return build_run_dispatch(
+            book, names, self.cadence, carry_pools=carry, one_at_a_time=one, sweeps=sweeps
         )
 
     # ------------------------------------------------------------------------------------------ running
@@ -343,7 +346,7 @@ class FleetCityTrigger(RunPollerTrigger):
         if poller.signals is None:
             poller.signals = RunSignals(spec.fleet, run.run_key)
         self.signals = poller.signals
-        tracker = await poller.track(lambda: self._load_tracker(spec, run))
+        tracker = await poller.track(lambda sweeps: self._build_dispatch(spec, run, sweeps))
         self.city_run = city_run = CityRun(
             spec,
             spec.city(self.city),

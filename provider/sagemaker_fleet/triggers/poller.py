@@ -124,11 +124,8 @@ class FleetPoller:
 
     @property
     def tracker(self) -> RunTracker | None:
+        """The run's tracker, once its dispatch is built onto :attr:`sweeps` (:meth:`track`)."""
         return self.sweeps.tracker
-
-    @tracker.setter
-    def tracker(self, tracker: RunTracker | None) -> None:
-        self.sweeps.tracker = tracker
 
     @property
     def cadence(self) -> Cadence:
@@ -162,11 +159,12 @@ class FleetPoller:
 
     # ------------------------------------------------------------------------------------------ dispatching
 
-    async def track(self, load: Callable[[], Awaitable[RunTracker]]) -> RunTracker:
-        """The run's tracker, loaded once per poller (the first caller loads it), after one whole listing."""
+    async def track(self, build: Callable[[RunSweeps], Awaitable[object]]) -> RunTracker:
+        """The run's tracker, after one whole listing. Its dispatch is built once per poller, by the first caller's
+        ``build(sweeps)`` (:func:`~sagemaker_fleet.dispatch.build.build_run_dispatch` onto this poller's sweeps)."""
         async with self._tracker_lock:
             if self.sweeps.tracker is None:
-                self.sweeps.tracker = await load()
+                await build(self.sweeps)
         self._ensure_running()
         await self._listed.wait()
         tracker = self.sweeps.tracker

@@ -113,12 +113,12 @@ def sweep(p: FleetPoller) -> Swept:
 
 def pool_end_poller(update: Any) -> FleetPoller:
     """A poller whose run has one idle pool nobody will take over; its keep-alive changes go through ``update``."""
-    from unit.dispatch.test_dispatch_tracker import hand_book, summary, tracker_for
+    from unit.dispatch.test_dispatch_tracker import dispatch_for, hand_book, summary
 
     spec, book = hand_book("X")
     p = FleetPoller(FakeHook(FakeClient({})), "-20261201", interval=2.0)  # type: ignore[arg-type]
     listing = [summary(spec, "c0", "Completed", pool="Available")]
-    p.tracker = tracker_for(spec, book, listing)
+    dispatch_for(spec, book, listing, sweeps=p.sweeps)
     scripted(p, listing)
     p.hook.aupdate_keep_alive = update  # type: ignore[method-assign]
     return p
@@ -158,12 +158,12 @@ def test_keep_alive_0_refused_while_the_job_runs_is_done_and_the_pool_it_keeps_i
     """Should AWS refuse keep-alive changes of running jobs: the tail release of each running job is sent once,
     its ValidationException counts as done (no failed sweep, not sent again), and the sweep that sees the job's
     pool Available ends it."""
-    from unit.dispatch.test_dispatch_tracker import hand_book, summary, tracker_for
+    from unit.dispatch.test_dispatch_tracker import dispatch_for, hand_book, summary
 
     spec, book = hand_book("XX")  # both cities of the group have their job: no successor is coming
     p = FleetPoller(FakeHook(FakeClient({})), "-20261201", interval=2.0)  # type: ignore[arg-type]
     listing = [summary(spec, "c0"), summary(spec, "c1")]
-    p.tracker = tracker_for(spec, book, listing)
+    dispatch_for(spec, book, listing, sweeps=p.sweeps)
     scripted(p, listing)
     running = {s["TrainingJobName"] for s in listing}
     sent: list[tuple[str, bool]] = []

@@ -201,15 +201,14 @@ def test_the_poller_outlives_an_outage_and_its_watchers_never_see_it(error: Exce
 
 
 def test_a_lasting_outage_fails_every_watcher_and_waiting_city_instead_of_hanging(monkeypatch) -> None:
-    from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
-    from sagemaker_fleet.dispatch.cadence import Cadence
+    from sagemaker_fleet.dispatch import Cadence, DispatchBook, Wait, build_run_dispatch
     from sagemaker_fleet.triggers.watch import JobWatchError
 
     client = FlakyClient({"f-a-1": "InProgress"}, EndpointConnectionError(endpoint_url="https://x/"))
 
     async def scenario() -> tuple[Any, Any]:
         poller = FleetPoller.shared(("lasting",), lambda: FakeHook(client), "-1", 0.001)  # type: ignore[arg-type,return-value]
-        poller.tracker = RunTracker(DispatchBook.empty(), {}, Cadence(give_up_seconds=0.05))
+        build_run_dispatch(DispatchBook.empty(), {}, Cadence(give_up_seconds=0.05), sweeps=poller.sweeps)
         queue = poller.watch("f-a-1", dt.datetime(2026, 11, 29, tzinfo=dt.UTC))
         turn = asyncio.ensure_future(poller.wait_turn(Wait("b")))
         update = await asyncio.wait_for(queue.get(), 10)

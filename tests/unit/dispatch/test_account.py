@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
+from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait, build_run_dispatch
 from sagemaker_fleet.dispatch.account import DESCRIBES_PER_SWEEP, AccountView
 from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.sweep import Listing, RunSweeps
@@ -49,7 +49,7 @@ def run(n: int = 6, instances: int = 4, warm_pools: int = 4, **quota: Any):
         quotas={"ml.m5.xlarge": InstanceQuota(instances=instances, warm_pools=warm_pools, **quota)},
     )
     book = DispatchBook.from_plan(plan_fleet(spec, RUN_KEY), spec)
-    sweeps = RunSweeps(RunTracker(book, run_job_names(spec, RUN_KEY)))
+    sweeps = build_run_dispatch(book, run_job_names(spec, RUN_KEY))
     assert sweeps.tracker is not None
     assert sweeps.account is not None
     sweeps.tracker.observe([], whole=True)
@@ -305,7 +305,7 @@ def test_after_a_refusal_the_runs_own_idle_pool_is_not_handed_on_until_the_next_
 
 
 def test_a_run_without_a_plan_lists_only_its_own_jobs() -> None:
-    sweeps = RunSweeps(RunTracker(DispatchBook.empty(), {}))
+    sweeps = build_run_dispatch(DispatchBook.empty(), {})
     assert sweeps.account is None
     assert not sweeps.listing().account
     assert sweeps.census() == []

@@ -85,14 +85,13 @@ def test_the_capacity_timeout_counts_from_the_first_refusal_not_from_the_wait_fo
 def test_a_refused_create_tells_the_runs_account_view_before_giving_the_place_back() -> None:
     """The quota counts as full from the refusal on, so the place the city gives back goes to nobody until the
     next listing (the shell re-admits at once on release)."""
-    from sagemaker_fleet.dispatch import DispatchBook, RunTracker
-    from sagemaker_fleet.dispatch.sweep import RunSweeps
+    from sagemaker_fleet.dispatch import DispatchBook, build_run_dispatch
     from sagemaker_fleet.jobs.progress import run_job_names
     from sagemaker_fleet.plan import plan_fleet
 
     spec = fleet([city("oslo"), city("rome")])
-    sweeps = RunSweeps(
-        RunTracker(DispatchBook.from_plan(plan_fleet(spec, RUN_KEY), spec), run_job_names(spec, RUN_KEY))
+    sweeps = build_run_dispatch(
+        DispatchBook.from_plan(plan_fleet(spec, RUN_KEY), spec), run_job_names(spec, RUN_KEY)
     )
     view = sweeps.account
     assert view is not None

@@ -57,6 +57,16 @@ def tracker_for(spec, book, listing=()) -> RunTracker:
     return tracker
 
 
+def dispatch_for(spec, book, listing=(), sweeps=None) -> Any:
+    """The run's sweeps and tracker as the shells build them (:func:`build_run_dispatch`: account-aware with a plan),
+    its tracker having seen ``listing``; ``sweeps``: build onto these (a poller's)."""
+    from sagemaker_fleet.dispatch import build_run_dispatch
+
+    sweeps = build_run_dispatch(book, run_job_names(spec, RUN_KEY), sweeps=sweeps)
+    sweeps.tracker.observe(listing, whole=True)
+    return sweeps
+
+
 def ranked(book, group: str | None = None) -> list[str]:
     group = group or next(iter(book.members))
     return list(book.members[group])

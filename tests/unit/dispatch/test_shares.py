@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from sagemaker_fleet.dispatch import DispatchBook, Wait
+from sagemaker_fleet.dispatch import DispatchBook, Wait, build_run_dispatch
 from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.holdings import cold_budget, holdings
 from sagemaker_fleet.dispatch.shares import (
@@ -137,19 +137,13 @@ def run(
         fleet=name,
     )
     book = DispatchBook.from_plan(plan_fleet(spec, RUN_KEY), spec)
-    sweeps = RunSweeps(RunTracker_for(spec, book))
+    sweeps = build_run_dispatch(book, run_job_names(spec, RUN_KEY))
     assert sweeps.board is not None
     if settled:
         sweeps.board.first_post = -math.inf
     assert sweeps.tracker is not None
     assert sweeps.tracker.shares is not None
     return spec, book, sweeps
-
-
-def RunTracker_for(spec: Any, book: DispatchBook) -> Any:  # noqa: N802 - reads as the class it builds
-    from sagemaker_fleet.dispatch import RunTracker
-
-    return RunTracker(book, run_job_names(spec, RUN_KEY))
 
 
 def sweep(sweeps: RunSweeps, jobs: list[dict[str, Any]], waiting: list[Wait], now: float = 0.0) -> list[str]:

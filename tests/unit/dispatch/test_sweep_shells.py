@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
+from sagemaker_fleet.dispatch import DispatchBook, Wait, build_run_dispatch
 from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.shares import RunDemand
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN
@@ -356,7 +356,7 @@ def triggerer_decisions(spec: Any, book: DispatchBook, monkeypatch: pytest.Monke
 
     async def main() -> None:
         poller = FleetPoller(Hook(), run_name_contains(RUN_KEY), INTERVAL)  # type: ignore[arg-type]
-        poller.tracker = RunTracker(book, run_job_names(spec, RUN_KEY))
+        build_run_dispatch(book, run_job_names(spec, RUN_KEY), sweeps=poller.sweeps)
         poller.board._client = FakeS3(endpoint)
         await asyncio.wait_for(asyncio.gather(*(city_run(poller, c) for c in book.members["g0"])), 30)
         assert poller._task is not None
@@ -408,7 +408,7 @@ def simulator_decisions(spec: Any, book: DispatchBook, monkeypatch: pytest.Monke
         timeline,
         RUN_KEY,
         INTERVAL,
-        RunTracker(book, run_job_names(spec, RUN_KEY)),
+        build_run_dispatch(book, run_job_names(spec, RUN_KEY)),
         board=board,
     )
 

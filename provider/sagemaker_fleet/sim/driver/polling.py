@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
-from sagemaker_fleet.dispatch.sweep import RunSweeps
 from sagemaker_fleet.dispatch.sweeping import DENIED, Answer, Swept, sweep_once
 from sagemaker_fleet.fleetspec.names import run_name_contains
 from sagemaker_fleet.jobs.paging import JobFilters, ListingError, job_listing
@@ -29,8 +28,8 @@ from sagemaker_fleet.sim.errors import SimApiError
 if TYPE_CHECKING:
     import datetime as dt
 
-    from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd
-    from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
+    from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd, RunSweeps
+    from sagemaker_fleet.dispatch.tracker import Wait
     from sagemaker_fleet.sim.driver.endpoint import Endpoint
     from sagemaker_fleet.sim.driver.timeline import Timeline
 
@@ -62,7 +61,7 @@ class SimulatedFleetPoller:
         timeline: Timeline,
         run_key: str,
         interval: float,
-        tracker: RunTracker,
+        sweeps: RunSweeps,
         board: dict[str, tuple[float, object]] | None = None,
     ) -> None:
         self.engine = engine
@@ -72,10 +71,11 @@ class SimulatedFleetPoller:
         self.timeline = timeline
         self.name_contains = run_name_contains(run_key)
         self.interval = interval
-        # No floor: a listing of the run's whole past has no CreationTimeAfter here, where the triggerer starts it
-        # the day before a dated run key. Virtual time starts at the simulator's epoch, not on the run key's day,
-        # so that floor would hide every job of the simulated run.
-        self.sweeps = RunSweeps(tracker, floor=None)  # with the tracker's cadence
+        # The run's dispatch (:func:`~sagemaker_fleet.dispatch.build.build_run_dispatch`), with no floor: a listing of
+        # the run's whole past has no CreationTimeAfter here, where the triggerer starts it the day before a dated
+        # run key. Virtual time starts at the simulator's epoch, not on the run key's day, so that floor would hide
+        # every job of the simulated run.
+        self.sweeps = sweeps
         self.watchers: dict[str, Deliver] = {}
         self.waiters: dict[str, tuple[Wait, Callable[[], None]]] = {}
         self.running = False
