@@ -1,7 +1,7 @@
 """Cadence: every interval a fleet run's dispatch and its shells keep, in one frozen value (pure).
 
 A shell builds one per run (the triggerer from its task's settings, ``simulate`` from its options) and gives it to
-the run's dispatch once; the shells bring only clocks.
+the run's dispatch once (:func:`~sagemaker_fleet.dispatch.build.build_run_dispatch`); the shells bring only clocks.
 The defaults are AWS's: a triggerer against SageMaker. The user-facing settings' defaults (the poll interval, the
 capacity back-off) are defined by the layer below, which imports nothing of the package (``contract.py``,
 ``jobs/attempts.py``); the Cadence takes them as its own.
