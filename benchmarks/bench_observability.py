@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker
+from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.city_run import CityRun
 from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec, InstanceQuota
 from sagemaker_fleet.fleetspec.names import job_name
@@ -135,8 +136,7 @@ def runs(cities: int) -> tuple[list[CityRun], RunLedger, list[dict[str, Any]]]:
             NoIO(),
             NoIO(),
             tracker,
-            capacity_retry_seconds=60,
-            capacity_timeout_seconds=600,
+            cadence=Cadence(capacity_retry_seconds=60, capacity_timeout_seconds=600),
         )  # type: ignore[arg-type]
         run.history = [d]
         out.append(run)

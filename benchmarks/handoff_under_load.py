@@ -131,7 +131,7 @@ def main() -> None:  # noqa: C901 - a linear script
 
     from orchestration_latency import percentile, planned_handoffs
     from sagemaker_fleet.cost import PriceBook, load_price_table
-    from sagemaker_fleet.dispatch.tracker import HANDOFF_INTERVAL
+    from sagemaker_fleet.dispatch.cadence import Cadence
     from sagemaker_fleet.fleetspec import load_fleet_spec
     from sagemaker_fleet.plan import FleetPlan
     from sagemaker_fleet.sim.client import SimClient, billed_cost
@@ -214,7 +214,8 @@ def main() -> None:  # noqa: C901 - a linear script
         processor = cpu.get("dag-processor", 0.0) + cpu.get("dag-processor:children", 0.0)
 
         # simulate's prediction: the same fleet, seed and run key; the hand-off as measured (its median less the
-        # half sweep the poll interval adds on average), and the same poll interval in simulated seconds
+        # half sweep the poll interval adds on average), and the triggerer's cadence (the DAG's poll interval and
+        # capacity back-off, every other interval its default) in simulated seconds
         run_key = next(iter(fleet_plan.jobs)).job_name.rsplit("-", 1)[-1]
         poll_sim = args.poll * args.speed
         handoff = max(0.0, statistics.median(gaps) - poll_sim / 2) if gaps else 0.0
@@ -223,9 +224,8 @@ def main() -> None:  # noqa: C901 - a linear script
             SimulateOptions(
                 seed=args.seed,
                 run_key=run_key,
-                poll_interval_seconds=poll_sim,
+                cadence=Cadence(poll_interval=args.poll, capacity_retry_seconds=3.0).scaled(args.speed),
                 handoff_seconds=handoff,
-                handoff_interval_seconds=HANDOFF_INTERVAL * args.speed,
                 throttle_share=args.throttle,
                 refuse_keep_alive_while_running=args.refuse_keep_alive_while_running,
             ),

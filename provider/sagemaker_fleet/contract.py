@@ -43,6 +43,9 @@ POLL_INTERVAL = 30.0
 #: The base back-off while the instance quota is in use (ResourceLimitExceeded): the default of
 #: ``[sagemaker_fleet] capacity_retry_seconds`` and of the city trigger.
 CAPACITY_RETRY_SECONDS = 60.0
+#: How long a city waits at most while the instance quota is in use: the default of the operator's and the city
+#: trigger's ``capacity_timeout_seconds``.
+CAPACITY_TIMEOUT_SECONDS = 6 * 3600.0
 
 
 def task_try_id(run_id: str, try_number: int) -> str:

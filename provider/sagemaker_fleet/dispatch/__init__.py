@@ -1,14 +1,18 @@
 """Dispatch: which city of a fleet run starts now, decided from the run's jobs as SageMaker lists them (pure).
 
 - ``book.py``: :class:`DispatchBook`, each city's turn read from the run's plan (group, rank, width, keep-alive);
-- ``tracker.py``: :class:`RunTracker`, the run's jobs from the listings and who may start now (``state.py``: what
-  it keeps per job, what a waiting city asks with);
+- ``tracker.py``: :class:`RunTracker`, the run's jobs from the listings and who may start now: what it has seen
+  (``state.py``) and its rules as functions of it (``holdings.py``: what the run holds and has left;
+  ``handoff.py``: who takes a freed pool; ``admission.py``: who starts now and why the others wait;
+  ``pool_ends.py``: which pools end now); ``rules.py``: the measurement switches of those rules;
 - ``account.py``: :class:`~sagemaker_fleet.dispatch.account.AccountView`, other runs' jobs of the account: what
   they hold of its quotas, which of their pools are the run's to take;
 - ``sweep.py``: :class:`~sagemaker_fleet.dispatch.sweep.RunSweeps`, one sweep of the run (listing window, describes,
   the hand-off, pool ends, back-off); ``sweeping.py``: :func:`~sagemaker_fleet.dispatch.sweeping.sweep_once`, its
   steps in their order over the shell's I/O (:class:`~sagemaker_fleet.dispatch.sweeping.SweepIO`);
-- ``city_run.py``: :class:`~sagemaker_fleet.dispatch.city_run.CityRun`, one city's steps from its turn to its end.
+- ``city_run.py``: :class:`~sagemaker_fleet.dispatch.city_run.CityRun`, one city's steps from its turn to its end;
+- ``cadence.py``: :class:`~sagemaker_fleet.dispatch.cadence.Cadence`, every interval of a run, in one value;
+- ``build.py``: :func:`build_run_dispatch`, a run's tracker, sweeps, account view and board, built in one place.
 
 One loop, two shells: the triggerer (:mod:`sagemaker_fleet.triggers.poller`, :mod:`sagemaker_fleet.triggers.city`)
 and the virtual-time ``simulate`` driver (``sim/driver``) run this code and only do the I/O.
@@ -17,6 +21,20 @@ and the virtual-time ``simulate`` driver (``sim/driver``) run this code and only
 from __future__ import annotations
 
 from sagemaker_fleet.dispatch.book import DispatchBook, QuotaPool, Turn, peak_lanes, quota_pool
+from sagemaker_fleet.dispatch.build import build_run_dispatch
+from sagemaker_fleet.dispatch.cadence import Cadence
+from sagemaker_fleet.dispatch.rules import DispatchRules
 from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
 
-__all__ = ["DispatchBook", "QuotaPool", "RunTracker", "Turn", "Wait", "peak_lanes", "quota_pool"]
+__all__ = [
+    "Cadence",
+    "DispatchBook",
+    "DispatchRules",
+    "QuotaPool",
+    "RunTracker",
+    "Turn",
+    "Wait",
+    "build_run_dispatch",
+    "peak_lanes",
+    "quota_pool",
+]

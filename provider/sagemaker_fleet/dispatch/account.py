@@ -19,13 +19,13 @@ run's, and every job that is not the run's comes here:
   admitted on a pool that is gone meets ``ResourceLimitExceeded``; and only once its own run let it go: its run
   says so on the account's board (:mod:`.shares`: it has no city left of that key, or it yields its pools), or,
   for a run that posts nothing there, :data:`CLAIM_AFTER_LISTINGS` looks in a row over at least
-  :data:`CLAIM_AFTER_SECONDS` showed it Available. A run on the board that does not give the key away takes the
+  :attr:`~.cadence.Cadence.claim_after_seconds` showed it Available. A run on the board that does not give the key away takes the
   pool itself, however late its sweep comes: two quick looks of a run that sweeps every second once took the pool
   of a run whose sweeps were slowed by throttling, and that run's next city, admitted to take it, met
   ``ResourceLimitExceeded``. Until then no city of that key starts cold either;
 - **jobs older than the listing**: the sweep lists from the oldest job of the run that can still change; another
-  run's job created before that and still holding capacity is described again every :data:`RECHECK_SECONDS` —
-  every sweep (at most every :data:`~.state.HANDOFF_INTERVAL`) while the run has cities waiting for room of its
+  run's job created before that and still holding capacity is described again every :attr:`~.cadence.Cadence.recheck_seconds` —
+  every sweep (at most every :attr:`~.cadence.Cadence.handoff_interval`) while the run has cities waiting for room of its
   instance type, so the capacity it frees goes to them at the next sweep, not up to a minute later (until then it
   counts as still holding, but not as a pool to take: a late answer can only delay an admission, never
   over-admit);
@@ -47,8 +47,8 @@ from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.dispatch.cadence import AWS_CADENCE, Cadence
 from sagemaker_fleet.dispatch.shares import key_digest, quota_name
-from sagemaker_fleet.dispatch.state import HANDOFF_INTERVAL
 from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_API_MAX, MAX_RUNTIME_LIMIT
 from sagemaker_fleet.jobs.keys import WarmPoolKey, warm_pool_key
 from sagemaker_fleet.jobs.paging import JobFilters, as_datetime, creation_lookback
@@ -58,9 +58,6 @@ if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.book import DispatchBook, QuotaPool
     from sagemaker_fleet.dispatch.shares import ShareBoard
 
-#: A job that is not the run's and was created before the sweep's listing window is described again this often
-#: while it holds capacity (seconds of the shell's clock).
-RECHECK_SECONDS = 60.0
 #: DescribeTrainingJob calls one sweep spends on other runs' jobs (the rest wait for the next sweep).
 DESCRIBES_PER_SWEEP = 24
 #: The census lists running jobs created up to this long before the run's listing floor: the longest a job can
@@ -71,9 +68,8 @@ CENSUS_LOOKBACK = creation_lookback(MAX_RUNTIME_LIMIT, KEEP_ALIVE_API_MAX)
 #: sees it free (the hand-off), goes first. Until then the run starts no job of that key cold either: SageMaker
 #: would put it on that pool, and the owner's city would then need a new instance the account may not have.
 CLAIM_AFTER_LISTINGS = 2
-#: ... and only once the first of those looks is this long ago (seconds of the shell's clock): the longest a run
-#: with cities waiting goes between sweeps (:data:`~.state.HANDOFF_INTERVAL`), however often the looking run sweeps.
-CLAIM_AFTER_SECONDS = HANDOFF_INTERVAL
+#: ... and only once the first of those looks is :attr:`~.cadence.Cadence.claim_after_seconds` ago, however often the
+#: looking run sweeps.
 
 
 @dataclass(frozen=True)
@@ -107,22 +103,22 @@ class ForeignJob:
         if again:
             self.available_listings += 1
 
-    def second_look_due(self, now: float) -> bool:
+    def second_look_due(self, now: float, claim_after: float) -> bool:
         """An Available pool whose looks do not make it claimable yet, though the time since its first look would."""
         since = self.available_since
         return (
             since is not None
-            and now - since >= CLAIM_AFTER_SECONDS
+            and now - since >= claim_after
             and self.available_listings < CLAIM_AFTER_LISTINGS
         )
 
-    def claimable_at(self, now: float) -> bool:
+    def claimable_at(self, now: float, claim_after: float) -> bool:
         """Shown Available in enough looks over enough time to be another run's to take (the module docstring)."""
         since = self.available_since
         return (
             self.available_listings >= CLAIM_AFTER_LISTINGS
             and since is not None
-            and now - since >= CLAIM_AFTER_SECONDS
+            and now - since >= claim_after
         )
 
     @property
@@ -138,14 +134,15 @@ class ForeignJob:
 class AccountView:
     """Other runs' jobs of the account (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, cadence: Cadence = AWS_CADENCE, board: ShareBoard | None = None) -> None:
+        self.cadence = cadence  #: the run's intervals (looks at older jobs, claiming another run's pool)
         self.jobs: dict[str, ForeignJob] = {}
         self.census_done = False
         self.opaque: set[str] = set()  #: jobs the credentials may not describe
         self.listed_at = -math.inf  #: the shell's clock at the latest listing
         self.looked_at = -math.inf  #: the shell's clock at the latest listing or description
         self.full: set[QuotaPool] = set()  #: quotas a create was refused on since the latest listing
-        self.board: ShareBoard | None = None  #: the account's board, for a run of a fleet with ``sharing``
+        self.board = board  #: the account's board, for a run of a fleet with ``sharing``
 
     # ------------------------------------------------------------------------------------------ observing
 
@@ -248,12 +245,12 @@ class AccountView:
         listed_after: dt.datetime | None,
         *,
         short_of: Container[str] = (),
-        every: float = RECHECK_SECONDS,
+        every: float | None = None,
     ) -> list[str]:
         """The jobs to describe in this sweep: those whose shape is unknown, then those created before the sweep's
-        listing (``listed_after``) not seen for :data:`RECHECK_SECONDS` — ``every`` (the sweep's interval) for
+        listing (``listed_after``) not seen for :attr:`~.cadence.Cadence.recheck_seconds` — ``every`` (the sweep's interval) for
         those of an instance type the run is ``short_of`` (cities wait for room of it) — or, for an Available pool
-        not yet this run's to take, since its first look :data:`CLAIM_AFTER_SECONDS` ago (its second look: the
+        not yet this run's to take, since its first look :attr:`~.cadence.Cadence.claim_after_seconds` ago (its second look: the
         listing does not show it); at most :data:`DESCRIBES_PER_SWEEP`."""
         unknown = [name for name, job in self.jobs.items() if job.shape is None and name not in self.opaque]
         stale = [
@@ -262,14 +259,19 @@ class AccountView:
             if job.shape is not None
             and listed_after is not None
             and (job.created is None or job.created <= listed_after)
-            and (now - job.seen >= self._recheck(job.shape, short_of, every) or job.second_look_due(now))
+            and (
+                now - job.seen >= self._recheck(job.shape, short_of, every)
+                or job.second_look_due(now, self.cadence.claim_after_seconds)
+            )
         ]
         return (unknown + stale)[:DESCRIBES_PER_SWEEP]
 
-    @staticmethod
-    def _recheck(shape: Shape, short_of: Container[str], every: float) -> float:
+    def _recheck(self, shape: Shape, short_of: Container[str], every: float | None) -> float:
         """Seconds between looks at an older job of ``shape`` (see :meth:`to_describe`)."""
-        return min(every, RECHECK_SECONDS) if shape.key.instance_type in short_of else RECHECK_SECONDS
+        recheck = self.cadence.recheck_seconds
+        if every is None or shape.key.instance_type not in short_of:
+            return recheck
+        return min(every, recheck)
 
     def held(
         self, separate_spot: Container[str], of: Callable[[str], bool] | None = None
@@ -313,7 +315,7 @@ class AccountView:
             said = board.gives(name, key_digest(job.shape.key))
             if said is not None:
                 return said
-        return job.claimable_at(self.looked_at)
+        return job.claimable_at(self.looked_at, self.cadence.claim_after_seconds)
 
     def holdings(self, book: DispatchBook) -> tuple[Counter[QuotaPool], Counter[str], Counter[str]]:
         """For ``book``'s run: the instances other runs hold per quota, and per warm-pool group of the run their

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from sagemaker_fleet.dispatch.cadence import AWS_CADENCE, Cadence
 from sagemaker_fleet.dispatch.tracker import Wait
 from sagemaker_fleet.fleetspec.names import job_name
 from sagemaker_fleet.jobs.attempts import (
-    CAPACITY_RETRY_MAX_SECONDS,
     NextStep,
     capacity_delay,
     next_step,
@@ -99,9 +99,9 @@ class CityRun:
     :param try_id: the task try (``{run_id}/{try_number}``, :func:`sagemaker_fleet.contract.task_try_id`) its jobs are tagged with.
     :param force_retrain: train again even when the city's job of this run completed (once per run).
     :param keep_alive_seconds: keep-alive of an on-demand job when the tracker's book has no turn for the city.
-    :param capacity_retry_seconds, capacity_retry_max_seconds, capacity_timeout_seconds: the back-off while the
-        instance quota is in use (ResourceLimitExceeded): its base, doubling up to its cap, jittered; the city
-        fails once it has waited that long for room.
+    :param cadence: the run's intervals; its ``capacity_retry_seconds``, ``capacity_retry_max_seconds`` and
+        ``capacity_timeout_seconds`` are the back-off while the instance quota is in use (ResourceLimitExceeded):
+        its base, doubling up to its cap, jittered; the city fails once it has waited that long for room.
     """
 
     def __init__(
@@ -116,9 +116,7 @@ class CityRun:
         try_id: str | None = None,
         force_retrain: bool = False,
         keep_alive_seconds: int = 0,
-        capacity_retry_seconds: float,
-        capacity_timeout_seconds: float,
-        capacity_retry_max_seconds: float = CAPACITY_RETRY_MAX_SECONDS,
+        cadence: Cadence = AWS_CADENCE,
         on_job_end: Callable[[CityRun, Description], None] | None = None,
         on_refusal: Callable[[CityRun], None] | None = None,
     ) -> None:
@@ -131,9 +129,7 @@ class CityRun:
         self.try_id = try_id
         self.force_retrain = force_retrain
         self.keep_alive_seconds = keep_alive_seconds
-        self.capacity_retry_seconds = capacity_retry_seconds
-        self.capacity_retry_max_seconds = capacity_retry_max_seconds
-        self.capacity_timeout_seconds = capacity_timeout_seconds
+        self.cadence = cadence
         #: Told of each job whose end this run saw (the trigger's metrics), and of each refusal of the quota.
         self.on_job_end = on_job_end
         self.on_refusal = on_refusal
@@ -164,7 +160,7 @@ class CityRun:
                 if attachment is None:
                     return CityEnd(
                         "no_capacity",
-                        f"no {self.city.instance_type} capacity for {self.capacity_timeout_seconds:.0f} s "
+                        f"no {self.city.instance_type} capacity for {self.cadence.capacity_timeout_seconds:.0f} s "
                         "(ResourceLimitExceeded)",
                     )
                 self.history = [*self.history, attachment.description]
@@ -289,9 +285,12 @@ class CityRun:
                 if self.on_refusal is not None:
                     self.on_refusal(self)
                 self.io.release(self.name)
-                delay = capacity_delay(retries, self.capacity_retry_seconds, self.capacity_retry_max_seconds)
+                cadence = self.cadence
+                delay = capacity_delay(
+                    retries, cadence.capacity_retry_seconds, cadence.capacity_retry_max_seconds
+                )
                 delay *= self.io.jitter(name, retries)
-                deadline = deadline or self.io.now() + self.capacity_timeout_seconds
+                deadline = deadline or self.io.now() + cadence.capacity_timeout_seconds
                 if self.io.now() + delay > deadline:
                     return None
                 self.log.warning(

@@ -9,8 +9,8 @@ cluster queues and AWS Batch's share-based scheduling, but aware of warm pools:
 - **the board**: each such run posts one small record (:class:`RunDemand`) to an S3 prefix every fleet of the
   account names alike — its share and priority, the instances it holds and those its waiting cities need per
   quota, the matching keys its cities wait for and those it has no city left for — when it changes, and at least
-  every :data:`HEARTBEAT_SECONDS`; it reads the others' every :data:`BOARD_READ_SECONDS`. A record not renewed
-  for :data:`STALE_SECONDS` is gone (its run ended, or no triggerer runs it). Listing summaries say what a run
+  every :attr:`~.cadence.Cadence.heartbeat_seconds`; it reads the others' every :attr:`~.cadence.Cadence.board_read_seconds`. A record
+  not renewed for :attr:`~.cadence.Cadence.stale_seconds` is gone (its run ended, or no triggerer runs it). Listing summaries say what a run
   holds, never what it waits for: that is what the board adds;
 - **who goes first** (:meth:`ShareBoard.reserve`): per quota, runs waiting for instances are ranked — those within
   their guaranteed share (``share`` × the quota) before those borrowing beyond it; then higher ``priority``; then
@@ -29,7 +29,7 @@ cluster queues and AWS Batch's share-based scheduling, but aware of warm pools:
   start on a pool handed over counts once, as the taker's (the giver's job shows ``ReusedByJob`` naming another
   run's job, which its run does not count as its own warm start);
 - **the start**: a run admits no city into new instances until it has read the board
-  :data:`START_SETTLE_SECONDS` after its first record was posted (:attr:`ShareBoard.settled`). Two runs starting
+  :attr:`~.cadence.Cadence.start_settle_seconds` after its first record was posted (:attr:`ShareBoard.settled`). Two runs starting
   in the same second — a daily and a weekly DAG scheduled at the same midnight — each see the other's record
   before either admits, and rank alike; without it both took the whole free room from the same listing, and one
   met a quota's worth of ``ResourceLimitExceeded``. A run whose record the other did not see in time admits
@@ -50,25 +50,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.dispatch.cadence import AWS_CADENCE, Cadence
 from sagemaker_fleet.fleetspec.names import is_run_job, split_s3_uri
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import SharingSettings
     from sagemaker_fleet.jobs.keys import WarmPoolKey
 
-#: The others' records are read at most this often (seconds of the shell's clock): one ListObjectsV2 and a
-#: GetObject per record that changed.
-BOARD_READ_SECONDS = 10.0
-#: A run's record is posted again at least this often while the run sweeps, even unchanged (wall-clock seconds).
-HEARTBEAT_SECONDS = 30.0
-#: A record not renewed for this long is gone: its run ended, or no triggerer sweeps it (wall-clock seconds).
-STALE_SECONDS = 120.0
 #: While a run ranked before it waits on the quota, a group may hand its pools to its own cities this many times
 #: per lane (its width); then it yields them.
 OWED_HANDOFFS = 1
-#: A run admits no city into new instances before a read of the board this long after its first post (shell's
-#: clock): more than a create takes to show in a listing.
-START_SETTLE_SECONDS = 5.0
 #: Version of the record's format (a reader skips records of another version).
 RECORD_VERSION = 1
 
@@ -164,8 +155,11 @@ class ShareBoard:
     """A run's view of the board and its own record (see the module docstring). The shells do the S3 calls:
     :meth:`read_due` / :meth:`read`, :meth:`to_post` / :meth:`posted`."""
 
-    def __init__(self, fleet: str, run_key: str, sharing: SharingSettings) -> None:
+    def __init__(
+        self, fleet: str, run_key: str, sharing: SharingSettings, cadence: Cadence = AWS_CADENCE
+    ) -> None:
         self.sharing = sharing
+        self.cadence = cadence  #: the run's intervals (reads, heartbeat, staleness, settling)
         self.mine = RunDemand(fleet, run_key, sharing.share, sharing.priority)
         self.last: RunDemand | None = None  #: the record as last posted (what the others rank)
         self.others: dict[tuple[str, str], RunDemand] = {}
@@ -192,15 +186,18 @@ class ShareBoard:
     def object_key(self) -> str:
         return f"{self.prefix}{self.mine.fleet}/{self.mine.run_key}.json"
 
-    def read_due(self, now: float, every: float = BOARD_READ_SECONDS) -> bool:
-        return now - self.read_at >= min(every, BOARD_READ_SECONDS)
+    def read_due(self, now: float, every: float | None = None) -> bool:
+        """Whether the records are to be read now: every ``every`` seconds (the shell's sweep interval), at most
+        every :attr:`~.cadence.Cadence.board_read_seconds`."""
+        most = self.cadence.board_read_seconds
+        return now - self.read_at >= (most if every is None else min(every, most))
 
     def read(self, records: Iterable[object], now: float, wall: float) -> None:
         """Take the board's records (JSON values; the run's own and stale ones are skipped)."""
         others: dict[tuple[str, str], RunDemand] = {}
         for data in records:
             record = RunDemand.from_json(data)
-            if record is None or wall - record.posted > STALE_SECONDS:
+            if record is None or wall - record.posted > self.cadence.stale_seconds:
                 continue
             ident = (record.fleet, record.run_key)
             if ident != (self.mine.fleet, self.mine.run_key):
@@ -221,7 +218,7 @@ class ShareBoard:
             self.first_post is None
         ):  # whether S3 takes it or not: a failing board delays the start, never stops it
             self.first_post = now
-        if self.mine.same(self.last) and now - self.posted_at < HEARTBEAT_SECONDS:
+        if self.mine.same(self.last) and now - self.posted_at < self.cadence.heartbeat_seconds:
             return None
         return RunDemand(**{**self.mine.__dict__, "posted": wall}).to_json()
 
@@ -233,11 +230,14 @@ class ShareBoard:
 
     @property
     def settled(self) -> bool:
-        """Whether the board was read :data:`START_SETTLE_SECONDS` after the run's first post (see the module
+        """Whether the board was read :attr:`~.cadence.Cadence.start_settle_seconds` after the run's first post (see the module
         docstring): until then the run takes no new instances."""
         if self.seen_before:
             return True
-        return self.first_post is not None and self.read_at >= self.first_post + START_SETTLE_SECONDS
+        return (
+            self.first_post is not None
+            and self.read_at >= self.first_post + self.cadence.start_settle_seconds
+        )
 
     def reserve(self, quota: str, capacity: int) -> int:
         """Instances of ``quota`` the runs ranked before this one wait for: the room this run leaves them."""

@@ -1,20 +1,28 @@
-"""What the run's tracker keeps per job and what a waiting city asks with (pure), and the tracker's constants."""
+"""What a run's tracker has seen, as values (pure): each job as last listed or described, each city's latest
+submission, the admissions not listed yet and the pools ended on purpose; what a waiting city asks with; and the
+read of the run the dispatch rules take (:class:`RunView`)."""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sagemaker_fleet.jobs.statuses import POOL_SETTLED
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
+if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.account import AccountView
+    from sagemaker_fleet.dispatch.book import DispatchBook
+    from sagemaker_fleet.dispatch.cadence import Cadence
+    from sagemaker_fleet.dispatch.rules import DispatchRules
+    from sagemaker_fleet.dispatch.sharing import RunShares
+
 Counts = Counter[str]
 #: The listing starts this long before the oldest unsettled job's creation (clock skew, listing lag).
 CREATION_MARGIN = dt.timedelta(minutes=5)
-#: While a city waits for its turn the run is swept at least this often (seconds): the sweep that sees a job end
-#: is the one that starts its successor, so this bounds the hand-off (one ListTrainingJobs call per run a sweep).
-HANDOFF_INTERVAL = 10.0
 
 
 @dataclass
@@ -45,3 +53,59 @@ class Wait:
     attempt: int = 1
     first: bool = True
     since: float = 0.0
+
+
+@dataclass
+class Released:
+    """The run's pools ended on purpose (:mod:`.pool_ends`): idle ones (``pools``) and running jobs given
+    keep-alive 0 (``tails``), by job name. A change the endpoint did not take is taken out again."""
+
+    pools: set[str] = field(default_factory=set)
+    tails: set[str] = field(default_factory=set)
+
+
+@dataclass
+class RunState:
+    """What the run's tracker has seen: written by :meth:`RunTracker.observe` (the listings), :meth:`RunTracker.admit`
+    and :meth:`RunTracker.release` (the admissions) and the pool ends only; every rule reads it."""
+
+    jobs: dict[str, JobState] = field(default_factory=dict)  #: job name → as last listed or described
+    latest: dict[str, JobState] = field(default_factory=dict)  #: city → its highest attempt seen
+    pending: dict[str, int] = field(default_factory=dict)  #: city → attempt admitted, its job not listed yet
+    released: Released = field(default_factory=Released)
+    listed_whole: bool = False  #: a listing covered the run's past
+    #: instance types the latest admission pass left cities waiting for room on (their quotas were full)
+    short_of: frozenset[str] = frozenset()
+
+    def started(self, city: str) -> bool:
+        """Listed, or admitted and about to create its job."""
+        return city in self.latest or city in self.pending
+
+    def to_come(self, city: str) -> bool:
+        """Still to come: not listed yet, or admitted and not yet seen creating its job."""
+        return city in self.pending or city not in self.latest
+
+
+@dataclass(frozen=True)
+class RunView:
+    """The run as the dispatch rules read it: its book and job names, what its tracker has seen (``state``), the
+    other runs of the account (``account``, ``shares``: None for a run without a plan, or a fleet that does not
+    share) and how it runs (``carry_pools``, ``one_at_a_time``, the measurement-only ``rules``, the ``cadence``)."""
+
+    book: DispatchBook
+    names: Mapping[str, tuple[str, int]]
+    state: RunState
+    cadence: Cadence
+    rules: DispatchRules
+    carry_pools: bool = False
+    one_at_a_time: bool = False
+    account: AccountView | None = None
+    shares: RunShares | None = None
+
+    def yields(self, group: str) -> bool:
+        """Whether ``group`` gives its pools up to a run ranked before this one (:mod:`.sharing`)."""
+        return self.shares is not None and group in self.shares.yielding
+
+    def kept(self) -> Counts:
+        """Per group: pools other runs' cities of its key wait for (:meth:`RunShares.kept`)."""
+        return self.shares.kept() if self.shares is not None else Counter()

@@ -5,7 +5,7 @@ drive through their I/O: the triggerer's shared poller (:mod:`sagemaker_fleet.tr
 ``simulate``'s (``sim/driver/polling.py``: virtual time, the simulator's engine). Each sweep of a run is
 
 0. for a run with a plan, once: :meth:`RunSweeps.census` (the account's running jobs and idle pools, whoever's);
-   for a fleet that shares (all but ``sharing: false``), every :data:`~.shares.BOARD_READ_SECONDS`: the account's board
+   for a fleet that shares (all but ``sharing: false``), every :attr:`~.cadence.Cadence.board_read_seconds`: the account's board
    (:meth:`RunSweeps.board_read`, :mod:`.shares`), and after step 2 the run's own record when it changed
    (:meth:`RunSweeps.board_post`);
 1. :meth:`RunSweeps.listing`: where the listing starts (of the account's jobs for a run with a plan: other runs'
@@ -33,14 +33,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.dispatch.account import AccountView
-from sagemaker_fleet.dispatch.shares import BOARD_READ_SECONDS, ShareBoard
-from sagemaker_fleet.dispatch.sharing import RunShares
-from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL
+from sagemaker_fleet.dispatch.cadence import AWS_CADENCE
+from sagemaker_fleet.dispatch.state import CREATION_MARGIN
 from sagemaker_fleet.jobs.paging import JobFilters, as_datetime
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.account import AccountView
+    from sagemaker_fleet.dispatch.cadence import Cadence
+    from sagemaker_fleet.dispatch.shares import ShareBoard
     from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
 
 #: Consecutive listings a watched job may be missing from before it is described directly.
@@ -121,10 +122,11 @@ class RunSweeps:
     """What a run's sweeps carry from one to the next — the watched jobs, the back-off, the tracker — and the rule
     of one sweep (see the module docstring).
 
-    :param tracker: the run's tracker (None: the sweeps only watch jobs); a shell may attach it later.
+    :param tracker: the run's tracker (None: the sweeps only watch jobs); a shell's
+        :func:`~.build.build_run_dispatch` attaches it later (:meth:`attach`).
     :param floor: CreationTimeAfter of a listing of the run's whole past (the triggerer's: the day before a dated
         run key, :func:`~sagemaker_fleet.fleetspec.names.run_key_floor`).
-    :param handoff_interval: while cities wait, sweep at least this often (seconds).
+    :param cadence: the run's intervals (:class:`~.cadence.Cadence`) until a tracker brings the run's own.
     """
 
     def __init__(
@@ -132,37 +134,30 @@ class RunSweeps:
         tracker: RunTracker | None = None,
         *,
         floor: dt.datetime | None = None,
-        handoff_interval: float = HANDOFF_INTERVAL,
+        cadence: Cadence = AWS_CADENCE,
     ) -> None:
         self.floor = floor
-        self.handoff_interval = handoff_interval
+        self.cadence = cadence
         self.watches: dict[str, WatchedJob] = {}
         self.backoff = Backoff()
         self._listed_now = False  # this sweep's listing came through
-        #: other runs' jobs of the account, for a run with a plan (see :attr:`tracker`)
+        #: the run's tracker (None: the sweeps only watch jobs)
+        self.tracker: RunTracker | None = None
+        #: other runs' jobs of the account, for a run with a plan (its tracker's)
         self.account: AccountView | None = None
         #: the account's board, for a run of a fleet that shares (all but ``sharing: false``; :mod:`.shares`)
         self.board: ShareBoard | None = None
-        self._tracker: RunTracker | None = None
-        self.tracker = tracker
-
-    @property
-    def tracker(self) -> RunTracker | None:
-        return self._tracker
-
-    @tracker.setter
-    def tracker(self, tracker: RunTracker | None) -> None:
-        """A tracker with a plan makes the run account-aware: its sweeps list the account's jobs, and other runs'
-        running jobs and idle pools count against its quotas (:class:`AccountView`)."""
-        self._tracker = tracker
-        self.account = AccountView() if tracker is not None and tracker.book.turns else None
-        self.board = None
         if tracker is not None:
-            tracker.account = self.account
-            book = tracker.book
-            if self.account is not None and book.sharing is not None:
-                self.board = self.account.board = ShareBoard(book.fleet, book.run_key, book.sharing)
-                tracker.shares = RunShares(self.board, book)
+            self.attach(tracker)
+
+    def attach(self, tracker: RunTracker) -> None:
+        """Feed ``tracker`` (built with its account view and board by :func:`~.build.build_run_dispatch`): with an
+        account view the sweeps list the account's jobs, with a board they read and post it; the run's cadence is
+        the tracker's."""
+        self.tracker = tracker
+        self.cadence = tracker.cadence
+        self.account = tracker.account
+        self.board = tracker.shares.board if tracker.shares is not None else None
 
     # ------------------------------------------------------------------------------------------ watching
 
@@ -211,19 +206,19 @@ class RunSweeps:
         listing: Listing,
         summaries: Sequence[Mapping[str, Any]],
         now: float,
-        every: float = HANDOFF_INTERVAL,
+        every: float | None = None,
     ) -> list[str]:
         """Take the listing's jobs that are not the run's (before :meth:`listed`); the ones to describe now (their
         shape is unknown, or they are older than the listing: those of an instance type the run's cities wait for
-        room of every ``every`` seconds, the shell's sweep interval, at most :attr:`handoff_interval`), each then
-        given to :meth:`foreign_described`."""
+        room of every ``every`` seconds, the shell's sweep interval, at most the cadence's ``handoff_interval``),
+        each then given to :meth:`foreign_described`."""
         if self.account is None:
             return []
         self.account.observe(summaries, now, own=_Own(self))
         short_of = self.tracker.short_of if self.tracker is not None else frozenset()
-        return self.account.to_describe(
-            now, listing.after, short_of=short_of, every=min(every, self.handoff_interval)
-        )
+        handoff = self.cadence.handoff_interval
+        every = handoff if every is None else min(every, handoff)
+        return self.account.to_describe(now, listing.after, short_of=short_of, every=every)
 
     def foreign_described(self, name: str, description: Mapping[str, Any] | None, now: float) -> None:
         if self.account is not None:
@@ -305,11 +300,11 @@ class RunSweeps:
 
     # ------------------------------------------------------------------------------------------ the board
 
-    def board_read(self, now: float, every: float = BOARD_READ_SECONDS) -> tuple[str, str] | None:
+    def board_read(self, now: float, every: float | None = None) -> tuple[str, str] | None:
         """(bucket, prefix) of the account's board when its records are to be read in this sweep (before its
-        listing: every ``every`` seconds, the shell's sweep interval, at most :data:`~.shares.BOARD_READ_SECONDS`),
+        listing: every ``every`` seconds, the shell's sweep interval, at most :attr:`~.cadence.Cadence.board_read_seconds`),
         else None; :func:`.sweeping.sweep_once` gives them to :meth:`board_records`. A failed read is not the sweep's
-        failure: the run goes on with the records it had, which go stale (:data:`~.shares.STALE_SECONDS`)."""
+        failure: the run goes on with the records it had, which go stale (:attr:`~.cadence.Cadence.stale_seconds`)."""
         board = self.board
         if board is None or not board.read_due(now, every):
             return None
@@ -345,9 +340,10 @@ class RunSweeps:
         self._listed_now = False
 
     def delay(self, interval: float, waiting: bool) -> float:
-        """Seconds to the next sweep: ``interval`` (at most :attr:`handoff_interval` while cities wait, so a
+        """Seconds to the next sweep: ``interval`` (at most the cadence's ``handoff_interval`` while cities wait, so a
         successor starts soon after its predecessor ends) times the back-off."""
-        return (min(interval, self.handoff_interval) if waiting else interval) * self.backoff.factor
+        handoff = self.cadence.handoff_interval
+        return (min(interval, handoff) if waiting else interval) * self.backoff.factor
 
     # ------------------------------------------------------------------------------------------ between sweeps
 

@@ -13,8 +13,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, Unpack
 
-from sagemaker_fleet.dispatch.shares import STALE_SECONDS
-
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.sweep import Listed, Listing, PoolEnd, RunSweeps
     from sagemaker_fleet.dispatch.tracker import Wait
@@ -114,7 +112,7 @@ async def _steps(run: RunSweeps, io: SweepIO, interval: float, observe: Observe 
     for filters in run.census():
         run.censused(await io.list_jobs(account=True, **filters), io.now())
     if (where := run.board_read(io.now(), interval)) is not None:
-        records = await io.read_board(*where, io.wall() - STALE_SECONDS)
+        records = await io.read_board(*where, io.wall() - run.cadence.stale_seconds)
         if records is not None:  # a board that did not answer is not the sweep's failure
             run.board_records(records, io.now(), io.wall())
     listing = run.listing()

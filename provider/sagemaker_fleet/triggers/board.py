@@ -2,7 +2,7 @@
 
 One aiobotocore S3 client per run's poller, from the same connection (and endpoint) as its SageMaker client, opened
 on first use. A read is one ListObjectsV2 of the board's prefix and one GetObject per record whose ETag changed
-since the last read — none for a record not modified for :data:`~sagemaker_fleet.dispatch.shares.STALE_SECONDS`
+since the last read — none for a record not modified for :attr:`~sagemaker_fleet.dispatch.cadence.Cadence.stale_seconds`
 (an ended run's: the board keeps one object per run; an S3 lifecycle rule may expire them after a day); a post is
 one PutObject of the run's record. A record that is not JSON is skipped.
 """

@@ -17,12 +17,9 @@ listing says which cities have jobs, a job's ``sagemaker-fleet:airflow-try`` tag
 
 from __future__ import annotations
 
-import asyncio
-import signal
-import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from airflow.triggers.base import (
     TaskFailedEvent,
@@ -32,7 +29,8 @@ from airflow.triggers.base import (
 )
 
 from sagemaker_fleet.contract import PLAN_XCOM_KEY
-from sagemaker_fleet.dispatch import DispatchBook, RunTracker
+from sagemaker_fleet.dispatch import DispatchBook, build_run_dispatch
+from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
 from sagemaker_fleet.fleetspec.runspec import load_run_spec
@@ -47,6 +45,7 @@ from sagemaker_fleet.observability.stats import RunSignals, send
 from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
 from sagemaker_fleet.triggers.city_io import PollerCityIO
+from sagemaker_fleet.triggers.dags_test import stop_on_sigterm  # imported from here too (tests, users' code)
 from sagemaker_fleet.triggers.defaults import (
     CityOptions,
     CityTiming,
@@ -57,10 +56,9 @@ from sagemaker_fleet.triggers.errors import TriggerContextError, UnfitPlanError,
 from sagemaker_fleet.triggers.offloop import off_loop
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.sweep import RunSweeps
     from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.triggers.poller import FleetPoller
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -97,34 +95,6 @@ def job_link_xcoms(region: str | None, domain: str | None, job_name: str) -> dic
         **{link.key: value for link in links},
         **{link.xcom_key: link.format_link(**value) for link in links},
     }
-
-
-async def stop_on_sigterm(work: Awaitable[T], on_stop: Callable[[], None]) -> T:
-    """``work``'s result; SIGTERM meanwhile cancels it, calls ``on_stop`` and ends the process with exit code 143
-    (128 + SIGTERM), as a process killed by it would. ``dag.test()`` runs a deferred task's trigger in line, under the
-    task runner's SIGTERM handler, which only calls the operator's ``on_kill`` and returns: ``airflow dags test``
-    went on waiting. The handler only cancels (raising from it, mid-call, once left the process hanging in its
-    clean-up); :class:`SystemExit` then passes the ``except Exception`` around each task and ends the command."""
-    task = asyncio.ensure_future(work)
-    if threading.current_thread() is not threading.main_thread():
-        return await task
-    loop = asyncio.get_running_loop()
-    signals: list[int] = []
-
-    def handler(signum: int, frame: Any) -> None:
-        signals.append(signum)
-        loop.call_soon_threadsafe(task.cancel)
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        return await task
-    except asyncio.CancelledError:
-        if not signals:
-            raise
-        on_stop()
-        raise SystemExit(128 + signals[0]) from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 class FleetCityTrigger(RunPollerTrigger):
@@ -176,6 +146,16 @@ class FleetCityTrigger(RunPollerTrigger):
 
     # ------------------------------------------------------------------------------------------ set-up
 
+    @property
+    def cadence(self) -> Cadence:
+        """The run's intervals, with this task's settings (the poll interval, the capacity back-off)."""
+        timing = self.timing
+        return Cadence(
+            timing.poll_interval,
+            capacity_retry_seconds=timing.capacity_retry_seconds,
+            capacity_timeout_seconds=timing.capacity_timeout_seconds,
+        )
+
     def _run_info(self) -> RunInfo:
         run = self.task_try
         if not run.run_key:
@@ -201,10 +181,11 @@ class FleetCityTrigger(RunPollerTrigger):
             run_id=run.run_id,
         )
 
-    async def _load_tracker(self, spec: FleetSpec, run: RunInfo) -> RunTracker:
+    async def _build_dispatch(self, spec: FleetSpec, run: RunInfo, sweeps: RunSweeps) -> RunSweeps:
+        """The run's dispatch, built onto the poller's ``sweeps`` by its plan (none: every city starts at once)."""
         names = run_job_names(spec, run.run_key)
         if not self.options.plan_task_id:
-            return RunTracker(DispatchBook.empty(), names)
+            return build_run_dispatch(DispatchBook.empty(), names, self.cadence, sweeps=sweeps)
         from sagemaker_fleet.plan import FleetPlan
 
         data = await self._plan_json(run)
@@ -232,8 +213,9 @@ class FleetCityTrigger(RunPollerTrigger):
                 f" (planned {turn.order + 1} of {len(book.turns)}, group {turn.group})" if turn else "",
                 turn.keep_alive_seconds if turn else 0,
             )
-        return RunTracker(
-            book, names, carry_pools=self.options.carry_pools, one_at_a_time=self.task_try.one_at_a_time
+        carry, one = self.options.carry_pools, self.task_try.one_at_a_time
+        return build_run_dispatch(
+            book, names, self.cadence, carry_pools=carry, one_at_a_time=one, sweeps=sweeps
         )
 
     # ------------------------------------------------------------------------------------------ running
@@ -356,7 +338,7 @@ class FleetCityTrigger(RunPollerTrigger):
         if poller.signals is None:
             poller.signals = RunSignals(spec.fleet, run.run_key)
         self.signals = poller.signals
-        tracker = await poller.track(lambda: self._load_tracker(spec, run))
+        tracker = await poller.track(lambda sweeps: self._build_dispatch(spec, run, sweeps))
         self.city_run = city_run = CityRun(
             spec,
             spec.city(self.city),
@@ -367,8 +349,7 @@ class FleetCityTrigger(RunPollerTrigger):
             try_id=run.try_id,
             force_retrain=self.options.force_retrain,
             keep_alive_seconds=int(self.options.keep_alive_seconds or 0),
-            capacity_retry_seconds=self.timing.capacity_retry_seconds,
-            capacity_timeout_seconds=self.timing.capacity_timeout_seconds,
+            cadence=self.cadence,
             on_job_end=self._job_ended,
             on_refusal=self._refused,
         )

@@ -79,7 +79,11 @@ class PollerCityIO:
     async def watch(self, job: Description, created_after: dt.datetime | None) -> Description:
         name = str(job["TrainingJobName"])
         return await watch_until_terminal(
-            self.poller, name, created_after, self.log, deadline_seconds=watch_deadline(job)
+            self.poller,
+            name,
+            created_after,
+            self.log,
+            deadline_seconds=watch_deadline(job, self.poller.cadence.watch_margin_seconds),
         )
 
     async def describe(self, job_name: str) -> Description | None:

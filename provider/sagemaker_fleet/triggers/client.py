@@ -30,9 +30,6 @@ log = logging.getLogger(__name__)
 
 #: Retries of the triggerer's shared client: jittered exponential back-off on throttles, no client-side rate limit.
 TRIGGERER_RETRIES: dict[str, Any] = {"mode": "standard", "max_attempts": 10}
-#: The shortest sweep interval against AWS itself (an endpoint under ``amazonaws.com``): shorter ones spend the
-#: account's ListTrainingJobs rate for nothing a job's minutes-long life would show. The simulator may go lower.
-MIN_AWS_POLL_SECONDS = 5.0
 
 T = TypeVar("T")
 

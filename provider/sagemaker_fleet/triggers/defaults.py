@@ -16,15 +16,12 @@ from typing import Any, Self
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 
-from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, POLL_INTERVAL
+from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, CAPACITY_TIMEOUT_SECONDS, POLL_INTERVAL
 
 #: The city trigger's classpath, as the triggerer imports it.
 CITY_TRIGGER_CLASSPATH = "sagemaker_fleet.triggers.city.FleetCityTrigger"
 #: The AWS connection parameters a fleet trigger carries, as its constructor and ``AwsBaseOperator`` name them.
 AWS_CONNECTION_FIELDS = ("aws_conn_id", "region_name", "verify", "botocore_config")
-#: How long to wait at most while the instance quota is in use (ResourceLimitExceeded): default of the city trigger
-#: and of the operator that defers to it (the poll interval and the base back-off are in ``contract.py``).
-CAPACITY_TIMEOUT_SECONDS = 6 * 3600.0
 
 
 @dataclass(frozen=True)

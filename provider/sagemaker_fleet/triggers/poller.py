@@ -34,7 +34,7 @@ from sagemaker_fleet.hooks.fleet import SageMakerFleetHook, error_code
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, KEEP_ALIVE_REFUSALS, THROTTLING_CODES
 from sagemaker_fleet.triggers.board import BoardClient
 from sagemaker_fleet.triggers.budget import WaitLineBudget
-from sagemaker_fleet.triggers.client import MIN_AWS_POLL_SECONDS, TRIGGERER_RETRIES, RunClient, aws_host
+from sagemaker_fleet.triggers.client import TRIGGERER_RETRIES, RunClient, aws_host
 from sagemaker_fleet.triggers.watch import (
     JobWatchError,
     JobWatchers,
@@ -44,6 +44,7 @@ from sagemaker_fleet.triggers.watch import (
 )
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.cadence import Cadence
     from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd
     from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
     from sagemaker_fleet.jobs.paging import JobFilters
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
 # JobWatchError, watch_until_terminal and watch_deadline (triggers/watch.py) and TRIGGERER_RETRIES (client.py) are
 # imported from here by the triggers and by users' code from before the split
 __all__ = [
-    "GIVE_UP_SECONDS",
     "MAX_CONSECUTIVE_ERRORS",
     "TRIGGERER_RETRIES",
     "FleetPoller",
@@ -65,10 +65,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: The poller gives up, and tells every trigger that watches or waits through it, once sweeps have failed this
-#: many times in a row *and* for at least :data:`GIVE_UP_SECONDS`: a minute-long outage of the endpoint or the
-#: network fails nothing; the triggers' tasks fail (and Airflow retries them) only when it lasts.
+#: many times in a row *and* for at least the cadence's ``give_up_seconds``: a minute-long outage of the endpoint or
+#: the network fails nothing; the triggers' tasks fail (and Airflow retries them) only when it lasts.
 MAX_CONSECUTIVE_ERRORS = 5
-GIVE_UP_SECONDS = 900.0
 #: DescribeTrainingJob calls in flight at once when many jobs end in one sweep.
 DESCRIBE_CONCURRENCY = 8
 
@@ -87,7 +86,6 @@ class FleetPoller:
     the same key in one event loop."""
 
     _registry: ClassVar[dict[tuple[int, PollerKey], FleetPoller]] = {}
-    give_up_seconds: float = GIVE_UP_SECONDS
 
     def __init__(self, hook: SageMakerFleetHook, name_contains: str, interval: float) -> None:
         self.hook = hook
@@ -126,11 +124,13 @@ class FleetPoller:
 
     @property
     def tracker(self) -> RunTracker | None:
+        """The run's tracker, once its dispatch is built onto :attr:`sweeps` (:meth:`track`)."""
         return self.sweeps.tracker
 
-    @tracker.setter
-    def tracker(self, tracker: RunTracker | None) -> None:
-        self.sweeps.tracker = tracker
+    @property
+    def cadence(self) -> Cadence:
+        """The run's intervals (its dispatch's: :attr:`RunSweeps.cadence`): the give-up, the AWS floor, the watch margin."""
+        return self.sweeps.cadence
 
     @property
     def watches(self) -> Mapping[str, Any]:
@@ -159,11 +159,12 @@ class FleetPoller:
 
     # ------------------------------------------------------------------------------------------ dispatching
 
-    async def track(self, load: Callable[[], Awaitable[RunTracker]]) -> RunTracker:
-        """The run's tracker, loaded once per poller (the first caller loads it), after one whole listing."""
+    async def track(self, build: Callable[[RunSweeps], Awaitable[object]]) -> RunTracker:
+        """The run's tracker, after one whole listing. Its dispatch is built once per poller, by the first caller's
+        ``build(sweeps)`` (:func:`~sagemaker_fleet.dispatch.build.build_run_dispatch` onto this poller's sweeps)."""
         async with self._tracker_lock:
             if self.sweeps.tracker is None:
-                self.sweeps.tracker = await load()
+                await build(self.sweeps)
         self._ensure_running()
         await self._listed.wait()
         tracker = self.sweeps.tracker
@@ -229,27 +230,28 @@ class FleetPoller:
 
     async def call(self, what: str, request: Callable[..., Awaitable[T]], *args: Any) -> T:
         """``request(client, *args)`` with the poller's client, sent again through an outage with the sweeps'
-        back-off for as long as the sweeps themselves would keep trying (:attr:`give_up_seconds`)."""
+        back-off for as long as the sweeps themselves would keep trying (the cadence's ``give_up_seconds``)."""
         return await self.aws.call(
-            what, request, *args, interval=lambda: self.interval, patience=self.give_up_seconds
+            what, request, *args, interval=lambda: self.interval, patience=self.cadence.give_up_seconds
         )
 
     def _clamp_interval(self, endpoint_url: str) -> None:
-        """Against AWS itself, sweep no more often than every :data:`MIN_AWS_POLL_SECONDS` (with a warning)."""
+        """Against AWS itself, sweep no more often than every ``min_aws_poll_seconds`` of the cadence (with a
+        warning)."""
         host = aws_host(endpoint_url)
         if host is None:
             return
-        self._min_interval = MIN_AWS_POLL_SECONDS
-        if self.interval < MIN_AWS_POLL_SECONDS:
+        floor = self._min_interval = self.cadence.min_aws_poll_seconds
+        if self.interval < floor:
             log.warning(
                 "poll interval %.1f s is below %.0f s against %s: sweeping every %.0f s (a shorter interval "
                 "spends the account's API rate and shows nothing sooner)",
                 self.interval,
-                MIN_AWS_POLL_SECONDS,
+                floor,
                 host,
-                MIN_AWS_POLL_SECONDS,
+                floor,
             )
-            self.interval = MIN_AWS_POLL_SECONDS
+            self.interval = floor
 
     # ------------------------------------------------------------------------------------------ the loop
 
@@ -286,7 +288,7 @@ class FleetPoller:
                     self._failed(swept.error, errors)
                     if (
                         errors >= MAX_CONSECUTIVE_ERRORS
-                        and self.now() - failing_since >= self.give_up_seconds
+                        and self.now() - failing_since >= self.cadence.give_up_seconds
                     ):
                         self._give_up(swept.error, self.now() - failing_since)
                         errors = 0

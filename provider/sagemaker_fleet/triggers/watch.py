@@ -17,9 +17,6 @@ from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
 if TYPE_CHECKING:
     import datetime as dt
 
-#: A watched job that SageMaker has not ended this long after its own limits (MaxWaitTimeInSeconds for spot,
-#: MaxRuntimeInSeconds) counts as lost: SageMaker stops every job at those limits.
-WATCH_MARGIN_SECONDS = 3600.0
 #: Secondary statuses worth a warning in the task log while a job runs.
 NOTABLE = frozenset({"Interrupted", "Restarting", "MaxWaitTimeExceeded", "Stopping"})
 
@@ -67,12 +64,12 @@ class Watched(Protocol):
     def unwatch(self, job_name: str, queue: asyncio.Queue[Update] | None = None) -> None: ...
 
 
-def watch_deadline(job: Mapping[str, Any]) -> float | None:
+def watch_deadline(job: Mapping[str, Any], margin: float) -> float | None:
     """Seconds to watch ``job`` (a description or a CreateTrainingJob request) before it counts as lost: its own
-    limit (MaxWaitTimeInSeconds for spot, else MaxRuntimeInSeconds) plus :data:`WATCH_MARGIN_SECONDS`."""
+    limit (MaxWaitTimeInSeconds for spot, else MaxRuntimeInSeconds) plus ``margin`` (:attr:`~sagemaker_fleet.dispatch.cadence.Cadence.watch_margin_seconds`)."""
     stopping = job.get("StoppingCondition") or {}
     limit = stopping.get("MaxWaitTimeInSeconds") or stopping.get("MaxRuntimeInSeconds")
-    return float(limit) + WATCH_MARGIN_SECONDS if limit else None
+    return float(limit) + margin if limit else None
 
 
 async def watch_until_terminal(

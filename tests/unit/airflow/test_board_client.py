@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from sagemaker_fleet.dispatch.shares import STALE_SECONDS, RunDemand
+from sagemaker_fleet.dispatch.cadence import Cadence
+from sagemaker_fleet.dispatch.shares import RunDemand
 from sagemaker_fleet.jobs.paging import ListingError
 from sagemaker_fleet.triggers.board import BoardClient
 
@@ -71,11 +72,11 @@ def record(fleet: str, **values: Any) -> bytes:
 def test_records_are_fetched_once_per_change_and_ended_runs_never() -> None:
     s3 = FakeS3()
     s3.put("board/daily/20261129.json", record("daily"))
-    s3.put("board/weekly/20261122.json", record("weekly"), age=STALE_SECONDS + 60)
+    s3.put("board/weekly/20261122.json", record("weekly"), age=Cadence().stale_seconds + 60)
     s3.put("board/junk.json", b"not json")
     board = client(s3)
     fresh = (
-        time.time() - STALE_SECONDS
+        time.time() - Cadence().stale_seconds
     )  # the sweep's cut (sweep_once): records older than that are not fetched
     first = asyncio.run(board.read("bucket", "board/", fresh))
     assert [r["fleet"] for r in first] == ["daily"]  # type: ignore[index]

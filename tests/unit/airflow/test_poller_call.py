@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError, ConnectionClosedError, EndpointConnectionError, ReadTimeoutError
 
+from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.sweeping import Swept, sweep_once
 from sagemaker_fleet.triggers.client import is_transient
 from sagemaker_fleet.triggers.poller import FleetPoller
@@ -64,7 +65,7 @@ def poller(monkeypatch, give_up: float = 900.0) -> tuple[FleetPoller, list[float
 
     monkeypatch.setattr("sagemaker_fleet.triggers.client.asyncio.sleep", sleep)
     p = FleetPoller(FakeHook(FakeClient({})), "-20261201", interval=2.0)  # type: ignore[arg-type]
-    p.give_up_seconds = give_up
+    p.sweeps.cadence = Cadence(give_up_seconds=give_up)
     return p, slept
 
 
@@ -112,12 +113,12 @@ def sweep(p: FleetPoller) -> Swept:
 
 def pool_end_poller(update: Any) -> FleetPoller:
     """A poller whose run has one idle pool nobody will take over; its keep-alive changes go through ``update``."""
-    from unit.dispatch.test_dispatch_tracker import hand_book, summary, tracker_for
+    from unit.dispatch.test_dispatch_tracker import dispatch_for, hand_book, summary
 
     spec, book = hand_book("X")
     p = FleetPoller(FakeHook(FakeClient({})), "-20261201", interval=2.0)  # type: ignore[arg-type]
     listing = [summary(spec, "c0", "Completed", pool="Available")]
-    p.tracker = tracker_for(spec, book, listing)
+    dispatch_for(spec, book, listing, sweeps=p.sweeps)
     scripted(p, listing)
     p.hook.aupdate_keep_alive = update  # type: ignore[method-assign]
     return p
@@ -157,12 +158,12 @@ def test_keep_alive_0_refused_while_the_job_runs_is_done_and_the_pool_it_keeps_i
     """Should AWS refuse keep-alive changes of running jobs: the tail release of each running job is sent once,
     its ValidationException counts as done (no failed sweep, not sent again), and the sweep that sees the job's
     pool Available ends it."""
-    from unit.dispatch.test_dispatch_tracker import hand_book, summary, tracker_for
+    from unit.dispatch.test_dispatch_tracker import dispatch_for, hand_book, summary
 
     spec, book = hand_book("XX")  # both cities of the group have their job: no successor is coming
     p = FleetPoller(FakeHook(FakeClient({})), "-20261201", interval=2.0)  # type: ignore[arg-type]
     listing = [summary(spec, "c0"), summary(spec, "c1")]
-    p.tracker = tracker_for(spec, book, listing)
+    dispatch_for(spec, book, listing, sweeps=p.sweeps)
     scripted(p, listing)
     running = {s["TrainingJobName"] for s in listing}
     sent: list[tuple[str, bool]] = []

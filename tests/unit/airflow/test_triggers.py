@@ -203,15 +203,14 @@ def test_the_poller_outlives_an_outage_and_its_watchers_never_see_it(error: Exce
 
 
 def test_a_lasting_outage_fails_every_watcher_and_waiting_city_instead_of_hanging(monkeypatch) -> None:
-    from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
+    from sagemaker_fleet.dispatch import Cadence, DispatchBook, Wait, build_run_dispatch
     from sagemaker_fleet.triggers.watch import JobWatchError
 
     client = FlakyClient({"f-a-1": "InProgress"}, EndpointConnectionError(endpoint_url="https://x/"))
-    monkeypatch.setattr(FleetPoller, "give_up_seconds", 0.05)
 
     async def scenario() -> tuple[Any, Any]:
         poller = FleetPoller.shared(("lasting",), lambda: FakeHook(client), "-1", 0.001)  # type: ignore[arg-type,return-value]
-        poller.tracker = RunTracker(DispatchBook.empty(), {})
+        build_run_dispatch(DispatchBook.empty(), {}, Cadence(give_up_seconds=0.05), sweeps=poller.sweeps)
         queue = poller.watch("f-a-1", dt.datetime(2026, 11, 29, tzinfo=dt.UTC))
         turn = asyncio.ensure_future(poller.wait_turn(Wait("b")))
         update = await asyncio.wait_for(queue.get(), 10)
@@ -246,12 +245,15 @@ def test_two_triggers_watching_one_job_each_get_its_end() -> None:
 
 
 def test_a_watch_gives_up_past_the_jobs_own_limits() -> None:
-    from sagemaker_fleet.triggers.watch import WATCH_MARGIN_SECONDS, JobWatchError, watch_deadline
+    from sagemaker_fleet.dispatch.cadence import Cadence
+    from sagemaker_fleet.triggers.watch import JobWatchError, watch_deadline
 
-    assert watch_deadline({"StoppingCondition": {"MaxRuntimeInSeconds": 600}}) == 600 + WATCH_MARGIN_SECONDS
+    margin = Cadence().watch_margin_seconds
+
+    assert watch_deadline({"StoppingCondition": {"MaxRuntimeInSeconds": 600}}, margin) == 600 + margin
     spot = {"StoppingCondition": {"MaxRuntimeInSeconds": 600, "MaxWaitTimeInSeconds": 1800}}
-    assert watch_deadline(spot) == 1800 + WATCH_MARGIN_SECONDS
-    assert watch_deadline({}) is None
+    assert watch_deadline(spot, margin) == 1800 + margin
+    assert watch_deadline({}, margin) is None
     client = FakeClient({"f-a-1": "InProgress"})  # never ends
 
     async def scenario() -> None:

@@ -6,13 +6,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
-from sagemaker_fleet.dispatch.account import (
-    CLAIM_AFTER_SECONDS,
-    DESCRIBES_PER_SWEEP,
-    RECHECK_SECONDS,
-    AccountView,
-)
+from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait, build_run_dispatch
+from sagemaker_fleet.dispatch.account import DESCRIBES_PER_SWEEP, AccountView
+from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.sweep import Listing, RunSweeps
 from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.jobs.keys import city_key
@@ -20,6 +16,9 @@ from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.plan import plan_fleet
 from unit.dispatch.test_dispatch_tracker import RUN_KEY, T0, summary
 from unit.plan.plan_fleets import city, fleet, role
+
+CLAIM_AFTER_SECONDS = Cadence().claim_after_seconds
+RECHECK_SECONDS = Cadence().recheck_seconds
 
 OWN: frozenset[str] = frozenset()
 
@@ -50,7 +49,7 @@ def run(n: int = 6, instances: int = 4, warm_pools: int = 4, **quota: Any):
         quotas={"ml.m5.xlarge": InstanceQuota(instances=instances, warm_pools=warm_pools, **quota)},
     )
     book = DispatchBook.from_plan(plan_fleet(spec, RUN_KEY), spec)
-    sweeps = RunSweeps(RunTracker(book, run_job_names(spec, RUN_KEY)))
+    sweeps = build_run_dispatch(book, run_job_names(spec, RUN_KEY))
     assert sweeps.tracker is not None
     assert sweeps.account is not None
     sweeps.tracker.observe([], whole=True)
@@ -223,7 +222,7 @@ def test_two_quick_looks_are_not_enough_to_take_another_runs_pool() -> None:
     seen(sweeps, [described(other("x1", "Completed", "Reused"))], now=25)
     seen(sweeps, [described(other("x1", "Completed", "Available"))], now=31)
     assert view.jobs["x1"].available_since == 31
-    assert not view.jobs["x1"].claimable_at(40)
+    assert not view.jobs["x1"].claimable_at(40, CLAIM_AFTER_SECONDS)
 
 
 def test_a_pool_older_than_the_listing_gets_its_second_look_after_the_claim_time_not_the_recheck() -> None:
@@ -306,7 +305,7 @@ def test_after_a_refusal_the_runs_own_idle_pool_is_not_handed_on_until_the_next_
 
 
 def test_a_run_without_a_plan_lists_only_its_own_jobs() -> None:
-    sweeps = RunSweeps(RunTracker(DispatchBook.empty(), {}))
+    sweeps = build_run_dispatch(DispatchBook.empty(), {})
     assert sweeps.account is None
     assert not sweeps.listing().account
     assert sweeps.census() == []
@@ -343,8 +342,8 @@ def test_the_hand_off_interval_bounds_how_often_an_older_job_is_looked_at() -> N
     seen(sweeps, [theirs], now=0)
     tracker.admit([Wait(c) for c in cities[1:]], now=0)
     after = Listing(T0, whole=False, account=True)
-    assert sweeps.foreign(after, [], sweeps.handoff_interval - 1, every=RECHECK_SECONDS) == []
-    assert sweeps.foreign(after, [], sweeps.handoff_interval, every=RECHECK_SECONDS) == ["x0"]
+    assert sweeps.foreign(after, [], sweeps.cadence.handoff_interval - 1, every=RECHECK_SECONDS) == []
+    assert sweeps.foreign(after, [], sweeps.cadence.handoff_interval, every=RECHECK_SECONDS) == ["x0"]
 
 
 def test_a_pool_described_as_reused_holds_its_instances_until_a_listing_shows_the_new_job() -> None:

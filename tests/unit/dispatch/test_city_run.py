@@ -6,6 +6,7 @@ import asyncio
 import datetime as dt
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.city_run import CityRun
 from unit.plan.plan_fleets import RUN_KEY, city, fleet
 
@@ -69,8 +70,7 @@ def test_the_capacity_timeout_counts_from_the_first_refusal_not_from_the_wait_fo
         RUN_KEY,
         io,
         Quiet(),
-        capacity_retry_seconds=60.0,
-        capacity_timeout_seconds=300.0,
+        cadence=Cadence(capacity_retry_seconds=60.0, capacity_timeout_seconds=300.0),
     )
     end = asyncio.run(run.train())
     assert end.kind == "no_capacity"
@@ -85,14 +85,13 @@ def test_the_capacity_timeout_counts_from_the_first_refusal_not_from_the_wait_fo
 def test_a_refused_create_tells_the_runs_account_view_before_giving_the_place_back() -> None:
     """The quota counts as full from the refusal on, so the place the city gives back goes to nobody until the
     next listing (the shell re-admits at once on release)."""
-    from sagemaker_fleet.dispatch import DispatchBook, RunTracker
-    from sagemaker_fleet.dispatch.sweep import RunSweeps
+    from sagemaker_fleet.dispatch import DispatchBook, build_run_dispatch
     from sagemaker_fleet.jobs.progress import run_job_names
     from sagemaker_fleet.plan import plan_fleet
 
     spec = fleet([city("oslo"), city("rome")])
-    sweeps = RunSweeps(
-        RunTracker(DispatchBook.from_plan(plan_fleet(spec, RUN_KEY), spec), run_job_names(spec, RUN_KEY))
+    sweeps = build_run_dispatch(
+        DispatchBook.from_plan(plan_fleet(spec, RUN_KEY), spec), run_job_names(spec, RUN_KEY)
     )
     view = sweeps.account
     assert view is not None
@@ -107,8 +106,7 @@ def test_a_refused_create_tells_the_runs_account_view_before_giving_the_place_ba
         io,
         Quiet(),
         sweeps.tracker,
-        capacity_retry_seconds=60.0,
-        capacity_timeout_seconds=100.0,
+        cadence=Cadence(capacity_retry_seconds=60.0, capacity_timeout_seconds=100.0),
     )
     asyncio.run(run.train())
     assert full_at_release
@@ -149,8 +147,7 @@ def ended_run(try_id: str, seen: list, log: Any = None) -> CityRun:
         log or Quiet(),
         tracker,
         try_id=try_id,
-        capacity_retry_seconds=60.0,
-        capacity_timeout_seconds=300.0,
+        cadence=Cadence(capacity_retry_seconds=60.0, capacity_timeout_seconds=300.0),
         on_job_end=lambda run, d: seen.append(d["TrainingJobName"]),
     )
 

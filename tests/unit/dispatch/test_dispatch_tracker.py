@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Turn, Wait, peak_lanes
+from sagemaker_fleet.dispatch import DispatchBook, DispatchRules, RunTracker, Turn, Wait, peak_lanes
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN
 from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.fleetspec.names import job_name
@@ -55,6 +55,16 @@ def tracker_for(spec, book, listing=()) -> RunTracker:
     tracker = RunTracker(book, run_job_names(spec, RUN_KEY))
     tracker.observe(listing, whole=True)
     return tracker
+
+
+def dispatch_for(spec, book, listing=(), sweeps=None) -> Any:
+    """The run's sweeps and tracker as the shells build them (:func:`build_run_dispatch`: account-aware with a plan),
+    its tracker having seen ``listing``; ``sweeps``: build onto these (a poller's)."""
+    from sagemaker_fleet.dispatch import build_run_dispatch
+
+    sweeps = build_run_dispatch(book, run_job_names(spec, RUN_KEY), sweeps=sweeps)
+    sweeps.tracker.observe(listing, whole=True)
+    return sweeps
 
 
 def ranked(book, group: str | None = None) -> list[str]:
@@ -345,7 +355,7 @@ def test_a_pool_goes_to_the_earliest_waiting_city_with_its_image_not_the_next_in
     tracker = tracker_for(spec, book, freed(spec, "c0", ["c1"]))
     assert tracker.handoffs() == {"c3": 0}
     assert tracker.admit(waiting, now=0) == ["c3"]  # c2 (Y) is next in start order; c3 has c0's image X
-    old = RunTracker(book, run_job_names(spec, RUN_KEY), image_handoff=False)
+    old = RunTracker(book, run_job_names(spec, RUN_KEY), rules=DispatchRules(image_handoff=False))
     old.observe(freed(spec, "c0", ["c1"]), whole=True)
     assert old.admit(waiting, now=0) == ["c2"]
 

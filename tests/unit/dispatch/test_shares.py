@@ -9,11 +9,10 @@ from typing import Any
 
 import pytest
 
-from sagemaker_fleet.dispatch import DispatchBook, Wait
+from sagemaker_fleet.dispatch import DispatchBook, Wait, build_run_dispatch
+from sagemaker_fleet.dispatch.cadence import Cadence
+from sagemaker_fleet.dispatch.holdings import cold_budget, holdings
 from sagemaker_fleet.dispatch.shares import (
-    HEARTBEAT_SECONDS,
-    STALE_SECONDS,
-    START_SETTLE_SECONDS,
     RunDemand,
     ShareBoard,
     key_digest,
@@ -24,6 +23,8 @@ from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.plan import plan_fleet
 from unit.dispatch.test_dispatch_tracker import RUN_KEY, summary
 from unit.plan.plan_fleets import city, fleet
+
+CADENCE = Cadence()
 
 Q = "ml.m5.xlarge/instances"
 BOARD = "s3://acme-ml/sagemaker-fleet/board/"
@@ -90,9 +91,13 @@ def test_reserve_is_what_the_runs_ranked_before_this_one_wait_for() -> None:
 
 def test_stale_and_own_records_are_skipped() -> None:
     board = ShareBoard("big", "20261129", sharing())
-    board.read([record("small", blocked={Q: 2}), record("big", blocked={Q: 9})], 0, 1000 + STALE_SECONDS + 1)
+    board.read(
+        [record("small", blocked={Q: 2}), record("big", blocked={Q: 9})], 0, 1000 + CADENCE.stale_seconds + 1
+    )
     assert board.others == {}
-    board.read([record("small", blocked={Q: 2}), record("big", blocked={Q: 9})], 0, 1000 + STALE_SECONDS)
+    board.read(
+        [record("small", blocked={Q: 2}), record("big", blocked={Q: 9})], 0, 1000 + CADENCE.stale_seconds
+    )
     assert list(board.others) == [("small", "20261129")]
 
 
@@ -104,7 +109,7 @@ def test_a_record_is_posted_when_it_changes_or_at_the_heartbeat() -> None:
     assert first["priority"] == 3
     board.posted(first, 0)
     assert board.to_post(1, 1001) is None
-    assert board.to_post(HEARTBEAT_SECONDS, 1030) is not None
+    assert board.to_post(CADENCE.heartbeat_seconds, 1030) is not None
     board.update(RunDemand("big", "20261129", 0.5, 3, blocked={Q: 1}))
     assert board.to_post(2, 1002) is not None
     assert board.object_key == "sagemaker-fleet/board/big/20261129.json"
@@ -132,19 +137,13 @@ def run(
         fleet=name,
     )
     book = DispatchBook.from_plan(plan_fleet(spec, RUN_KEY), spec)
-    sweeps = RunSweeps(RunTracker_for(spec, book))
+    sweeps = build_run_dispatch(book, run_job_names(spec, RUN_KEY))
     assert sweeps.board is not None
     if settled:
         sweeps.board.first_post = -math.inf
     assert sweeps.tracker is not None
     assert sweeps.tracker.shares is not None
     return spec, book, sweeps
-
-
-def RunTracker_for(spec: Any, book: DispatchBook) -> Any:  # noqa: N802 - reads as the class it builds
-    from sagemaker_fleet.dispatch import RunTracker
-
-    return RunTracker(book, run_job_names(spec, RUN_KEY))
 
 
 def sweep(sweeps: RunSweeps, jobs: list[dict[str, Any]], waiting: list[Wait], now: float = 0.0) -> list[str]:
@@ -298,8 +297,7 @@ def test_another_runs_pool_is_left_to_its_run_while_its_record_keeps_the_key() -
     """The owner is on the board and does not give the key away: its next city takes the pool, however late its
     sweep comes (throttled) and however often this run looks; once its record is gone (stale: its run ended, or no
     triggerer sweeps it) the looks over time decide again."""
-    from sagemaker_fleet.dispatch.account import CLAIM_AFTER_SECONDS
-    from sagemaker_fleet.dispatch.shares import STALE_SECONDS
+    CLAIM_AFTER_SECONDS = Cadence().claim_after_seconds  # noqa: N806 - the cadence's, as a name
     from unit.dispatch.test_account import described, other
 
     pool = other(f"weekly-x-{RUN_KEY}", "Completed", "Available")
@@ -311,7 +309,7 @@ def test_another_runs_pool_is_left_to_its_run_while_its_record_keeps_the_key() -
         for name in sweeps.foreign(listing, [pool], now):
             sweeps.foreign_described(name, described(pool), now)
         assert sweeps.listed(listing, [], now, [Wait("c0")]).admitted == (), now
-    later = 1000 + STALE_SECONDS + 1  # its record not renewed: its run let everything go
+    later = 1000 + CADENCE.stale_seconds + 1  # its record not renewed: its run let everything go
     sweeps.board_records([keeps], 121, later)
     for now in (121.0, 121.0 + CLAIM_AFTER_SECONDS):
         sweeps.foreign(listing, [pool], now)
@@ -328,9 +326,9 @@ def test_a_pool_another_run_took_is_not_the_givers_warm_start() -> None:
     theirs = {**summary(spec, "c0", "Completed", pool="Reused")}
     theirs["WarmPoolStatus"]["ReusedByJob"] = f"weekly-x-{RUN_KEY}"
     tracker.observe([*base, ours], whole=True)
-    own_left, _ = tracker._cold_budget(tracker._holdings()[2])
+    own_left, _ = cold_budget(tracker.view, holdings(tracker.view).pending_warm)
     tracker.observe([theirs])
-    their_left, _ = tracker._cold_budget(tracker._holdings()[2])
+    their_left, _ = cold_budget(tracker.view, holdings(tracker.view).pending_warm)
     assert their_left["g0"] == own_left["g0"] - 1  # the giver started its three cities cold, not two
 
 
@@ -355,10 +353,12 @@ def test_a_run_takes_no_new_instances_before_it_read_the_board_after_its_first_p
     assert post[2]["blocked"] == {Q: 4}  # what its cities wait for is on the board before anything starts
     sweeps.board_posted(post[2], 0)
     assert "waits for the account's board" in sweeps.tracker.waiting_reason(waits[0], 0)  # type: ignore[union-attr]
-    sweeps.board_records([], START_SETTLE_SECONDS - 1, 1004)
-    assert sweep(sweeps, [], waits, now=START_SETTLE_SECONDS - 1) == []
-    sweeps.board_records([], START_SETTLE_SECONDS, 1005)  # a read that any run started with it has posted to
-    assert len(sweep(sweeps, [], waits, now=START_SETTLE_SECONDS)) == 4
+    sweeps.board_records([], CADENCE.start_settle_seconds - 1, 1004)
+    assert sweep(sweeps, [], waits, now=CADENCE.start_settle_seconds - 1) == []
+    sweeps.board_records(
+        [], CADENCE.start_settle_seconds, 1005
+    )  # a read that any run started with it has posted to
+    assert len(sweep(sweeps, [], waits, now=CADENCE.start_settle_seconds)) == 4
 
 
 def test_a_run_whose_record_is_on_the_board_already_does_not_settle_again() -> None:
@@ -408,7 +408,7 @@ def test_two_runs_starting_in_the_same_second_do_not_both_take_the_free_room() -
         return admitted
 
     assert one_sweep("fa", 0) == one_sweep("fb", 0) == []
-    now = START_SETTLE_SECONDS
+    now = CADENCE.start_settle_seconds
     assert len(one_sweep("fa", now)) == 4  # ranked first: by name, nothing else tells them apart
     assert board["fa"]["held"] == {Q: 4}
     assert one_sweep("fb", now) == []  # no listing shows fa's jobs yet: its record does

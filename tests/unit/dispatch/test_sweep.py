@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
+from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait, build_run_dispatch
+from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.sweep import MAX_BACKOFF_FACTOR, MISSES_BEFORE_DESCRIBE, PoolEnd, RunSweeps
-from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN, HANDOFF_INTERVAL
-from unit.dispatch.test_dispatch_tracker import T0, hand_book, summary, tracker_for
+from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN
+from unit.dispatch.test_dispatch_tracker import T0, dispatch_for, hand_book, summary
 
 FLOOR = dt.datetime(2026, 11, 28, tzinfo=dt.UTC)
 
@@ -26,10 +27,10 @@ def test_the_listing_starts_before_the_oldest_job_still_watched() -> None:
 
 def test_a_tracker_that_has_not_seen_the_run_lists_its_whole_past() -> None:
     spec, book = hand_book("XX")
-    sweeps = RunSweeps(RunTracker(book, {}), floor=FLOOR)
+    sweeps = build_run_dispatch(book, {}, sweeps=RunSweeps(floor=FLOOR))
     sweeps.watch("a", T0)
     assert sweeps.listing().whole
-    sweeps.tracker = tracker_for(spec, book, [summary(spec, "c0", created=T0 + dt.timedelta(hours=1))])
+    dispatch_for(spec, book, [summary(spec, "c0", created=T0 + dt.timedelta(hours=1))], sweeps=sweeps)
     assert sweeps.listing().after == T0 - CREATION_MARGIN  # the watched job is the older
     assert not sweeps.listing().whole
 
@@ -61,7 +62,7 @@ def test_a_listing_describes_ended_and_missing_jobs_and_passes_on_the_running() 
 
 def test_a_listing_admits_only_once_the_tracker_has_seen_the_whole_run() -> None:
     spec, book = hand_book("XXX")
-    sweeps = RunSweeps(RunTracker(book, {}))
+    sweeps = build_run_dispatch(book, {})
     waiting = [Wait(city, since=0.0) for city in book.members[next(iter(book.members))]]
     assert sweeps.admit(waiting, 0.0) == []  # no listing yet
     listed = sweeps.listed(sweeps.listing(), [], now=0.0, waiting=waiting)
@@ -71,10 +72,9 @@ def test_a_listing_admits_only_once_the_tracker_has_seen_the_whole_run() -> None
 
 def test_each_pool_end_is_handed_out_once_and_a_shell_that_stops_leaves_the_rest() -> None:
     spec, book = hand_book("XX")
-    tracker = tracker_for(
+    sweeps = dispatch_for(
         spec, book, [summary(spec, "c0", "Completed", pool="Available"), summary(spec, "c1")]
     )
-    sweeps = RunSweeps(tracker)
     ends = sweeps.pool_ends()
     first = next(ends)
     assert first == PoolEnd(summary(spec, "c1")["TrainingJobName"], running=True)
@@ -87,10 +87,9 @@ def test_a_pool_end_the_endpoint_did_not_take_is_handed_out_again() -> None:
     """Throttled past its retries, or the endpoint unreachable: the change was not made, so the next sweep tries it
     again (once dropped, the idle pool billed until the run's end)."""
     spec, book = hand_book("XX")
-    tracker = tracker_for(
+    sweeps = dispatch_for(
         spec, book, [summary(spec, "c0", "Completed", pool="Available"), summary(spec, "c1")]
     )
-    sweeps = RunSweeps(tracker)
     ends = list(sweeps.pool_ends())
     assert [e.running for e in ends] == [True, False]
     for end in ends:
@@ -100,9 +99,9 @@ def test_a_pool_end_the_endpoint_did_not_take_is_handed_out_again() -> None:
 
 
 def test_the_back_off_doubles_to_its_cap_and_the_hand_off_bounds_the_interval() -> None:
-    sweeps = RunSweeps(RunTracker(DispatchBook.empty(), {}), handoff_interval=HANDOFF_INTERVAL)
+    sweeps = RunSweeps(RunTracker(DispatchBook.empty(), {}))
     assert sweeps.delay(30.0, waiting=False) == 30.0
-    assert sweeps.delay(30.0, waiting=True) == HANDOFF_INTERVAL
+    assert sweeps.delay(30.0, waiting=True) == Cadence().handoff_interval
     for _ in range(10):
         sweeps.swept(ok=False)
     assert sweeps.delay(30.0, waiting=False) == 30.0 * MAX_BACKOFF_FACTOR

@@ -25,8 +25,9 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait
-from sagemaker_fleet.dispatch.shares import STALE_SECONDS, RunDemand
+from sagemaker_fleet.dispatch import DispatchBook, Wait, build_run_dispatch
+from sagemaker_fleet.dispatch.cadence import Cadence
+from sagemaker_fleet.dispatch.shares import RunDemand
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN
 from sagemaker_fleet.fleetspec.model import InstanceQuota, SharingSettings
 from sagemaker_fleet.fleetspec.names import job_name, run_name_contains
@@ -189,7 +190,7 @@ def world(spec: Any) -> tuple[list[Listing], list[dict], dict[str, tuple[float, 
     board = {
         f"{prefix}{OTHER}/{OTHER_KEY}.json": (0.0, RunDemand(OTHER, OTHER_KEY, 0.5, posted=0.0).to_json()),
         f"{prefix}daily/20261121.json": (  # an ended run's record: never fetched
-            -STALE_SECONDS - 1,
+            -Cadence().stale_seconds - 1,
             RunDemand("daily", "20261121", 0.5, posted=0.0).to_json(),
         ),
     }
@@ -355,7 +356,7 @@ def triggerer_decisions(spec: Any, book: DispatchBook, monkeypatch: pytest.Monke
 
     async def main() -> None:
         poller = FleetPoller(Hook(), run_name_contains(RUN_KEY), INTERVAL)  # type: ignore[arg-type]
-        poller.tracker = RunTracker(book, run_job_names(spec, RUN_KEY))
+        build_run_dispatch(book, run_job_names(spec, RUN_KEY), sweeps=poller.sweeps)
         poller.board._client = FakeS3(endpoint)
         await asyncio.wait_for(asyncio.gather(*(city_run(poller, c) for c in book.members["g0"])), 30)
         assert poller._task is not None
@@ -407,7 +408,7 @@ def simulator_decisions(spec: Any, book: DispatchBook, monkeypatch: pytest.Monke
         timeline,
         RUN_KEY,
         INTERVAL,
-        RunTracker(book, run_job_names(spec, RUN_KEY)),
+        build_run_dispatch(book, run_job_names(spec, RUN_KEY)),
         board=board,
     )
 
@@ -502,7 +503,9 @@ def test_the_shared_world_meets_the_rules_of_the_account(shared, monkeypatch) ->
     assert all("daily" not in d[2] for d in reads)
     assert reads[0] == (0.0, "board", [OTHER])
     assert {d[2] == ["demo"] for d in reads} == {False, True}
-    assert all(d[0] > STALE_SECONDS for d in reads if OTHER not in d[2])  # stale past STALE_SECONDS only
+    assert all(
+        d[0] > Cadence().stale_seconds for d in reads if OTHER not in d[2]
+    )  # stale past STALE_SECONDS only
     posts = [d for d in decisions if d[1] == "post"]
     assert posts
     assert all(json.loads(d[3])["posted"] == d[0] for d in posts)

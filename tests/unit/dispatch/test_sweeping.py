@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.dispatch.shares import STALE_SECONDS
+from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.sweeping import Answer, Swept, sweep_once
 from unit.dispatch.test_shares import run
 
@@ -74,7 +74,7 @@ def test_a_board_that_does_not_answer_fails_nothing_and_the_record_goes_out_agai
     _, _, sweeps = run()
     io = ScriptedIO()
     assert sweep(sweeps, io, 0.0) == Swept(10.0)
-    assert io.reads == [WALL - STALE_SECONDS]  # records older than the stale time are not fetched
+    assert io.reads == [WALL - Cadence().stale_seconds]  # records older than the stale time are not fetched
     assert sweep(sweeps, io, 1.0).error is None
     assert len(io.posts) == 2  # not taken: posted again, not held back for the heartbeat
     io.board_up = True

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker
+from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.city_run import CityRun
 from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.fleetspec.names import job_name
@@ -109,8 +110,7 @@ def city_run(spec: Any, city_name: str, tracker: RunTracker | None, history: lis
         NoIO(),  # type: ignore[arg-type]
         NoIO(),  # type: ignore[arg-type]
         tracker,
-        capacity_retry_seconds=60.0,
-        capacity_timeout_seconds=600.0,
+        cadence=Cadence(capacity_retry_seconds=60.0, capacity_timeout_seconds=600.0),
     )
     run.history = history
     return run

@@ -87,6 +87,7 @@ SHARED_NAMES = {
     "FLEET_DAG_TAG",
     "POLL_INTERVAL",
     "CAPACITY_RETRY_SECONDS",
+    "CAPACITY_TIMEOUT_SECONDS",
     "task_try_id",
     "train_task_id",
     "train_task_chunk",
@@ -186,14 +187,11 @@ _ARITHMETIC = {
 #: Module-level constants that share a value with another module's and mean something else; each reason says what.
 #: Entries are ``module:NAME`` (paths under ``sagemaker_fleet``); one that no longer shares its value fails below.
 ALLOWED_TWINS: dict[str, set[str]] = {
-    "clock constants: moving into the Cadence (issue 39 item 2)": {
+    "the user-facing intervals' defaults (contract.py; the Cadence takes them): a 30 s poll interval is not the "
+    "default volume's 30 GB, a six-hour wait for capacity not the keep-alive API's six-hour maximum "
+    "(fleetspec/model.py)": {
         "contract.py:POLL_INTERVAL",
-        "dispatch/account.py:RECHECK_SECONDS",
-        "dispatch/shares.py:HEARTBEAT_SECONDS",
-        "dispatch/shares.py:STALE_SECONDS",
-        "triggers/defaults.py:CAPACITY_TIMEOUT_SECONDS",
-        "triggers/poller.py:GIVE_UP_SECONDS",
-        "triggers/watch.py:WATCH_MARGIN_SECONDS",
+        "contract.py:CAPACITY_TIMEOUT_SECONDS",
     },
     "two APIs' largest pages, 100 each as CreateTrainingJob's hyperparameter and environment limits "
     "(fleetspec/model.py) are: ListTrainingJobs' and ListServiceQuotas'": {
@@ -331,3 +329,48 @@ def test_every_allowed_twin_still_shares_its_value() -> None:
     sharing = {name for names in groups.values() if len(names) > 1 for name in names}
     stale = sorted(name for names in ALLOWED_TWINS.values() for name in names if name not in sharing)
     assert stale == [], "these no longer share a value with another constant: take them out of ALLOWED_TWINS"
+
+
+# The run's clock: every interval of the dispatch and its triggerer shell is a field of dispatch/cadence.py's Cadence
+# (the user-facing settings' defaults excepted: contract.py's, which the Cadence takes). A module-level *_SECONDS or
+# *_INTERVAL number in dispatch/ or triggers/ is one more way for an interval to arrive, which ``simulate`` and a
+# sped-up benchmark cannot scale.
+CLOCK_PACKAGES = ("dispatch", "triggers")
+
+
+def clock_constants(tree: ast.Module) -> list[tuple[str, int]]:
+    """Module-level names ending in _SECONDS or _INTERVAL bound to a number (a literal or arithmetic of literals)."""
+    found = []
+    for node in tree.body:
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign)
+            else []
+        )
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        for target in targets:
+            if (
+                isinstance(target, ast.Name)
+                and target.id.endswith(("_SECONDS", "_INTERVAL"))
+                and value is not None
+                and isinstance(literal_value(value), float)
+            ):
+                found.append((target.id, node.lineno))
+    return found
+
+
+def test_the_clock_walk_sees_an_interval() -> None:
+    tree = ast.parse("RETRY_SECONDS = 2 * 30.0\nPOLL_INTERVAL: float = 5\nNAME = 'x_SECONDS'\nCOUNT = 3\n")
+    assert clock_constants(tree) == [("RETRY_SECONDS", 1), ("POLL_INTERVAL", 2)]
+
+
+def test_no_dispatch_or_triggerer_module_keeps_an_interval_outside_the_cadence() -> None:
+    offenders = [
+        f"{path.relative_to(PACKAGE)}:{line} {name}"
+        for package in CLOCK_PACKAGES
+        for path in sorted((PACKAGE / package).rglob("*.py"))
+        for name, line in clock_constants(ast.parse(path.read_text()))
+    ]
+    assert offenders == [], "make it a field of dispatch/cadence.py's Cadence (with what it bounds and why)"

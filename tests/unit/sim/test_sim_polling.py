@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from sagemaker_fleet.dispatch import DispatchBook, RunTracker
+from sagemaker_fleet.dispatch import DispatchBook, build_run_dispatch
 from sagemaker_fleet.sim.driver import SimulationError
 from sagemaker_fleet.sim.driver.polling import SimulatedFleetPoller
 
@@ -32,8 +32,8 @@ class PagedEngine:
 
 
 def poller(engine: PagedEngine) -> SimulatedFleetPoller:
-    tracker = RunTracker(DispatchBook.empty(), {})
-    return SimulatedFleetPoller(engine, timeline=None, run_key="20261129", interval=30.0, tracker=tracker)  # type: ignore[arg-type]
+    sweeps = build_run_dispatch(DispatchBook.empty(), {})
+    return SimulatedFleetPoller(engine, timeline=None, run_key="20261129", interval=30.0, sweeps=sweeps)  # type: ignore[arg-type]
 
 
 def test_every_page_is_read_until_the_token_ends() -> None:

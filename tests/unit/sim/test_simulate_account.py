@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from sagemaker_fleet.dispatch import sweep
 from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec, InstanceQuota
 from sagemaker_fleet.sim.driver import (
     AccountResult,
@@ -18,6 +17,7 @@ from sagemaker_fleet.sim.driver import (
     SimulateOptions,
     SimulationError,
     account_quotas,
+    fleet_run,
     simulate_account,
 )
 
@@ -70,17 +70,13 @@ def one(seconds: list[int], name: str = "one") -> dict[str, Any]:
 
 @pytest.fixture
 def view_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each run counts only its own jobs, as before the account view (RunSweeps.account stays None)."""
-    setter = sweep.RunSweeps.tracker.fset
-    assert setter is not None
+    """Each run counts only its own jobs, as before the account view (built with ``account=False``)."""
+    build = fleet_run.build_run_dispatch
 
-    def own_jobs_only(self: sweep.RunSweeps, tracker: Any) -> None:
-        setter(self, tracker)
-        self.account = None
-        if tracker is not None:
-            tracker.account = None
+    def own_jobs_only(*args: Any, **kwargs: Any) -> Any:
+        return build(*args, **kwargs, account=False)
 
-    monkeypatch.setattr(sweep.RunSweeps, "tracker", sweep.RunSweeps.tracker.setter(own_jobs_only))
+    monkeypatch.setattr(fleet_run, "build_run_dispatch", own_jobs_only)
 
 
 def assert_all_done(doc: dict[str, Any], cities: int) -> None:

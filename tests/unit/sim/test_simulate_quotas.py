@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.fleetspec import FleetSpec, parse_fleet_spec
 from sagemaker_fleet.sim.driver import FleetSimulation, SimulateOptions
 
@@ -78,7 +79,7 @@ def test_naive_collides_with_its_own_pools_and_backs_off(tight: FleetSpec) -> No
 
 
 def test_a_city_gives_up_after_the_capacity_timeout(tight: FleetSpec) -> None:
-    options = SimulateOptions(strategy="naive", capacity_timeout_seconds=30.0)
+    options = SimulateOptions(strategy="naive", cadence=Cadence(capacity_timeout_seconds=30.0))
     sim = FleetSimulation(tight, options)
     doc = sim.run().to_json()
     failed = [task for task in sim.tasks.values() if task.state == "failed"]

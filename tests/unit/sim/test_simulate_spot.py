@@ -85,7 +85,7 @@ def test_a_resubmission_follows_within_one_sweep(spec: FleetSpec) -> None:
     first, second = sim.tasks["falls-back"].submissions[:2]
 
     gap = jobs[second]["CreationTime"] - sim.ended_at[first]
-    sweep = sim.options.poll_interval_seconds
+    sweep = sim.options.cadence.poll_interval
     assert sim.options.handoff_seconds - 0.01 <= gap <= sweep + sim.options.handoff_seconds + 0.01
 
 

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from sagemaker_fleet.dispatch.sweep import MAX_BACKOFF_FACTOR
-from sagemaker_fleet.dispatch.tracker import HANDOFF_INTERVAL
 from sagemaker_fleet.fleetspec import FleetSpec, load_fleet_spec
 from sagemaker_fleet.sim.driver import FleetSimulation, SimulateOptions
 
@@ -68,7 +67,7 @@ def test_planned_hand_offs_come_within_one_sweep_of_the_predecessors_end(planned
     wait) plus the trigger's hand-off time — not one orchestration latency later — and inside the keep-alive."""
     describes = _describes(planned)
     handoff = planned.options.handoff_seconds
-    sweep = min(planned.options.poll_interval_seconds, HANDOFF_INTERVAL)
+    sweep = min(planned.options.cadence.poll_interval, planned.options.cadence.handoff_interval)
     checked = 0
     for name, described in describes.items():
         successor = (described.get("WarmPoolStatus") or {}).get("ReusedByJob")
@@ -144,7 +143,7 @@ def test_a_throttled_pool_end_is_sent_again_not_dropped(demo: FleetSpec) -> None
     throttled = FleetSimulation(demo, options)
     throttled.run()
     assert throttled.result().to_json()["throttled"] > 0
-    assert _idle_after_last_end(throttled) < MAX_BACKOFF_FACTOR * options.poll_interval_seconds
+    assert _idle_after_last_end(throttled) < MAX_BACKOFF_FACTOR * options.cadence.poll_interval
 
 
 def test_a_tail_release_refused_while_jobs_run_still_ends_every_pool_within_a_sweep(
@@ -157,7 +156,7 @@ def test_a_tail_release_refused_while_jobs_run_still_ends_every_pool_within_a_sw
     refused = FleetSimulation(demo, options)
     refused.run()
     assert refused.engine.api_calls()["errors"]["UpdateTrainingJob:ValidationException"] >= 10
-    sweep = options.poll_interval_seconds
+    sweep = options.cadence.poll_interval
     last = max(refused.ended_at.values())
     idled = 0
     for described in refused.describes():

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from sagemaker_fleet.cost.report import build_cost_report
-from sagemaker_fleet.dispatch import DispatchBook, RunTracker
+from sagemaker_fleet.dispatch import DispatchBook, DispatchRules, RunTracker, build_run_dispatch
 from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.plan.planner import plan_fleet
@@ -67,28 +67,27 @@ class FleetRun:
         self.names = run_job_names(spec, options.run_key)
         self.plan: FleetPlan | None = None
         self.tracker: RunTracker | None = None
+        sweeps = None
         if options.strategy == "planned":
             self.plan = plan_fleet(spec, options.run_key, options.history, image_order=options.image_order)
             self.plan = self.plan.within(account or {})  # as the plan task reads the account's quotas
-            self.tracker = RunTracker(
-                DispatchBook.from_plan(self.plan, spec),
-                self.names,
-                image_handoff=options.image_handoff,
-                tail_release=options.tail_release,
+            rules = DispatchRules(image_handoff=options.image_handoff, tail_release=options.tail_release)
+            sweeps = build_run_dispatch(
+                DispatchBook.from_plan(self.plan, spec), self.names, options.cadence, rules=rules
             )
+            self.tracker = sweeps.tracker
         self.tasks = {city.name: CityTask(city, self._keep_alive(city.name)) for city in spec.cities}
         self.operator = SimulatedOperator(spec, options, self.endpoint, timeline, ended_at, self._finished)
-        interval = options.poll_interval_seconds
+        interval = options.cadence.poll_interval
         self.strategy: Strategy
-        if self.tracker is not None:
+        if sweeps is not None:
             self.operator.tracker = self.tracker
             self.operator.dispatch = SimulatedFleetPoller(
                 self.endpoint,
                 timeline,
                 options.run_key,
                 interval,
-                self.tracker,
-                options.handoff_interval_seconds,
+                sweeps,
                 board=_BOARDS.setdefault(engine, {}),
             )
             self.strategy = DispatchStrategy(self.tasks, self.operator)

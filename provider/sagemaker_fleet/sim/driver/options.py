@@ -10,10 +10,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
-from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, POLL_INTERVAL
-from sagemaker_fleet.dispatch.tracker import HANDOFF_INTERVAL
+from sagemaker_fleet.dispatch.cadence import AWS_CADENCE, Cadence
 from sagemaker_fleet.fleetspec.model import InstanceQuota
-from sagemaker_fleet.jobs.attempts import CAPACITY_RETRY_MAX_SECONDS
 from sagemaker_fleet.sim.config import SimConfig, SpotMarketConfig
 from sagemaker_fleet.sim.driver.errors import SimulationError
 from sagemaker_fleet.sim.workload import WorkModel
@@ -38,22 +36,18 @@ class SimulateOptions:
     strategy: StrategyName = "planned"
     seed: int = 7
     run_key: str = "20261129"
-    #: Status polling: the batched ListTrainingJobs sweep (planned) or one DescribeTrainingJob per job (naive).
-    poll_interval_seconds: float = POLL_INTERVAL
-    #: ResourceLimitExceeded back-off: base, doubling up to the cap, jittered ×U(0.5, 1.5); the task gives up
-    #: (the city fails) after the timeout, as the operator does.
-    capacity_retry_seconds: float = CAPACITY_RETRY_SECONDS
-    capacity_retry_max_seconds: float = CAPACITY_RETRY_MAX_SECONDS
-    capacity_timeout_seconds: float = 6 * 3600.0
+    #: Every interval of the run, in simulated seconds: its ``poll_interval`` is the batched ListTrainingJobs sweep
+    #: (planned) or one DescribeTrainingJob per job (naive); the ResourceLimitExceeded back-off (base, doubling up to
+    #: the cap, jittered ×U(0.5, 1.5); the city fails after the timeout, as the operator does); while cities wait
+    #: the poller sweeps at least every ``handoff_interval`` (the triggerer's 10 s). To predict a triggerer's run
+    #: against a sped-up simulator, give ``Cadence(...).scaled(speed)``.
+    cadence: Cadence = AWS_CADENCE
     #: ThrottlingException on CreateTrainingJob: retried after a jittered exponential back-off from this base.
     throttle_retry_seconds: float = 1.0
     naive_keep_alive_seconds: int = NAIVE_KEEP_ALIVE_SECONDS
     #: planned: from the sweep that admits a city (or sees its job end) to its CreateTrainingJob — the trigger's
     #: reaction and the call itself (measured through real Airflow: see docs/benchmarks.md).
     handoff_seconds: float = 1.0
-    #: planned: while cities wait the poller sweeps at least this often (the triggerer's 10 s). To predict a run
-    #: against a sped-up simulator, scale it (and the poll interval) by the speed.
-    handoff_interval_seconds: float = HANDOFF_INTERVAL
     #: The spot market; None keeps the engine's seeded defaults (interruptions on).
     spot: SpotMarketConfig | None = None
     #: Share of API calls the engine answers with ThrottlingException (0: none).

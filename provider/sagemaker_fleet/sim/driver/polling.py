@@ -3,8 +3,8 @@
 - :class:`SimulatedFleetPoller` is the triggerer's ``FleetPoller`` in virtual time: the same sweep
   (:func:`~sagemaker_fleet.dispatch.sweeping.sweep_once`: listing window, jobs missing from a listing, describes, the
   hand-off, pool ends, the board, back-off), stepped like a city's run, with the simulator's engine as its I/O.
-  While jobs are watched or cities wait, one ListTrainingJobs sweep of the run's jobs per interval (at most 10 s
-  while cities wait); a sweep that was throttled backs off. Each listing feeds the :class:`~sagemaker_fleet.dispatch.RunTracker` the triggerer uses.
+  While jobs are watched or cities wait, one ListTrainingJobs sweep of the run's jobs per interval (at most the
+  cadence's ``handoff_interval`` while cities wait); a sweep that was throttled backs off. Each listing feeds the :class:`~sagemaker_fleet.dispatch.RunTracker` the triggerer uses.
 - :class:`PerJobPoller` is the stock trigger: one DescribeTrainingJob per job every interval until it is terminal.
 
 Every call goes through the engine, so its counters (and its throttling) see exactly these calls.
@@ -15,9 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
-from sagemaker_fleet.dispatch.sweep import RunSweeps
 from sagemaker_fleet.dispatch.sweeping import DENIED, Answer, Swept, sweep_once
-from sagemaker_fleet.dispatch.tracker import HANDOFF_INTERVAL
 from sagemaker_fleet.fleetspec.names import run_name_contains
 from sagemaker_fleet.jobs.paging import JobFilters, ListingError, job_listing
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, KEEP_ALIVE_REFUSALS
@@ -30,8 +28,8 @@ from sagemaker_fleet.sim.errors import SimApiError
 if TYPE_CHECKING:
     import datetime as dt
 
-    from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd
-    from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
+    from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd, RunSweeps
+    from sagemaker_fleet.dispatch.tracker import Wait
     from sagemaker_fleet.sim.driver.endpoint import Endpoint
     from sagemaker_fleet.sim.driver.timeline import Timeline
 
@@ -63,8 +61,7 @@ class SimulatedFleetPoller:
         timeline: Timeline,
         run_key: str,
         interval: float,
-        tracker: RunTracker,
-        handoff_interval: float = HANDOFF_INTERVAL,
+        sweeps: RunSweeps,
         board: dict[str, tuple[float, object]] | None = None,
     ) -> None:
         self.engine = engine
@@ -74,10 +71,11 @@ class SimulatedFleetPoller:
         self.timeline = timeline
         self.name_contains = run_name_contains(run_key)
         self.interval = interval
-        # No floor: a listing of the run's whole past has no CreationTimeAfter here, where the triggerer starts it
-        # the day before a dated run key. Virtual time starts at the simulator's epoch, not on the run key's day,
-        # so that floor would hide every job of the simulated run.
-        self.sweeps = RunSweeps(tracker, floor=None, handoff_interval=handoff_interval)
+        # The run's dispatch (:func:`~sagemaker_fleet.dispatch.build.build_run_dispatch`), with no floor: a listing of
+        # the run's whole past has no CreationTimeAfter here, where the triggerer starts it the day before a dated
+        # run key. Virtual time starts at the simulator's epoch, not on the run key's day, so that floor would hide
+        # every job of the simulated run.
+        self.sweeps = sweeps
         self.watchers: dict[str, Deliver] = {}
         self.waiters: dict[str, tuple[Wait, Callable[[], None]]] = {}
         self.running = False

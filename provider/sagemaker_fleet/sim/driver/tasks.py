@@ -116,9 +116,7 @@ class SimulatedOperator:
             _Silent(),
             self.tracker,
             keep_alive_seconds=task.keep_alive_seconds,
-            capacity_retry_seconds=options.capacity_retry_seconds,
-            capacity_retry_max_seconds=options.capacity_retry_max_seconds,
-            capacity_timeout_seconds=options.capacity_timeout_seconds,
+            cadence=options.cadence,
         )
         run = task.run
         self.timeline.at(at, lambda: run_coroutine(run.train(), lambda end: self._ended(task, end)))

@@ -1,0 +1,40 @@
+"""What a city trigger needs under ``airflow dags test``, which runs a deferred task's trigger in line, in its own
+process: SIGTERM stops the test (:func:`stop_on_sigterm`)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+async def stop_on_sigterm(work: Awaitable[T], on_stop: Callable[[], None]) -> T:
+    """``work``'s result; SIGTERM meanwhile cancels it, calls ``on_stop`` and ends the process with exit code 143
+    (128 + SIGTERM), as a process killed by it would. ``dag.test()`` runs a deferred task's trigger in line, under the
+    task runner's SIGTERM handler, which only calls the operator's ``on_kill`` and returns: ``airflow dags test``
+    went on waiting. The handler only cancels (raising from it, mid-call, once left the process hanging in its
+    clean-up); :class:`SystemExit` then passes the ``except Exception`` around each task and ends the command."""
+    task = asyncio.ensure_future(work)
+    if threading.current_thread() is not threading.main_thread():
+        return await task
+    loop = asyncio.get_running_loop()
+    signals: list[int] = []
+
+    def handler(signum: int, frame: Any) -> None:
+        signals.append(signum)
+        loop.call_soon_threadsafe(task.cancel)
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if not signals:
+            raise
+        on_stop()
+        raise SystemExit(128 + signals[0]) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
