@@ -1,8 +1,8 @@
 """Argument types of the command line: each refuses what it cannot honour, naming the value and what to write.
 
 argparse turns an :class:`argparse.ArgumentTypeError` into ``error: argument --port: …`` and exit 2, so a bad flag
-never reaches the command, and nothing is silently replaced (a port out of range is no port modulo 65536, a
-non-finite speed no clock).
+never reaches the command and no value is silently bent into another (a port is never taken modulo 65536, a speed
+must be finite).
 """
 
 from __future__ import annotations
