@@ -1,7 +1,7 @@
 """Cost of a run from what SageMaker billed: per submission, city, warm-pool group and run.
 
-The model is pure (no boto3, no Airflow): it reads descriptions through :mod:`sagemaker_fleet.jobs`; ``collect``,
-``crossruns``' calls, ``publish`` and ``pricelist`` take their clients as arguments.
+The model is pure (no boto3, no Airflow) and reads descriptions through :mod:`sagemaker_fleet.jobs`; the thin I/O
+wrappers (``collect``, ``publish``, ``pricelist``) take their clients as arguments.
 
 - ``model.py``: one cost line per submission — what it cost, what on-demand would have, how it started;
 - ``totals.py``: totals over cost lines, for the run, per city, warm-pool group and instance type;
