@@ -1,8 +1,8 @@
 """The root of every error sagemaker-fleet raises, so that a user can catch them all in one ``except``.
 
-It imports nothing, so any layer can derive from it. Each error keeps the built-in base it had before (``ValueError``
-for bad input, ``RuntimeError`` for a failed call, Airflow's ``AirflowFailException`` where a retry cannot help),
-so existing ``except ValueError`` blocks keep working.
+It imports nothing, so any layer can derive from it. Each error also derives from the built-in that says its kind
+(``ValueError`` for bad input, ``RuntimeError`` for a failed call, Airflow's ``AirflowFailException`` where a retry
+cannot help), so an ``except ValueError`` catches it too.
 
     from sagemaker_fleet import SageMakerFleetError
 

@@ -1,8 +1,8 @@
 """Argument types of the command line: each refuses what it cannot honour, naming the value and what to write.
 
 argparse turns an :class:`argparse.ArgumentTypeError` into ``error: argument --port: …`` and exit 2, so a bad flag
-never reaches the command, and nothing is silently replaced: ``--port 99999`` used to bind port 34463 (99999 mod
-65536), ``--speed nan`` ran a clock that never moved.
+never reaches the command and no value is silently bent into another (a port is never taken modulo 65536, a speed
+must be finite).
 """
 
 from __future__ import annotations

@@ -42,8 +42,8 @@ EPILOG = (
 
 
 class _Formatter(argparse.HelpFormatter):
-    """argparse measures the commands one indent short of where it prints them, so a command of nine letters
-    (``preflight``) had its help pushed to the next line: count them where they are printed."""
+    """Measures the sub-commands at the indent they are printed at (argparse counts one indent short), so that a
+    long command name such as ``preflight`` keeps its help on its own line."""
 
     def add_argument(self, action: argparse.Action) -> None:
         super().add_argument(action)

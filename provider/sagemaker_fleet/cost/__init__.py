@@ -1,9 +1,25 @@
-"""Cost of a run from what SageMaker billed: per submission, city, warm-pool group and run (issue 7).
+"""Cost of a run from what SageMaker billed: per submission, city, warm-pool group and run.
 
-The model (``describe`` → ``starts`` → ``model`` → ``totals``/``lanes`` → ``report``) is pure and imports neither
-boto3 nor Airflow; ``collect``, ``publish`` and ``pricelist`` are thin I/O wrappers that take their clients as
-arguments; ``export`` and ``page`` render the JSON, CSV and HTML; ``metrics`` reads each city's final metrics
-(jobs with MetricDefinitions) and the best and worst city of each.
+The model is pure (no boto3, no Airflow) and reads descriptions through :mod:`sagemaker_fleet.jobs`; the thin I/O
+wrappers (``collect``, ``publish``, ``pricelist``) take their clients as arguments.
+
+- ``model.py``: one cost line per submission — what it cost, what on-demand would have, how it started;
+- ``totals.py``: totals over cost lines, for the run, per city, warm-pool group and instance type;
+- ``lanes.py``: the run's lanes as SageMaker ran them, rebuilt from ``WarmPoolStatus.ReusedByJob``;
+- ``crossruns.py``: warm pools handed between the run and other runs of the account;
+- ``metrics.py``: each city's final metrics and the best and worst city of each metric;
+- ``report.py``: the cost report of one run, from its lines, totals and lanes;
+- ``estimate.py``: what a plan is expected to cost before anything is launched (the dry run);
+- ``summary.py``: the few lines the CLI prints and the report task logs;
+- ``collect.py``: fetches one run's DescribeTrainingJob responses (thin I/O);
+- ``pricelist.py``: the optional AWS Price List look-up with its local cache;
+- ``export.py``: ``report.json`` and ``report.csv``;
+- ``page.py``: ``report.html``, one self-contained page;
+- ``charts.py``: its bar charts (spend, warm vs cold starts, cost per city);
+- ``gantt.py``: its lane timeline, each job drawn phase by phase;
+- ``svg.py``: escaping-by-default helpers for its SVG and HTML;
+- ``publish.py``: writes the three files to a folder and uploads them next to the run's models;
+- ``errors.py``: the report's errors, each naming what is missing and the fix.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Money is rounded to micro-dollars (6 places) and percentages to 2 places when written; totals are summed before
 rounding. The CSV has one row per job with exactly the JSON job object's columns. A run whose jobs report final
 metrics (MetricDefinitions) adds ``metrics`` to each job and to the document, and a ``metric:<name>`` column per
-metric to the CSV; a run without them is written exactly as before.
+metric to the CSV; a run without them has neither.
 """
 
 from __future__ import annotations

@@ -73,8 +73,8 @@ _M = TypeVar("_M", bound=BaseModel)
 
 
 class SpecBuilder:
-    """Collects every problem of one spec. Each bookkeeping step is a set look-up, so a spec with 20,000 broken
-    cities is checked in about the time of a valid one (a list scan per error made it quadratic)."""
+    """Collects every problem of one spec. Each bookkeeping step is a set look-up, never a scan of the problems
+    so far, so that checking stays linear: a spec with 20,000 broken cities takes about the time of a valid one."""
 
     def __init__(self, lines: Mapping[str, int], model: ModelSource | None = None) -> None:
         self.lines = lines

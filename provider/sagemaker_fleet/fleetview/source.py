@@ -6,7 +6,7 @@ then describes only the jobs whose description is not cached or may still change
 terminal and its warm pool is settled (none, Terminated or Reused); a final job's description never changes, so
 it is described once for the life of the cache. Never one call per city per refresh.
 
-The account's other jobs (issue #28: the quota and the warm pools are the account's) come from one more listing,
+The account's other jobs (the quota and the warm pools are the account's, not the run's) come from one more listing,
 of the account's jobs created since :data:`ACCOUNT_LOOKBACK` before the run's first job (every page, no name
 filter). An other run's job that holds capacity — running, or keeping an Available pool — is described once for
 its instance type and count (a job's resources never change: the description is kept while the job is listed),

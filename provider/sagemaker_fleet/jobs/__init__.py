@@ -10,6 +10,7 @@
 - ``starts.py``: cold or warm starts and what a pool saved; ``startup.py``: the start-up time model;
 - ``pools.py``: an Available warm pool for a key; ``release.py``: which idle pools to end after a run;
 - ``progress.py``: where a run stands, from ListTrainingJobs; ``paging.py``: paged listings that must end;
+- ``service_quotas.py``: the training quotas' Service Quotas names, and an account's quotas per instance type;
 - ``prices.py``: the cost report's price lookup; ``duration_text.py``: the one duration format;
 - ``errors.py``: prices or job shapes the model cannot handle.
 """

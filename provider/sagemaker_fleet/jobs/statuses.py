@@ -1,9 +1,8 @@
 """SageMaker's training-job statuses and the error codes the package acts on, defined once.
 
 Imported by the hook, the dispatch, the cost report, the Fleet view and the simulator alike, so that they cannot
-drift apart (three copies of the throttling codes once did: one had ``RequestLimitExceeded``, two did not). The
-statuses are DescribeTrainingJob's ``TrainingJobStatus``, ``SecondaryStatus`` and ``WarmPoolStatus.Status`` values
-(docs/sagemaker-behaviour.md).
+drift apart. The statuses are DescribeTrainingJob's ``TrainingJobStatus``, ``SecondaryStatus`` and
+``WarmPoolStatus.Status`` values (docs/sagemaker-behaviour.md).
 """
 
 from __future__ import annotations

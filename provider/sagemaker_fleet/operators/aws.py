@@ -2,11 +2,10 @@
 
 It takes the AWS connection as the Amazon provider's ``AwsBaseOperator`` does (``aws_conn_id``, ``region_name``,
 ``verify``, ``botocore_config``; the first three templated) and gives a ``hook``, but imports neither the Amazon
-provider's hooks nor boto3 until ``hook`` is first read, on the worker that runs the task. A module that defines a
-fleet DAG imports these operators and is parsed often: by the dag-processor on every change, and once more after each
-city that ends in the triggerer (Airflow sends the task's callbacks to the dag-processor, which parses the whole file
-for them even when the task has none). Importing boto3 and the provider's hooks there cost about 0.8 s of CPU per
-parse, measured (docs/benchmarks.md, "What a parse of the fleet DAG costs").
+provider's hooks nor boto3 until ``hook`` is first read, on the worker that runs the task. A fleet DAG's file
+imports these operators and is parsed often — on every change, and once more after each city that ends in the
+triggerer (Airflow parses the whole file for a task's callbacks) — so those imports stay out of every parse
+(docs/benchmarks.md, "What a parse of the fleet DAG costs").
 """
 
 from __future__ import annotations

@@ -39,14 +39,11 @@ _TIMING = CityTiming()
 class FleetTrainingOperator(FleetAwsOperator):
     """Train one city of a fleet spec on SageMaker.
 
-    The task defers at once to :class:`FleetCityTrigger`, which ends it from the triggerer: a worker runs it only for
-    that moment, and no worker process runs while the city waits for its turn, trains, or hands its warm pool to the
-    next city. In a fleet DAG it is mapped over the run's cities (``.partial(...).expand(city=...)``). The job name
-    is deterministic (docs/formats.md, job names), so a retry, a restarted triggerer or a cleared task attaches to the job already
-    running instead of launching a duplicate. Re-running a task whose city already completed in this run returns
-    the existing result without training again; ``force_retrain=True`` trains anew once per run (the new
-    submission is named ``…-r{n}`` and tagged ``sagemaker-fleet:forced``; a retry or a clear of the task attaches
-    to it instead of training once more).
+    The task defers at once to :class:`FleetCityTrigger`, which waits, trains and ends it from the triggerer, so no
+    worker is held per city; in a fleet DAG it is mapped over the run's cities. The job name is deterministic
+    (docs/formats.md, job names), so a retry, a restarted triggerer or a cleared task attaches to the running job,
+    and a city that completed in this run returns its result; ``force_retrain=True`` trains anew once per run (the
+    submission ``…-r{n}``, tagged ``sagemaker-fleet:forced``, which later tries attach to).
 
     :param spec_path: path of the fleet YAML (templated).
     :param city: the city to train (templated).
@@ -69,8 +66,7 @@ class FleetTrainingOperator(FleetAwsOperator):
         (:class:`~sagemaker_fleet.operators.aws.FleetAwsOperator`'s).
 
     Its module imports neither boto3 nor the trigger (:mod:`sagemaker_fleet.triggers.defaults`): a worker runs it
-    once per city only to defer, and each of those task processes would otherwise spend half a second importing
-    what it never uses.
+    once per city only to defer, and should import nothing it does not use.
     """
 
     template_fields: Sequence[str] = aws_template_fields("city", "keep_alive_seconds", "run_key", "spec_path")

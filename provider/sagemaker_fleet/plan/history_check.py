@@ -1,8 +1,8 @@
 """Check a report.json before its durations plan a run: like a spec, every problem at once, each with its path.
 
-A history file of the wrong shape used to be read as far as it happened to work: a job whose ``city`` is a number
-was skipped when it had not completed, a report of another fleet gave its durations to cities of the same name.
-Now nothing of a file with any problem is used.
+Nothing of a file with any problem is used: a file read only as far as it happens to work would plan with some of
+its durations and silently drop others, and a report of another fleet would lend its durations to cities that share
+a name.
 """
 
 from __future__ import annotations

@@ -7,6 +7,12 @@ note (:func:`sagemaker_fleet.compat.features`).
 Registered through the ``airflow.plugins`` entry point. Turn it off with ``[sagemaker_fleet] fleet_view = False``
 (``AIRFLOW__SAGEMAKER_FLEET__FLEET_VIEW=False``): the plugin then adds no route and no tab. The FastAPI app is
 built only when the api-server asks for it, so schedulers and workers that load plugins import none of it.
+
+- ``__init__.py``: the plugin itself (the tab, the nav entry, the app on demand);
+- ``app.py``: the view's FastAPI app, mounted under :data:`~sagemaker_fleet.plugin.settings.URL_PREFIX`;
+- ``runs.py``: what the api-server knows of a fleet run, from Airflow's metadata DB;
+- ``settings.py``: where the view is served and whether it is on;
+- ``token.py``: Airflow 3.0 only, the view's pages in a plain browser tab behind Airflow's own auth.
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""A manual run's note: what was asked, what the plan expects, or why the run was refused."""
+"""A manual run's note: what was asked, what the plan expects, or why the run was refused.
+
+- ``text.py``: what the note says (pure);
+- ``client.py``: reads and writes a run's note through Airflow's public REST API.
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,36 @@
 
 One engine (:class:`SimEngine`) serves both the HTTP endpoint (``sagemaker-fleet sim serve``, see
 :mod:`sagemaker_fleet.sim.server`) and virtual-time drivers (``simulate``). Production code never imports it.
+
+- ``engine.py``: :class:`SimEngine`, the API operations over the engine's state;
+- ``state.py``: everything the engine owns, so that the rules are plain functions of it;
+- ``events.py``: the timeline, a heap of timed events cancelled lazily by token;
+- ``lifecycle.py``: a training job's life as reactions to timed events;
+- ``job.py``: one simulated job, its request, where it is and what it has used;
+- ``request.py``: CreateTrainingJob validated as SageMaker does, reduced to what the model needs;
+- ``pools.py``: the retained clusters and which new job may take one;
+- ``pool_rules.py``: warm-pool rules applied to jobs (reuse, retention, expiry, updates);
+- ``spot.py``: the spot market (capacity waits, interruptions, discount);
+- ``checkpoints.py``: where the simulated container keeps its checkpoints;
+- ``billing.py``: the billing figures of a finished job;
+- ``quotas.py``: the account's quotas per instance type;
+- ``service_quotas.py``: Service Quotas answered from the simulator's quotas;
+- ``faults.py``: seeded throttling (ThrottlingException);
+- ``startup_model.py``: start-up durations calibrated to the seed table;
+- ``workload.py``: how many seconds of training a job needs;
+- ``metrics.py``: a job's final metrics, for jobs that define them;
+- ``render.py``: DescribeTrainingJob and ListTrainingJobs shapes of a simulated job;
+- ``listing.py``: ListTrainingJobs filters, sorting and pagination;
+- ``snapshot.py``: the engine's state as JSON-ready values, for admin, drivers and tests;
+- ``counters.py``: API calls per operation;
+- ``clock.py``: the :class:`Clock` protocol, a sped-up wall clock and a virtual clock;
+- ``seeding.py``: deterministic random streams keyed by purpose, never by call order;
+- ``config.py``: the simulator's knobs as frozen values;
+- ``errors.py``: the API errors, shaped as AWS returns them;
+- ``provision.py``: what a fleet spec names, created in the simulated account (``--provision``);
+- ``client.py``: a small client of a running simulator and its admin calls;
+- ``server/``: the HTTP endpoint (the engine, moto and the admin paths on one port);
+- ``driver/``: the virtual-time runs of ``simulate`` (no Airflow, no HTTP).
 """
 
 from __future__ import annotations

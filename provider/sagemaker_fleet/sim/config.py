@@ -76,9 +76,9 @@ class SimConfig:
     #: UpdateTrainingJob(ResourceConfig.KeepAlivePeriodInSeconds) on a job still running (InProgress, Stopping):
     #: True answers ValidationException, as AWS may. AWS documents the change only for an ended job whose pool is
     #: Available and says nothing of a running one (the API reference sets no status condition), so both are
-    #: plausible. False (accepted, the change applies when the job ends) stays the default: it is what every
-    #: simulated figure so far assumed, and a refusal costs the dispatch little — the job keeps its pool and the
-    #: run's poller ends it a sweep after the job ends (docs/sagemaker-behaviour.md, keep-alive).
+    #: plausible. False (accepted, the change applies when the job ends) is the default, so that simulated figures
+    #: stay comparable; a refusal costs the dispatch little — the job keeps its pool and the run's poller ends it a
+    #: sweep after the job ends (docs/sagemaker-behaviour.md, keep-alive).
     refuse_keep_alive_while_running: bool = False
 
     def fails_always(self, tags: Mapping[str, str]) -> bool:

@@ -39,8 +39,8 @@ SQLITE_CONNECT_ARGS_PATH = f"{__name__}.SQLITE_CONNECT_ARGS"
 #: every 120 s), triggerer health 30 s.
 FAILOVER_SETTINGS: Mapping[str, str] = MappingProxyType(
     {
-        # a dead scheduler's queued and running task instances are adopted within 30-40 s; at 10 s a scheduler whose
-        # own heartbeat a loaded machine delayed (60 task processes starting on 2 cores) reset its own 42 tasks
+        # a dead scheduler's queued and running task instances are adopted within 30-40 s; the threshold stays far
+        # above how long a loaded machine may delay a live scheduler's heartbeat, or it would reset its own tasks
         "AIRFLOW__SCHEDULER__JOB_HEARTBEAT_SEC": "2",
         "AIRFLOW__SCHEDULER__SCHEDULER_HEALTH_CHECK_THRESHOLD": "30",
         "AIRFLOW__SCHEDULER__ORPHANED_TASKS_CHECK_INTERVAL": "10",
@@ -51,8 +51,8 @@ FAILOVER_SETTINGS: Mapping[str, str] = MappingProxyType(
         # after 120 s; keep it above the longest legitimate wait for a worker slot (the workload token lives as long)
         "AIRFLOW__SCHEDULER__TASK_QUEUED_TIMEOUT": "120",
         "AIRFLOW__SCHEDULER__TASK_QUEUED_TIMEOUT_CHECK_INTERVAL": "15",
-        # a dead triggerer's triggers (every waiting and training city) move to a live one after 30 s; a loaded
-        # machine can delay a heartbeat past 10 s, and a second triggerer taking everything over is then a fault
+        # a dead triggerer's triggers (every waiting and training city) move to a live one after 30 s; the threshold
+        # stays above a loaded machine's heartbeat delay, so a live triggerer's cities are never taken over
         "AIRFLOW__TRIGGERER__JOB_HEARTBEAT_SEC": "2",
         "AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_THRESHOLD": "30",
     }
@@ -62,8 +62,8 @@ FAILOVER_SETTINGS: Mapping[str, str] = MappingProxyType(
 def uvicorn_waits_for_startup(airflow_bin: str | None = None) -> bool:
     """Whether the uvicorn beside ``airflow_bin`` (default: this Python's) tells a worker still starting from a hung
     one. Older ones (0.35, which MWAA's Airflow 3.0.6 pins, to 0.4x) kill a worker that does not answer a ping within
-    5 s, and Airflow's app takes longer than that to build on a busy 2-core machine: the api-server's four workers
-    were killed and restarted in a loop and never answered. The stack then runs one worker, which no ping watches."""
+    5 s, which Airflow's app can take to build on a busy machine; with those the stack runs one worker, which no ping
+    watches."""
     if airflow_bin:
         found = sorted(
             Path(airflow_bin).resolve().parent.parent.glob(f"lib/python3*/site-packages/{_SUPERVISOR}")

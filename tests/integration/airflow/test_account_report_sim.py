@@ -1,4 +1,4 @@
-"""Show it (issue #28): the cost report of a run whose warm pools went to and came from another fleet's run of the
+"""The cost report of a run whose warm pools went to and came from another fleet's run of the
 same account, read from the simulator over HTTP with boto3 — which job took whose pool, each counted once, with a
 bounded look at the account; and with credentials that may not describe the other fleet's jobs."""
 

@@ -180,7 +180,7 @@ def test_one_listing_per_refresh_and_describes_only_for_jobs_that_can_still_chan
     first, stats = reader.read(fake)
     assert [d["TrainingJobName"] for d in first] == sorted(names)
     assert (stats.list_calls, stats.describe_calls, stats.cached_describes) == (2, 3, 0)
-    # the run's listing, then the account's since a day before the run's first job (issue #28)
+    # the run's listing, then the account's since a day before the run's first job (the quota is the account's)
     assert fake.listings == [
         ("-20261129", T0.replace(hour=0) - timedelta(days=1)),
         ("", T0 - timedelta(days=1)),

@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from sagemaker_fleet.cli.main import main
 from sagemaker_fleet.cli.report import NO_JOBS_EXIT
 
-#: Generous on purpose (the machine is shared and slow): the cases take milliseconds; a hang takes forever. 10 s
-#: was once too short for `report` (its boto3 session) on a CI machine loaded with three other suites (12.6 s).
+#: Generous on purpose: the cases take milliseconds and a hang takes forever, but `report`'s boto3 session alone can
+#: take over 10 s on a shared machine loaded with other suites.
 BOUND_SECONDS = 30.0
 #: Examples per property; ``FUZZ_EXAMPLES=2000 make unit`` fuzzes longer.
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "100"))

@@ -45,7 +45,7 @@ def test_the_package_keeps_every_contract(tmp_path: Path) -> None:
 
 # (module that gets the import, the import, the contract it breaks)
 WRONG_ARROWS = [
-    # the job model under the cost report: an arrow back up makes the cycle issue #12 removed
+    # the job model under the cost report: an arrow back up would make a cycle
     ("jobs/record.py", "from sagemaker_fleet.cost.totals import total", "Layers"),
     # plan and cost are siblings
     ("plan/advice.py", "from sagemaker_fleet.cost.summary import summary_lines", "Layers"),

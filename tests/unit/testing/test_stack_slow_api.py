@@ -1,5 +1,5 @@
-"""The local stack's reads ride out a slow api-server: `make demo` died on a raw TimeoutError when one run-state poll
-took more than 30 s while the run's task processes started on SQLite (the run itself went on and succeeded)."""
+"""The local stack's reads ride out a slow api-server (one that is busy starting a run's task processes on SQLite):
+a read that times out is asked again, within its patience, instead of ending a healthy run with a TimeoutError."""
 
 from __future__ import annotations
 
