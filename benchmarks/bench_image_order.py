@@ -20,7 +20,7 @@ from typing import Any
 
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.plan import plan_fleet
-from sagemaker_fleet.sim.driver import SimulateOptions, simulate_fleet
+from sagemaker_fleet.simulate import SimulateOptions, simulate_fleet
 
 TWO_IMAGES = Path(__file__).resolve().parent / "fleets" / "two_images.yaml"
 ROWS = (

@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from sagemaker_fleet.fleetspec import load_fleet_spec
-from sagemaker_fleet.sim.driver import STRATEGIES, SimulateOptions, simulate_fleet
+from sagemaker_fleet.simulate import STRATEGIES, SimulateOptions, simulate_fleet
 
 DEMO = Path(__file__).resolve().parent.parent / "dags" / "fleets" / "demo.yaml"
 ROWS = (

@@ -135,8 +135,8 @@ def main() -> None:  # noqa: C901 - a linear script
     from sagemaker_fleet.fleetspec import load_fleet_spec
     from sagemaker_fleet.plan import FleetPlan
     from sagemaker_fleet.sim.client import SimClient, billed_cost
-    from sagemaker_fleet.sim.driver import SimulateOptions, engine_config, simulate_fleet
     from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
+    from sagemaker_fleet.simulate import SimulateOptions, engine_config, simulate_fleet
     from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -17,7 +17,7 @@ import argparse
 from pathlib import Path
 
 from sagemaker_fleet.fleetspec import load_fleet_spec
-from sagemaker_fleet.sim.driver import FleetSimulation, SimulateOptions
+from sagemaker_fleet.simulate import FleetSimulation, SimulateOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 FLEETS = [ROOT / "dags" / "fleets" / "demo.yaml", ROOT / "dags" / "fleets" / "weekly.yaml"]

@@ -99,8 +99,8 @@ def run_size(cities: int, args: argparse.Namespace, folder: Path) -> dict[str, A
     from sagemaker_fleet.fleetspec.triggerer import TRIGGERER_CAPACITY_DEFAULT
     from sagemaker_fleet.plan import FleetPlan
     from sagemaker_fleet.sim.client import SimClient
-    from sagemaker_fleet.sim.driver import SimulateOptions, engine_config
     from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
+    from sagemaker_fleet.simulate import SimulateOptions, engine_config
     from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
 
     dags = folder / "dags"

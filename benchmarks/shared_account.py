@@ -106,9 +106,9 @@ def run_scenario(scenario: str, args: argparse.Namespace) -> dict[str, Any]:  # 
     from sagemaker_fleet.cost import PriceBook, load_price_table
     from sagemaker_fleet.fleetspec import load_fleet_spec
     from sagemaker_fleet.sim.client import SimClient, billed_cost
-    from sagemaker_fleet.sim.driver import SimulateOptions, engine_config
     from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
     from sagemaker_fleet.sim.workload import WorkModel
+    from sagemaker_fleet.simulate import SimulateOptions, engine_config
     from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from sagemaker_fleet.fleetspec import load_fleet_spec
-from sagemaker_fleet.sim.driver import AccountRun, SimulateOptions, simulate_account
+from sagemaker_fleet.simulate import AccountRun, SimulateOptions, simulate_account
 from shared_account import durations, fleet_file
 
 RUN_KEY = "20261129"

@@ -20,6 +20,7 @@ Packages, from the pure model up to Airflow:
 - ``plugin/``: the Airflow plugin that serves the Fleet view;
 - ``cli/``: the ``sagemaker-fleet`` command line;
 - ``sim/``: the simulated SageMaker control plane and endpoint (never imported by production code);
+- ``simulate/``: the ``simulate`` application: fleets run through the simulator's engine in virtual time;
 - ``testing/``: DAG-folder checks for a user's CI, and the local Airflow stack.
 
 Modules:

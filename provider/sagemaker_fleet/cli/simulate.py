@@ -31,7 +31,7 @@ from sagemaker_fleet.cli.simulate_text import ratios, render_comparison, render_
 from sagemaker_fleet.cost.errors import CostReportError
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.sim.driver import SimulationResult
+    from sagemaker_fleet.simulate import SimulationResult
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -86,7 +86,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _simulate(args: argparse.Namespace) -> list[SimulationResult]:
-    from sagemaker_fleet.sim.driver import STRATEGIES, SimulateOptions, simulate_fleet
+    from sagemaker_fleet.simulate import STRATEGIES, SimulateOptions, simulate_fleet
 
     fleet = FleetArgument.parse(args.specs[0])
     run_key = fleet.run_key or run_key_of(args)
@@ -105,7 +105,7 @@ def _simulate(args: argparse.Namespace) -> list[SimulationResult]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sagemaker_fleet.sim.driver import SimulationError
+    from sagemaker_fleet.simulate import SimulationError
 
     if len(args.specs) > 1:
         return run_account(args)

@@ -30,7 +30,7 @@ from sagemaker_fleet.fleetspec.sharing import shares_over_100
 from sagemaker_fleet.jobs.duration_text import duration
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.sim.driver import AccountResult, AccountRun
+    from sagemaker_fleet.simulate import AccountResult, AccountRun
 
 
 class ArgumentError(SageMakerFleetError, ValueError):
@@ -120,7 +120,7 @@ def _run_key(fleet: FleetArgument, default: str) -> str:
 
 def account_runs(args: argparse.Namespace) -> list[AccountRun]:
     """The runs the arguments give, in order, each with its spec, run key and offset."""
-    from sagemaker_fleet.sim.driver import AccountRun
+    from sagemaker_fleet.simulate import AccountRun
 
     _refuse_single_fleet_flags(args)
     fleets = [FleetArgument.parse(text) for text in args.specs]
@@ -145,7 +145,7 @@ def account_runs(args: argparse.Namespace) -> list[AccountRun]:
 
 def run_account(args: argparse.Namespace) -> int:
     """``simulate`` with several fleets (see the module docstring)."""
-    from sagemaker_fleet.sim.driver import SimulateOptions, SimulationError, simulate_account
+    from sagemaker_fleet.simulate import SimulateOptions, SimulationError, simulate_account
 
     refusals: tuple[type[Exception], ...] = (*INPUT_ERRORS, ArgumentError, SimulationError, CostReportError)
     began = time.perf_counter()

@@ -33,7 +33,7 @@ def _ratio(naive: float, planned: float) -> float | None:
 
 def ratios(by_strategy: dict[str, dict[str, Any]]) -> dict[str, float | None]:
     """naive / planned for every compared number (None where planned is 0)."""
-    from sagemaker_fleet.sim.driver.result import COUNTED_OPERATIONS
+    from sagemaker_fleet.simulate.result import COUNTED_OPERATIONS
 
     planned, naive = by_strategy["planned"], by_strategy["naive"]
     out = {field: _ratio(naive[field], planned[field]) for _, field in COMPARED}
@@ -81,7 +81,7 @@ def _cell(value: Any) -> str:
 
 
 def render_comparison(docs: list[dict[str, Any]], real_seconds: float) -> str:
-    from sagemaker_fleet.sim.driver.result import COUNTED_OPERATIONS
+    from sagemaker_fleet.simulate.result import COUNTED_OPERATIONS
 
     by_strategy = {doc["strategy"]: doc for doc in docs}
     planned, naive = by_strategy["planned"], by_strategy["naive"]

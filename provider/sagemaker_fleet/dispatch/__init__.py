@@ -10,17 +10,20 @@
 - ``sweep.py``: :class:`~sagemaker_fleet.dispatch.sweep.RunSweeps`, one sweep of the run (listing window, describes,
   the hand-off, pool ends, back-off); ``sweeping.py``: :func:`~sagemaker_fleet.dispatch.sweeping.sweep_once`, its
   steps in their order over the shell's I/O (:class:`~sagemaker_fleet.dispatch.sweeping.SweepIO`);
+- ``board.py``: :class:`~sagemaker_fleet.dispatch.board.ShareBoard`, the account's board: each run's record of
+  what it holds and waits for, and who goes first on a quota; ``fair_share.py``:
+  :class:`~sagemaker_fleet.dispatch.fair_share.FairShare`, a run's part in it as its tracker admits cities;
 - ``city_run.py``: :class:`~sagemaker_fleet.dispatch.city_run.CityRun`, one city's steps from its turn to its end;
 - ``cadence.py``: :class:`~sagemaker_fleet.dispatch.cadence.Cadence`, every interval of a run, in one value;
 - ``build.py``: :func:`build_run_dispatch`, a run's tracker, sweeps, account view and board, built in one place.
 
 One loop, two shells: the triggerer (:mod:`sagemaker_fleet.triggers.poller`, :mod:`sagemaker_fleet.triggers.city`)
-and the virtual-time ``simulate`` driver (``sim/driver``) run this code and only do the I/O.
+and the virtual-time ``simulate`` application (:mod:`sagemaker_fleet.simulate`) run this code and only do the I/O.
 """
 
 from __future__ import annotations
 
-from sagemaker_fleet.dispatch.book import DispatchBook, QuotaPool, Turn, peak_lanes, quota_pool
+from sagemaker_fleet.dispatch.book import DispatchBook, QuotaKey, Turn, peak_lanes, quota_key
 from sagemaker_fleet.dispatch.build import build_run_dispatch
 from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.rules import DispatchRules
@@ -30,11 +33,11 @@ __all__ = [
     "Cadence",
     "DispatchBook",
     "DispatchRules",
-    "QuotaPool",
+    "QuotaKey",
     "RunTracker",
     "Turn",
     "Wait",
     "build_run_dispatch",
     "peak_lanes",
-    "quota_pool",
+    "quota_key",
 ]

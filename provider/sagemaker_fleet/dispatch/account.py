@@ -17,7 +17,7 @@ run's, and every job that is not the run's comes here:
   idle pool of that group (its instances are held already, so the city taking it needs none) — only as seen in
   this sweep (its listing, or a description since): another run's city may take it any moment, and a city
   admitted on a pool that is gone meets ``ResourceLimitExceeded``; and only once its own run let it go: its run
-  says so on the account's board (:mod:`.shares`: it has no city left of that key, or it yields its pools), or,
+  says so on the account's board (:mod:`.board`: it has no city left of that key, or it yields its pools), or,
   for a run that posts nothing there, :data:`CLAIM_AFTER_LISTINGS` looks in a row over at least
   :attr:`~.cadence.Cadence.claim_after_seconds` showed it Available. A run on the board that does not give the key away takes the
   pool itself, however late its sweep comes: two quick looks of a run that sweeps every second once took the pool
@@ -47,16 +47,16 @@ from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.dispatch.board import key_digest, quota_name
 from sagemaker_fleet.dispatch.cadence import AWS_CADENCE, Cadence
-from sagemaker_fleet.dispatch.shares import key_digest, quota_name
 from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_API_MAX, MAX_RUNTIME_LIMIT
 from sagemaker_fleet.jobs.keys import WarmPoolKey, warm_pool_key
 from sagemaker_fleet.jobs.paging import JobFilters, as_datetime, creation_lookback
 from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.dispatch.book import DispatchBook, QuotaPool
-    from sagemaker_fleet.dispatch.shares import ShareBoard
+    from sagemaker_fleet.dispatch.board import ShareBoard
+    from sagemaker_fleet.dispatch.book import DispatchBook, QuotaKey
 
 #: DescribeTrainingJob calls one sweep spends on other runs' jobs (the rest wait for the next sweep).
 DESCRIBES_PER_SWEEP = 24
@@ -141,7 +141,7 @@ class AccountView:
         self.opaque: set[str] = set()  #: jobs the credentials may not describe
         self.listed_at = -math.inf  #: the shell's clock at the latest listing
         self.looked_at = -math.inf  #: the shell's clock at the latest listing or description
-        self.full: set[QuotaPool] = set()  #: quotas a create was refused on since the latest listing
+        self.full: set[QuotaKey] = set()  #: quotas a create was refused on since the latest listing
         self.board = board  #: the account's board, for a run of a fleet with ``sharing``
 
     # ------------------------------------------------------------------------------------------ observing
@@ -227,7 +227,7 @@ class AccountView:
         counted the account (its capacity then shows as ResourceLimitExceeded, which the city backs off from)."""
         self.opaque.add(name)
 
-    def refused(self, pool: QuotaPool) -> None:
+    def refused(self, pool: QuotaKey) -> None:
         """A create of the run was refused for quota ``pool`` (ResourceLimitExceeded): until the next listing the
         quota counts as full (see the module docstring)."""
         self.full.add(pool)
@@ -275,11 +275,11 @@ class AccountView:
 
     def held(
         self, separate_spot: Container[str], of: Callable[[str], bool] | None = None
-    ) -> Counter[QuotaPool]:
+    ) -> Counter[QuotaKey]:
         """Instances held per quota by other runs' jobs of known shape (``of``: only the jobs it says yes to).
         ``separate_spot``: the instance types whose spot jobs have a quota of their own in the run's book
         (elsewhere spot jobs count as instances)."""
-        held: Counter[QuotaPool] = Counter()
+        held: Counter[QuotaKey] = Counter()
         for name, job in self.jobs.items():
             if job.shape is None or (of is not None and not of(name)):
                 continue
@@ -307,7 +307,7 @@ class AccountView:
         )
 
     def _let_go(self, name: str, job: ForeignJob) -> bool:
-        """Whether the run of ``name`` let its pool go: as its record on the account's board says (:mod:`.shares`),
+        """Whether the run of ``name`` let its pool go: as its record on the account's board says (:mod:`.board`),
         or, for a run with no record there, as :meth:`ForeignJob.claimable_at` says."""
         assert job.shape is not None
         board = self.board
@@ -317,7 +317,7 @@ class AccountView:
                 return said
         return job.claimable_at(self.looked_at, self.cadence.claim_after_seconds)
 
-    def holdings(self, book: DispatchBook) -> tuple[Counter[QuotaPool], Counter[str], Counter[str]]:
+    def holdings(self, book: DispatchBook) -> tuple[Counter[QuotaKey], Counter[str], Counter[str]]:
         """For ``book``'s run: the instances other runs hold per quota, and per warm-pool group of the run their
         Available pools with its matching key that are the run's to take, and those that are not yet."""
         separate_spot = {itype for itype, kind in book.capacity if kind == "spot_instances"}
@@ -333,14 +333,14 @@ class AccountView:
             held[pool] += book.account_limit(pool) or 0
         return held, idle, reserved
 
-    def _unlisted(self, book: DispatchBook, separate_spot: Container[str]) -> Counter[QuotaPool]:
+    def _unlisted(self, book: DispatchBook, separate_spot: Container[str]) -> Counter[QuotaKey]:
         """Instances other runs' records on the board say they hold beyond what their jobs in the view hold: cities
         they admitted whose jobs no listing shows yet (a record read after its run's admissions is fresher than
         the listing; without this, two runs admitting in the same second both took the free room)."""
         if self.board is None:
             return Counter()
         pools = {quota_name(pool): pool for pool in book.capacity}
-        unlisted: Counter[QuotaPool] = Counter()
+        unlisted: Counter[QuotaKey] = Counter()
         for record in self.board.others.values():
             listed = self.held(separate_spot, record.owns)
             for quota, count in record.held.items():

@@ -4,7 +4,7 @@
 :func:`has_turn` and :func:`must_wait_for_pool` are pure questions of a :class:`Ledger`, one read of the run's
 counts; :func:`waiting_reason` only reads. :func:`admit` is the one write: the cities it lets through count as
 pending in the run's state (running, until the listing shows their job), and it tells the account's board what
-the pass left waiting (:class:`~.sharing.RunShares`).
+the pass left waiting (:class:`~.fair_share.FairShare`).
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from sagemaker_fleet.dispatch.fair_share import Demand
 from sagemaker_fleet.dispatch.handoff import handoffs
 from sagemaker_fleet.dispatch.holdings import claim, cold_budget, group_counts, holdings
 from sagemaker_fleet.dispatch.pool_ends import unstarted_groups
-from sagemaker_fleet.dispatch.sharing import Demand
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.dispatch.book import QuotaPool, Turn
+    from sagemaker_fleet.dispatch.book import QuotaKey, Turn
     from sagemaker_fleet.dispatch.state import RunView, Wait
 
 
@@ -32,10 +32,10 @@ class Ledger:
 
     running: Counter[str]
     ended: Counter[str]
-    used: Counter[QuotaPool]
+    used: Counter[QuotaKey]
     idle: Counter[str]
     reserved: Counter[str]
-    others: Counter[QuotaPool]
+    others: Counter[QuotaKey]
     left: Counter[str]
     coming: Counter[str]
     #: per group, cities of this pass that wait for a pool to come

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.plan.fleet_plan import FleetPlan
 
 #: The account quota a job draws instances from: (instance type, "instances" | "spot_instances").
-QuotaPool = tuple[str, Literal["instances", "spot_instances"]]
+QuotaKey = tuple[str, Literal["instances", "spot_instances"]]
 
 
 @dataclass(frozen=True)
@@ -45,26 +45,26 @@ class Turn:
     keep_alive_seconds: int
     instance_type: str
     instance_count: int
-    quota: QuotaPool
+    quota: QuotaKey
     spot: bool
     warm_pool: bool
     spot_attempts: int = 0  # a spot city's attempts on spot; later ones are its on-demand fallback
     image: str = ""  # the training image (no matching criterion: a pool's next job with another one pulls it)
     successor: str | None = None  # the next city on the plan's lane (planned to take this job's pool)
 
-    def quota_for(self, attempt: int) -> QuotaPool:
+    def quota_for(self, attempt: int) -> QuotaKey:
         """The quota the city's ``attempt``-th submission draws on (its on-demand fallback uses ``instances``)."""
         if self.spot and attempt <= self.spot_attempts:
             return self.quota
         return (self.instance_type, "instances")
 
 
-def quota_pool(
+def quota_key(
     spec: FleetSpec,
     city: CitySpec,
     spot: bool | None = None,
     quotas: Mapping[str, InstanceQuota] | None = None,
-) -> QuotaPool:
+) -> QuotaKey:
     """Spot jobs draw on ``spot_instances`` when the quotas (``quotas``, else the spec's) give it, every other job
     on ``instances``."""
     use_spot = city.spot is not None if spot is None else spot
@@ -97,11 +97,11 @@ def handoff_keep_alive(plan: FleetPlan, spec: FleetSpec) -> int:
     return min(KEEP_ALIVE_GUIDE_MAX, max(planned, default=fallback))
 
 
-def _above(plan: FleetPlan, capacity: Mapping[QuotaPool, int]) -> dict[QuotaPool, int]:
+def _above(plan: FleetPlan, capacity: Mapping[QuotaKey, int]) -> dict[QuotaKey, int]:
     """The account's quotas the plan carries (:attr:`FleetPlan.account_quotas`) where they are above ``capacity``."""
-    above: dict[QuotaPool, int] = {}
+    above: dict[QuotaKey, int] = {}
     for itype, quota in plan.account_quotas.items():
-        pools: tuple[tuple[QuotaPool, int | None], ...] = (
+        pools: tuple[tuple[QuotaKey, int | None], ...] = (
             ((itype, "instances"), quota.instances),
             ((itype, "spot_instances"), quota.spot_instances),
         )
@@ -120,18 +120,18 @@ class DispatchBook:
     turns: Mapping[str, Turn]
     widths: Mapping[str, int]
     members: Mapping[str, tuple[str, ...]]
-    capacity: Mapping[QuotaPool, int]
+    capacity: Mapping[QuotaKey, int]
     cold_starts: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     keys: Mapping[str, WarmPoolKey] = field(default_factory=lambda: MappingProxyType({}))
     fleet: str = ""
     run_key: str = ""
-    #: the fleet's ``sharing`` (None: it takes no part in shares; :mod:`sagemaker_fleet.dispatch.shares`)
+    #: the fleet's ``sharing`` (None: it takes no part in shares; :mod:`sagemaker_fleet.dispatch.board`)
     sharing: SharingSettings | None = None
     #: the account's quotas where the run read them above :attr:`capacity`: everyone's jobs together keep to these,
     #: the run's own to :attr:`capacity` (a fleet's cap within the account); elsewhere :attr:`capacity` is both
-    account: Mapping[QuotaPool, int] = field(default_factory=lambda: MappingProxyType({}))
+    account: Mapping[QuotaKey, int] = field(default_factory=lambda: MappingProxyType({}))
 
-    def account_limit(self, pool: QuotaPool) -> int | None:
+    def account_limit(self, pool: QuotaKey) -> int | None:
         """The account's quota ``pool`` as the run knows it: what all jobs of the account together keep to."""
         limit = self.capacity.get(pool)
         return self.account.get(pool, limit) if limit is not None else None
@@ -169,14 +169,14 @@ class DispatchBook:
                 keep_alive_seconds=keep,
                 instance_type=city.instance_type,
                 instance_count=city.instance_count,
-                quota=quota_pool(spec, city, group.spot, plan.quotas or None),
+                quota=quota_key(spec, city, group.spot, plan.quotas or None),
                 spot=group.spot,
                 warm_pool=group.warm_pool,
                 spot_attempts=city.spot.max_attempts if group.spot and city.spot is not None else 0,
                 image=city.image_uri,
                 successor=following.city if following is not None else None,
             )
-        capacity: dict[QuotaPool, int] = {}
+        capacity: dict[QuotaKey, int] = {}
         for itype, quota in (plan.quotas or spec.quotas).items():  # what the plan was laid out within
             capacity[(itype, "instances")] = quota.instances
             if quota.spot_instances is not None:

@@ -2,8 +2,8 @@
 of the account and the account's board — all with the run's one :class:`~.cadence.Cadence` (pure).
 
 Both shells build it here and bring only clocks and I/O: the triggerer (:mod:`sagemaker_fleet.triggers.city`, onto
-the poller's sweeps, :mod:`sagemaker_fleet.triggers.poller`) and ``simulate`` (``sim/driver/fleet_run.py``,
-``sim/driver/polling.py``); the Fleet view builds the tracker of a run it only reads.
+the poller's sweeps, :mod:`sagemaker_fleet.triggers.poller`) and ``simulate`` (``simulate/fleet_run.py``,
+``simulate/polling.py``); the Fleet view builds the tracker of a run it only reads.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from sagemaker_fleet.dispatch.account import AccountView
+from sagemaker_fleet.dispatch.board import ShareBoard
 from sagemaker_fleet.dispatch.cadence import AWS_CADENCE
+from sagemaker_fleet.dispatch.fair_share import FairShare
 from sagemaker_fleet.dispatch.rules import ALL_RULES
-from sagemaker_fleet.dispatch.shares import ShareBoard
-from sagemaker_fleet.dispatch.sharing import RunShares
 from sagemaker_fleet.dispatch.sweep import RunSweeps
 from sagemaker_fleet.dispatch.tracker import RunTracker
 
@@ -42,7 +42,7 @@ def build_run_dispatch(
     A run with a plan is account-aware (``account=False``: it counts its own jobs only — the Fleet view, which
     lists no other run's jobs, and a measurement of what the view gives): its sweeps list the account's jobs and
     other runs' running jobs and idle pools count against its quotas (:class:`~.account.AccountView`); a fleet that
-    shares (all but ``sharing: false``) also reads and posts the account's board (:mod:`.shares`).
+    shares (all but ``sharing: false``) also reads and posts the account's board (:mod:`.board`).
     ``sweeps``: the run's sweeps that already watch its jobs (the triggerer's poller watches before the run's plan
     is read): the dispatch is attached to them; else new ones, without a listing floor (``simulate``).
     """
@@ -58,7 +58,7 @@ def build_run_dispatch(
         one_at_a_time=one_at_a_time,
         rules=rules,
         account=AccountView(cadence, board) if aware else None,
-        shares=RunShares(board, book) if board is not None else None,
+        shares=FairShare(board, book) if board is not None else None,
     )
     if sweeps is None:
         sweeps = RunSweeps()

@@ -1,7 +1,7 @@
 """CityRun: one city of a fleet run, from its turn to its outcome (pure: its I/O is its shell's, a :class:`CityIO`).
 
 The city trigger (``triggers/city.py``: asyncio, the run's poller, AWS) and ``simulate``'s tasks
-(``sim/driver/tasks.py``: virtual time, the simulator's engine) run the same code. The city's submissions so far
+(``simulate/tasks.py``: virtual time, the simulator's engine) run the same code. The city's submissions so far
 (the run's listing says how many there are; a restarted trigger describes them) decide the next step
 (:func:`~sagemaker_fleet.jobs.attempts.next_step`). To submit, the city waits for its turn (the run's
 :class:`~sagemaker_fleet.dispatch.RunTracker` admits it), creates its job (the name is the idempotency key: a job

@@ -19,7 +19,7 @@ from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.dispatch.book import QuotaPool, Turn
+    from sagemaker_fleet.dispatch.book import QuotaKey, Turn
     from sagemaker_fleet.dispatch.state import RunView
 
 
@@ -46,11 +46,11 @@ class Holdings:
     group, other runs' pools of its key not yet the run's to take; ``others``: per quota, what other runs hold (the
     run's own are ``used`` less these)."""
 
-    used: Counter[QuotaPool]
+    used: Counter[QuotaKey]
     idle: Counter[str]
     pending_warm: Counter[str]
     reserved: Counter[str]
-    others: Counter[QuotaPool]
+    others: Counter[QuotaKey]
 
 
 def holdings(view: RunView) -> Holdings:
@@ -122,11 +122,11 @@ def claim(
     view: RunView,
     turn: Turn,
     attempt: int,
-    used: Counter[QuotaPool],
+    used: Counter[QuotaKey],
     idle: Counter[str],
     *,
-    others: Counter[QuotaPool] | None,
-    reserve: Mapping[QuotaPool, int] | None = None,
+    others: Counter[QuotaKey] | None,
+    reserve: Mapping[QuotaKey, int] | None = None,
 ) -> bool:
     """Book what ``turn``'s submission takes on ``used`` and ``idle``: an idle pool of its own group (its instances
     become the job's; not for a group that yields its pools), else new instances of its quota — refused (False)

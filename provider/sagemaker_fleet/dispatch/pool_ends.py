@@ -4,8 +4,8 @@ a read of the run, :class:`~.state.RunView`; the tracker's :meth:`~.tracker.RunT
 
 Pools are ended as early as the run allows: once every city of a group has its job, nobody of the run will take a
 pool of that group over, so its jobs still running get keep-alive 0 and its idle pools end — except as many of its
-key as other runs' cities wait for (the account's board, :mod:`.sharing`): those are kept for them. A group that
-yields its pools to a run ranked before this one (:mod:`.sharing`) has its idle pools ended too.
+key as other runs' cities wait for (the account's board, :mod:`.fair_share`): those are kept for them. A group that
+yields its pools to a run ranked before this one (:mod:`.fair_share`) has its idle pools ended too.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def _without_successor(view: RunView) -> Iterator[tuple[str, JobState, Turn]]:
 def surplus_pools(view: RunView) -> list[str]:
     """Idle pools nobody will take over: every city of their group has a listed job (none is waiting, none
     admitted and about to take one), so no successor is coming; and those of a group that yields them
-    (:mod:`.shares`). Ending them now stops paying for idle time — but as many of a key as other runs' cities
+    (:mod:`.board`). Ending them now stops paying for idle time — but as many of a key as other runs' cities
     wait for are kept for them (handed over)."""
     if view.carry_pools:
         return []

@@ -1,5 +1,5 @@
 """DispatchRules: the dispatch's measurement switches (pure). Production runs every rule; ``simulate`` and the
-benchmarks turn one off to measure what it gives (``sim/driver/options.py``, ``benchmarks/``)."""
+benchmarks turn one off to measure what it gives (``simulate/options.py``, ``benchmarks/``)."""
 
 from __future__ import annotations
 

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.account import AccountView
     from sagemaker_fleet.dispatch.book import DispatchBook
     from sagemaker_fleet.dispatch.cadence import Cadence
+    from sagemaker_fleet.dispatch.fair_share import FairShare
     from sagemaker_fleet.dispatch.rules import DispatchRules
-    from sagemaker_fleet.dispatch.sharing import RunShares
 
 Counts = Counter[str]
 #: The listing starts this long before the oldest unsettled job's creation (clock skew, listing lag).
@@ -100,12 +100,12 @@ class RunView:
     carry_pools: bool = False
     one_at_a_time: bool = False
     account: AccountView | None = None
-    shares: RunShares | None = None
+    shares: FairShare | None = None
 
     def yields(self, group: str) -> bool:
-        """Whether ``group`` gives its pools up to a run ranked before this one (:mod:`.sharing`)."""
+        """Whether ``group`` gives its pools up to a run ranked before this one (:mod:`.fair_share`)."""
         return self.shares is not None and group in self.shares.yielding
 
     def kept(self) -> Counts:
-        """Per group: pools other runs' cities of its key wait for (:meth:`RunShares.kept`)."""
+        """Per group: pools other runs' cities of its key wait for (:meth:`FairShare.kept`)."""
         return self.shares.kept() if self.shares is not None else Counter()

@@ -2,11 +2,11 @@
 
 Its steps are called in their order by :func:`~sagemaker_fleet.dispatch.sweeping.sweep_once` alone, which two shells
 drive through their I/O: the triggerer's shared poller (:mod:`sagemaker_fleet.triggers.poller`: asyncio, AWS) and
-``simulate``'s (``sim/driver/polling.py``: virtual time, the simulator's engine). Each sweep of a run is
+``simulate``'s (``simulate/polling.py``: virtual time, the simulator's engine). Each sweep of a run is
 
 0. for a run with a plan, once: :meth:`RunSweeps.census` (the account's running jobs and idle pools, whoever's);
    for a fleet that shares (all but ``sharing: false``), every :attr:`~.cadence.Cadence.board_read_seconds`: the account's board
-   (:meth:`RunSweeps.board_read`, :mod:`.shares`), and after step 2 the run's own record when it changed
+   (:meth:`RunSweeps.board_read`, :mod:`.board`), and after step 2 the run's own record when it changed
    (:meth:`RunSweeps.board_post`);
 1. :meth:`RunSweeps.listing`: where the listing starts (of the account's jobs for a run with a plan: other runs'
    go to :meth:`RunSweeps.foreign`, described once, and count against the run's quotas — :mod:`.account`). ListTrainingJobs (:func:`~sagemaker_fleet.jobs.paging.
@@ -40,8 +40,8 @@ from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.account import AccountView
+    from sagemaker_fleet.dispatch.board import ShareBoard
     from sagemaker_fleet.dispatch.cadence import Cadence
-    from sagemaker_fleet.dispatch.shares import ShareBoard
     from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
 
 #: Consecutive listings a watched job may be missing from before it is described directly.
@@ -145,7 +145,7 @@ class RunSweeps:
         self.tracker: RunTracker | None = None
         #: other runs' jobs of the account, for a run with a plan (its tracker's)
         self.account: AccountView | None = None
-        #: the account's board, for a run of a fleet that shares (all but ``sharing: false``; :mod:`.shares`)
+        #: the account's board, for a run of a fleet that shares (all but ``sharing: false``; :mod:`.board`)
         self.board: ShareBoard | None = None
         if tracker is not None:
             self.attach(tracker)

@@ -1,7 +1,7 @@
 """sweep_once: one sweep of a run, its steps (:class:`~.sweep.RunSweeps`) in their order, over its shell's I/O.
 
 The triggerer's poller (:class:`~sagemaker_fleet.triggers.poller.FleetPoller`: asyncio, aiobotocore, S3) and
-``simulate``'s (``sim/driver/polling.py``: the engine, the coroutine stepped in virtual time as a city's run is)
+``simulate``'s (``simulate/polling.py``: the engine, the coroutine stepped in virtual time as a city's run is)
 implement :class:`SweepIO` only: the order of the steps, what a failed call means for the sweep and its back-off are
 written here once, so the two cannot drift apart.
 """

@@ -55,8 +55,8 @@ if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.account import AccountView
     from sagemaker_fleet.dispatch.book import DispatchBook
     from sagemaker_fleet.dispatch.cadence import Cadence
+    from sagemaker_fleet.dispatch.fair_share import FairShare
     from sagemaker_fleet.dispatch.rules import DispatchRules
-    from sagemaker_fleet.dispatch.sharing import RunShares
 
 __all__ = ["CREATION_MARGIN", "JobState", "RunTracker", "Wait"]
 
@@ -84,7 +84,7 @@ class RunTracker:
         one_at_a_time: bool = False,
         rules: DispatchRules = ALL_RULES,
         account: AccountView | None = None,
-        shares: RunShares | None = None,
+        shares: FairShare | None = None,
     ):
         self.state = RunState()
         #: the read of the run every rule takes (its state is :attr:`state`, the same object)
@@ -112,7 +112,7 @@ class RunTracker:
         return self.view.account
 
     @property
-    def shares(self) -> RunShares | None:
+    def shares(self) -> FairShare | None:
         """The run's part in the account's board (None: a fleet that does not share, or no account view)."""
         return self.view.shares
 

@@ -1,7 +1,7 @@
 """The simulated SageMaker training control plane: warm pools, spot, billing, quotas and throttling.
 
 One engine (:class:`SimEngine`) serves both the HTTP endpoint (``sagemaker-fleet sim serve``, see
-:mod:`sagemaker_fleet.sim.server`) and virtual-time drivers (``simulate``). Production code never imports it.
+:mod:`sagemaker_fleet.sim.server`) and the virtual-time ``simulate`` application (:mod:`sagemaker_fleet.simulate`). Production code never imports it.
 
 - ``engine.py``: :class:`SimEngine`, the API operations over the engine's state;
 - ``state.py``: everything the engine owns, so that the rules are plain functions of it;
@@ -30,8 +30,9 @@ One engine (:class:`SimEngine`) serves both the HTTP endpoint (``sagemaker-fleet
 - ``errors.py``: the API errors, shaped as AWS returns them;
 - ``provision.py``: what a fleet spec names, created in the simulated account (``--provision``);
 - ``client.py``: a small client of a running simulator and its admin calls;
-- ``server/``: the HTTP endpoint (the engine, moto and the admin paths on one port);
-- ``driver/``: the virtual-time runs of ``simulate`` (no Airflow, no HTTP).
+- ``server/``: the HTTP endpoint (the engine, moto and the admin paths on one port).
+
+The ``simulate`` application that drives the engine in virtual time is :mod:`sagemaker_fleet.simulate`.
 """
 
 from __future__ import annotations

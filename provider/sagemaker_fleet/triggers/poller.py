@@ -32,7 +32,7 @@ from sagemaker_fleet.dispatch.sweep import RunSweeps
 from sagemaker_fleet.dispatch.sweeping import DENIED, Answer, Swept, sweep_once
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook, error_code
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, KEEP_ALIVE_REFUSALS, THROTTLING_CODES
-from sagemaker_fleet.triggers.board import BoardClient
+from sagemaker_fleet.triggers.board_client import BoardClient
 from sagemaker_fleet.triggers.budget import WaitLineBudget
 from sagemaker_fleet.triggers.client import TRIGGERER_RETRIES, RunClient, aws_host
 from sagemaker_fleet.triggers.watch import (

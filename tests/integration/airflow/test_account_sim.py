@@ -220,7 +220,7 @@ def test_a_fleet_of_higher_priority_gets_the_capacity_through_the_board_on_s3(
       cities train long enough (2,000 simulated s, 10 s real) for that record to be read before they end."""
     import yaml
 
-    from sagemaker_fleet.dispatch.shares import OWED_HANDOFFS
+    from sagemaker_fleet.dispatch.board import OWED_HANDOFFS
     from sagemaker_fleet.dispatch.tracker import RunTracker
     from sagemaker_fleet.triggers.poller import FleetPoller
 

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from sagemaker_fleet.dispatch.board import RunDemand
 from sagemaker_fleet.dispatch.cadence import Cadence
-from sagemaker_fleet.dispatch.shares import RunDemand
 from sagemaker_fleet.jobs.paging import ListingError
-from sagemaker_fleet.triggers.board import BoardClient
+from sagemaker_fleet.triggers.board_client import BoardClient
 
 
 class _Body:

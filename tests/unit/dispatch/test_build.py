@@ -9,8 +9,8 @@ from sagemaker_fleet.dispatch.sweep import RunSweeps
 from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.plan import plan_fleet
+from unit.dispatch.test_board import sharing
 from unit.dispatch.test_dispatch_tracker import RUN_KEY
-from unit.dispatch.test_shares import sharing
 from unit.plan.plan_fleets import city, fleet
 
 CADENCE = Cadence(handoff_interval=3.0, stall_seconds=60.0, board_read_seconds=4.0)

@@ -26,18 +26,18 @@ import pytest
 from botocore.exceptions import ClientError
 
 from sagemaker_fleet.dispatch import DispatchBook, Wait, build_run_dispatch
+from sagemaker_fleet.dispatch.board import RunDemand
 from sagemaker_fleet.dispatch.cadence import Cadence
-from sagemaker_fleet.dispatch.shares import RunDemand
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN
 from sagemaker_fleet.fleetspec.model import InstanceQuota, SharingSettings
 from sagemaker_fleet.fleetspec.names import job_name, run_name_contains
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.plan import plan_fleet
-from sagemaker_fleet.sim.driver import polling as sim_polling
-from sagemaker_fleet.sim.driver.polling import SimulatedFleetPoller
-from sagemaker_fleet.sim.driver.timeline import Timeline
 from sagemaker_fleet.sim.errors import SimApiError
+from sagemaker_fleet.simulate import polling as sim_polling
+from sagemaker_fleet.simulate.polling import SimulatedFleetPoller
+from sagemaker_fleet.simulate.timeline import Timeline
 from sagemaker_fleet.triggers import poller as poller_module
 from sagemaker_fleet.triggers.poller import FleetPoller
 from sagemaker_fleet.triggers.watch import watch_until_terminal

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.sweeping import Answer, Swept, sweep_once
-from unit.dispatch.test_shares import run
+from unit.dispatch.test_board import run
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd, RunSweeps

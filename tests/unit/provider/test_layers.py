@@ -57,7 +57,7 @@ WRONG_ARROWS = [
     (
         "triggers/poller.py",
         "def _f():\n    from sagemaker_fleet.sim import engine",
-        "simulator is imported only",
+        "are imported only by the command line",
     ),
     # the pure core imports no Airflow
     ("dispatch/book.py", "import airflow", "pure core"),
@@ -67,7 +67,7 @@ WRONG_ARROWS = [
     (
         "preflight/resources.py",
         "from sagemaker_fleet.sim.config import SimConfig",
-        "simulator is imported only",
+        "are imported only by the command line",
     ),
     # the preflight checks and the hook are siblings: neither imports the other
     ("preflight/quotas.py", "from sagemaker_fleet.hooks.fleet import SageMakerFleetHook", "Layers"),

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from sagemaker_fleet.sim.driver.coroutines import Later, run_coroutine
-from sagemaker_fleet.sim.driver.errors import SimulationError
-from sagemaker_fleet.sim.driver.timeline import Timeline
+from sagemaker_fleet.simulate.coroutines import Later, run_coroutine
+from sagemaker_fleet.simulate.errors import SimulationError
+from sagemaker_fleet.simulate.timeline import Timeline
 
 
 def test_a_coroutine_goes_on_at_the_time_its_answer_is_set() -> None:

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from sagemaker_fleet.dispatch import DispatchBook, build_run_dispatch
-from sagemaker_fleet.sim.driver import SimulationError
-from sagemaker_fleet.sim.driver.polling import SimulatedFleetPoller
+from sagemaker_fleet.simulate import SimulationError
+from sagemaker_fleet.simulate.polling import SimulatedFleetPoller
 
 
 class PagedEngine:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec, InstanceQuota
-from sagemaker_fleet.sim.driver import (
+from sagemaker_fleet.simulate import (
     AccountResult,
     AccountRun,
     AccountSimulation,
@@ -197,7 +197,7 @@ def test_an_offset_run_begins_at_its_offset_and_its_makespan_counts_from_there()
 
 
 def test_one_run_on_the_account_is_the_single_fleet_simulation() -> None:
-    from sagemaker_fleet.sim.driver import simulate_fleet
+    from sagemaker_fleet.simulate import simulate_fleet
 
     spec = fleet("solo", durations(20))
     alone = simulate_fleet(spec, SimulateOptions(run_key=RUN_KEY)).to_json()

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 
 from sagemaker_fleet.cli.simulate_text import render_comparison, why_behind
-from sagemaker_fleet.sim.driver import SimulateOptions, simulate_fleet
+from sagemaker_fleet.simulate import SimulateOptions, simulate_fleet
 from unit.plan.plan_fleets import RUN_KEY
 from unit.sim.small_fleets import store_fleet
 

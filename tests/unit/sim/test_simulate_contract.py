@@ -10,7 +10,7 @@ import pytest
 from contract_fields import SIMULATE_FIELDS
 from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table
 from sagemaker_fleet.fleetspec import FleetSpec, load_fleet_spec
-from sagemaker_fleet.sim.driver import FleetSimulation, Progress, SimulateOptions, simulate_fleet
+from sagemaker_fleet.simulate import FleetSimulation, Progress, SimulateOptions, simulate_fleet
 
 STABLE_FIELDS = SIMULATE_FIELDS
 
@@ -90,7 +90,7 @@ def test_progress_is_reported_until_every_city_finished(small: FleetSpec) -> Non
 
 
 def test_a_run_that_is_not_over_has_no_result(small: FleetSpec) -> None:
-    from sagemaker_fleet.sim.driver import SimulationError
+    from sagemaker_fleet.simulate import SimulationError
 
     sim = FleetSimulation(small)
     sim.step()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sagemaker_fleet.fleetspec import FleetSpec, load_fleet_spec
-from sagemaker_fleet.sim.driver import FleetSimulation, SimulateOptions, simulate_fleet
+from sagemaker_fleet.simulate import FleetSimulation, SimulateOptions, simulate_fleet
 
 TWO_IMAGES = Path(__file__).resolve().parents[3] / "benchmarks" / "fleets" / "two_images.yaml"
 

@@ -11,8 +11,8 @@ import pytest
 from sagemaker_fleet.cli.simulate_text import render_summary
 from sagemaker_fleet.cost.model import CostLine
 from sagemaker_fleet.plan import plan_fleet
-from sagemaker_fleet.sim.driver import SimulateOptions, simulate_fleet
-from sagemaker_fleet.sim.driver.missed import missed_warm_starts
+from sagemaker_fleet.simulate import SimulateOptions, simulate_fleet
+from sagemaker_fleet.simulate.missed import missed_warm_starts
 from unit.plan.plan_fleets import RUN_KEY, city, fleet
 from unit.sim.small_fleets import store_fleet
 

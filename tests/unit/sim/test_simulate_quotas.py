@@ -9,7 +9,7 @@ import pytest
 
 from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.fleetspec import FleetSpec, parse_fleet_spec
-from sagemaker_fleet.sim.driver import FleetSimulation, SimulateOptions
+from sagemaker_fleet.simulate import FleetSimulation, SimulateOptions
 
 #: Two roles on one instance type, interleaved in spec order: the naive pattern's idle pools of one role hold
 #: the instances the other role's next job needs.

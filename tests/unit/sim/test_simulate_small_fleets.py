@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from sagemaker_fleet.sim.driver import SimulateOptions, simulate_fleet
+from sagemaker_fleet.simulate import SimulateOptions, simulate_fleet
 from unit.plan.plan_fleets import RUN_KEY
 from unit.sim.small_fleets import store_fleet
 

@@ -8,7 +8,7 @@ import pytest
 
 from sagemaker_fleet.fleetspec import FleetSpec, parse_fleet_spec
 from sagemaker_fleet.sim import SpotMarketConfig
-from sagemaker_fleet.sim.driver import FleetSimulation, SimulateOptions
+from sagemaker_fleet.simulate import FleetSimulation, SimulateOptions
 
 SPEC = """
 fleet: spotty

@@ -15,7 +15,7 @@ import pytest
 
 from sagemaker_fleet.dispatch.sweep import MAX_BACKOFF_FACTOR
 from sagemaker_fleet.fleetspec import FleetSpec, load_fleet_spec
-from sagemaker_fleet.sim.driver import FleetSimulation, SimulateOptions
+from sagemaker_fleet.simulate import FleetSimulation, SimulateOptions
 
 DEMO = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "demo.yaml"
 

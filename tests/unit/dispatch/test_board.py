@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 
 from sagemaker_fleet.dispatch import DispatchBook, Wait, build_run_dispatch
-from sagemaker_fleet.dispatch.cadence import Cadence
-from sagemaker_fleet.dispatch.holdings import cold_budget, holdings
-from sagemaker_fleet.dispatch.shares import (
+from sagemaker_fleet.dispatch.board import (
     RunDemand,
     ShareBoard,
     key_digest,
 )
+from sagemaker_fleet.dispatch.cadence import Cadence
+from sagemaker_fleet.dispatch.holdings import cold_budget, holdings
 from sagemaker_fleet.dispatch.sweep import Listing, RunSweeps
 from sagemaker_fleet.fleetspec.model import InstanceQuota, SharingSettings
 from sagemaker_fleet.jobs.progress import run_job_names

@@ -1,4 +1,4 @@
-"""The ``simulate`` driver: a whole fleet, or several on one account, through the simulator engine in virtual time
+"""The ``simulate`` application: a whole fleet, or several on one account, through the simulated endpoint's engine (:mod:`sagemaker_fleet.sim`) in virtual time
 (docs/formats.md, simulate JSON).
 
 It composes the pieces production uses — the planner, the run's sweep and each city's run as the triggerer runs
@@ -8,9 +8,9 @@ priced like a real one. Production code never imports it.
 
 from __future__ import annotations
 
-from sagemaker_fleet.sim.driver.account_result import AccountResult
-from sagemaker_fleet.sim.driver.errors import SimulationError
-from sagemaker_fleet.sim.driver.options import (
+from sagemaker_fleet.simulate.account_result import AccountResult
+from sagemaker_fleet.simulate.errors import SimulationError
+from sagemaker_fleet.simulate.options import (
     STRATEGIES,
     SimulateOptions,
     StrategyName,
@@ -18,8 +18,8 @@ from sagemaker_fleet.sim.driver.options import (
     account_quotas,
     engine_config,
 )
-from sagemaker_fleet.sim.driver.result import SimulationResult
-from sagemaker_fleet.sim.driver.run import (
+from sagemaker_fleet.simulate.result import SimulationResult
+from sagemaker_fleet.simulate.run import (
     AccountRun,
     AccountSimulation,
     FleetSimulation,

@@ -20,11 +20,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.sim.driver.result import COUNTED_OPERATIONS
+from sagemaker_fleet.simulate.result import COUNTED_OPERATIONS
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import InstanceQuota
-    from sagemaker_fleet.sim.driver.result import SimulationResult
+    from sagemaker_fleet.simulate.result import SimulationResult
 
 
 @dataclass(frozen=True)

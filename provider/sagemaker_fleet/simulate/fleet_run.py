@@ -19,21 +19,21 @@ from sagemaker_fleet.dispatch import DispatchBook, DispatchRules, RunTracker, bu
 from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.plan.planner import plan_fleet
-from sagemaker_fleet.sim.driver.endpoint import RunEndpoint
-from sagemaker_fleet.sim.driver.missed import missed_warm_starts
-from sagemaker_fleet.sim.driver.polling import PerJobPoller, SimulatedFleetPoller
-from sagemaker_fleet.sim.driver.result import SimulationResult
-from sagemaker_fleet.sim.driver.strategies import DispatchStrategy, NaiveStrategy, Strategy
-from sagemaker_fleet.sim.driver.tasks import CityTask, SimulatedOperator
+from sagemaker_fleet.simulate.endpoint import RunEndpoint
+from sagemaker_fleet.simulate.missed import missed_warm_starts
+from sagemaker_fleet.simulate.polling import PerJobPoller, SimulatedFleetPoller
+from sagemaker_fleet.simulate.result import SimulationResult
+from sagemaker_fleet.simulate.strategies import DispatchStrategy, NaiveStrategy, Strategy
+from sagemaker_fleet.simulate.tasks import CityTask, SimulatedOperator
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from sagemaker_fleet.fleetspec.model import FleetSpec, InstanceQuota
     from sagemaker_fleet.plan.fleet_plan import FleetPlan
-    from sagemaker_fleet.sim.driver.options import SimulateOptions
-    from sagemaker_fleet.sim.driver.timeline import Timeline
     from sagemaker_fleet.sim.engine import SimEngine
+    from sagemaker_fleet.simulate.options import SimulateOptions
+    from sagemaker_fleet.simulate.timeline import Timeline
 
 #: The account's sharing board (``sharing``: S3 objects by "bucket/key", with their LastModified) of each engine: the
 #: runs of one account (``simulate a.yaml b.yaml``) post to and read the same one.

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
 from sagemaker_fleet.jobs.attachment import Attachment
 from sagemaker_fleet.jobs.statuses import THROTTLING_CODES
-from sagemaker_fleet.sim.driver.coroutines import Later, run_coroutine
-from sagemaker_fleet.sim.driver.errors import SimulationError
 from sagemaker_fleet.sim.errors import SimApiError
 from sagemaker_fleet.sim.seeding import stream
+from sagemaker_fleet.simulate.coroutines import Later, run_coroutine
+from sagemaker_fleet.simulate.errors import SimulationError
 
 if TYPE_CHECKING:
     from mypy_boto3_sagemaker.type_defs import CreateTrainingJobRequestTypeDef
@@ -30,10 +30,10 @@ if TYPE_CHECKING:
     from sagemaker_fleet.dispatch import RunTracker, Wait
     from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
     from sagemaker_fleet.jobs.record import Description
-    from sagemaker_fleet.sim.driver.endpoint import Endpoint
-    from sagemaker_fleet.sim.driver.options import SimulateOptions
-    from sagemaker_fleet.sim.driver.polling import PerJobPoller, SimulatedFleetPoller
-    from sagemaker_fleet.sim.driver.timeline import Timeline
+    from sagemaker_fleet.simulate.endpoint import Endpoint
+    from sagemaker_fleet.simulate.options import SimulateOptions
+    from sagemaker_fleet.simulate.polling import PerJobPoller, SimulatedFleetPoller
+    from sagemaker_fleet.simulate.timeline import Timeline
 
 TaskState = Literal["waiting", "running", "done", "failed"]
 

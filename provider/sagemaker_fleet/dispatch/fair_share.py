@@ -1,10 +1,10 @@
-"""RunShares: a run's part in the account's shares, as its tracker admits cities (pure; the rule: :mod:`.shares`).
+"""FairShare: a run's part in the account's shares, as its tracker admits cities (pure; the rule: :mod:`.board`).
 
 The tracker asks it, once per admission pass, for the room to leave to the runs ranked before this one
-(:meth:`RunShares.begin`), tells it each pool a city of the run took (:meth:`RunShares.took_pool`: a group that
+(:meth:`FairShare.begin`), tells it each pool a city of the run took (:meth:`FairShare.took_pool`: a group that
 keeps handing its pools to its own cities while such a run waits yields them after
-:data:`~.shares.OWED_HANDOFFS` per lane), and gives it what the pass left waiting (:class:`Demand`) to post
-(:meth:`RunShares.post`). Its :meth:`RunShares.kept` says how many pools of each group other runs' cities wait for:
+:data:`~.board.OWED_HANDOFFS` per lane), and gives it what the pass left waiting (:class:`Demand`) to post
+(:meth:`FairShare.post`). Its :meth:`FairShare.kept` says how many pools of each group other runs' cities wait for:
 the tracker keeps those instead of ending them.
 """
 
@@ -14,10 +14,10 @@ from collections import Counter
 from collections.abc import Container, Mapping
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.dispatch.shares import OWED_HANDOFFS, RunDemand, ShareBoard, key_digest, quota_name
+from sagemaker_fleet.dispatch.board import OWED_HANDOFFS, RunDemand, ShareBoard, key_digest, quota_name
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.dispatch.book import DispatchBook, QuotaPool, Turn
+    from sagemaker_fleet.dispatch.book import DispatchBook, QuotaKey, Turn
 
 
 class Demand:
@@ -25,8 +25,8 @@ class Demand:
     (``next``) and cities per warm-pool group (``wants``)."""
 
     def __init__(self) -> None:
-        self.needed: Counter[QuotaPool] = Counter()
-        self.next: dict[QuotaPool, int] = {}
+        self.needed: Counter[QuotaKey] = Counter()
+        self.next: dict[QuotaKey, int] = {}
         self.wants: Counter[str] = Counter()
 
     def blocked(self, turn: Turn, attempt: int) -> None:
@@ -38,7 +38,7 @@ class Demand:
             self.wants[turn.group] += 1
 
 
-class RunShares:
+class FairShare:
     """The run's side of the board (see the module docstring)."""
 
     def __init__(self, board: ShareBoard, book: DispatchBook) -> None:
@@ -50,7 +50,7 @@ class RunShares:
             group: key_digest(key) for group, key in book.keys.items()
         }  #: as the board names keys
 
-    def reserves(self) -> dict[QuotaPool, int]:
+    def reserves(self) -> dict[QuotaKey, int]:
         """Per quota, the room to leave to the runs ranked before this one that wait on it (:meth:`ShareBoard.reserve`,
         every run ranking against the account's quota as it knows it); the whole quota until the board has
         :attr:`~ShareBoard.settled`."""
@@ -59,11 +59,11 @@ class RunShares:
             return limits
         return {pool: self.board.reserve(quota_name(pool), limit) for pool, limit in limits.items()}
 
-    def owing(self, pool: QuotaPool, used: Counter[QuotaPool], reserve: Mapping[QuotaPool, int]) -> bool:
+    def owing(self, pool: QuotaKey, used: Counter[QuotaKey], reserve: Mapping[QuotaKey, int]) -> bool:
         """Whether a run ranked before this one waits on ``pool`` for more room than it has free."""
         return reserve.get(pool, 0) > (self.book.account_limit(pool) or 0) - used[pool]
 
-    def begin(self, used: Counter[QuotaPool]) -> dict[QuotaPool, int]:
+    def begin(self, used: Counter[QuotaKey]) -> dict[QuotaKey, int]:
         """An admission pass begins: the room to leave per quota; a group whose quota no run ranked before this one
         waits on any more has its pools back."""
         reserve = self.reserves()
@@ -73,7 +73,7 @@ class RunShares:
                 self.yielding.discard(group)
         return reserve
 
-    def took_pool(self, turn: Turn, used: Counter[QuotaPool], reserve: Mapping[QuotaPool, int]) -> None:
+    def took_pool(self, turn: Turn, used: Counter[QuotaKey], reserve: Mapping[QuotaKey, int]) -> None:
         """A city of ``turn``'s group took a pool: while a run ranked before this one waits on its quota, that is a
         hand-on the group owes; after :data:`OWED_HANDOFFS` per lane the group yields its pools. Not before the
         board has settled: the whole quota is reserved then, whoever waits."""
@@ -83,7 +83,7 @@ class RunShares:
                 self.yielding.add(turn.group)
 
     def post(
-        self, demand: Demand, own: Counter[QuotaPool], unstarted: Counter[str], busy: Container[str] = ()
+        self, demand: Demand, own: Counter[QuotaKey], unstarted: Counter[str], busy: Container[str] = ()
     ) -> None:
         """The run's record as of this pass: what it holds (``own``, per quota), what its waiting cities need, which
         keys it waits for and which it gives away (no city left of that key, or its group yields) — not while a

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Literal
 from sagemaker_fleet.dispatch.cadence import AWS_CADENCE, Cadence
 from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.sim.config import SimConfig, SpotMarketConfig
-from sagemaker_fleet.sim.driver.errors import SimulationError
 from sagemaker_fleet.sim.workload import WorkModel
+from sagemaker_fleet.simulate.errors import SimulationError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

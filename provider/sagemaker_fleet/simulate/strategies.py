@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Protocol
 
-from sagemaker_fleet.dispatch import QuotaPool, quota_pool
-from sagemaker_fleet.sim.driver.errors import SimulationError
+from sagemaker_fleet.dispatch import QuotaKey, quota_key
+from sagemaker_fleet.simulate.errors import SimulationError
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
-    from sagemaker_fleet.sim.driver.tasks import CityTask, SimulatedOperator
+    from sagemaker_fleet.simulate.tasks import CityTask, SimulatedOperator
 
 
 class Strategy(Protocol):
@@ -33,7 +33,7 @@ class Strategy(Protocol):
 
 class DispatchStrategy:
     """The fleet DAG's dispatch: every city's task starts at once and waits for its turn through the run's
-    :class:`~sagemaker_fleet.sim.driver.polling.SimulatedFleetPoller`, whose sweeps admit those the run's
+    :class:`~sagemaker_fleet.simulate.polling.SimulatedFleetPoller`, whose sweeps admit those the run's
     :class:`RunTracker` lets through (the triggerer's rule, the same code); re-submissions and retries after a
     refused create wait for room the same way."""
 
@@ -49,7 +49,7 @@ class DispatchStrategy:
         """Nothing to do: the next listing sees the job's end and admits its successor."""
 
 
-def slot_pool(spec: FleetSpec, city: CitySpec) -> tuple[QuotaPool, int]:
+def slot_pool(spec: FleetSpec, city: CitySpec) -> tuple[QuotaKey, int]:
     """The quota a city's task draws its slots from, and how many instances that quota has."""
     quota = spec.quotas.get(city.instance_type)
     if quota is None:
@@ -57,7 +57,7 @@ def slot_pool(spec: FleetSpec, city: CitySpec) -> tuple[QuotaPool, int]:
             f"quotas: no entry for {city.instance_type} (city {city.name}); add `quotas: {{{city.instance_type}: "
             "{instances: N, warm_pools: N}}` with your account's Service Quotas"
         )
-    pool = quota_pool(spec, city)  # spot_instances only when the spec gives it, so never None there
+    pool = quota_key(spec, city)  # spot_instances only when the spec gives it, so never None there
     if pool[1] == "spot_instances" and quota.spot_instances is not None:
         return pool, quota.spot_instances
     return pool, quota.instances
@@ -66,9 +66,9 @@ def slot_pool(spec: FleetSpec, city: CitySpec) -> tuple[QuotaPool, int]:
 class NaiveStrategy:
     def __init__(self, spec: FleetSpec, tasks: dict[str, CityTask], operator: SimulatedOperator) -> None:
         self.operator = operator
-        self.capacity: dict[QuotaPool, int] = {}
-        self.waiting: dict[QuotaPool, list[CityTask]] = {}
-        self.pool_of: dict[str, QuotaPool] = {}
+        self.capacity: dict[QuotaKey, int] = {}
+        self.waiting: dict[QuotaKey, list[CityTask]] = {}
+        self.pool_of: dict[str, QuotaKey] = {}
         for city in spec.cities:
             pool, instances = slot_pool(spec, city)
             if city.instance_count > instances:
@@ -79,7 +79,7 @@ class NaiveStrategy:
             self.capacity[pool] = instances
             self.waiting.setdefault(pool, []).append(tasks[city.name])
             self.pool_of[city.name] = pool
-        self.in_use: Counter[QuotaPool] = Counter()
+        self.in_use: Counter[QuotaKey] = Counter()
 
     def begin(self, at: float) -> None:
         for pool in self.waiting:
@@ -90,7 +90,7 @@ class NaiveStrategy:
         self.in_use[pool] -= task.city.instance_count
         self._fill(pool, at)
 
-    def _fill(self, pool: QuotaPool, at: float) -> None:
+    def _fill(self, pool: QuotaKey, at: float) -> None:
         """Start waiting tasks in spec order while they fit (a task too wide for the free slots is passed over,
         as Airflow's pools pass over a task needing more slots than are open)."""
         waiting = self.waiting[pool]

@@ -21,17 +21,17 @@ from sagemaker_fleet.jobs.paging import JobFilters, ListingError, job_listing
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, KEEP_ALIVE_REFUSALS
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.jobs.statuses import THROTTLING_CODES as THROTTLED
-from sagemaker_fleet.sim.driver.coroutines import run_coroutine
-from sagemaker_fleet.sim.driver.errors import SimulationError
 from sagemaker_fleet.sim.errors import SimApiError
+from sagemaker_fleet.simulate.coroutines import run_coroutine
+from sagemaker_fleet.simulate.errors import SimulationError
 
 if TYPE_CHECKING:
     import datetime as dt
 
     from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd, RunSweeps
     from sagemaker_fleet.dispatch.tracker import Wait
-    from sagemaker_fleet.sim.driver.endpoint import Endpoint
-    from sagemaker_fleet.sim.driver.timeline import Timeline
+    from sagemaker_fleet.simulate.endpoint import Endpoint
+    from sagemaker_fleet.simulate.timeline import Timeline
 
 #: Gets a watched job's DescribeTrainingJob response once it is terminal.
 Deliver = Callable[[dict[str, Any]], None]

@@ -20,7 +20,7 @@ from sagemaker_fleet.cost.export import totals_json
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import CostReport
     from sagemaker_fleet.plan.model import PlanSummary
-    from sagemaker_fleet.sim.driver.missed import MissedWarmStart
+    from sagemaker_fleet.simulate.missed import MissedWarmStart
 
 #: The operations the simulate JSON counts, in its stable order (docs/formats.md, simulate JSON).
 COUNTED_OPERATIONS = ("CreateTrainingJob", "DescribeTrainingJob", "ListTrainingJobs")

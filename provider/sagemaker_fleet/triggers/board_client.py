@@ -1,4 +1,4 @@
-"""BoardClient: the triggerer's S3 calls for the account's board (``sharing``; the rule: :mod:`sagemaker_fleet.dispatch.shares`).
+"""BoardClient: the triggerer's S3 calls for the account's board (``sharing``; the rule: :mod:`sagemaker_fleet.dispatch.board`).
 
 One aiobotocore S3 client per run's poller, from the same connection (and endpoint) as its SageMaker client, opened
 on first use. A read is one ListObjectsV2 of the board's prefix and one GetObject per record whose ETag changed

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine, Generator
 from typing import Any, Generic, TypeVar, cast
 
-from sagemaker_fleet.sim.driver.errors import SimulationError
+from sagemaker_fleet.simulate.errors import SimulationError
 
 T = TypeVar("T")
 

@@ -20,21 +20,21 @@ from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.sim.clock import VirtualClock
-from sagemaker_fleet.sim.driver.account_result import AccountResult, crossings, lost_and_duplicated
-from sagemaker_fleet.sim.driver.errors import SimulationError
-from sagemaker_fleet.sim.driver.fleet_run import FleetRun
-from sagemaker_fleet.sim.driver.options import SimulateOptions, account_config, account_quotas
-from sagemaker_fleet.sim.driver.timeline import Timeline
 from sagemaker_fleet.sim.engine import SimEngine
+from sagemaker_fleet.simulate.account_result import AccountResult, crossings, lost_and_duplicated
+from sagemaker_fleet.simulate.errors import SimulationError
+from sagemaker_fleet.simulate.fleet_run import FleetRun
+from sagemaker_fleet.simulate.options import SimulateOptions, account_config, account_quotas
+from sagemaker_fleet.simulate.timeline import Timeline
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch import RunTracker
     from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.plan.fleet_plan import FleetPlan
-    from sagemaker_fleet.sim.driver.result import SimulationResult
-    from sagemaker_fleet.sim.driver.strategies import Strategy
-    from sagemaker_fleet.sim.driver.tasks import CityTask, SimulatedOperator
     from sagemaker_fleet.sim.job import JobEvent
+    from sagemaker_fleet.simulate.result import SimulationResult
+    from sagemaker_fleet.simulate.strategies import Strategy
+    from sagemaker_fleet.simulate.tasks import CityTask, SimulatedOperator
 
 
 @dataclass(frozen=True)
