@@ -3,8 +3,9 @@ SageMaker and S3 action it needs is in the Airflow principal's policy — and th
 the code never calls. A new boto3 call without a docs change fails here, and so does a stale policy line.
 
 Calls are found in the source (``client.<operation>(…)``, and ``get_paginator("<operation>")``), named by the
-services' own botocore models, so a new operation needs no list kept in this test. The simulator (``sim/``) is
-left out: it answers SageMaker's calls or makes them against itself, never against AWS.
+services' own botocore models, so a new operation needs no list kept in this test. The simulator (``sim/``) and the
+``simulate`` application (``simulate/``) are left out: they answer SageMaker's calls or make them against the
+simulator, never against AWS.
 """
 
 from __future__ import annotations
@@ -68,7 +69,11 @@ def _own_names(trees: list[ast.Module]) -> set[str]:
 
 def called_apis(package: Path = PACKAGE) -> dict[tuple[str, str], set[str]]:
     """(service, Operation) → the files that call it."""
-    files = [path for path in sorted(package.rglob("*.py")) if "sim" not in path.relative_to(package).parts]
+    files = [
+        path
+        for path in sorted(package.rglob("*.py"))
+        if not {"sim", "simulate"} & set(path.relative_to(package).parts)
+    ]
     trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in files}
     own = _own_names(list(trees.values()))
     calls: dict[tuple[str, str], set[str]] = {}
