@@ -1,4 +1,4 @@
-"""The fleet spec as typed values (the format: docs/reference.md#fleet-spec).
+"""The fleet spec as typed values (the format: docs/reference/fleet-spec.md, generated from this module).
 
 Two shapes live here: the *layers* exactly as written in YAML (pydantic, every field optional so that a city may
 override any default), and the *resolved* values every later layer works with (frozen dataclasses, every field set).
@@ -42,7 +42,7 @@ PRICE_MAX = 10_000
 #: ``sharing.priority``: 0 (the default, lowest) to this, as AWS Batch's scheduling priorities.
 PRIORITY_MAX = 9999
 
-#: Defaults, each defined here once (the table in docs/reference.md#fleet-spec). A city's field left out by the
+#: Defaults, each defined here once (shown in docs/reference/fleet-spec.md). A city's field left out by the
 #: city and by ``defaults`` takes the city default; the loader and the resolved values below both use these.
 DEFAULT_INPUT_MODE: InputMode = "FastFile"
 DEFAULT_ORCHESTRATION_LATENCY = 120
@@ -117,11 +117,13 @@ class SharingLayer(_Layer):
 
     share: object = Field(
         None,
+        json_schema_extra={"yaml_type": "text such as `40%`, or a number"},
         description="percentage of each instance quota guaranteed while the fleet has cities waiting, written "
         "`40%` or `40`, 0-100 (absent: 0)",
     )
     priority: object = Field(
         0,
+        json_schema_extra={"yaml_type": "integer"},
         description=f"whole number 0-{PRIORITY_MAX}: among runs borrowing beyond their share, higher goes first",
     )
     board: StrictStr | None = Field(
@@ -144,7 +146,8 @@ class CityLayer(_Layer):
     image_uri: StrictStr | None = Field(None, description="training container image; overrides the fleet's")
     instance_type: StrictStr | None = Field(
         None,
-        description="SageMaker training instance type such as ml.m5.xlarge (required, here or in defaults)",
+        description="one of SageMaker's training instance types, such as ml.m5.xlarge (required, here or in "
+        "defaults)",
     )
     instance_count: Annotated[StrictInt, Field(ge=1, le=100)] | None = Field(
         None, description="instances of the job, no more than the type's quota"
@@ -241,6 +244,7 @@ class FleetLayer(_Layer):
     )
     cities: list[object] = Field(
         min_length=1,
+        json_schema_extra={"yaml_type": "list of mappings of city fields"},
         description="the cities, each a mapping of city fields with at least name and train_s3_uri",
     )
 
