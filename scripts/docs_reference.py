@@ -201,7 +201,22 @@ def _resolved_default(resolved: type | None, name: str) -> tuple[bool, object]:
     for item in dataclasses.fields(resolved):
         if item.name == name and item.default is not dataclasses.MISSING:
             return True, item.default
+        if item.name == name and item.default_factory is not dataclasses.MISSING:
+            return True, None  # an empty collection: the key absent
     return False, None
+
+
+def _layer_default(layer: type, name: str, resolved: type | None, top: Any) -> str:
+    """The default of a key its layer leaves unset (None): the resolved value's default; for a city key without
+    one, the top-level key of that name (the city, then ``defaults``, then the top level), else required."""
+    has, value = _resolved_default(resolved, name)
+    if has:
+        return _default_text(value)
+    if resolved is None or name not in {item.name for item in dataclasses.fields(resolved)}:
+        return "none"
+    if layer is not top and name in top.model_fields:
+        return f"the top-level {code(name)}"
+    return "required"
 
 
 def _default_text(value: object) -> str:
@@ -303,8 +318,7 @@ def fleet_spec_page() -> str:
             elif info.default is not None:
                 default = _default_text(info.default)
             else:
-                has, value = _resolved_default(resolved.get(layer), name)
-                default = _default_text(value) if has else "none"
+                default = _layer_default(layer, name, resolved.get(layer), model.FleetLayer)
             limits = renderer.outer_limits(info)
             pattern = formats.PATTERNS.get(name)
             if pattern is not None:

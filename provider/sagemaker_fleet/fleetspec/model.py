@@ -137,10 +137,14 @@ class CityLayer(_Layer):
     """Fields a city or ``defaults`` may set; a field present on the city wins over ``defaults``."""
 
     name: StrictStr | None = Field(
-        None, description="the city: lowercase letters, digits and '-', unique in the fleet (city only)"
+        None,
+        description="required on each city (not in defaults): lowercase letters, digits and '-', at most 200, "
+        "unique in the fleet",
     )
     train_s3_uri: StrictStr | None = Field(
-        None, description="S3 URI of the city's training data, the `train` channel (city only)"
+        None,
+        description="required on each city (not in defaults), unless its job: gives the train channel's S3Uri: "
+        "S3 URI of the city's training data, the `train` channel",
     )
     role_arn: StrictStr | None = Field(None, description="IAM role the job runs as; overrides the fleet's")
     image_uri: StrictStr | None = Field(None, description="training container image; overrides the fleet's")
