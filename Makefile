@@ -51,6 +51,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check provider tests benchmarks dags scripts
 	$(BIN)/ruff format --check provider tests benchmarks dags scripts
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/python scripts/docs_reference.py --check
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -24,6 +24,22 @@ SECURITY_GROUP_RE = re.compile(r"^sg-[0-9a-z]{1,25}$")
 ENV_KEY_RE = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]{0,511}$")
 ECR_RE = re.compile(r"^\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/\S+$")
 
+#: The pattern of each text field the builder matches against one, by the field's name (a list's items, a map's
+#: keys): what the generated fleet-spec reference shows beside the field.
+PATTERNS: dict[str, re.Pattern[str]] = {
+    "fleet": FLEET_RE,
+    "name": CITY_RE,
+    "region": REGION_RE,
+    "role_arn": ROLE_ARN_RE,
+    "output_s3_uri": S3_URI_RE,
+    "train_s3_uri": S3_URI_RE,
+    "board": S3_URI_RE,
+    "volume_kms_key_id": KMS_RE,
+    "subnets": SUBNET_RE,
+    "security_group_ids": SECURITY_GROUP_RE,
+    "environment": ENV_KEY_RE,
+}
+
 #: The fix for a field, by its name (the last segment of its path).
 FIXES: dict[str, str] = {
     "fleet": (

@@ -1,4 +1,4 @@
-"""The fleet spec as typed values (the format: docs/reference.md#fleet-spec).
+"""The fleet spec as typed values (the format: docs/reference/fleet-spec.md, generated from this module).
 
 Two shapes live here: the *layers* exactly as written in YAML (pydantic, every field optional so that a city may
 override any default), and the *resolved* values every later layer works with (frozen dataclasses, every field set).
@@ -42,7 +42,7 @@ PRICE_MAX = 10_000
 #: ``sharing.priority``: 0 (the default, lowest) to this, as AWS Batch's scheduling priorities.
 PRIORITY_MAX = 9999
 
-#: Defaults, each defined here once (the table in docs/reference.md#fleet-spec). A city's field left out by the
+#: Defaults, each defined here once (shown in docs/reference/fleet-spec.md). A city's field left out by the
 #: city and by ``defaults`` takes the city default; the loader and the resolved values below both use these.
 DEFAULT_INPUT_MODE: InputMode = "FastFile"
 DEFAULT_ORCHESTRATION_LATENCY = 120
@@ -69,74 +69,188 @@ class _Layer(BaseModel):
 
 
 class VpcLayer(_Layer):
-    subnets: Annotated[list[StrictStr], Field(min_length=1, max_length=16)]
-    security_group_ids: Annotated[list[StrictStr], Field(min_length=1, max_length=5)]
+    """``vpc``: the subnets and security groups the city's job runs in (CreateTrainingJob's VpcConfig)."""
+
+    subnets: Annotated[list[StrictStr], Field(min_length=1, max_length=16)] = Field(
+        description="subnet ids such as subnet-0a1b2c3d, in the VPC of the security groups"
+    )
+    security_group_ids: Annotated[list[StrictStr], Field(min_length=1, max_length=5)] = Field(
+        description="security group ids such as sg-0a1b2c3d"
+    )
 
 
 class SpotLayer(_Layer):
-    max_wait_seconds: _Seconds | None = None
-    max_attempts: Annotated[StrictInt, Field(ge=1, le=20)] | None = None
-    fallback: SpotFallback | None = None
+    """``spot``: managed spot training for the city, merged key by key over ``defaults.spot``; ``spot: null`` on a
+    city turns a default spot off. Spot cities keep no warm pool."""
+
+    max_wait_seconds: _Seconds | None = Field(
+        None,
+        description="required: the spot job's total time, waiting for capacity included (MaxWaitTimeInSeconds); "
+        "at least max_runtime_seconds, at most 28 days",
+    )
+    max_attempts: Annotated[StrictInt, Field(ge=1, le=20)] | None = Field(
+        None, description="spot submissions before the fallback (each after MaxWaitTimeExceeded)"
+    )
+    fallback: SpotFallback | None = Field(
+        None, description="after the last spot attempt: train on demand, or fail the city"
+    )
 
 
 class QuotaLayer(_Layer):
-    instances: Annotated[StrictInt, Field(ge=1, le=QUOTA_MAX)]
-    warm_pools: _Quota = 0
-    spot_instances: _Quota | None = None
+    """One instance type's account quotas (``quotas.<instance type>``): what the dispatch keeps the run within."""
+
+    instances: Annotated[StrictInt, Field(ge=1, le=QUOTA_MAX)] = Field(
+        description="concurrent training instances of the type (the account's training job usage quota)"
+    )
+    warm_pools: _Quota = Field(
+        0, description="instances of the type that may idle in warm pools (AWS's default quota is 0)"
+    )
+    spot_instances: _Quota | None = Field(
+        None, description="concurrent spot training instances; absent: spot jobs share `instances`"
+    )
 
 
 class SharingLayer(_Layer):
     """``sharing``: the fleet's place among the runs of its account (checked in the builder: a share is written
-    ``40%`` or ``40``)."""
+    ``40%`` or ``40``). ``true`` or ``{}`` take part with share 0 and priority 0; ``false`` posts nothing on the
+    board and ranks after every fleet that does."""
 
-    share: object = None
-    priority: object = 0
-    board: StrictStr | None = None
+    share: object = Field(
+        None,
+        json_schema_extra={"yaml_type": "text such as `40%`, or a number"},
+        description="percentage of each instance quota guaranteed while the fleet has cities waiting, written "
+        "`40%` or `40`, 0-100 (absent: 0)",
+    )
+    priority: object = Field(
+        0,
+        json_schema_extra={"yaml_type": "integer"},
+        description=f"whole number 0-{PRIORITY_MAX}: among runs borrowing beyond their share, higher goes first",
+    )
+    board: StrictStr | None = Field(
+        None,
+        description="S3 prefix where the account's runs post what they hold and wait for, the same for every "
+        "fleet of the account (absent: s3://<bucket of output_s3_uri>/sagemaker-fleet/board/)",
+    )
 
 
 class CityLayer(_Layer):
     """Fields a city or ``defaults`` may set; a field present on the city wins over ``defaults``."""
 
-    name: StrictStr | None = None
-    train_s3_uri: StrictStr | None = None
-    role_arn: StrictStr | None = None
-    image_uri: StrictStr | None = None
-    instance_type: StrictStr | None = None
-    instance_count: Annotated[StrictInt, Field(ge=1, le=100)] | None = None
-    volume_size_gb: Annotated[StrictInt, Field(ge=1, le=16384)] | None = None
-    volume_kms_key_id: StrictStr | None = None
-    vpc: VpcLayer | None = None
-    enable_network_isolation: StrictBool | None = None
-    enable_inter_container_traffic_encryption: StrictBool | None = None
-    max_runtime_seconds: _Seconds | None = None
-    expected_seconds: _Seconds | None = None
-    keep_alive: Literal["auto"] | _NonNegative | None = None
-    spot: SpotLayer | None = None
-    hyperparameters: dict[StrictStr, _HyperValue] | None = None
-    environment: dict[StrictStr, StrictStr] | None = None
-    job: _Job | None = None
+    name: StrictStr | None = Field(
+        None,
+        description="required on each city (not in defaults): lowercase letters, digits and '-', at most 200, "
+        "unique in the fleet",
+    )
+    train_s3_uri: StrictStr | None = Field(
+        None,
+        description="required on each city (not in defaults), unless its job: gives the train channel's S3Uri: "
+        "S3 URI of the city's training data, the `train` channel",
+    )
+    role_arn: StrictStr | None = Field(None, description="IAM role the job runs as; overrides the fleet's")
+    image_uri: StrictStr | None = Field(None, description="training container image; overrides the fleet's")
+    instance_type: StrictStr | None = Field(
+        None,
+        description="one of SageMaker's training instance types, such as ml.m5.xlarge (required, here or in "
+        "defaults)",
+    )
+    instance_count: Annotated[StrictInt, Field(ge=1, le=100)] | None = Field(
+        None, description="instances of the job, no more than the type's quota"
+    )
+    volume_size_gb: Annotated[StrictInt, Field(ge=1, le=16384)] | None = Field(
+        None, description="size of each instance's ML storage volume, in GB"
+    )
+    volume_kms_key_id: StrictStr | None = Field(
+        None, description="KMS key id, alias or ARN that encrypts the storage volume"
+    )
+    vpc: VpcLayer | None = Field(None, description="run the job in a VPC (both members required)")
+    enable_network_isolation: StrictBool | None = Field(
+        None, description="no network access for the training container"
+    )
+    enable_inter_container_traffic_encryption: StrictBool | None = Field(
+        None, description="encrypt the traffic between the job's instances"
+    )
+    max_runtime_seconds: _Seconds | None = Field(
+        None, description="SageMaker stops the job after this long (MaxRuntimeInSeconds), at most 28 days"
+    )
+    expected_seconds: _Seconds | None = Field(
+        None,
+        description="the planner's training time when no history says otherwise, at most max_runtime_seconds "
+        "(absent: the default, capped at max_runtime_seconds)",
+    )
+    keep_alive: Literal["auto"] | _NonNegative | None = Field(
+        None,
+        description=f"warm-pool keep-alive: `auto` (the planner decides; absent: auto) or whole seconds up to "
+        f"{KEEP_ALIVE_API_MAX} (a warning above {KEEP_ALIVE_GUIDE_MAX}); 0 or `auto` on spot cities",
+    )
+    spot: SpotLayer | None = Field(None, description="train on managed spot capacity (absent: on demand)")
+    hyperparameters: dict[StrictStr, _HyperValue] | None = Field(
+        None,
+        description=f"at most {HYPERPARAMETERS_MAX}, names up to {HYPERPARAMETER_KEY_MAX} and values up to "
+        f"{HYPERPARAMETER_VALUE_MAX} characters, no line breaks; sent as text",
+    )
+    environment: dict[StrictStr, StrictStr] | None = Field(
+        None,
+        description=f"container environment: at most {ENVIRONMENT_MAX}, names [A-Za-z_][A-Za-z0-9_]*, values up "
+        f"to {ENVIRONMENT_VALUE_MAX} characters",
+    )
+    job: _Job | None = Field(
+        None,
+        description="CreateTrainingJob fields in AWS's names, merged over defaults.job and the fleet's job "
+        "(the job: template)",
+    )
 
 
 class FleetLayer(_Layer):
     """Top-level keys of a fleet file; cities are parsed one by one so one bad city never hides another's errors."""
 
-    fleet: StrictStr
-    region: StrictStr
-    #: required unless the fleet-level ``job:`` writes RoleArn / AlgorithmSpecification.TrainingImage
-    role_arn: StrictStr | None = None
-    image_uri: StrictStr | None = None
-    output_s3_uri: StrictStr
-    input_mode: InputMode = DEFAULT_INPUT_MODE
-    orchestration_latency_seconds: Annotated[StrictInt, Field(ge=0, le=ORCHESTRATION_LATENCY_MAX)] = (
-        DEFAULT_ORCHESTRATION_LATENCY
+    fleet: StrictStr = Field(
+        description="the fleet's name, 1-20 lowercase letters or digits, no '-': it starts every job name"
     )
-    deadline_seconds: Annotated[StrictInt, Field(ge=1, le=DEADLINE_MAX)] | None = None
-    quotas: dict[StrictStr, QuotaLayer] | None = None
-    prices: dict[StrictStr, Annotated[_Finite | StrictInt, Field(ge=0, le=PRICE_MAX)]] | None = None
-    sharing: SharingLayer | StrictBool | None = None
-    defaults: CityLayer = CityLayer()
-    job: _Job | None = None
-    cities: list[object] = Field(min_length=1)
+    region: StrictStr = Field(description="AWS region code of the jobs, such as us-east-1")
+    role_arn: StrictStr | None = Field(
+        None,
+        description="IAM role the jobs run as; required unless the fleet-level job: writes RoleArn",
+    )
+    image_uri: StrictStr | None = Field(
+        None,
+        description="training container image; required unless the fleet-level job: writes "
+        "AlgorithmSpecification.TrainingImage",
+    )
+    output_s3_uri: StrictStr = Field(
+        description="S3 prefix under which models, checkpoints and reports go (a trailing '/' is dropped)"
+    )
+    input_mode: InputMode = Field(DEFAULT_INPUT_MODE, description="how the jobs read the training data")
+    orchestration_latency_seconds: Annotated[StrictInt, Field(ge=0, le=ORCHESTRATION_LATENCY_MAX)] = Field(
+        DEFAULT_ORCHESTRATION_LATENCY,
+        description="allowance between a job's end and its successor's CreateTrainingJob",
+    )
+    deadline_seconds: Annotated[StrictInt, Field(ge=1, le=DEADLINE_MAX)] | None = Field(
+        None,
+        description="the run's deadline: the planner adds cold lanes when warm lanes alone would miss it",
+    )
+    quotas: dict[StrictStr, QuotaLayer] | None = Field(
+        None,
+        description="per instance type, the account's quotas; once given, every type used needs an entry "
+        "(absent: 10 instances and 0 warm pools a type, with a warning)",
+    )
+    prices: dict[StrictStr, Annotated[_Finite | StrictInt, Field(ge=0, le=PRICE_MAX)]] | None = Field(
+        None, description="per instance type, USD per instance-hour, over the shipped price table"
+    )
+    sharing: SharingLayer | StrictBool | None = Field(
+        None,
+        description="the fleet's share and priority among the account's runs, or false (absent: take part)",
+    )
+    defaults: CityLayer = Field(
+        CityLayer(), description="city fields every city takes unless it sets them (not name, train_s3_uri)"
+    )
+    job: _Job | None = Field(
+        None, description="CreateTrainingJob fields in AWS's names for every city (the job: template)"
+    )
+    cities: list[object] = Field(
+        min_length=1,
+        json_schema_extra={"yaml_type": "list of mappings of city fields"},
+        description="the cities, each a mapping of city fields with at least name and train_s3_uri",
+    )
 
 
 # --------------------------------------------------------------------------------------------- resolved values

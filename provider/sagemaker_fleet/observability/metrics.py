@@ -42,22 +42,80 @@ class MetricDef:
     unit: str
     tags: tuple[str, ...]
     sender: str  #: ``triggerer`` (the city triggers and the run's poller) or the cost report's task id
+    #: what it counts or measures, and when it is sent (one line, for the generated reference)
+    meaning: str = ""
 
 
 _RUN = ("fleet", "run_key")
 _TYPED = (*_RUN, "instance_type")
 #: The stable metrics, by the last part of their name. Add freely; renaming or dropping one needs a changelog note.
 METRICS: Mapping[str, MetricDef] = {
-    "warm_starts": MetricDef("counter", "submissions", _TYPED, "triggerer"),
-    "cold_starts": MetricDef("counter", "submissions", _TYPED, "triggerer"),
-    "handoff": MetricDef("timer", "seconds (StatsD: milliseconds)", _TYPED, "triggerer"),
-    "cities_waiting": MetricDef("gauge", "cities", _RUN, "triggerer"),
-    "capacity_backoffs": MetricDef("counter", "refused CreateTrainingJob calls", _TYPED, "triggerer"),
-    "resubmissions": MetricDef("counter", "submissions", (*_TYPED, "reason"), "triggerer"),
-    "cost_usd": MetricDef("counter", "USD", _TYPED, REPORT_TASK_ID),
-    "idle_pool_seconds": MetricDef("counter", "seconds", _TYPED, REPORT_TASK_ID),
-    "idle_pool_cost_usd": MetricDef("counter", "USD", _TYPED, REPORT_TASK_ID),
-    "spot_savings_usd": MetricDef("counter", "USD", _TYPED, REPORT_TASK_ID),
+    "warm_starts": MetricDef(
+        "counter",
+        "submissions",
+        _TYPED,
+        "triggerer",
+        "jobs that started on a warm pool, counted once per job whose end the city's trigger saw",
+    ),
+    "cold_starts": MetricDef(
+        "counter",
+        "submissions",
+        _TYPED,
+        "triggerer",
+        "every other start (spot, never trained, provisioned), counted as warm_starts",
+    ),
+    "handoff": MetricDef(
+        "timer",
+        "seconds (StatsD: milliseconds)",
+        _TYPED,
+        "triggerer",
+        "for a city that waited on a predecessor: its first job's creation less the predecessor's training end",
+    ),
+    "cities_waiting": MetricDef(
+        "gauge",
+        "cities",
+        _RUN,
+        "triggerer",
+        "the run's cities waiting for their turn or for room in their quota, after a sweep that changed it",
+    ),
+    "capacity_backoffs": MetricDef(
+        "counter",
+        "refused CreateTrainingJob calls",
+        _TYPED,
+        "triggerer",
+        "each ResourceLimitExceeded a city backed off from",
+    ),
+    "resubmissions": MetricDef(
+        "counter",
+        "submissions",
+        (*_TYPED, "reason"),
+        "triggerer",
+        "re-submissions whose end the city's trigger saw; reason: spot, fallback, retry or forced",
+    ),
+    "cost_usd": MetricDef(
+        "counter", "USD", _TYPED, REPORT_TASK_ID, "the run's billed cost (report.json's totals.cost_usd)"
+    ),
+    "idle_pool_seconds": MetricDef(
+        "counter",
+        "seconds",
+        _TYPED,
+        REPORT_TASK_ID,
+        "the warm pools' billed idle time (report.json's retained_billable_seconds)",
+    ),
+    "idle_pool_cost_usd": MetricDef(
+        "counter",
+        "USD",
+        _TYPED,
+        REPORT_TASK_ID,
+        "the warm pools' idle cost (report.json's retained_cost_usd)",
+    ),
+    "spot_savings_usd": MetricDef(
+        "counter",
+        "USD",
+        _TYPED,
+        REPORT_TASK_ID,
+        "saved by spot against on demand (report.json's spot_savings_usd)",
+    ),
 }
 
 
