@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 from airflow.sdk import DAG, XComArg
 
@@ -19,6 +20,12 @@ from sagemaker_fleet.operators.report import FleetCostReportOperator
 from sagemaker_fleet.operators.training import FleetTrainingOperator
 
 SPEC = str(Path(__file__).resolve().parents[1] / "fleets" / "small.yaml")
+
+
+def log_notice(context: dict[str, Any]) -> None:
+    """A notifier: any callable that takes the task's context (Airflow's SMTP or Slack notifiers, your own)."""
+    print(context["fleet_message"])
+
 
 with DAG(
     dag_id="example_fleet_operators",
@@ -64,7 +71,7 @@ with DAG(
         task_id="notify",
         spec_path=SPEC,
         plan_task_id="plan",
-        on_failure=[lambda context: print(context["fleet_message"])],
+        on_failure=[log_notice],
     )
     # [END howto_operator_fleet_notify]
 
