@@ -1,4 +1,4 @@
-"""The fleet spec as typed values (the format: docs/reference.md#fleet-spec).
+"""The fleet spec as typed values (the format: docs/guides/fleet-spec.md).
 
 Two shapes live here: the *layers* exactly as written in YAML (pydantic, every field optional so that a city may
 override any default), and the *resolved* values every later layer works with (frozen dataclasses, every field set).
@@ -42,7 +42,7 @@ PRICE_MAX = 10_000
 #: ``sharing.priority``: 0 (the default, lowest) to this, as AWS Batch's scheduling priorities.
 PRIORITY_MAX = 9999
 
-#: Defaults, each defined here once (the table in docs/reference.md#fleet-spec). A city's field left out by the
+#: Defaults, each defined here once (the table in docs/guides/fleet-spec.md). A city's field left out by the
 #: city and by ``defaults`` takes the city default; the loader and the resolved values below both use these.
 DEFAULT_INPUT_MODE: InputMode = "FastFile"
 DEFAULT_ORCHESTRATION_LATENCY = 120
@@ -173,7 +173,7 @@ class InstanceQuota:
 
 @dataclass(frozen=True)
 class SharingSettings:
-    """The fleet's place among the runs of its account (docs/concepts.md, sharing the account): ``share`` of each
+    """The fleet's place among the runs of its account (docs/concepts/several-fleets.md): ``share`` of each
     instance quota it is guaranteed while it has cities waiting (a fraction, 0 to 1), its ``priority`` among runs
     borrowing beyond their share (higher first), and the ``board`` (an S3 prefix) where the runs of the account
     post what they hold and wait for."""
@@ -208,7 +208,7 @@ class CitySpec:
     spot: SpotSettings | None = None
     hyperparameters: tuple[tuple[str, str], ...] = ()
     environment: tuple[tuple[str, str], ...] = ()
-    #: the city's ``job:`` layers merged (docs/job-template.md); None for a spec without ``job:``
+    #: the city's ``job:`` layers merged (docs/guides/job-template.md); None for a spec without ``job:``
     job: JobTemplate | None = None
 
 
