@@ -35,8 +35,9 @@ DOC_FILES = tuple(
     )
     if name not in OWNED_ELSEWHERE
 )
-#: ``[text](target)``, not an image's data and not inside inline code spans (removed before matching).
-LINK = re.compile(r"(?<!\!)\[[^\]\n]*\]\(([^)\s]+)\)")
+#: ``[text](target)``, not an image's data and not inside inline code spans (removed before matching); the text
+#: may wrap onto the next line of its paragraph.
+LINK = re.compile(r"(?<!\!)\[(?:[^\]\n]|\n(?!\n))*\]\(([^)\s]+)\)")
 CODE_SPAN = re.compile(r"`[^`\n]*`")
 FENCE = re.compile(r"^(```|~~~)")
 HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
@@ -112,15 +113,25 @@ def anchors(path: Path) -> frozenset[str]:
 
 
 def links(path: Path) -> list[tuple[int, str]]:
-    out: list[tuple[int, str]] = []
+    """(line, target) of every link outside fenced blocks and code spans, also one whose text wraps a line."""
+    kept: list[str] = []
     in_fence = False
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for line in path.read_text(encoding="utf-8").splitlines():
         if FENCE.match(line):
             in_fence = not in_fence
+            kept.append("")
             continue
-        if not in_fence:
-            out.extend((number, target) for target in LINK.findall(CODE_SPAN.sub("", line)))
-    return out
+        kept.append("" if in_fence else CODE_SPAN.sub("", line))
+    text = "\n".join(kept)
+    return [(text.count("\n", 0, match.start(1)) + 1, match.group(1)) for match in LINK.finditer(text)]
+
+
+def test_a_link_whose_text_wraps_a_line_is_checked(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "See [the models\nasset](#nowhere) and `[code](x)`.\n\n```\n[fenced](y)\n```\n", encoding="utf-8"
+    )
+    assert links(page) == [(2, "#nowhere")]
 
 
 def pending(destination: Path) -> bool:
