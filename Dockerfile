@@ -10,7 +10,7 @@
 # create the `airflow` user and AIRFLOW_HOME here, and there is no upstream entrypoint, so every service in
 # docker-compose.yaml names its full command.
 #
-# Not built here: no Docker engine was available when this file was written (see docs/docker.md).
+# Not built here: no Docker engine was available when this file was written (see docs/guides/docker.md).
 FROM python:3.11-slim
 
 ARG AIRFLOW_VERSION=3.3.2

@@ -1,8 +1,7 @@
 """Airflow DAG: after each run of the demo fleet that trained cities, act on the cities whose models changed.
 
 The fleet DAGs' cost report emits the fleet's models asset (``citydemand-models``, ``{output_s3_uri}/models/``)
-once per run in which a city trained, with the cities in the event's ``extra`` (docs/reference.md, the models
-asset): each city, its training job, its model artifact's S3 URI and whether it started warm. This DAG is
+once per run in which a city trained, with the cities in the event's ``extra`` (docs/guides/observability.md, the models asset's event): each city, its training job, its model artifact's S3 URI and whether it started warm. This DAG is
 scheduled on that asset and reads the events that triggered it: replace the log lines with your own step
 (redeploy the endpoints of these cities, register the models, notify their owners).
 """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+# [START howto_fleet_dag]
 from pathlib import Path
 
 from sagemaker_fleet.dags import build_fleet_dag
@@ -12,3 +13,4 @@ dag = build_fleet_dag(
     schedule="@daily",
     tags=["daily"],
 )
+# [END howto_fleet_dag]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from sagemaker_fleet.dags import build_fleet_dag
 
+# [START howto_fleet_dag_manual]
 dag = build_fleet_dag(
     Path(__file__).parent / "fleets" / "demo.yaml",
     dag_id="city_training_manual",
@@ -14,3 +15,4 @@ dag = build_fleet_dag(
     manual=True,
     tags=["manual"],
 )
+# [END howto_fleet_dag_manual]

@@ -8,7 +8,7 @@ summary and the report's path, and leaves the UI running. `make demo-stop` (this
 Clock: the simulator runs --speed times faster than the wall clock, so every real second between a job's end and
 its successor's CreateTrainingJob idles a warm pool for --speed simulated seconds. The hand-off happens in the
 triggerer, in the poll sweep (every 2 s real here) that sees the job end, so the demo fleet keeps an AWS-like
-`orchestration_latency_seconds` of 120 (see dags/fleets/demo.yaml and docs/concepts.md).
+`orchestration_latency_seconds` of 120 (see dags/fleets/demo.yaml and docs/concepts/groups-lanes-keep-alive.md).
 """
 
 from __future__ import annotations

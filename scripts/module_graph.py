@@ -5,7 +5,7 @@
     python3 scripts/module_graph.py 3ac0528      # as it was at a commit (read through git, nothing checked out)
 
 One line per sub-package: the sub-packages (and top-level modules) it imports, lazy imports inside functions
-included. ``make lint`` enforces the layer order (docs/architecture.md); this only shows it.
+included. ``make lint`` enforces the layer order (docs/contributing/architecture.md); this only shows it.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@
 The list is the ``TrainingInstanceType`` enum of SageMaker's service model shipped with botocore
 (``botocore/data/sagemaker/2017-07-24/service-2.json.gz``): the instance types CreateTrainingJob accepts. The fleet
 spec checks instance types against the file, not botocore, because the spec's layer imports no AWS SDK
-(docs/architecture.md). ``tests/unit/fleetspec/test_instance_types.py`` fails when the pinned botocore's enum
+(docs/contributing/architecture.md). ``tests/unit/fleetspec/test_instance_types.py`` fails when the pinned botocore's enum
 and the file part; run this script after a botocore upgrade.
 """
 

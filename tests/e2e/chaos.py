@@ -2,7 +2,7 @@
 
 The faults (``SpotStorm``, ``EndpointOutage``, a city that always fails, throttling) are injected by the tests in
 ``test_fleet_e2e.py``; :func:`reliability` counts, from the simulator's jobs and Airflow's task instances and tries,
-what docs/reliability.md tabulates: duplicate jobs, lost cities, stuck tasks, failed tries that no failed job
+what docs/contributing/fault-tests.md lists: duplicate jobs, lost cities, stuck tasks, failed tries that no failed job
 explains, warm starts against the plan, and the cost of submissions that produced no model. Each run's figures are
 written to ``build/reliability/<name>.json`` (next to the repository) so a CI run leaves them behind.
 """
@@ -393,7 +393,7 @@ def _instances_held(jobs: list[dict], instance_type: str) -> int:
 
 
 def table(results: Path = RESULTS_DIR) -> str:
-    """The figures of the last e2e runs (``build/reliability/*.json``) as docs/reliability.md's table."""
+    """The figures of the last e2e runs (``build/reliability/*.json``) as the fault tests' table (docs/contributing/fault-tests.md)."""
     rows = [
         "| run | state | cities / jobs | duplicates | lost cities | failed tasks | stuck | failed tries "
         "without a failed job | warm (plan) | cost | idle pools | no model | throttled calls |",

@@ -269,7 +269,7 @@ def test_sigterm_stops_the_test_and_says_what_keeps_running(
     assert f"SIGTERM: airflow dags test stops here. {job} keeps training in SageMaker" in output
 
 
-# ----------------------------------------------------------------- the fleet's job: template (docs/job-template.md)
+# ----------------------------------------------------------------- the fleet's job: template (docs/guides/job-template.md)
 
 #: What the fleet's ``job:`` puts in every request, besides what the provider builds (tests/e2e/dags_test/fleets).
 TEMPLATE_MEMBERS = ("VpcConfig", "RetryStrategy", "Environment", "InputDataConfig", "AlgorithmSpecification")

@@ -18,7 +18,7 @@ interruptions. The training tasks start and end in the triggerer, so most faults
 Then: every city completed exactly once, no duplicate jobs, no task left unfinished, no failed try that no failed
 job explains, warm starts at least as planned (less what the faults cost, counted), per group never more jobs at
 once than its width and jobs created in about the planned order, and the cost report's totals equal the simulator's
-billing state. Each run's figures go to build/reliability/ (docs/reliability.md).
+billing state. Each run's figures go to build/reliability/ (docs/contributing/fault-tests.md).
 """
 
 from __future__ import annotations
@@ -297,7 +297,7 @@ def run_celery_faults(stack: LocalAirflowStack, sim, spec, twice_spec) -> dict:
     # job (TWICE_LAST_LANE), and only then does the test's next fault (the triggerer kill) come. Triggered while the
     # first lanes still trained, the run beside took their pools in the seconds the scheduled run's throttled sweep
     # came late (two looks, account.CLAIM_AFTER_LISTINGS), and the scheduled run's next cities, sent to the pools
-    # they counted on, were refused 12 times (docs/status.md). When that run has ended, a manual run of the daily
+    # they counted on, were refused 12 times. When that run has ended, a manual run of the daily
     # DAG the same day (triggered earlier it would queue behind the scheduled run, one active run per fleet DAG, and
     # start in the same second as the run beside it took the room the scheduled run left: three cities refused at
     # once, a race of two new runs, not the pair this scenario measures)
@@ -680,7 +680,7 @@ def _peak_instances(jobs: list[dict]) -> int:
 
 
 def check_figures(figures: dict) -> None:
-    """The targets every row of docs/reliability.md holds to."""
+    """The targets every run of docs/contributing/fault-tests.md holds to."""
     assert figures["duplicate_jobs"] == [], figures
     assert figures["lost_cities"] == [], figures
     assert figures["stuck_tasks"] == [], figures

@@ -1,5 +1,5 @@
 """``sagemaker-fleet import JOB [JOB ...]`` and ``import --request FILE [...]``: a fleet spec drafted from jobs you
-already run (docs/bring-your-job.md).
+already run (docs/guides/bring-your-job.md).
 
 Jobs are read with DescribeTrainingJob and ListTags (DescribeTrainingJob carries no tags) through the same endpoint
 rules as ``report``: ``--endpoint-url``, else ``AWS_ENDPOINT_URL``, else AWS. The drafting itself is pure
@@ -169,7 +169,7 @@ def _fleet_name(sources: list[tuple[str, dict[str, Any], Any]]) -> str:
 def _write(draft: Draft, args: argparse.Namespace, sources: list[str]) -> int:
     header = [
         f"Drafted by `sagemaker-fleet import` from {', '.join(sources)}.",
-        "Check it with `sagemaker-fleet validate` and `sagemaker-fleet request SPEC CITY` (docs/bring-your-job.md).",
+        "Check it with `sagemaker-fleet validate` and `sagemaker-fleet request SPEC CITY` (docs/guides/bring-your-job.md).",
     ]
     text = draft.yaml(header)
     for dropped in draft.dropped:

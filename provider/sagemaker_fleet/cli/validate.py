@@ -20,7 +20,9 @@ def run(args: argparse.Namespace) -> int:
         spec = load_spec(args.spec)
     except FleetSpecError as exc:
         return refused(exc)
-    for note in fleet_advice(spec):  # advice from AWS's warm-pool best practices (docs/concepts.md)
+    for note in fleet_advice(
+        spec
+    ):  # advice from AWS's warm-pool best practices (docs/concepts/warm-pools.md)
         print(f"warning: {note}", file=sys.stderr)
     spot = sum(1 for city in spec.cities if city.spot is not None)
     types = Counter(city.instance_type for city in spec.cities)

@@ -7,7 +7,7 @@ the outcome (which fails the run when a city did not train: the report, which ru
 city's task instance starts on a worker, defers at once and is ended from the triggerer: it waits there for its
 turn — the run-time plan (with the previous run's durations and, in the manual DAG, the form's cities, spot and
 instance type) decides each warm-pool group's order and width, and the run's shared poller starts the next city of
-a group in the sweep that sees one of its jobs end. docs/concepts.md says why (Airflow's cost per city is constant).
+a group in the sweep that sees one of its jobs end. docs/concepts/hand-off.md says why (Airflow's cost per city is constant).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from sagemaker_fleet.contract import (
     train_task_chunk,
     train_task_id,
 )
-from sagemaker_fleet.contract import NOTIFY_TASK_ID as NOTIFY_TASK_ID  # documented here (docs/reference.md)
+from sagemaker_fleet.contract import NOTIFY_TASK_ID as NOTIFY_TASK_ID  # documented here (the fleet DAG guide)
 from sagemaker_fleet.contract import OUTCOME_TASK_ID as OUTCOME_TASK_ID  # documented here
 from sagemaker_fleet.contract import PLAN_TASK_ID as PLAN_TASK_ID  # documented here
 from sagemaker_fleet.contract import RELEASE_TASK_ID as RELEASE_TASK_ID  # documented here

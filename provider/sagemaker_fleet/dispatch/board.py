@@ -3,7 +3,7 @@
 Counting the account's jobs (:mod:`.account`) keeps runs within the account's quotas, but first come is first
 served: a run that started earlier keeps every instance its next cities can use, and a run that ends a warm-pool
 group ends its pools although another run waits for cities of the same matching key. Every fleet but one whose spec
-says ``sharing: false`` (docs/concepts.md, sharing the account) takes part in a fair share, in the style of Kueue's
+says ``sharing: false`` (docs/concepts/several-fleets.md) takes part in a fair share, in the style of Kueue's
 cluster queues and AWS Batch's share-based scheduling, but aware of warm pools:
 
 - **the board**: each such run posts one small record (:class:`RunDemand`) to an S3 prefix every fleet of the

@@ -1,4 +1,4 @@
-"""Parse and validate fleet specs (docs/reference.md, fleet spec) into typed, resolved values.
+"""Parse and validate fleet specs (docs/guides/fleet-spec.md) into typed, resolved values.
 
 The names below are loaded on first use (PEP 562), not when the package is imported: a city's task process on a
 worker imports :mod:`sagemaker_fleet.fleetspec.names` once per city and needs neither pydantic nor YAML.

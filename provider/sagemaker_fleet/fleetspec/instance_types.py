@@ -3,7 +3,7 @@
 Source: the ``TrainingInstanceType`` enum of SageMaker's service model shipped with botocore
 (``botocore/data/sagemaker/2017-07-24/service-2.json.gz``), the values CreateTrainingJob accepts for
 ``ResourceConfig.InstanceType``. It is copied into ``sagemaker_fleet/data/training_instance_types.json`` by
-``scripts/training_instance_types.py`` because this layer imports no AWS SDK (docs/architecture.md);
+``scripts/training_instance_types.py`` because this layer imports no AWS SDK (docs/contributing/architecture.md);
 ``tests/unit/fleetspec/test_instance_types.py`` fails when the pinned botocore's enum and the file part.
 """
 

@@ -1,6 +1,6 @@
 """Who fills each CreateTrainingJob field: the provider (owned), the provider and ``job:`` together (merged), a
 spec shorthand, or ``job:`` alone (passed as written). One table, read by the spec checks, the request compiler,
-``import`` and the reference in docs/job-template.md.
+``import`` and the reference in docs/guides/job-template.md.
 
 Paths are AWS's names joined by dots, list levels left out (``InputDataConfig.ChannelName``); the ``train``
 channel is ``InputDataConfig[train]``.

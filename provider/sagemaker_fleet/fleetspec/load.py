@@ -1,4 +1,4 @@
-"""Read a fleet spec from YAML, check every rule (docs/reference.md#fleet-spec) and resolve defaults into :class:`FleetSpec`.
+"""Read a fleet spec from YAML, check every rule (docs/guides/fleet-spec.md) and resolve defaults into :class:`FleetSpec`.
 
 All problems are collected and raised together as :class:`FleetSpecError`, each naming its field path, the YAML
 line where PyYAML knows it, and the fix. Nothing here touches the network. ``model``: where botocore's SageMaker

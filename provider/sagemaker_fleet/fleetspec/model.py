@@ -287,7 +287,7 @@ class InstanceQuota:
 
 @dataclass(frozen=True)
 class SharingSettings:
-    """The fleet's place among the runs of its account (docs/concepts.md, sharing the account): ``share`` of each
+    """The fleet's place among the runs of its account (docs/concepts/several-fleets.md): ``share`` of each
     instance quota it is guaranteed while it has cities waiting (a fraction, 0 to 1), its ``priority`` among runs
     borrowing beyond their share (higher first), and the ``board`` (an S3 prefix) where the runs of the account
     post what they hold and wait for."""
@@ -322,7 +322,7 @@ class CitySpec:
     spot: SpotSettings | None = None
     hyperparameters: tuple[tuple[str, str], ...] = ()
     environment: tuple[tuple[str, str], ...] = ()
-    #: the city's ``job:`` layers merged (docs/job-template.md); None for a spec without ``job:``
+    #: the city's ``job:`` layers merged (docs/guides/job-template.md); None for a spec without ``job:``
     job: JobTemplate | None = None
 
 

@@ -32,7 +32,7 @@ MAX_SUBMISSIONS = 32
 
 
 #: The job tags the provider writes (``sagemaker-fleet:*``): a ``job:`` template may add its own beside them, never
-#: one of these (docs/job-template.md, fields the provider owns).
+#: one of these (docs/guides/job-template.md, fields the provider owns).
 TAG_PREFIX = "sagemaker-fleet:"
 TRY_TAG = f"{TAG_PREFIX}airflow-try"
 #: On a job stopped because a user acted on its Airflow task (marked it failed or success, cleared it): the value

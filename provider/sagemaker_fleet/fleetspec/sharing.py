@@ -6,7 +6,7 @@ an S3 prefix every fleet of the account names alike (default: ``sagemaker-fleet/
 ``output_s3_uri``). Several fleets' shares are checked together by :func:`shares_over_100`.
 
 Every fleet takes part, with share 0 and priority 0, unless its spec says ``sharing: false``: runs that start in
-the same second then rank on the board before either takes the account's free room (docs/concepts.md).
+the same second then rank on the board before either takes the account's free room (docs/concepts/several-fleets.md).
 """
 
 from __future__ import annotations

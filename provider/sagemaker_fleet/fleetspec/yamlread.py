@@ -20,7 +20,7 @@ from sagemaker_fleet.fleetspec.paths import join
 #: Levels a document may nest. A fleet spec needs 5 (``cities[0].vpc.subnets[0]``); the bound only keeps the
 #: readers' recursion (PyYAML's, ours, pydantic's) far from Python's stack limit.
 MAX_NESTING = 20
-SPEC_DOCS = "docs/reference.md#fleet-spec"
+SPEC_DOCS = "docs/guides/fleet-spec.md"
 
 
 class _TooDeep(Exception):

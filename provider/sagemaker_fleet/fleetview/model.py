@@ -155,7 +155,7 @@ def observed_now(describes: Iterable[Mapping[str, Any]], now: datetime) -> datet
 
 
 def build_fleet_view(run: RunContext, inputs: ViewInputs) -> dict[str, Any]:
-    """The JSON the Fleet tab draws (see docs/fleet-view.md for each field)."""
+    """The JSON the Fleet tab draws (see docs/guides/fleet-view.md for each field)."""
     spec, now = inputs.spec, observed_now(inputs.describes, inputs.now)
     index = RunJobIndex.for_run(spec, run.run_key)
     other_runs = OtherRunsPools(

@@ -2,7 +2,7 @@
 per instance type read from a ListServiceQuotas listing (pure: the listing itself is made by
 ``sagemaker_fleet.preflight.quotas``; the simulator answers with these same names).
 
-Three quotas per instance type bound a fleet (docs/aws.md, quotas to request), each one field of
+Three quotas per instance type bound a fleet (docs/guides/aws.md, quotas to request), each one field of
 :class:`~sagemaker_fleet.fleetspec.model.InstanceQuota`:
 
 - ``<type> for training job usage``: instances of the type in training jobs and warm pools at once (``instances``);

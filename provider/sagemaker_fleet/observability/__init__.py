@@ -1,5 +1,5 @@
 """Observability: the fleet's metrics through Airflow's Stats, its lineage through Airflow's OpenLineage provider,
-and what a run's models asset event says (docs/observability.md).
+and what a run's models asset event says (docs/guides/observability.md).
 
 - ``metrics.py``: the metrics' names, types and tags, and their values at a city's end and from the cost report
   (pure);

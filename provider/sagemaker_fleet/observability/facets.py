@@ -2,7 +2,7 @@
 facet, and the cities whose models a run produced (the models asset event's ``extra``).
 
 :mod:`sagemaker_fleet.observability.lineage` turns the facets into OpenLineage objects; the field names here are the
-contract (docs/reference.md, lineage), camelCase as OpenLineage's own facets.
+contract (docs/guides/observability.md, lineage), camelCase as OpenLineage's own facets.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def job_facet_fields(
         "billableSeconds": record.billable_seconds,
         "retainedSeconds": record.retained_billable_seconds,
         **money,
-        # FinalMetricDataList of a job with MetricDefinitions (docs/job-template.md#final-metrics)
+        # FinalMetricDataList of a job with MetricDefinitions (docs/guides/job-template.md#final-metrics)
         **({"finalMetrics": dict(record.final_metrics)} if record.final_metrics else {}),
     }
 
@@ -170,7 +170,7 @@ def trained_cities(report: CostReport, descriptions: Sequence[Description]) -> l
 def models_event_extra(
     report: CostReport, descriptions: Sequence[Description], models_uri: str
 ) -> dict[str, Any]:
-    """The ``extra`` of the run's models asset event (docs/reference.md, the models asset)."""
+    """The ``extra`` of the run's models asset event (docs/guides/observability.md, the models asset)."""
     cities = trained_cities(report, descriptions)
     return {
         "version": MODELS_EXTRA_VERSION,

@@ -36,7 +36,7 @@ Kind = Literal["counter", "gauge", "timer"]
 
 @dataclass(frozen=True)
 class MetricDef:
-    """One metric of the contract (docs/reference.md, metrics): its type, unit, tags and who sends it."""
+    """One metric of the contract (docs/guides/observability.md, every metric): its type, unit, tags and who sends it."""
 
     kind: Kind
     unit: str

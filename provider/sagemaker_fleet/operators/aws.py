@@ -5,7 +5,7 @@ It takes the AWS connection as the Amazon provider's ``AwsBaseOperator`` does (`
 provider's hooks nor boto3 until ``hook`` is first read, on the worker that runs the task. A fleet DAG's file
 imports these operators and is parsed often — on every change, and once more after each city that ends in the
 triggerer (Airflow parses the whole file for a task's callbacks) — so those imports stay out of every parse
-(docs/benchmarks.md, "What a parse of the fleet DAG costs").
+(docs/performance.md).
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ def write_run_note(
     except RunNoteError as exc:
         log.warning(
             "could not write the run's note (%s); to have it, give connection %r the api-server's address "
-            "and a user allowed to edit DAG runs (docs/reference.md#the-run-note)",
+            "and a user allowed to edit DAG runs (docs/connections.md#the-airflow_api-connection)",
             exc,
             api_conn_id,
         )

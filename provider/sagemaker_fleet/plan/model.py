@@ -169,7 +169,7 @@ class Lane:
 @dataclass(frozen=True)
 class QuotaRequest:
     """What a plan holds at its peak of one instance type, in instances: the Service Quotas to ask AWS for so
-    that the plan runs as laid out (docs/aws.md, quotas to request). ``instances`` counts on-demand jobs and the
+    that the plan runs as laid out (docs/guides/aws.md, quotas to request). ``instances`` counts on-demand jobs and the
     warm pools they keep (pools count toward the instance quota); ``warm_pools`` the instances kept as pools;
     ``spot_instances`` the spot jobs'."""
 

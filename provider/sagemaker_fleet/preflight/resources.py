@@ -75,7 +75,7 @@ def role_findings(iam: Any, roles: Mapping[str, Sequence[str]]) -> list[Finding]
                         "ERROR",
                         subject,
                         f"{arn} does not exist in this account: every job of {some_names(cities)} would fail at "
-                        "once; create the role (docs/aws.md, the execution roles) or correct role_arn",
+                        "once; create the role (docs/guides/aws.md, the execution roles) or correct role_arn",
                     )
                 )
             else:

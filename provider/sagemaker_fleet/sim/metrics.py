@@ -3,7 +3,7 @@
 SageMaker reads a metric's last value from the job's logs with its ``MetricDefinitions`` regex; the simulator has
 no logs, so each metric's final value is drawn from a hash of the job's name (fleet, city, run key and attempt)
 and the metric's name: uniform in [0.05, 0.95), four decimals, the same on every describe and every run of the
-simulator, different for each city, run and attempt (docs/job-template.md#in-the-simulator).
+simulator, different for each city, run and attempt (docs/guides/job-template.md#in-the-simulator).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.sim.job import TrainingJob
 
 #: Request members DescribeTrainingJob returns as they were sent (AWS also fills in some defaults inside them, such
-#: as a channel's CompressionType; the simulator leaves them out: docs/job-template.md#in-the-simulator).
+#: as a channel's CompressionType; the simulator leaves them out: docs/guides/job-template.md#in-the-simulator).
 ECHOED = (
     "HyperParameters",
     "AlgorithmSpecification",

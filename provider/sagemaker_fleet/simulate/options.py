@@ -46,7 +46,7 @@ class SimulateOptions:
     throttle_retry_seconds: float = 1.0
     naive_keep_alive_seconds: int = NAIVE_KEEP_ALIVE_SECONDS
     #: planned: from the sweep that admits a city (or sees its job end) to its CreateTrainingJob — the trigger's
-    #: reaction and the call itself (measured through real Airflow: see docs/benchmarks.md).
+    #: reaction and the call itself (measured through real Airflow: see docs/performance.md).
     handoff_seconds: float = 1.0
     #: The spot market; None keeps the engine's seeded defaults (interruptions on).
     spot: SpotMarketConfig | None = None
@@ -104,7 +104,7 @@ def account_config(specs: Sequence[FleetSpec], options: SimulateOptions) -> SimC
 def account_quotas(specs: Sequence[FleetSpec]) -> tuple[dict[str, InstanceQuota], list[str]]:
     """The account's quotas for ``specs`` run side by side, and a note for each figure the specs disagree on.
 
-    Each spec declares what its runs may use of the account (docs/aws.md: the whole quota, in every fleet), so the
+    Each spec declares what its runs may use of the account (docs/guides/aws.md: the whole quota, in every fleet), so the
     account has at least the largest figure any of them declares: per instance type and field, that one is the
     account's, and a run whose spec declares less still keeps to its own (a cap the team chose). Specs without a
     ``quotas:`` block (the assumed quota) count only for types no other spec declares. One spec: its quotas.

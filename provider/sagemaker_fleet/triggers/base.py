@@ -95,7 +95,7 @@ class RunPollerTrigger(FleetAwsTrigger):
     def fleet_hook(self) -> SageMakerFleetHook:
         """The hook of the run's poller. Its client retries throttled calls in botocore's standard mode unless the
         trigger's config sets a retry mode: adaptive mode's client-side rate limiter, shared by a whole run's
-        sweeps and creates, held hand-offs back ~10 s under 20 % throttling (docs/benchmarks.md)."""
+        sweeps and creates, held hand-offs back ~10 s under 20 % throttling (docs/performance.md)."""
         return self.hook({"retries": TRIGGERER_RETRIES})
 
     def shared_poller(self, name_contains: str, interval: float, fleet: str = "") -> FleetPoller:

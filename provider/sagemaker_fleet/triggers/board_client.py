@@ -82,7 +82,7 @@ class BoardClient:
                 return
             log.warning(
                 "%s: the account's sharing board is unreachable (%s: %s): this run goes on by what it last read; "
-                "allow s3:ListBucket, s3:GetObject and s3:PutObject on the board's prefix (docs/aws.md)",
+                "allow s3:ListBucket, s3:GetObject and s3:PutObject on the board's prefix (docs/guides/aws.md)",
                 self.run,
                 type(exc).__name__,
                 exc,

@@ -369,7 +369,7 @@ class FleetPoller:
             log.warning(
                 "%s: may not describe other runs' training jobs (%s): their capacity is not counted and a city "
                 "may meet ResourceLimitExceeded; allow sagemaker:DescribeTrainingJob on training-job/* "
-                "(docs/aws.md, section 2)",
+                "(docs/guides/aws.md, section 2)",
                 self.name_contains,
                 exc,
             )

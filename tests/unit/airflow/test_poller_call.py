@@ -188,7 +188,7 @@ def test_keep_alive_0_refused_while_the_job_runs_is_done_and_the_pool_it_keeps_i
 def test_another_runs_job_the_credentials_may_not_describe_is_left_uncounted_with_one_warning(
     monkeypatch, caplog
 ) -> None:
-    """A policy that scopes DescribeTrainingJob to the fleet's own jobs (what docs/aws.md asked for before runs
+    """A policy that scopes DescribeTrainingJob to the fleet's own jobs (what docs/guides/aws.md asked for before runs
     counted the account): the sweep goes on, the job is not asked for again, and the log names the permission."""
     from sagemaker_fleet.dispatch.account import AccountView
 

@@ -2,7 +2,7 @@
 
 No Docker engine runs where these tests run, so the compose file is checked as data (PyYAML): which services exist,
 how they depend on each other, the Airflow settings they share, where the ``aws_default`` connection points, and
-that what docs/docker.md promises (UI URL, login, published ports, simulator speed) is what the file configures.
+that what docs/guides/docker.md promises (UI URL, login, published ports, simulator speed) is what the file configures.
 Values are read as compose runs them with no overriding environment: ``${NAME:-default}`` becomes ``default``, and
 a required ``${NAME:?message}`` (every secret: compose refuses to start without it) becomes ``<NAME>``.
 """
@@ -29,7 +29,7 @@ from sagemaker_fleet.fleetspec.load import load_fleet_spec
 REPO = Path(__file__).resolve().parents[3]
 COMPOSE_FILE = REPO / "docker-compose.yaml"
 DOCKERFILE = REPO / "Dockerfile"
-DOCKER_DOC = REPO / "docs" / "docker.md"
+DOCKER_DOC = REPO / "docs" / "guides" / "docker.md"
 README = REPO / "README.md"
 
 AIRFLOW_VERSION = "3.3.2"
@@ -430,7 +430,7 @@ def doc_line(label: str) -> str:
     for line in DOCKER_DOC.read_text(encoding="utf-8").splitlines():
         if line.startswith(f"| {label} |"):
             return line
-    pytest.fail(f"docs/docker.md has no table row starting with '| {label} |'")
+    pytest.fail(f"docs/guides/docker.md has no table row starting with '| {label} |'")
 
 
 def test_docs_state_the_ui_url_and_login_the_stack_serves() -> None:
@@ -458,14 +458,17 @@ def test_docs_state_the_simulator_endpoint_and_speed_the_stack_uses() -> None:
 def test_every_localhost_port_in_the_docs_is_published() -> None:
     published = {port for name in SERVICES for port in published_ports(name)}
     stated = {int(port) for port in re.findall(r"localhost:(\d+)", DOCKER_DOC.read_text(encoding="utf-8"))}
-    assert stated, "docs/docker.md names no localhost URL"
-    assert stated <= published, f"docs/docker.md names unpublished ports {sorted(stated - published)}"
+    assert stated, "docs/guides/docker.md names no localhost URL"
+    assert stated <= published, f"docs/guides/docker.md names unpublished ports {sorted(stated - published)}"
 
 
-def test_docs_say_the_stack_was_not_run_here_and_the_readme_links_them() -> None:
+def test_docs_say_the_stack_was_not_run_here_and_the_index_links_them() -> None:
     text = DOCKER_DOC.read_text(encoding="utf-8")
     assert "no Docker engine" in text
-    assert "(docs/docker.md)" in README.read_text(encoding="utf-8")
+    index = (REPO / "docs" / "index.md").read_text(encoding="utf-8")
+    assert "(guides/docker.md)" in index
+    limitations = index.split("## Limitations", 1)[1]
+    assert "docker-compose stack has never been started" in limitations
 
 
 def test_the_image_copies_every_file_the_package_build_reads() -> None:

@@ -1,4 +1,4 @@
-"""docs/aws.md agrees with the code: every AWS API the provider calls is in its table of calls, and every
+"""docs/guides/aws.md agrees with the code: every AWS API the provider calls is in its table of calls, and every
 SageMaker and S3 action it needs is in the Airflow principal's policy — and the policy grants no SageMaker action
 the code never calls. A new boto3 call without a docs change fails here, and so does a stale policy line.
 
@@ -21,7 +21,7 @@ from botocore import xform_name
 
 ROOT = Path(__file__).resolve().parents[3]
 PACKAGE = ROOT / "provider" / "sagemaker_fleet"
-AWS_DOC = ROOT / "docs" / "aws.md"
+AWS_DOC = ROOT / "docs" / "guides" / "aws.md"
 SERVICES = ("sagemaker", "s3", "pricing", "logs", "sts", "service-quotas", "iam", "ecr")
 #: IAM action prefix of the services whose prefix is not their boto3 name.
 IAM_PREFIXES = {"service-quotas": "servicequotas"}
@@ -103,7 +103,7 @@ def iam_action(service: str, operation: str) -> str:
 def section(number: int) -> str:
     text = AWS_DOC.read_text(encoding="utf-8")
     match = re.search(rf"^## {number}\. .*?(?=^## |\Z)", text, flags=re.S | re.M)
-    assert match, f"docs/aws.md has no section '## {number}.'"
+    assert match, f"docs/guides/aws.md has no section '## {number}.'"
     return match.group(0)
 
 
@@ -142,7 +142,7 @@ def test_the_table_of_calls_names_every_api_the_code_calls() -> None:
         for (service, operation), where in sorted(called_apis().items())
         if not re.search(rf"\b{operation}\b", table)
     ]
-    assert not missing, "add a row to docs/aws.md, section 1, for:\n" + "\n".join(missing)
+    assert not missing, "add a row to docs/guides/aws.md, section 1, for:\n" + "\n".join(missing)
 
 
 def test_the_principals_policy_grants_every_sagemaker_and_s3_action_the_code_needs() -> None:
@@ -154,7 +154,7 @@ def test_the_principals_policy_grants_every_sagemaker_and_s3_action_the_code_nee
     }
     missing = [f"{action} (called in {', '.join(sorted(where))})" for action, where in sorted(needed.items())]
     missing = [line for line in missing if line.split()[0] not in granted]
-    assert not missing, "add to the policy in docs/aws.md, section 2:\n" + "\n".join(missing)
+    assert not missing, "add to the policy in docs/guides/aws.md, section 2:\n" + "\n".join(missing)
     for service, operation in called_apis():  # the rest (the price list) as an optional statement at least
         assert iam_action(service, operation) in section(2), iam_action(service, operation)
 
@@ -162,12 +162,14 @@ def test_the_principals_policy_grants_every_sagemaker_and_s3_action_the_code_nee
 def test_the_principals_policy_grants_no_sagemaker_action_the_code_never_calls() -> None:
     called = {iam_action(s, o) for s, o in called_apis() if s == "sagemaker"}
     extra = sorted(a for a in policy_actions(section(2)) if a.startswith("sagemaker:") and a not in called)
-    assert not extra, f"docs/aws.md, section 2, grants {extra}, which no code calls: drop them or say why"
+    assert not extra, (
+        f"docs/guides/aws.md, section 2, grants {extra}, which no code calls: drop them or say why"
+    )
 
 
 def test_a_new_call_fails_the_check(tmp_path: Path) -> None:
     """The check sees a SageMaker call the policy lacks (here DeleteModel, hidden behind a paginator-free client
-    call; an operation every supported botocore knows, 1.39's too) — what a future change that forgets docs/aws.md
+    call; an operation every supported botocore knows, 1.39's too) — what a future change that forgets docs/guides/aws.md
     would look like."""
     (tmp_path / "cleanup.py").write_text("def go(client):\n    client.delete_model(ModelName='x')\n")
     apis = called_apis(tmp_path)

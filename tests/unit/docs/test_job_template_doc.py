@@ -1,4 +1,4 @@
-"""docs/job-template.md's table of who fills each field agrees with the code's table and names every top-level
+"""docs/guides/job-template.md's table of who fills each field agrees with the code's table and names every top-level
 CreateTrainingJob field of the installed botocore."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from sagemaker_fleet.fleetspec.job_fields import MERGED, OWNED
 from sagemaker_fleet.fleetspec.request_model import FIELDS_SINCE
 from sagemaker_fleet.hooks.request_model import BOTOCORE_MODEL
 
-PAGE = Path(__file__).resolve().parents[3] / "docs" / "job-template.md"
+PAGE = Path(__file__).resolve().parents[3] / "docs" / "guides" / "job-template.md"
 
 
 def table() -> dict[str, str]:

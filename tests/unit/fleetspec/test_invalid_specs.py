@@ -1,4 +1,4 @@
-"""Bad fleet specs: each error names the exact field path, the YAML line and the fix (docs/reference.md, fleet spec).
+"""Bad fleet specs: each error names the exact field path, the YAML line and the fix (docs/guides/fleet-spec.md).
 
 Every case is the valid ``BASE`` with one small edit, so a failing case points at one rule. Each case lists every
 path it expects: a spec with one mistake must report that mistake once, with no follow-on noise.

@@ -1,5 +1,5 @@
 """``job:`` at fleet level, in ``defaults`` and per city: merged in that order, checked against botocore's model, with
-placeholders, shorthands and the provider's own fields (docs/job-template.md)."""
+placeholders, shorthands and the provider's own fields (docs/guides/job-template.md)."""
 
 from __future__ import annotations
 

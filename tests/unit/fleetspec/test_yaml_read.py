@@ -36,10 +36,10 @@ def only_issue(text: str) -> str:
         ("a: 1\nb: 2\nfleet: x\x00\n", "(line 3): the character U+0000 is not allowed in YAML"),
         ("fleet: !!python/object:os.system {}\n", "remove the tag"),
         ("fleet: x\n? [a]\n: b\n", "(line 2): YAML error: found unhashable key"),
-        ("", "the file is empty; write a fleet spec (docs/reference.md#fleet-spec)"),
+        ("", "the file is empty; write a fleet spec (docs/guides/fleet-spec.md)"),
         (
             "- a\n",
-            "a fleet spec is a mapping with keys fleet, region, role_arn, ... (docs/reference.md#fleet-spec)",
+            "a fleet spec is a mapping with keys fleet, region, role_arn, ... (docs/guides/fleet-spec.md)",
         ),
     ],
 )

@@ -178,9 +178,9 @@ def test_the_report_sends_the_runs_money_and_idle_pools_per_instance_type() -> N
 
 
 def test_the_reference_documents_every_metric_with_its_type() -> None:
-    """docs/reference.md's metrics table is the contract: the same metrics, types and tags as METRICS."""
-    reference = Path(__file__).resolve().parents[3] / "docs" / "reference.md"
-    section = reference.read_text(encoding="utf-8").split("\n## Metrics\n", 1)[1].split("\n## ", 1)[0]
+    """docs/guides/observability.md's metrics table is the contract: the same metrics, types and tags as METRICS."""
+    reference = Path(__file__).resolve().parents[3] / "docs" / "guides" / "observability.md"
+    section = reference.read_text(encoding="utf-8").split("\n## Every metric\n", 1)[1].split("\n## ", 1)[0]
     rows = [line.split("|")[1:-1] for line in section.splitlines() if line.startswith("| `")]
     documented = {
         cells[0].strip().strip("`"): (cells[1].strip(), tuple(t.strip() for t in cells[3].split(",")))

@@ -1,6 +1,6 @@
 """Several fleets on one simulated account (``simulate A.yaml B.yaml``): each run account-aware as the triggerer
 runs them side by side, one engine's quotas between them. Fleets of one warm-pool key on an account of 12
-instances and 8 warm pools, each declaring the whole quota (what docs/aws.md asks a team to write)."""
+instances and 8 warm pools, each declaring the whole quota (what docs/guides/aws.md asks a team to write)."""
 
 from __future__ import annotations
 
