@@ -124,6 +124,11 @@ def add_result_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def options(args: argparse.Namespace) -> dict[str, Any]:
+    """The parsed options of a run (defaults included), for its result; ``--results-dir`` left out."""
+    return {key: value for key, value in vars(args).items() if key != "results_dir"}
+
+
 @contextlib.contextmanager
 def printed_lines() -> Iterator[list[str]]:
     """Copy what the block prints to stdout (it still prints) into a list of lines, for a result's ``printed``."""

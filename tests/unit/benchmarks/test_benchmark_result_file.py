@@ -88,3 +88,13 @@ def test_printed_lines_copies_stdout(capsys: pytest.CaptureFixture[str]) -> None
         print("c", end="")
     assert lines == ["a | b", "c"]
     assert capsys.readouterr().out == "a | b\nc"
+
+
+SCRIPTS = sorted(p for p in BENCHMARKS.glob("*.py") if p.name != "result_file.py")
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=[p.stem for p in SCRIPTS])
+def test_every_benchmark_writes_its_result(script: Path) -> None:
+    text = script.read_text()
+    assert "write_result(" in text, f"{script.name} writes no result file (benchmarks/result_file.py)"
+    assert "add_result_options(" in text, f"{script.name} has no --results-dir"
