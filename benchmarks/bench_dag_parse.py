@@ -10,12 +10,15 @@ Target: a 1,000-city fleet under 1 s, far inside Airflow's 30 s DAG-file import 
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import yaml
+
+from result_file import add_result_options, started_now, write_result
 
 REPO = Path(__file__).resolve().parent.parent
 PROBE = """
@@ -64,6 +67,11 @@ def parse(folder: Path, path: Path, preimport: bool = False) -> tuple[float, int
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    add_result_options(parser)
+    args = parser.parse_args()
+    run_started = started_now()
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "trivial.py").write_text(TRIVIAL)
@@ -80,6 +88,10 @@ def main() -> None:
             seconds, _, tasks = parse(folder, dag_file)
             warm, _, _ = parse(folder, dag_file, preimport=True)
             print(f"{cities:>7} {seconds:>8.3f} {warm:>15.3f} {tasks:>6}")
+            rows.append({"cities": cities, "cold_parse_s": seconds, "pre_imported_s": warm, "tasks": tasks})
+    write_result(
+        "bench_dag_parse", {"trivial_dag_s": floor, "rows": rows}, run_started, directory=args.results_dir
+    )
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from result_file import add_result_options, options, printed_lines, started_now, write_result
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.plan import plan_fleet
 from sagemaker_fleet.simulate import SimulateOptions, simulate_fleet
@@ -59,37 +60,48 @@ def main() -> None:
     parser.add_argument("--fleet", type=Path, default=TWO_IMAGES)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--seeds", type=int, default=5, help="how many seeds to sum over")
+    add_result_options(parser)
     args = parser.parse_args()
-    spec = load_fleet_spec(args.fleet)
-    seeds = range(args.seed, args.seed + args.seeds)
-    plans = {order: plan_fleet(spec, "20261129", image_order=order).summary for order in (True, False)}
-    runs = {column: simulated(args.fleet, seeds, *flags) for column, flags in COLUMNS.items()}
-    print(f"{spec.fleet}: {len(spec.cities)} cities, seeds {seeds.start}–{seeds.stop - 1} (simulated sums)")
-    print(
-        "  off: no image key, start-order hand-off; old: image key, start-order hand-off; "
-        "new: image key, image-aware hand-off"
-    )
-    print(f"  {'':26} {'off':>10} {'old':>10} {'new':>10} {'off/new':>8} {'old/new':>8}")
-    rows = [
-        (
-            "plan: image changes",
-            plans[False].image_changes,
-            plans[True].image_changes,
-            plans[True].image_changes,
-        ),
-        (
-            "plan: makespan s",
-            plans[False].planned_makespan_seconds,
-            plans[True].planned_makespan_seconds,
-            plans[True].planned_makespan_seconds,
-        ),
-    ]
-    rows += [(label, runs["off"][key], runs["old"][key], runs["new"][key]) for label, key in ROWS]
-    for label, off, old, new in rows:
+    run_started = started_now()
+    with printed_lines() as printed:
+        spec = load_fleet_spec(args.fleet)
+        seeds = range(args.seed, args.seed + args.seeds)
+        plans = {order: plan_fleet(spec, "20261129", image_order=order).summary for order in (True, False)}
+        runs = {column: simulated(args.fleet, seeds, *flags) for column, flags in COLUMNS.items()}
         print(
-            f"  {label:26} {_cell(off):>10} {_cell(old):>10} {_cell(new):>10} {_ratio(off, new):>8} "
-            f"{_ratio(old, new):>8}"
+            f"{spec.fleet}: {len(spec.cities)} cities, seeds {seeds.start}–{seeds.stop - 1} (simulated sums)"
         )
+        print(
+            "  off: no image key, start-order hand-off; old: image key, start-order hand-off; "
+            "new: image key, image-aware hand-off"
+        )
+        print(f"  {'':26} {'off':>10} {'old':>10} {'new':>10} {'off/new':>8} {'old/new':>8}")
+        rows = [
+            (
+                "plan: image changes",
+                plans[False].image_changes,
+                plans[True].image_changes,
+                plans[True].image_changes,
+            ),
+            (
+                "plan: makespan s",
+                plans[False].planned_makespan_seconds,
+                plans[True].planned_makespan_seconds,
+                plans[True].planned_makespan_seconds,
+            ),
+        ]
+        rows += [(label, runs["off"][key], runs["old"][key], runs["new"][key]) for label, key in ROWS]
+        for label, off, old, new in rows:
+            print(
+                f"  {label:26} {_cell(off):>10} {_cell(old):>10} {_cell(new):>10} {_ratio(off, new):>8} "
+                f"{_ratio(old, new):>8}"
+            )
+    write_result(
+        "bench_image_order",
+        {"options": options(args), "printed": printed},
+        run_started,
+        directory=args.results_dir,
+    )
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from result_file import add_result_options, options, printed_lines, started_now, write_result
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker
 from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.city_run import CityRun
@@ -169,66 +170,75 @@ def statsd_on(port: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cities", type=int, default=1000)
+    add_result_options(parser)
     args = parser.parse_args()
-    city_runs, ledger, described = runs(args.cities)
-    print(f"{args.cities} cities, one warm-pool group, every job's end in the run's ledger")
+    run_started = started_now()
+    with printed_lines() as printed:
+        city_runs, ledger, described = runs(args.cities)
+        print(f"{args.cities} cities, one warm-pool group, every job's end in the run's ledger")
 
-    def metrics(run: CityRun) -> None:
-        send(city_measurements(run, run.history, ledger, refusals=1))
+        def metrics(run: CityRun) -> None:
+            send(city_measurements(run, run.history, ledger, refusals=1))
 
-    def compute_only(run: CityRun) -> None:
-        city_measurements(run, run.history, ledger, refusals=1)
+        def compute_only(run: CityRun) -> None:
+            city_measurements(run, run.history, ledger, refusals=1)
 
-    off = per_city_ms(metrics, city_runs)  # Airflow's Stats off: NoStatsLogger
-    computed = per_city_ms(compute_only, city_runs)
-    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    sink.bind(("127.0.0.1", 0))
-    sink.setblocking(False)
-    statsd_on(sink.getsockname()[1])
-    on = per_city_ms(metrics, city_runs)
-    sink.close()
+        off = per_city_ms(metrics, city_runs)  # Airflow's Stats off: NoStatsLogger
+        computed = per_city_ms(compute_only, city_runs)
+        sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        sink.bind(("127.0.0.1", 0))
+        sink.setblocking(False)
+        statsd_on(sink.getsockname()[1])
+        on = per_city_ms(metrics, city_runs)
+        sink.close()
 
-    from sagemaker_fleet.observability import lineage
+        from sagemaker_fleet.observability import lineage
 
-    def facet_and_lineage(run: CityRun) -> None:
-        latest = run.history[-1]
-        fields = job_facet_fields(run.spec, run.city.name, RUN_KEY, latest, 1, ledger.reused)
-        output = model_artifact(latest)
-        lineage.operator_lineage(
-            training_inputs(latest), [output] if output else [], {"sagemakerFleetJob": fields}
-        )
-
-    facets = per_city_ms(facet_and_lineage, city_runs)
-    with tempfile.TemporaryDirectory() as folder:
-        os.environ["AIRFLOW__OPENLINEAGE__TRANSPORT"] = json.dumps(
-            {"type": "file", "log_file_path": str(Path(folder) / "ol.jsonl"), "append": True}
-        )
-        ids = {
-            "run_id": "01890000-0000-7000-8000-000000000001",
-            "job_name": "bench.train",
-            "parent_run_id": "01890000-0000-7000-8000-000000000002",
-            "parent_job_name": "bench",
-        }
-
-        def emitted(run: CityRun) -> None:
+        def facet_and_lineage(run: CityRun) -> None:
             latest = run.history[-1]
             fields = job_facet_fields(run.spec, run.city.name, RUN_KEY, latest, 1, ledger.reused)
-            built = lineage.operator_lineage(
-                training_inputs(latest), [model_artifact(latest) or ""], {"sagemakerFleetJob": fields}
+            output = model_artifact(latest)
+            lineage.operator_lineage(
+                training_inputs(latest), [output] if output else [], {"sagemakerFleetJob": fields}
             )
-            lineage._emit(ids, "success", built, "")
 
-        emit = per_city_ms(emitted, city_runs[:200], repeat=1)
-    sweep = per_city_ms(lambda _: RunLedger().observe(described), [0], repeat=5) / len(described)
+        facets = per_city_ms(facet_and_lineage, city_runs)
+        with tempfile.TemporaryDirectory() as folder:
+            os.environ["AIRFLOW__OPENLINEAGE__TRANSPORT"] = json.dumps(
+                {"type": "file", "log_file_path": str(Path(folder) / "ol.jsonl"), "append": True}
+            )
+            ids = {
+                "run_id": "01890000-0000-7000-8000-000000000001",
+                "job_name": "bench.train",
+                "parent_run_id": "01890000-0000-7000-8000-000000000002",
+                "parent_job_name": "bench",
+            }
 
-    print(f"{'per city (CPU, best of 3)':44s}{'ms':>10s}")
-    print(f"{'metrics computed (no send)':44s}{computed:10.3f}")
-    print(f"{'metrics computed and sent, Stats off':44s}{off:10.3f}")
-    print(f"{'metrics computed and sent to StatsD (UDP)':44s}{on:10.3f}")
-    print(f"{'lineage facet and OperatorLineage':44s}{facets:10.3f}")
-    print(f"{'  + COMPLETE emitted (file transport)':44s}{emit:10.3f}")
-    print(f"{'metrics (StatsD) + lineage (emitted)':44s}{on + emit:10.3f}   target < 5")
-    print(f"{'ledger, per job listed per sweep':44s}{sweep * 1000:10.1f} µs")
+            def emitted(run: CityRun) -> None:
+                latest = run.history[-1]
+                fields = job_facet_fields(run.spec, run.city.name, RUN_KEY, latest, 1, ledger.reused)
+                built = lineage.operator_lineage(
+                    training_inputs(latest), [model_artifact(latest) or ""], {"sagemakerFleetJob": fields}
+                )
+                lineage._emit(ids, "success", built, "")
+
+            emit = per_city_ms(emitted, city_runs[:200], repeat=1)
+        sweep = per_city_ms(lambda _: RunLedger().observe(described), [0], repeat=5) / len(described)
+
+        print(f"{'per city (CPU, best of 3)':44s}{'ms':>10s}")
+        print(f"{'metrics computed (no send)':44s}{computed:10.3f}")
+        print(f"{'metrics computed and sent, Stats off':44s}{off:10.3f}")
+        print(f"{'metrics computed and sent to StatsD (UDP)':44s}{on:10.3f}")
+        print(f"{'lineage facet and OperatorLineage':44s}{facets:10.3f}")
+        print(f"{'  + COMPLETE emitted (file transport)':44s}{emit:10.3f}")
+        print(f"{'metrics (StatsD) + lineage (emitted)':44s}{on + emit:10.3f}   target < 5")
+        print(f"{'ledger, per job listed per sweep':44s}{sweep * 1000:10.1f} µs")
+    write_result(
+        "bench_observability",
+        {"options": options(args), "printed": printed},
+        run_started,
+        directory=args.results_dir,
+    )
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ import sys
 import time
 from dataclasses import dataclass
 
+from result_file import add_result_options, options, printed_lines, started_now, write_result
 from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec, InstanceQuota, SpotSettings
 from sagemaker_fleet.plan import FleetPlan, plan_fleet
 
@@ -158,9 +159,15 @@ def quality_table(shapes: list[Shape]) -> list[float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="skip the 100k-city fleet")
+    add_result_options(parser)
     args = parser.parse_args(argv)
-    timing_table([shape for shape in TIMING if not (args.quick and shape.cities >= 100000)])
-    quality_table(QUALITY)
+    run_started = started_now()
+    with printed_lines() as printed:
+        timing_table([shape for shape in TIMING if not (args.quick and shape.cities >= 100000)])
+        quality_table(QUALITY)
+    write_result(
+        "bench_plan", {"options": options(args), "printed": printed}, run_started, directory=args.results_dir
+    )
     return 0
 
 

@@ -14,6 +14,7 @@ import time
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from result_file import add_result_options, options, printed_lines, started_now, write_result
 from sagemaker_fleet.fleetspec import InstanceQuota, parse_fleet_spec
 from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sagemaker_fleet.sim import JobEvent, SimConfig, SimEngine, VirtualClock, WorkModel
@@ -70,16 +71,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lanes", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
+    add_result_options(parser)
     args = parser.parse_args()
-    print(
-        f"{'cities':>7} {'real s':>8} {'jobs/s':>9} {'events/s':>9} {'sim makespan h':>15} {'warm starts':>12}"
-    )
-    for cities in (1_000, 10_000):
-        real, events, makespan, warm = run(fleet(cities), args.lanes, args.seed)
+    run_started = started_now()
+    with printed_lines() as printed:
         print(
-            f"{cities:7d} {real:8.2f} {cities / real:9.0f} {events / real:9.0f} {makespan / 3600:15.1f} "
-            f"{warm:12d}"
+            f"{'cities':>7} {'real s':>8} {'jobs/s':>9} {'events/s':>9} {'sim makespan h':>15} {'warm starts':>12}"
         )
+        for cities in (1_000, 10_000):
+            real, events, makespan, warm = run(fleet(cities), args.lanes, args.seed)
+            print(
+                f"{cities:7d} {real:8.2f} {cities / real:9.0f} {events / real:9.0f} {makespan / 3600:15.1f} "
+                f"{warm:12d}"
+            )
+    write_result(
+        "bench_sim_engine",
+        {"options": options(args), "printed": printed},
+        run_started,
+        directory=args.results_dir,
+    )
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ import aiohttp
 from aiobotocore.config import AioConfig
 from aiobotocore.session import get_session
 
+from result_file import add_result_options, options, printed_lines, started_now, write_result
 from sagemaker_fleet.sim.client import FAKE_CREDENTIALS, SimClient
 
 PERIOD = 30.0  # simulated seconds between two polls of one job (the stock trigger's poke interval)
@@ -177,33 +178,46 @@ def main() -> None:
     parser.add_argument("--speeds", default="10,30,60,120")
     parser.add_argument("--clients", default="aiobotocore,raw")
     parser.add_argument("--work", type=float, default=600.0, help="default training seconds per job")
+    add_result_options(parser)
     args = parser.parse_args()
-    print(
-        f"{args.jobs} jobs, one DescribeTrainingJob per job per {PERIOD:.0f} simulated s; cpu cores: {os.cpu_count()}"
-    )
-    print(
-        f"{'client':<11} {'speed':>5} {'need r/s':>9} {'got r/s':>8} {'avg r/s':>8} {'calls':>6} {'wall s':>7} {'clock':>6} "
-        f"{'lat p50':>8} {'lat p99':>8} {'late p99':>9} {'seen late':>9} {'done':>5} {'err':>4}  verdict"
-    )
-    for kind in args.clients.split(","):
-        for speed in (float(s) for s in args.speeds.split(",")):
-            r = asyncio.run(run_speed(speed, args.jobs, args.work, kind))
-            keeps_up = (
-                r["completed"] == args.jobs
-                and r["errors"] == 0
-                and r["late99_sim"] < 0.1 * PERIOD
-                and r["detect_max"] <= PERIOD + r["lat99"] / 1000 * speed + 1
-            )
-            print(
-                f"{kind:<11} {speed:5.0f} {r['required']:9.1f} {r['steady']:8.1f} {r['achieved']:8.1f} {r['calls']:6.0f} "
-                f"{r['wall']:7.1f} {r['clock_ratio']:6.1f} {r['lat50']:6.1f}ms {r['lat99']:6.1f}ms "
-                f"{r['late99_sim']:7.2f}s {r['detect_max']:8.1f}s {r['completed']:5.0f} {r['errors']:4.0f}  "
-                f"{'keeps up' if keeps_up else 'FALLS BEHIND'}"
-            )
-    print("got r/s = answers per wall second while all jobs ran (avg: over the whole run, tail included);")
-    print("clock = simulated seconds per wall second as the server reported; late = simulated seconds a poll")
-    print(
-        "went out after its slot; seen late = simulated seconds from TrainingEndTime to the poll that saw it."
+    run_started = started_now()
+    with printed_lines() as printed:
+        print(
+            f"{args.jobs} jobs, one DescribeTrainingJob per job per {PERIOD:.0f} simulated s; cpu cores: {os.cpu_count()}"
+        )
+        print(
+            f"{'client':<11} {'speed':>5} {'need r/s':>9} {'got r/s':>8} {'avg r/s':>8} {'calls':>6} {'wall s':>7} {'clock':>6} "
+            f"{'lat p50':>8} {'lat p99':>8} {'late p99':>9} {'seen late':>9} {'done':>5} {'err':>4}  verdict"
+        )
+        for kind in args.clients.split(","):
+            for speed in (float(s) for s in args.speeds.split(",")):
+                r = asyncio.run(run_speed(speed, args.jobs, args.work, kind))
+                keeps_up = (
+                    r["completed"] == args.jobs
+                    and r["errors"] == 0
+                    and r["late99_sim"] < 0.1 * PERIOD
+                    and r["detect_max"] <= PERIOD + r["lat99"] / 1000 * speed + 1
+                )
+                print(
+                    f"{kind:<11} {speed:5.0f} {r['required']:9.1f} {r['steady']:8.1f} {r['achieved']:8.1f} {r['calls']:6.0f} "
+                    f"{r['wall']:7.1f} {r['clock_ratio']:6.1f} {r['lat50']:6.1f}ms {r['lat99']:6.1f}ms "
+                    f"{r['late99_sim']:7.2f}s {r['detect_max']:8.1f}s {r['completed']:5.0f} {r['errors']:4.0f}  "
+                    f"{'keeps up' if keeps_up else 'FALLS BEHIND'}"
+                )
+        print(
+            "got r/s = answers per wall second while all jobs ran (avg: over the whole run, tail included);"
+        )
+        print(
+            "clock = simulated seconds per wall second as the server reported; late = simulated seconds a poll"
+        )
+        print(
+            "went out after its slot; seen late = simulated seconds from TrainingEndTime to the poll that saw it."
+        )
+    write_result(
+        "bench_sim_serve",
+        {"options": options(args), "printed": printed},
+        run_started,
+        directory=args.results_dir,
     )
 
 

@@ -13,6 +13,7 @@ import argparse
 import time
 from types import MappingProxyType
 
+from result_file import add_result_options, options, printed_lines, started_now, write_result
 from sagemaker_fleet.jobs.startup import STARTUP_P90
 from sagemaker_fleet.sim import JobEvent, SimConfig, SimEngine, SpotMarketConfig, VirtualClock, WorkModel
 
@@ -102,25 +103,33 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2000, help="jobs per mode and start kind (default 2000)")
     parser.add_argument("--seed", type=int, default=7)
+    add_result_options(parser)
     args = parser.parse_args()
-
-    began = time.perf_counter()
-    print(f"start-up seconds, {args.jobs} simulated jobs per cell, seed {args.seed}")
-    header = f"{'mode':<9} | {'cold P50':>8} {'cold P90':>8} {'table':>6} {'ratio':>6} | "
-    header += f"{'warm P50':>8} {'warm P90':>8} {'table':>6} {'ratio':>6} | {'cold/warm P90':>13}"
-    print(header)
-    print("-" * len(header))
-    for mode, table in STARTUP_P90.items():
-        cold = cold_startups(mode, args.jobs, args.seed)
-        warm = warm_startups(mode, args.jobs, args.seed)
-        cold90, warm90 = percentile(cold, 0.9), percentile(warm, 0.9)
+    run_started = started_now()
+    with printed_lines() as printed:
+        began = time.perf_counter()
+        print(f"start-up seconds, {args.jobs} simulated jobs per cell, seed {args.seed}")
+        header = f"{'mode':<9} | {'cold P50':>8} {'cold P90':>8} {'table':>6} {'ratio':>6} | "
+        header += f"{'warm P50':>8} {'warm P90':>8} {'table':>6} {'ratio':>6} | {'cold/warm P90':>13}"
+        print(header)
+        print("-" * len(header))
+        for mode, table in STARTUP_P90.items():
+            cold = cold_startups(mode, args.jobs, args.seed)
+            warm = warm_startups(mode, args.jobs, args.seed)
+            cold90, warm90 = percentile(cold, 0.9), percentile(warm, 0.9)
+            print(
+                f"{mode:<9} | {percentile(cold, 0.5):8.1f} {cold90:8.1f} {table.cold:6d} {cold90 / table.cold:6.3f} | "
+                f"{percentile(warm, 0.5):8.1f} {warm90:8.1f} {table.warm:6d} {warm90 / table.warm:6.3f} | "
+                f"{cold90 / warm90:10.1f}x (table {table.cold / table.warm:.1f}x)"
+            )
         print(
-            f"{mode:<9} | {percentile(cold, 0.5):8.1f} {cold90:8.1f} {table.cold:6d} {cold90 / table.cold:6.3f} | "
-            f"{percentile(warm, 0.5):8.1f} {warm90:8.1f} {table.warm:6d} {warm90 / table.warm:6.3f} | "
-            f"{cold90 / warm90:10.1f}x (table {table.cold / table.warm:.1f}x)"
+            f"({time.perf_counter() - began:.1f} s of real time; Pipe has no published figure and uses FastFile's)"
         )
-    print(
-        f"({time.perf_counter() - began:.1f} s of real time; Pipe has no published figure and uses FastFile's)"
+    write_result(
+        "bench_sim_startup",
+        {"options": options(args), "printed": printed},
+        run_started,
+        directory=args.results_dir,
     )
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from result_file import add_result_options, options, printed_lines, started_now, write_result
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.simulate import STRATEGIES, SimulateOptions, simulate_fleet
 
@@ -85,12 +86,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--scale", type=int, default=5, help="the large fleet is demo.yaml × scale")
+    add_result_options(parser)
     args = parser.parse_args()
-    bench(DEMO, args.seed)
-    with tempfile.TemporaryDirectory() as tmp:
-        large = Path(tmp) / f"demo-x{args.scale}.yaml"
-        large.write_text(scaled_demo(args.scale), encoding="utf-8")
-        bench(large, args.seed)
+    run_started = started_now()
+    with printed_lines() as printed:
+        bench(DEMO, args.seed)
+        with tempfile.TemporaryDirectory() as tmp:
+            large = Path(tmp) / f"demo-x{args.scale}.yaml"
+            large.write_text(scaled_demo(args.scale), encoding="utf-8")
+            bench(large, args.seed)
+    write_result(
+        "bench_simulate",
+        {"options": options(args), "printed": printed},
+        run_started,
+        directory=args.results_dir,
+    )
 
 
 if __name__ == "__main__":

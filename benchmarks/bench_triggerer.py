@@ -58,6 +58,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from result_file import add_result_options, options, printed_lines, started_now, write_result
+
 CHILD_FLAG = "--child"
 STOCK_MAX_ATTEMPTS = 60  # SageMakerTrainingOperator: ``self.max_attempts = max_attempts or 60``
 TICK = 0.1  # seconds; the triggerer's own watchdog sleeps 0.1 s too
@@ -598,10 +600,19 @@ def main() -> None:
         help="add a row with both sides polling every SIM_SECONDS simulated seconds",
     )  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="smoke run: 200 jobs, 20 s window")
+    add_result_options(parser)
     args = parser.parse_args()
-    if args.quick:
-        args.jobs, args.window = 200, 20.0
-    parent(args)
+    run_started = started_now()
+    with printed_lines() as printed:
+        if args.quick:
+            args.jobs, args.window = 200, 20.0
+        parent(args)
+    write_result(
+        "bench_triggerer",
+        {"options": options(args), "printed": printed},
+        run_started,
+        directory=args.results_dir,
+    )
 
 
 if __name__ == "__main__":

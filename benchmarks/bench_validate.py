@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from result_file import add_result_options, options, printed_lines, started_now, write_result
+
 HEAD = """\
 fleet: bench
 region: us-east-1
@@ -87,31 +89,40 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cities", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=3)
+    add_result_options(parser)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        files = {kind: Path(folder) / f"{kind}.yaml" for kind in ("valid", "invalid", "templated")}
-        for kind, path in files.items():
-            text = fleet(args.cities, broken=kind == "invalid", templated=kind == "templated")
-            path.write_text(text, encoding="utf-8")
-        best: dict[str, float] = {}
-        last: dict[str, subprocess.CompletedProcess[str]] = {}
-        for _ in range(args.repeat):
+    run_started = started_now()
+    with printed_lines() as printed:
+        with tempfile.TemporaryDirectory() as folder:
+            files = {kind: Path(folder) / f"{kind}.yaml" for kind in ("valid", "invalid", "templated")}
             for kind, path in files.items():
-                seconds, last[kind] = run(path)
-                best[kind] = min(best.get(kind, seconds), seconds)
-    assert last["valid"].returncode == 0, last["valid"].stderr
-    assert last["invalid"].returncode == 2, last["invalid"].stderr
-    assert last["templated"].returncode == 0, last["templated"].stderr
-    errors = last["invalid"].stderr.splitlines()[0]
-    print(f"validate, {args.cities:,} cities, best of {args.repeat} (s):")
-    print(f"  valid    {best['valid']:6.2f}  exit 0")
-    print(
-        f"  invalid  {best['invalid']:6.2f}  exit 2, {errors.split(': ', 1)[1]} printed in "
-        f"{len(last['invalid'].stderr.splitlines())} lines"
+                text = fleet(args.cities, broken=kind == "invalid", templated=kind == "templated")
+                path.write_text(text, encoding="utf-8")
+            best: dict[str, float] = {}
+            last: dict[str, subprocess.CompletedProcess[str]] = {}
+            for _ in range(args.repeat):
+                for kind, path in files.items():
+                    seconds, last[kind] = run(path)
+                    best[kind] = min(best.get(kind, seconds), seconds)
+        assert last["valid"].returncode == 0, last["valid"].stderr
+        assert last["invalid"].returncode == 2, last["invalid"].stderr
+        assert last["templated"].returncode == 0, last["templated"].stderr
+        errors = last["invalid"].stderr.splitlines()[0]
+        print(f"validate, {args.cities:,} cities, best of {args.repeat} (s):")
+        print(f"  valid    {best['valid']:6.2f}  exit 0")
+        print(
+            f"  invalid  {best['invalid']:6.2f}  exit 2, {errors.split(': ', 1)[1]} printed in "
+            f"{len(last['invalid'].stderr.splitlines())} lines"
+        )
+        print(f"  templated {best['templated']:5.2f}  exit 0, a fleet-level job: and one on every tenth city")
+        print(f"  invalid / valid = {best['invalid'] / best['valid']:.2f}")
+        print(f"  templated / valid = {best['templated'] / best['valid']:.2f} (at most 1.5 wanted)")
+    write_result(
+        "bench_validate",
+        {"options": options(args), "printed": printed},
+        run_started,
+        directory=args.results_dir,
     )
-    print(f"  templated {best['templated']:5.2f}  exit 0, a fleet-level job: and one on every tenth city")
-    print(f"  invalid / valid = {best['invalid'] / best['valid']:.2f}")
-    print(f"  templated / valid = {best['templated'] / best['valid']:.2f} (at most 1.5 wanted)")
 
 
 if __name__ == "__main__":

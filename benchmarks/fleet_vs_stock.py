@@ -29,6 +29,8 @@ from types import MappingProxyType
 
 import yaml
 
+from result_file import add_result_options, started_now, write_result
+
 REPO = Path(__file__).resolve().parent.parent
 
 STOCK_DAG = '''"""airflow dag: the stock operator over the same requests."""
@@ -145,7 +147,9 @@ def main() -> None:  # noqa: C901 - a linear script
     parser.add_argument(
         "--keep", type=Path, help="work in this folder and keep it (Airflow home, logs, DAGs)"
     )
+    add_result_options(parser)
     args = parser.parse_args()
+    run_started = started_now()
 
     from sagemaker_fleet.cost import PriceBook, load_price_table
     from sagemaker_fleet.fleetspec import load_fleet_spec
@@ -240,6 +244,12 @@ def main() -> None:  # noqa: C901 - a linear script
             ours, stock = results["ours"][metric], results["stock"][metric]
             ratio = f"{stock / ours:.2f}" if ours else "—"
             print(f"{metric:34}{ours:>12,.2f}{stock:>12,.2f}{ratio:>12}")
+    write_result(
+        "fleet_vs_stock",
+        {"cities": args.cities, "speed": args.speed, "aws_interval_s": args.aws_interval, "dags": results},
+        run_started,
+        directory=args.results_dir,
+    )
 
 
 if __name__ == "__main__":

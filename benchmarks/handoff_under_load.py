@@ -28,6 +28,8 @@ from pathlib import Path
 
 import yaml
 
+from result_file import add_result_options, started_now, write_result
+
 REPO = Path(__file__).resolve().parent.parent
 PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres"}
 
@@ -127,7 +129,9 @@ def main() -> None:  # noqa: C901 - a linear script
         help="the simulator refuses keep-alive changes of running jobs (ValidationException), as AWS may; "
         "simulate's prediction too",
     )
+    add_result_options(parser)
     args = parser.parse_args()
+    run_started = started_now()
 
     from orchestration_latency import percentile, planned_handoffs
     from sagemaker_fleet.cost import PriceBook, load_price_table
@@ -265,6 +269,50 @@ def main() -> None:  # noqa: C901 - a linear script
         ):
             ratio = f"{dag_value / sim_value:.3f}" if sim_value else "—"
             print(f"{label:24}{dag_value:>12,.1f}{sim_value:>12,.1f}{ratio:>10}")
+    per_city = 1000 / args.cities
+    write_result(
+        "handoff_under_load",
+        {
+            "cities": args.cities,
+            "width": args.width,
+            "speed": args.speed,
+            "poll_s": args.poll,
+            "executor": args.executor,
+            "throttle": args.throttle,
+            "fleet": str(args.fleet) if args.fleet else None,
+            "state": state,
+            "wall_s": round(wall, 1),
+            "handoffs": len(gaps),
+            "handoff_real_s": {
+                f"p{round(100 * q)}": round(percentile(real, q), 2) for q in (0.5, 0.9, 0.99, 1.0)
+            },
+            "handoff_sim_s": {
+                f"p{round(100 * q)}": round(percentile(gaps, q), 1) for q in (0.5, 0.9, 0.99, 1.0)
+            },
+            "warm": warm,
+            "warm_plan": fleet_plan.summary.warm_starts,
+            "cold": len(jobs) - warm,
+            "keep_alive_refused": refused,
+            "cost_usd": round(cost, 4),
+            "idle_pool_usd": round(retained, 4),
+            "idle_share": round(retained / cost, 5) if cost else None,
+            "cpu_ms_per_city": {
+                "task processes": round(tasks * per_city, 1),
+                "triggerer": round(triggerer * per_city, 1),
+                "scheduler loop": round(loop * per_city, 1),
+                "dag-processor": round(processor * per_city, 1),
+            },
+            "cpu_ms_per_city_total": round((tasks + triggerer + loop) * per_city, 1),
+            "triggerer_peak_mib": round(rss.peak_kib / 1024),
+            "makespan_sim_s": makespan,
+            "simulate": {
+                k: p[k] for k in ("makespan_seconds", "cost_usd", "warm_starts", "retained_billable_seconds")
+            },
+            "simulate_handoff_sim_s": handoff,
+        },
+        run_started,
+        directory=args.results_dir,
+    )
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from result_file import add_result_options, options, started_now, write_result
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.simulate import FleetSimulation, SimulateOptions
 
@@ -47,7 +48,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("fleets", nargs="*", type=Path, default=FLEETS)
     parser.add_argument("--seed", type=int, default=7)
+    add_result_options(parser)
     args = parser.parse_args()
+    run_started = started_now()
+    rows = []
     print(f"{'':14} {'idle s (run)':>23} {'after last end s':>19} {'makespan s':>17}")
     print(f"{'fleet':<14} {'old':>7} {'new':>7} {'old/new':>7} {'old':>9} {'new':>9} {'old':>8} {'new':>8}")
     for path in args.fleets:
@@ -58,6 +62,19 @@ def main() -> None:
             f"{path.stem:<14} {old_idle:>7} {new_idle:>7} {ratio:>7} {old_after:>9.0f} {new_after:>9.0f} "
             f"{old_span:>8} {new_span:>8}"
         )
+        rows.append(
+            {
+                "fleet": path.stem,
+                "old": {"idle_s": old_idle, "after_last_end_s": old_after, "makespan_s": old_span},
+                "new": {"idle_s": new_idle, "after_last_end_s": new_after, "makespan_s": new_span},
+            }
+        )
+    write_result(
+        "idle_after_last_end",
+        {"options": options(args), "fleets": rows},
+        run_started,
+        directory=args.results_dir,
+    )
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from result_file import add_result_options, options, started_now, write_result
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.simulate import FleetSimulation, SimulateOptions
 
@@ -71,7 +72,10 @@ def main() -> None:
     parser.add_argument("fleets", nargs="*", type=Path, default=FLEETS)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--run-key", default=SimulateOptions().run_key)
+    add_result_options(parser)
     args = parser.parse_args()
+    run_started = started_now()
+    fleets = []
     for path in args.fleets:
         accepted = measure(path, args.seed, args.run_key, refuse=False)
         refused = measure(path, args.seed, args.run_key, refuse=True)
@@ -80,6 +84,13 @@ def main() -> None:
         for label, key, fmt in ROWS:
             ratio = f"{refused[key] / accepted[key]:.2f}" if accepted[key] else "—"
             print(f"{label:32} {fmt.format(accepted[key]):>10} {fmt.format(refused[key]):>10} {ratio:>17}")
+        fleets.append({"fleet": path.stem, "accepted": accepted, "refused": refused})
+    write_result(
+        "keep_alive_refused",
+        {"options": options(args), "fleets": fleets},
+        run_started,
+        directory=args.results_dir,
+    )
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from result_file import add_result_options, options, started_now, write_result
+
 
 def percentile(values: Sequence[float], share: float) -> float:
     ordered = sorted(values)
@@ -72,18 +74,42 @@ def table(label: str, gaps: Sequence[float], speed: float) -> str:
     )
 
 
+def summary(gaps: Sequence[float], speed: float) -> dict[str, Any]:
+    """The gaps' count and P50/P90/P99/max, in real and in simulated seconds."""
+    quantiles = (0.5, 0.9, 0.99, 1.0)
+    return {
+        "count": len(gaps),
+        "real_s": {
+            f"p{round(100 * q)}": round(percentile([g / speed for g in gaps], q), 2) for q in quantiles
+        },
+        "sim_s": {f"p{round(100 * q)}": round(percentile(gaps, q), 1) for q in quantiles},
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("jobs", type=Path)
     parser.add_argument("--plan", type=Path, help="the run's plan JSON (default: plan.json beside the jobs)")
     parser.add_argument("--speed", type=float, required=True)
+    add_result_options(parser)
     args = parser.parse_args()
+    run_started = started_now()
     jobs = json.loads(args.jobs.read_text())
     plan = json.loads((args.plan or args.jobs.with_name("plan.json")).read_text())
-    print(
-        table("planned hand-offs (every one)", [gap for _, gap in planned_handoffs(jobs, plan)], args.speed)
+    planned = [gap for _, gap in planned_handoffs(jobs, plan)]
+    handovers = pool_handovers(jobs)
+    print(table("planned hand-offs (every one)", planned, args.speed))
+    print(table("pool hand-overs (ReusedByJob only)", handovers, args.speed))
+    write_result(
+        "orchestration_latency",
+        {
+            "options": options(args),
+            "planned_handoffs": summary(planned, args.speed),
+            "pool_handovers": summary(handovers, args.speed),
+        },
+        run_started,
+        directory=args.results_dir,
     )
-    print(table("pool hand-overs (ReusedByJob only)", pool_handovers(jobs), args.speed))
 
 
 if __name__ == "__main__":

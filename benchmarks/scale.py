@@ -28,6 +28,7 @@ from typing import Any
 
 from handoff_under_load import PeakRss, database, fleet_file, rss_kib
 from orchestration_latency import percentile, planned_handoffs
+from result_file import add_result_options, started_now, write_result
 
 DEFERRED_OR_LATER = ("deferred", "success", "failed", "skipped", "up_for_retry")
 
@@ -230,7 +231,9 @@ def main() -> None:
     )
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    add_result_options(parser)
     args = parser.parse_args()
+    started = started_now()
     rows = []
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
@@ -290,6 +293,7 @@ def main() -> None:
         )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
+    write_result("scale", {"rows": rows}, started, directory=args.results_dir)
 
 
 if __name__ == "__main__":

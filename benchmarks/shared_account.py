@@ -45,6 +45,7 @@ import yaml
 
 from handoff_under_load import database
 from orchestration_latency import percentile
+from result_file import add_result_options, started_now, write_result
 
 ROLE = "arn:aws:iam::111122223333:role/FleetTraining"
 IMAGE = "111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4"
@@ -267,7 +268,9 @@ def main() -> None:
     parser.add_argument(
         "--logs", type=Path, help="a folder: each scenario's Airflow logs (tasks and components)"
     )
+    add_result_options(parser)
     args = parser.parse_args()
+    started = started_now()
     results = []
     for scenario in args.scenarios.split(","):
         result = run_scenario(scenario, args)
@@ -288,6 +291,7 @@ def main() -> None:
         )
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
+    write_result("shared_account", {"scenarios": results}, started, directory=args.results_dir)
 
 
 if __name__ == "__main__":

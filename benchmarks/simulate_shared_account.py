@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from result_file import add_result_options, options, printed_lines, started_now, write_result
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.simulate import AccountRun, SimulateOptions, simulate_account
 from shared_account import durations, fleet_file, fleets_of
@@ -100,26 +101,35 @@ def main() -> None:
         help='a `sharing:` block (JSON) every fleet declares, e.g. \'{"share": "50%%"}\' (default: none)',
     )
     parser.add_argument("--json", type=Path)
+    add_result_options(parser)
     args = parser.parse_args()
-    plan = [(scenario, args.offset) for scenario in args.scenarios.split(",")]
-    if args.lockstep:
-        plan += [(scenario, 0.0) for scenario in ("pair", "small-big")]
-    results = [measure(scenario, offset, args) for scenario, offset in plan]
-    spans = {r["scenario"]: r["makespan_seconds"] for r in results if r["scenario"].startswith("one")}
-    print(
-        "scenario | offset s | fleets | RLE | makespan (sim s) | vs one | idle share | warm | across | lost / dup | real s"
-    )
-    for r in results:
-        reference = spans.get(REFERENCE.get(r["scenario"], ""))
-        ratio = f"{r['makespan_seconds'] / reference:.2f}×" if reference else "—"
-        offset = "—" if r["offset_s"] is None else f"{r['offset_s']:g}"
+    run_started = started_now()
+    with printed_lines() as printed:
+        plan = [(scenario, args.offset) for scenario in args.scenarios.split(",")]
+        if args.lockstep:
+            plan += [(scenario, 0.0) for scenario in ("pair", "small-big")]
+        results = [measure(scenario, offset, args) for scenario, offset in plan]
+        spans = {r["scenario"]: r["makespan_seconds"] for r in results if r["scenario"].startswith("one")}
         print(
-            f"{r['scenario']} | {offset} | {' + '.join(r['fleets'])} | {r['resource_limit_exceeded']} | "
-            f"{r['makespan_seconds']:,} | {ratio} | {100 * r['idle_share']:.2f} % | {r['warm_starts']} | "
-            f"{r['pools_across_runs']} | {r['lost']} / {r['duplicated']} | {r['real_s']}"
+            "scenario | offset s | fleets | RLE | makespan (sim s) | vs one | idle share | warm | across | lost / dup | real s"
         )
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
+        for r in results:
+            reference = spans.get(REFERENCE.get(r["scenario"], ""))
+            ratio = f"{r['makespan_seconds'] / reference:.2f}×" if reference else "—"
+            offset = "—" if r["offset_s"] is None else f"{r['offset_s']:g}"
+            print(
+                f"{r['scenario']} | {offset} | {' + '.join(r['fleets'])} | {r['resource_limit_exceeded']} | "
+                f"{r['makespan_seconds']:,} | {ratio} | {100 * r['idle_share']:.2f} % | {r['warm_starts']} | "
+                f"{r['pools_across_runs']} | {r['lost']} / {r['duplicated']} | {r['real_s']}"
+            )
+        if args.json:
+            args.json.write_text(json.dumps(results, indent=2))
+    write_result(
+        "simulate_shared_account",
+        {"options": options(args), "scenarios": results, "printed": printed},
+        run_started,
+        directory=args.results_dir,
+    )
 
 
 if __name__ == "__main__":

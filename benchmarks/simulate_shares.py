@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from result_file import add_result_options, options, printed_lines, started_now, write_result
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.simulate import AccountRun, SimulateOptions, simulate_account
 from shared_account import durations, fleet_file
@@ -78,18 +79,29 @@ def main() -> None:
     parser.add_argument("--warm-pools", type=int, default=8)
     parser.add_argument("--offset", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=7)
+    add_result_options(parser)
     args = parser.parse_args()
-    print(
-        "| scenario | small fleet (s) | big fleet (s) | account (s) | RLE | warm | pools across | idle | lost / dup |"
+    run_started = started_now()
+    rows = []
+    with printed_lines() as printed:
+        print(
+            "| scenario | small fleet (s) | big fleet (s) | account (s) | RLE | warm | pools across | idle | lost / dup |"
+        )
+        print("|---|---|---|---|---|---|---|---|---|")
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in SCENARIOS:
+                r = measure(name, args, Path(tmp))
+                rows.append(r)
+                print(
+                    f"| {r['scenario']} | {r['small_makespan']:,} | {r['big_makespan']:,} | {r['account_makespan']:,} "
+                    f"| {r['rle']} | {r['warm']} | {r['across']} | {r['idle']:.2%} | {r['lost']} / {r['duplicated']} |"
+                )
+    write_result(
+        "simulate_shares",
+        {"options": options(args), "scenarios": rows, "printed": printed},
+        run_started,
+        directory=args.results_dir,
     )
-    print("|---|---|---|---|---|---|---|---|---|")
-    with tempfile.TemporaryDirectory() as tmp:
-        for name in SCENARIOS:
-            r = measure(name, args, Path(tmp))
-            print(
-                f"| {r['scenario']} | {r['small_makespan']:,} | {r['big_makespan']:,} | {r['account_makespan']:,} "
-                f"| {r['rle']} | {r['warm']} | {r['across']} | {r['idle']:.2%} | {r['lost']} / {r['duplicated']} |"
-            )
 
 
 if __name__ == "__main__":
