@@ -20,20 +20,13 @@ OUTSIDE_DOCUMENTS = re.compile(
 #: Where not even an identifier may carry those names (``CON…_JOB_FIELDS`` was one): the product, its tests and docs.
 STRICT_FOLDERS = frozenset({"provider", "docs", "tests", "benchmarks", "scripts", "dags"})
 STRICT = re.compile("CON" + "TRACT|" + "SAGEMAKER" + "_FACTS|" + "STYLE" + r"\.md")
-#: Pages another part of the team writes at the same time: their links are theirs to keep (they link to pages this
-#: tree has moved), so they are left out of the link check until they land.
-OWNED_ELSEWHERE = frozenset({"CHANGELOG.md", "docs/benchmarks.md"})
-#: Pages generated or written elsewhere that this tree links to: a link into one of them is checked only once it
-#: exists here (``docs/reference/`` as a whole: while the folder is missing, links into it are not checked; once it
-#: exists, every link into it must resolve).
-PENDING = ("docs/reference/", "docs/performance.md")
 DOC_FILES = tuple(
     name
     for name in (
         "README.md",
+        "CHANGELOG.md",
         *(p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "docs").rglob("*.md"))),
     )
-    if name not in OWNED_ELSEWHERE
 )
 #: ``[text](target)``, not an image's data and not inside inline code spans (removed before matching); the text
 #: may wrap onto the next line of its paragraph.
@@ -134,21 +127,6 @@ def test_a_link_whose_text_wraps_a_line_is_checked(tmp_path: Path) -> None:
     assert links(page) == [(2, "#nowhere")]
 
 
-def pending(destination: Path) -> bool:
-    """A link into a page another engineer adds (see PENDING) that is not in this tree yet."""
-    try:
-        relative = destination.relative_to(ROOT).as_posix()
-    except ValueError:
-        return False
-    for name in PENDING:
-        if name.endswith("/"):
-            if relative.startswith(name) and not (ROOT / name).exists():
-                return True
-        elif relative == name:
-            return True
-    return False
-
-
 def test_the_link_check_covers_every_folder_of_docs() -> None:
     """Subfolders too (docs/guides/, docs/operators/, …), and the README."""
     assert "README.md" in DOC_FILES
@@ -160,13 +138,6 @@ def test_the_link_check_covers_every_folder_of_docs() -> None:
     } <= set(DOC_FILES)
 
 
-def test_pending_pages_are_skipped_only_while_missing(tmp_path: Path) -> None:
-    reference = ROOT / "docs" / "reference"
-    assert pending(reference / "settings.md") == (not reference.exists())
-    assert not pending(ROOT / "docs" / "concepts" / "no-such-page.md")
-    assert not pending(tmp_path / "elsewhere.md")
-
-
 @pytest.mark.parametrize("doc", DOC_FILES)
 def test_relative_links_resolve(doc: str) -> None:
     source = ROOT / doc
@@ -176,8 +147,6 @@ def test_relative_links_resolve(doc: str) -> None:
             continue
         file_part, _, fragment = target.partition("#")
         destination = (source.parent / unquote(file_part)).resolve() if file_part else source
-        if not destination.exists() and pending(destination):
-            continue
         if not destination.exists():
             broken.append(f"{doc}:{number}: {target} (no such file)")
         elif fragment and destination.suffix == ".md" and unquote(fragment) not in anchors(destination):
