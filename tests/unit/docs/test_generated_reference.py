@@ -107,9 +107,11 @@ def test_relative_links_resolve_and_headings_are_plain(pages: dict[str, str]) ->
             path, _, anchor = target.partition("#")
             if path:
                 assert (folder / path).is_file(), f"{name}: {target} leads nowhere"
+                # a generated page as rendered now; a hand-written one (../formats.md) as it is on disk
+                linked = pages[path] if path in pages else (folder / path).read_text(encoding="utf-8")
                 anchors = {
                     re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
-                    for line in pages[path].splitlines()
+                    for line in linked.splitlines()
                     if line.startswith("#")
                 }
             else:
