@@ -643,6 +643,9 @@ def metrics_page() -> str:
 #: The fixed input every JSON output below is produced from: the small fleet, a fixed run key, the default seed.
 SAMPLE_SPEC = "dags/fleets/small.yaml"
 SAMPLE_RUN_KEY = "20261129"
+#: Final metrics the sample's second run declares (``job:`` MetricDefinitions added to the sample spec), so that
+#: the report and the Fleet view show their ``metrics`` too; the simulator draws each job's values.
+SAMPLE_METRICS = ("validation:rmse", "validation:mape")
 #: The longest example value shown; longer text is cut with an ellipsis.
 EXAMPLE_CHARS = 40
 #: JSON type names, in the order a key's types are listed.
@@ -660,8 +663,9 @@ class Shape:
     has_example: bool = False
     seen: int = 0
     keys: dict[str, Shape] = dataclasses.field(default_factory=dict)
-    #: objects this key's parent was seen as (how often the key could have been present)
-    parents: int = 0
+    #: how often it was an object, and how many of its parent's objects held it
+    objects: int = 0
+    present: int = 0
     empty: bool = True
 
 
@@ -719,14 +723,14 @@ class ShapeReader:
         if isinstance(value, dict):
             name = self.map_name(value)
             items = [(name, item) for item in value.values()] if name else list(value.items())
+            shape.objects += 1
             for key in dict.fromkeys(key for key, _ in items):  # first-seen order, each once
-                shape.keys.setdefault(key, Shape()).parents += 1
+                shape.keys.setdefault(key, Shape()).present += 1
             for key, item in items:
                 shape.empty = False
                 self.read(item, shape.keys.setdefault(key, Shape()))
         elif isinstance(value, list):
             child = shape.keys.setdefault("[]", Shape())
-            child.parents += 1
             for item in value:
                 shape.empty = False
                 self.read(item, child)
@@ -734,10 +738,15 @@ class ShapeReader:
             shape.example, shape.has_example = value, True
 
 
+#: A calendar date inside an example: shown as ``YYYY-MM-DD`` (the simulator's clock, a price table's date).
+DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?=\b|T)")
+
+
 def _example(shape: Shape) -> str:
+    """The first value seen, as JSON, its dates masked and cut to :data:`EXAMPLE_CHARS`."""
     if not shape.has_example:
         return ""
-    text = json.dumps(shape.example, ensure_ascii=False)
+    text = DATE.sub("YYYY-MM-DD", json.dumps(shape.example, ensure_ascii=False))
     if len(text) > EXAMPLE_CHARS:
         text = text[: EXAMPLE_CHARS - 1] + "…"
     return code(text)
@@ -759,8 +768,8 @@ def shape_rows(shape: Shape, prefix: str = "") -> list[tuple[str, str, str]]:
         path = _path(prefix, key)
         kinds = " or ".join(kind for kind in JSON_TYPES if kind in child.types)
         notes = []
-        if key != "[]" and child.seen < child.parents:
-            notes.append(f"in {child.seen} of {child.parents}")
+        if key != "[]" and child.present < shape.objects:
+            notes.append(f"in {child.present} of {shape.objects}")
         if child.types & {"object", "array"} and child.empty:
             notes.append("empty in this run")
         if key == "[]" and not child.seen:
@@ -843,6 +852,7 @@ def _placeholders(spec: Any, plan: dict[str, Any]) -> dict[str, str]:
     names.update({job["job_name"]: "job_name" for job in plan["jobs"]})
     names.update({city.instance_type: "instance_type" for city in spec.cities})
     names.update({kind: "instance_type" for kind in spec.quotas})
+    names.update({name: "metric" for name in SAMPLE_METRICS})
     return names
 
 
@@ -857,7 +867,18 @@ def json_outputs() -> list[JsonOutput]:
             _cli("simulate", spec_path, "--run-key", key, "--json", "--report-dir", folder)
         )
         report = json.loads((Path(folder) / "report.json").read_text(encoding="utf-8"))
-        csv_header = (Path(folder) / "report.csv").read_text(encoding="utf-8").splitlines()[0].split(",")
+        csv_header = _csv_header(Path(folder) / "report.csv")
+        # the second run: the same fleet with final metrics, in a folder of its own
+        with_metrics = Path(folder) / "metrics" / Path(spec_path).name
+        with_metrics.parent.mkdir()
+        with_metrics.write_text(
+            _with_metrics((ROOT / spec_path).read_text(encoding="utf-8")), encoding="utf-8"
+        )
+        metrics_dir = with_metrics.parent / "report"
+        _cli("simulate", str(with_metrics), "--run-key", key, "--report-dir", str(metrics_dir))
+        metrics_report = json.loads((metrics_dir / "report.json").read_text(encoding="utf-8"))
+        metrics_header = _csv_header(metrics_dir / "report.csv")
+        metrics_view = _fleet_view(with_metrics, key)
     compared = json.loads(_cli("simulate", spec_path, "--run-key", key, "--json", "--compare"))
     several = [spec_path, f"{spec_path}@{key}b"]
     account = json.loads(
@@ -894,8 +915,8 @@ def json_outputs() -> list[JsonOutput]:
             "report.json",
             f"sagemaker-fleet simulate {spec_path} --run-key {key} --report-dir DIR",
             ("report.json", doc_link("formats.md", "reportjson")),
-            (report,),
-            "The simulated run's cost report, written by the same code as `sagemaker-fleet report` "
+            (report, metrics_report),
+            "The simulated runs' cost reports, written by the same code as `sagemaker-fleet report` "
             "(`sagemaker_fleet.cost.publish.write_report_files`); `report` itself needs the run's jobs on an "
             "endpoint (AWS or `sim serve`), the simulator in this process stands in for it.",
         ),
@@ -903,31 +924,61 @@ def json_outputs() -> list[JsonOutput]:
             "Fleet view JSON",
             "GET /sagemaker-fleet/api/runs/DAG_ID/RUN_ID",
             ("Fleet view, Routes", doc_link("guides/fleet-view.md", "routes")),
-            (view,),
-            "`sagemaker_fleet.fleetview.model.build_fleet_view` of the simulated run once it ended (its final "
+            (view, metrics_view),
+            "`sagemaker_fleet.fleetview.model.build_fleet_view` of each simulated run once it ended (its final "
             "DescribeTrainingJob responses, the plan JSON, no listing of the account); the route adds "
             "`fleet_dag` (`true`) and `refresh_seconds`. The formats guide has no section on it.",
         ),
     ]
-    outputs.insert(5, _csv_output(csv_header, report, spec_path, key))
+    outputs.insert(5, _csv_output(csv_header, metrics_header, report, spec_path, key))
     return outputs
 
 
-def _csv_output(header: list[str], report: dict[str, Any], spec_path: str, key: str) -> JsonOutput:
+def _csv_header(path: Path) -> list[str]:
+    import csv
+
+    with path.open(encoding="utf-8", newline="") as stream:
+        return next(csv.reader(stream))
+
+
+def _with_metrics(spec_text: str) -> str:
+    """The sample spec with :data:`SAMPLE_METRICS` as its jobs' MetricDefinitions."""
+    if re.search(r"^job:", spec_text, re.MULTILINE):
+        raise ValueError(
+            f"{SAMPLE_SPEC} has its own job: template; merge SAMPLE_METRICS into it in {COMMAND}"
+        )
+    lines = ["job:", "  AlgorithmSpecification:", "    MetricDefinitions:"]
+    lines += [
+        f'      - {{Name: "{name}", Regex: "{name.split(":")[-1]}=([0-9.]+)"}}' for name in SAMPLE_METRICS
+    ]
+    return spec_text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
+
+
+def _csv_output(
+    header: list[str], metrics_header: list[str], report: dict[str, Any], spec_path: str, key: str
+) -> JsonOutput:
     job_keys = list(report["jobs"][0]) if report["jobs"] else []
-    same = header == job_keys
     note = (
-        "Its columns are exactly the keys of `jobs[]` in report.json, in their order."
-        if same
-        else "Its columns differ from the keys of `jobs[]` in report.json: "
-        + ", ".join(code(c) for c in header if c not in job_keys)
+        "Its columns are exactly the keys of `jobs[]` in report.json, in their order"
+        if header == job_keys
+        else "Its columns differ from the keys of `jobs[]` in report.json ("
+        + ", ".join(code(c) for c in [*header, *job_keys] if (c in header) != (c in job_keys))
+        + ")"
+    )
+    added = [column for column in metrics_header if column not in header]
+    note += (
+        "; a run with final metrics adds "
+        + ", ".join(code(column) for column in added)
+        + " after them (the sample's second run). "
+        if added
+        else ". "
     )
     return JsonOutput(
         "report.csv",
         f"sagemaker-fleet simulate {spec_path} --run-key {key} --report-dir DIR",
         ("report.csv", doc_link("formats.md", "reportcsv")),
         (),
-        note + " Columns, in order: " + ", ".join(code(column) for column in header) + ".",
+        note + "Columns, in order: " + ", ".join(code(column) for column in header) + ".",
     )
 
 
@@ -1068,11 +1119,14 @@ def json_formats_page() -> str:
         "view's JSON are built by hand-written `to_json` methods with no schema: their shapes below are read from "
         f"the outputs themselves, produced here from one fixed input ({code(SAMPLE_SPEC)}, run key "
         f"{code(SAMPLE_RUN_KEY)}, the default seed; the simulator in this process, no AWS). Each key path is "
-        "listed once: `[]` stands for a list's items, `{city}`, `{instance_type}`, `{job_name}` for the keys of a "
+        "listed once: `[]` stands for a list's items, `{city}`, `{instance_type}`, `{metric}` for the keys of a "
         "mapping keyed by them; the types are those seen (`in N of M`: the key was in N of the M objects that "
-        "could hold it), the example the first value seen. A key this run never writes (final metrics, another "
-        "run's pools, the account's quotas of a DAG run…) is not listed: the linked prose sections describe "
-        "every field and what each means.",
+        "could hold it), the example the first value seen. report.json and the Fleet view are read from two "
+        "runs, the sample and the sample with final metrics (MetricDefinitions "
+        + ", ".join(code(name) for name in SAMPLE_METRICS)
+        + " added to its `job:`). A key these runs never write (another run's pools, a missed warm start's "
+        "reason, the account's quotas of a DAG run…) is not listed, and an empty list's items are unknown: the "
+        "linked prose sections describe every field and what each means.",
         "",
         f"Commands with no JSON option (`--json`, `--format json`): {quiet}. Of these, `report` writes the "
         "report files below, `request` prints AWS's own CreateTrainingJob request and `import` a fleet spec "
