@@ -7,6 +7,9 @@ Each page is rendered from what the code defines: the fleet spec's pydantic laye
 (``sagemaker_fleet.fleetspec``), the ``sagemaker-fleet`` argparse parser, the provider info's ``config`` section,
 the metrics contract and the JSON schemas shipped under ``sagemaker_fleet/data/``. A field's meaning is its
 ``description=`` (or docstring) in the code: to change a page, change the code and run the command again.
+The JSON outputs with no schema (the plan, simulate, report.json/csv and Fleet view JSON) are documented by their
+shape: each is produced here, offline, from ``dags/fleets/small.yaml`` with a fixed run key (the ``sagemaker-fleet``
+commands in this process, the simulator in virtual time: about a second), and its key tree rendered.
 
 The output is deterministic and the same on every supported Python and Airflow: argparse's help is rendered here
 from the parser's actions (its formatter changed across Python versions), nothing depends on the machine (no
@@ -19,6 +22,7 @@ import argparse
 import ast
 import dataclasses
 import difflib
+import functools
 import json
 import re
 import sys
@@ -856,8 +860,10 @@ def _placeholders(spec: Any, plan: dict[str, Any]) -> dict[str, str]:
     return names
 
 
-def json_outputs() -> list[JsonOutput]:
-    """Every JSON output of the provider, produced offline from the sample fleet (the simulator in-process)."""
+@functools.cache
+def json_outputs() -> tuple[JsonOutput, ...]:
+    """Every JSON output of the provider, produced offline from the sample fleet (the simulator in-process); once
+    per process (the test renders the pages more than once)."""
     import tempfile
 
     spec_path, key = SAMPLE_SPEC, SAMPLE_RUN_KEY
@@ -931,7 +937,7 @@ def json_outputs() -> list[JsonOutput]:
         ),
     ]
     outputs.insert(5, _csv_output(csv_header, metrics_header, report, spec_path, key))
-    return outputs
+    return tuple(outputs)
 
 
 def _csv_header(path: Path) -> list[str]:
@@ -1018,7 +1024,7 @@ def _outputs_body() -> list[str]:
     body: list[str] = []
     for output in outputs:
         text, link = output.prose
-        body += [f"## {output.title}", "", f"`{output.command}`. Its fields: [{text}]({link}).", ""]
+        body += [f"## {output.title}", "", f"`{output.command}`. Described in [{text}]({link}).", ""]
         if output.note:
             body += [output.note, ""]
         if not output.documents:
