@@ -7,6 +7,9 @@ Each page is rendered from what the code defines: the fleet spec's pydantic laye
 (``sagemaker_fleet.fleetspec``), the ``sagemaker-fleet`` argparse parser, the provider info's ``config`` section,
 the metrics contract and the JSON schemas shipped under ``sagemaker_fleet/data/``. A field's meaning is its
 ``description=`` (or docstring) in the code: to change a page, change the code and run the command again.
+The JSON outputs with no schema (the plan, simulate, report.json/csv and Fleet view JSON) are documented by their
+shape: each is produced here, offline, from ``dags/fleets/small.yaml`` with a fixed run key (the ``sagemaker-fleet``
+commands in this process, the simulator in virtual time: about a second), and its key tree rendered.
 
 The output is deterministic and the same on every supported Python and Airflow: argparse's help is rendered here
 from the parser's actions (its formatter changed across Python versions), nothing depends on the machine (no
@@ -19,6 +22,7 @@ import argparse
 import ast
 import dataclasses
 import difflib
+import functools
 import json
 import re
 import sys
@@ -640,6 +644,397 @@ def metrics_page() -> str:
 
 # --------------------------------------------------------------------------------------------- json-formats.md
 
+#: The fixed input every JSON output below is produced from: the small fleet, a fixed run key, the default seed.
+SAMPLE_SPEC = "dags/fleets/small.yaml"
+SAMPLE_RUN_KEY = "20261129"
+#: Final metrics the sample's second run declares (``job:`` MetricDefinitions added to the sample spec), so that
+#: the report and the Fleet view show their ``metrics`` too; the simulator draws each job's values.
+SAMPLE_METRICS = ("validation:rmse", "validation:mape")
+#: The longest example value shown; longer text is cut with an ellipsis.
+EXAMPLE_CHARS = 40
+#: JSON type names, in the order a key's types are listed.
+JSON_TYPES = ("object", "array", "string", "integer", "number", "boolean", "null")
+
+
+@dataclasses.dataclass
+class Shape:
+    """What one key path held across the document: its JSON types, the first scalar seen, how many of the objects
+    that could hold it did, and its children (an object's keys in first-seen order, a list's items as ``[]``, a map
+    of same-shaped values keyed by data as one ``{placeholder}``)."""
+
+    types: set[str] = dataclasses.field(default_factory=set)
+    example: object = None
+    has_example: bool = False
+    seen: int = 0
+    keys: dict[str, Shape] = dataclasses.field(default_factory=dict)
+    #: how often it was an object, and how many of its parent's objects held it
+    objects: int = 0
+    present: int = 0
+    empty: bool = True
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    raise TypeError(f"not a JSON value: {value!r}")
+
+
+def _outline(value: object) -> object:
+    """A value's keys without its scalars (a null is a scalar, a list is its items' outlines): what the values of
+    one map must share to be collapsed."""
+    if isinstance(value, dict):
+        return tuple(sorted((key, repr(_outline(item))) for key, item in value.items()))
+    if isinstance(value, list):
+        return ("[]", tuple(sorted({repr(_outline(item)) for item in value})))
+    return "scalar"
+
+
+class ShapeReader:
+    """Reads JSON documents into one :class:`Shape` tree. An object whose keys are all data (instance types, cities,
+    job names, fleets, strategies… as ``placeholders`` maps them) and whose values share one shape is a map: its
+    values merge under ``{placeholder}``."""
+
+    def __init__(self, placeholders: dict[str, str]) -> None:
+        #: a key the data uses -> the placeholder it stands for (``ml.m5.xlarge`` -> ``instance_type``)
+        self.placeholders = placeholders
+
+    def map_name(self, value: dict[str, Any]) -> str | None:
+        if not value:
+            return None
+        names = {self.placeholders.get(key) for key in value}
+        if len(names) != 1 or None in names:
+            return None
+        if len({repr(_outline(item)) for item in value.values()}) != 1:
+            return None
+        return f"{{{names.pop()}}}"
+
+    def read(self, value: object, shape: Shape) -> None:
+        shape.seen += 1
+        kind = _json_type(value)
+        shape.types.add(kind)
+        if isinstance(value, dict):
+            name = self.map_name(value)
+            items = [(name, item) for item in value.values()] if name else list(value.items())
+            shape.objects += 1
+            for key in dict.fromkeys(key for key, _ in items):  # first-seen order, each once
+                shape.keys.setdefault(key, Shape()).present += 1
+            for key, item in items:
+                shape.empty = False
+                self.read(item, shape.keys.setdefault(key, Shape()))
+        elif isinstance(value, list):
+            child = shape.keys.setdefault("[]", Shape())
+            for item in value:
+                shape.empty = False
+                self.read(item, child)
+        elif not shape.has_example and value is not None:
+            shape.example, shape.has_example = value, True
+
+
+#: A calendar date inside an example: shown as ``YYYY-MM-DD`` (the simulator's clock, a price table's date).
+DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?=\b|T)")
+
+
+def _example(shape: Shape) -> str:
+    """The first value seen, as JSON, its dates masked and cut to :data:`EXAMPLE_CHARS`."""
+    if not shape.has_example:
+        return ""
+    text = DATE.sub("YYYY-MM-DD", json.dumps(shape.example, ensure_ascii=False))
+    if len(text) > EXAMPLE_CHARS:
+        text = text[: EXAMPLE_CHARS - 1] + "…"
+    return code(text)
+
+
+def _path(prefix: str, key: str) -> str:
+    if key == "[]":
+        return prefix + "[]"
+    if not key.startswith("{") and not re.fullmatch(r"[A-Za-z_][\w-]*", key):
+        key = json.dumps(key)
+    return f"{prefix}.{key}" if prefix else key
+
+
+def shape_rows(shape: Shape, prefix: str = "") -> list[tuple[str, str, str]]:
+    """One row per key path under ``shape``: the path, its JSON types (and when it was absent or empty), an
+    example."""
+    rows: list[tuple[str, str, str]] = []
+    for key, child in shape.keys.items():
+        path = _path(prefix, key)
+        kinds = " or ".join(kind for kind in JSON_TYPES if kind in child.types)
+        notes = []
+        if key != "[]" and child.present < shape.objects:
+            notes.append(f"in {child.present} of {shape.objects}")
+        if child.types & {"object", "array"} and child.empty:
+            notes.append("empty in this run")
+        if key == "[]" and not child.seen:
+            continue  # an empty list: its items are unknown ("empty in this run" on the list)
+        shown = f"{kinds} ({'; '.join(notes)})" if notes else kinds
+        rows.append((code(path), shown, _example(child)))
+        rows += shape_rows(child, path)
+    return rows
+
+
+def doc_link(guide: str, anchor: str) -> str:
+    """The link from docs/reference/ to a section of the hand-written page ``docs/<guide>``, after checking the page
+    has that section (a renamed heading fails here, not in a reader's browser)."""
+    lines = (ROOT / "docs" / guide).read_text(encoding="utf-8").splitlines()
+    anchors = {_anchor(line.lstrip("#").strip()) for line in lines if line.startswith("#")}
+    if anchor not in anchors:
+        raise ValueError(f"docs/{guide} has no section #{anchor}: fix the link in {COMMAND}")
+    return f"../{guide}#{anchor}"
+
+
+@dataclasses.dataclass(frozen=True)
+class JsonOutput:
+    title: str
+    command: str
+    prose: tuple[str, str]  #: (text, link) of its prose section
+    documents: tuple[Any, ...]
+    note: str = ""
+
+
+def _cli(*argv: str) -> str:
+    """Run ``sagemaker-fleet ARGV`` in this process from the checkout's root; its stdout (stderr dropped)."""
+    import contextlib
+    import io
+    import os
+
+    from sagemaker_fleet.cli.main import main as cli_main
+
+    out, err = io.StringIO(), io.StringIO()
+    here = Path.cwd()
+    os.chdir(ROOT)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code_ = cli_main(list(argv))
+    finally:
+        os.chdir(here)
+    if code_ != 0:
+        raise RuntimeError(f"sagemaker-fleet {' '.join(argv)} exited {code_}: {err.getvalue()}")
+    return out.getvalue()
+
+
+def _fleet_view(spec_path: Path, run_key: str) -> dict[str, Any]:
+    """The Fleet view's JSON of the sample run once it ended, from the simulator's final describes."""
+    from sagemaker_fleet.fleetspec import load_fleet_spec
+    from sagemaker_fleet.fleetview.model import RunContext, ViewInputs, build_fleet_view
+    from sagemaker_fleet.jobs.prices import PriceBook
+    from sagemaker_fleet.simulate import SimulateOptions
+    from sagemaker_fleet.simulate.run import FleetSimulation
+
+    spec = load_fleet_spec(spec_path)
+    simulation = FleetSimulation(spec, SimulateOptions(run_key=run_key))
+    result = simulation.run()
+    plan = simulation.plan
+    context = RunContext(
+        "city_training_daily", f"scheduled__{run_key}", run_key, "success", report_url="report.html"
+    )
+    inputs = ViewInputs(
+        spec,
+        plan.to_json() if plan is not None else None,
+        simulation.describes(),
+        PriceBook.for_spec(spec),
+        result.report.generated_at,
+    )
+    return build_fleet_view(context, inputs)
+
+
+def _placeholders(spec: Any, plan: dict[str, Any]) -> dict[str, str]:
+    """The keys the outputs use as data, each with its placeholder."""
+    names: dict[str, str] = {}
+    names.update({city.name: "city" for city in spec.cities})
+    names.update({job["job_name"]: "job_name" for job in plan["jobs"]})
+    names.update({city.instance_type: "instance_type" for city in spec.cities})
+    names.update({kind: "instance_type" for kind in spec.quotas})
+    names.update({name: "metric" for name in SAMPLE_METRICS})
+    return names
+
+
+@functools.cache
+def json_outputs() -> tuple[JsonOutput, ...]:
+    """Every JSON output of the provider, produced offline from the sample fleet (the simulator in-process); once
+    per process (the test renders the pages more than once)."""
+    import tempfile
+
+    spec_path, key = SAMPLE_SPEC, SAMPLE_RUN_KEY
+    plan = json.loads(_cli("plan", spec_path, "--run-key", key))
+    with tempfile.TemporaryDirectory() as folder:
+        simulated = json.loads(
+            _cli("simulate", spec_path, "--run-key", key, "--json", "--report-dir", folder)
+        )
+        report = json.loads((Path(folder) / "report.json").read_text(encoding="utf-8"))
+        csv_header = _csv_header(Path(folder) / "report.csv")
+        # the second run: the same fleet with final metrics, in a folder of its own
+        with_metrics = Path(folder) / "metrics" / Path(spec_path).name
+        with_metrics.parent.mkdir()
+        with_metrics.write_text(
+            _with_metrics((ROOT / spec_path).read_text(encoding="utf-8")), encoding="utf-8"
+        )
+        metrics_dir = with_metrics.parent / "report"
+        _cli("simulate", str(with_metrics), "--run-key", key, "--report-dir", str(metrics_dir))
+        metrics_report = json.loads((metrics_dir / "report.json").read_text(encoding="utf-8"))
+        metrics_header = _csv_header(metrics_dir / "report.csv")
+        metrics_view = _fleet_view(with_metrics, key)
+    compared = json.loads(_cli("simulate", spec_path, "--run-key", key, "--json", "--compare"))
+    several = [spec_path, f"{spec_path}@{key}b"]
+    account = json.loads(
+        _cli("simulate", *several, "--run-key", key, "--json", "--offset", f"{several[1]}=600")
+    )
+    view = _fleet_view(ROOT / spec_path, key)
+    outputs = [
+        JsonOutput(
+            "Plan JSON",
+            f"sagemaker-fleet plan {spec_path} --run-key {key}",
+            ("Plan JSON", doc_link("formats.md", "plan-json")),
+            (plan,),
+        ),
+        JsonOutput(
+            "Simulate JSON",
+            f"sagemaker-fleet simulate {spec_path} --run-key {key} --json",
+            ("Simulate JSON", doc_link("formats.md", "simulate-json")),
+            (simulated,),
+        ),
+        JsonOutput(
+            "Simulate JSON compared",
+            f"sagemaker-fleet simulate {spec_path} --run-key {key} --json --compare",
+            ("Simulate JSON", doc_link("formats.md", "simulate-json")),
+            (compared,),
+        ),
+        JsonOutput(
+            "Simulate JSON of several fleets",
+            f"sagemaker-fleet simulate {' '.join(several)} --run-key {key} --json --offset {several[1]}=600",
+            ("Simulate JSON of several fleets", doc_link("formats.md", "simulate-json-of-several-fleets")),
+            (account,),
+            "The fleet beside a copy of itself under another run key, 600 simulated seconds later.",
+        ),
+        JsonOutput(
+            "report.json",
+            f"sagemaker-fleet simulate {spec_path} --run-key {key} --report-dir DIR",
+            ("report.json", doc_link("formats.md", "reportjson")),
+            (report, metrics_report),
+            "The simulated runs' cost reports, written by the same code as `sagemaker-fleet report` "
+            "(`sagemaker_fleet.cost.publish.write_report_files`); `report` itself needs the run's jobs on an "
+            "endpoint (AWS or `sim serve`), the simulator in this process stands in for it.",
+        ),
+        JsonOutput(
+            "Fleet view JSON",
+            "GET /sagemaker-fleet/api/runs/DAG_ID/RUN_ID",
+            ("Fleet view, Routes", doc_link("guides/fleet-view.md", "routes")),
+            (view, metrics_view),
+            "`sagemaker_fleet.fleetview.model.build_fleet_view` of each simulated run once it ended (its final "
+            "DescribeTrainingJob responses, the plan JSON, no listing of the account); the route adds "
+            "`fleet_dag` (`true`) and `refresh_seconds`. The formats guide has no section on it.",
+        ),
+    ]
+    outputs.insert(5, _csv_output(csv_header, metrics_header, report, spec_path, key))
+    return tuple(outputs)
+
+
+def _csv_header(path: Path) -> list[str]:
+    import csv
+
+    with path.open(encoding="utf-8", newline="") as stream:
+        return next(csv.reader(stream))
+
+
+def _with_metrics(spec_text: str) -> str:
+    """The sample spec with :data:`SAMPLE_METRICS` as its jobs' MetricDefinitions."""
+    if re.search(r"^job:", spec_text, re.MULTILINE):
+        raise ValueError(
+            f"{SAMPLE_SPEC} has its own job: template; merge SAMPLE_METRICS into it in {COMMAND}"
+        )
+    lines = ["job:", "  AlgorithmSpecification:", "    MetricDefinitions:"]
+    lines += [
+        f'      - {{Name: "{name}", Regex: "{name.split(":")[-1]}=([0-9.]+)"}}' for name in SAMPLE_METRICS
+    ]
+    return spec_text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
+
+
+def _csv_output(
+    header: list[str], metrics_header: list[str], report: dict[str, Any], spec_path: str, key: str
+) -> JsonOutput:
+    job_keys = list(report["jobs"][0]) if report["jobs"] else []
+    note = (
+        "Its columns are exactly the keys of `jobs[]` in report.json, in their order"
+        if header == job_keys
+        else "Its columns differ from the keys of `jobs[]` in report.json ("
+        + ", ".join(code(c) for c in [*header, *job_keys] if (c in header) != (c in job_keys))
+        + ")"
+    )
+    added = [column for column in metrics_header if column not in header]
+    note += (
+        "; a run with final metrics adds "
+        + ", ".join(code(column) for column in added)
+        + " after them (the sample's second run). "
+        if added
+        else ". "
+    )
+    return JsonOutput(
+        "report.csv",
+        f"sagemaker-fleet simulate {spec_path} --run-key {key} --report-dir DIR",
+        ("report.csv", doc_link("formats.md", "reportcsv")),
+        (),
+        note + "Columns, in order: " + ", ".join(code(column) for column in header) + ".",
+    )
+
+
+#: The commands whose JSON output the page documents; another command with a JSON option fails the generator.
+JSON_COMMANDS = ("plan", "simulate")
+
+
+def _no_json_commands() -> list[str]:
+    """The commands whose parser offers no JSON output (no ``--json``, no ``json`` choice), after checking every
+    command that does offers is documented here (:data:`JSON_COMMANDS`)."""
+    from sagemaker_fleet.cli import main
+
+    parser = main.build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    quiet = []
+    for name, sub in commands.items():
+        if any(isinstance(action, argparse._SubParsersAction) for action in sub._actions):
+            continue  # a group of commands (`sim serve`): no output of its own
+        has_json = any(
+            "--json" in action.option_strings or (action.choices is not None and "json" in action.choices)
+            for action in sub._actions
+        )
+        if has_json and name not in JSON_COMMANDS:
+            raise ValueError(f"`sagemaker-fleet {name}` prints JSON: document its shape in {COMMAND}")
+        if not has_json:
+            quiet.append(name)
+    return quiet
+
+
+def _outputs_body() -> list[str]:
+    from sagemaker_fleet.fleetspec import load_fleet_spec
+
+    outputs = json_outputs()
+    spec = load_fleet_spec(ROOT / SAMPLE_SPEC)
+    plan = outputs[0].documents[0]
+    reader = ShapeReader(_placeholders(spec, plan))
+    body: list[str] = []
+    for output in outputs:
+        text, link = output.prose
+        body += [f"## {output.title}", "", f"`{output.command}`. Described in [{text}]({link}).", ""]
+        if output.note:
+            body += [output.note, ""]
+        if not output.documents:
+            continue
+        shape = Shape()
+        for document in output.documents:
+            reader.read(document, shape)
+        body += table(("key", "type", "example"), shape_rows(shape))
+    return body
+
 
 def _schema_rows(schema: dict[str, Any], root: dict[str, Any], prefix: str = "") -> list[tuple[str, ...]]:
     """One row per property of a JSON schema object (``allOf`` and local ``$ref`` followed)."""
@@ -684,7 +1079,8 @@ def _schema_rows(schema: dict[str, Any], root: dict[str, Any], prefix: str = "")
 def json_formats_page() -> str:
     from sagemaker_fleet.observability import facets
 
-    body = [
+    body = _outputs_body()
+    body += [
         "## OpenLineage facets",
         "",
         "The JSON schemas shipped in the package (`sagemaker_fleet/data/openlineage/`); a facet's `_schemaURL` "
@@ -723,11 +1119,29 @@ def json_formats_page() -> str:
             )
         ],
     )
+    quiet = ", ".join(code(name) for name in _no_json_commands())
     intro = [
-        "The JSON whose shape the code defines as data: the JSON schemas shipped under `sagemaker_fleet/data/`. "
-        "The plan JSON, the simulate JSON and the cost report's `report.json` are written by the `to_json` methods "
-        "of their value objects (`sagemaker_fleet.plan`, `sagemaker_fleet.simulate`, `sagemaker_fleet.cost`), "
-        "with no schema to render from; their fields are described in the formats guide.",
+        "The JSON the provider writes. The plan JSON, the simulate JSON, the cost report's files and the Fleet "
+        "view's JSON are built by hand-written `to_json` methods with no schema: their shapes below are read from "
+        f"the outputs themselves, produced here from one fixed input ({code(SAMPLE_SPEC)}, run key "
+        f"{code(SAMPLE_RUN_KEY)}, the default seed; the simulator in this process, no AWS). Each key path is "
+        "listed once: `[]` stands for a list's items, `{city}`, `{instance_type}`, `{metric}` for the keys of a "
+        "mapping keyed by them; the types are those seen (`in N of M`: the key was in N of the M objects that "
+        "could hold it), the example the first value seen. report.json and the Fleet view are read from two "
+        "runs, the sample and the sample with final metrics (MetricDefinitions "
+        + ", ".join(code(name) for name in SAMPLE_METRICS)
+        + " added to its `job:`). A key these runs never write (another run's pools, a missed warm start's "
+        "reason, the account's quotas of a DAG run…) is not listed, and an empty list's items are unknown: the "
+        "linked prose sections describe every field and what each means.",
+        "",
+        f"Commands with no JSON option (`--json`, `--format json`): {quiet}. Of these, `report` writes the "
+        "report files below, `request` prints AWS's own CreateTrainingJob request and `import` a fleet spec "
+        "(YAML); the others print text. The Fleet view's list of runs (`GET /sagemaker-fleet/api/runs`) reads Airflow's metadata "
+        "database and is not produced here (its fields: "
+        f"[Routes]({doc_link('guides/fleet-view.md', 'routes')})).",
+        "",
+        "The JSON schemas shipped under `sagemaker_fleet/data/` are rendered from the schemas: [OpenLineage "
+        "facets](#openlineage-facets).",
     ]
     return page("JSON formats reference", intro, body)
 
@@ -742,7 +1156,10 @@ PAGES: dict[str, tuple[str, Callable[[], str]]] = {
     "cli.md": ("the `sagemaker-fleet` command line: every command and option, exit codes", cli_page),
     "settings.md": ("the `[sagemaker_fleet]` section of Airflow's configuration", settings_page),
     "metrics.md": ("the fleet's metrics and its OpenLineage facets", metrics_page),
-    "json-formats.md": ("the JSON schemas the package ships", json_formats_page),
+    "json-formats.md": (
+        "the shape of every JSON output (plan, simulate, report.json, Fleet view) and the JSON schemas shipped",
+        json_formats_page,
+    ),
 }
 
 

@@ -107,9 +107,11 @@ def test_relative_links_resolve_and_headings_are_plain(pages: dict[str, str]) ->
             path, _, anchor = target.partition("#")
             if path:
                 assert (folder / path).is_file(), f"{name}: {target} leads nowhere"
+                # a generated page as rendered now; a hand-written one (../formats.md) as it is on disk
+                linked = pages[path] if path in pages else (folder / path).read_text(encoding="utf-8")
                 anchors = {
                     re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
-                    for line in pages[path].splitlines()
+                    for line in linked.splitlines()
                     if line.startswith("#")
                 }
             else:
@@ -137,3 +139,46 @@ def test_every_spec_field_and_metric_is_described_in_the_code() -> None:
     ]
     assert not undescribed
     assert all(definition.meaning for definition in METRICS.values())
+
+
+def test_the_json_shape_collapses_maps_and_counts_absent_keys(generator: ModuleType) -> None:
+    reader = generator.ShapeReader({"ml.a": "instance_type", "ml.b": "instance_type"})
+    shape = generator.Shape()
+    reader.read(
+        {
+            "quotas": {"ml.a": {"n": 1, "spot": None}, "ml.b": {"n": 2, "spot": 3}},
+            "modes": {"planned": {"n": 1}, "naive": {"n": 2}},  # not data: kept as keys
+            "jobs": [{"city": "lima", "at": "2026-01-01T00:00:11+00:00"}, {"city": "oslo", "extra": True}],
+            "empty": [],
+        },
+        shape,
+    )
+    rows = {path.strip("`"): (kind, example) for path, kind, example in generator.shape_rows(shape)}
+    assert rows["quotas.{instance_type}.spot"] == ("integer or null", "`3`")
+    assert "quotas.ml.a" not in rows
+    assert "modes.planned.n" in rows
+    assert rows["modes.naive.n"] == ("integer", "`2`")
+    assert rows["jobs[].extra"] == ("boolean (in 1 of 2)", "`true`")
+    assert rows["jobs[].at"] == ("string (in 1 of 2)", '`"YYYY-MM-DDT00:00:11+00:00"`')
+    assert rows["empty"] == ("array (empty in this run)", "")
+    assert "empty[]" not in rows
+
+
+def test_a_link_to_a_missing_prose_section_fails(generator: ModuleType) -> None:
+    assert generator.doc_link("formats.md", "plan-json") == "../formats.md#plan-json"
+    with pytest.raises(ValueError, match="has no section #no-such-section"):
+        generator.doc_link("formats.md", "no-such-section")
+
+
+def test_every_json_output_links_its_prose(pages: dict[str, str]) -> None:
+    text = pages["json-formats.md"]
+    for title, link in (
+        ("Plan JSON", "../formats.md#plan-json"),
+        ("Simulate JSON", "../formats.md#simulate-json"),
+        ("Simulate JSON of several fleets", "../formats.md#simulate-json-of-several-fleets"),
+        ("report.json", "../formats.md#reportjson"),
+        ("report.csv", "../formats.md#reportcsv"),
+        ("Fleet view JSON", "../guides/fleet-view.md#routes"),
+    ):
+        section = text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+        assert f"]({link})" in section, title
