@@ -142,10 +142,11 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    stopped = stop_on_signals()  # before the URL: whoever reads it may stop the server at once
     print(server.url, flush=True)
     for line in server.not_provisioned:
         print(f"warning: not provisioned: {line}", file=sys.stderr)
-    serve_until_stopped(server, settings)
+    serve_until_stopped(server, settings, stopped)
     return 0
 
 
@@ -168,8 +169,9 @@ def cannot_listen(host: str, port: int) -> str | None:
     return None
 
 
-def serve_until_stopped(server: SimulatorServer, settings: ServerSettings) -> None:
-    """Serve until SIGINT/SIGTERM, then stop the server."""
+def stop_on_signals() -> threading.Event:
+    """An event that SIGINT or SIGTERM sets from now on (installed before the server's URL is printed, so a caller
+    that stops the server as soon as it has read the URL stops it cleanly)."""
     stopped = threading.Event()
 
     def _stop(signum: int, frame: FrameType | None) -> None:
@@ -177,6 +179,15 @@ def serve_until_stopped(server: SimulatorServer, settings: ServerSettings) -> No
 
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
+    return stopped
+
+
+def serve_until_stopped(
+    server: SimulatorServer, settings: ServerSettings, stopped: threading.Event | None = None
+) -> None:
+    """Serve until SIGINT/SIGTERM (``stopped``: the event :func:`stop_on_signals` gave), then stop the server."""
+    if stopped is None:
+        stopped = stop_on_signals()
     config = settings.config
     print(
         f"sagemaker-fleet sim: speed {settings.speed}×, seed {config.seed}, "

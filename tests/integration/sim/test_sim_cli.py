@@ -80,3 +80,16 @@ def test_sim_serve_rejects_a_bad_quota() -> None:
     )
     assert result.returncode == 2
     assert "TYPE=INSTANCES:WARM_POOLS[:SPOT]" in result.stderr
+
+
+def test_sim_serve_stopped_as_soon_as_its_url_is_read_exits_cleanly() -> None:
+    """SIGTERM is handled from the moment the URL is printed: a caller that stops the server at once (under load,
+    before its main thread had printed its warnings) got exit -15 when the handler came after the URL."""
+    command = [sys.executable, "-m", "sagemaker_fleet.cli.main", "sim", "serve", "--no-moto"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().startswith("http://127.0.0.1:")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=15) == 0

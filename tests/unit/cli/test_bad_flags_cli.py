@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,8 @@ def _never_serve_for_ever(monkeypatch: pytest.MonkeyPatch) -> None:
     """Should a refused flag be accepted again, ``sim serve`` starts and stops: the test fails, it does not hang."""
     import sagemaker_fleet.cli.sim as sim
 
-    monkeypatch.setattr(sim, "serve_until_stopped", lambda server, settings: server.stop())
+    monkeypatch.setattr(sim, "serve_until_stopped", lambda server, settings, stopped=None: server.stop())
+    monkeypatch.setattr(sim, "stop_on_signals", threading.Event)
 
 
 @pytest.mark.parametrize(

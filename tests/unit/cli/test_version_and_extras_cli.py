@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import sys
+import threading
 
 import pytest
 
@@ -18,7 +19,8 @@ HINT = "pip install 'airflow-provider-sagemaker-fleet[sim]'"
 @pytest.fixture(autouse=True)
 def _never_serve_for_ever(monkeypatch: pytest.MonkeyPatch) -> None:
     """Should the check let a command through, ``sim serve`` starts and stops: the test fails, it does not hang."""
-    monkeypatch.setattr(sim, "serve_until_stopped", lambda server, settings: server.stop())
+    monkeypatch.setattr(sim, "serve_until_stopped", lambda server, settings, stopped=None: server.stop())
+    monkeypatch.setattr(sim, "stop_on_signals", threading.Event)
 
 
 def test_version_is_the_installed_distributions(capsys: pytest.CaptureFixture[str]) -> None:

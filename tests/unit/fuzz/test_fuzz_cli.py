@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import socket
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -201,7 +202,8 @@ def offline() -> Iterator[None]:
     patch = pytest.MonkeyPatch()
     patch.setattr(report, "describe_run_jobs", lambda *args, **kwargs: [])
     patch.setattr(report, "upload_report_files", lambda client, files, target: [f"{target}report.html"])
-    patch.setattr(sim, "serve_until_stopped", lambda server, settings: server.stop())
+    patch.setattr(sim, "serve_until_stopped", lambda server, settings, stopped=None: server.stop())
+    patch.setattr(sim, "stop_on_signals", threading.Event)
     patch.setenv("AWS_ACCESS_KEY_ID", "testing")
     patch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     patch.delenv("AWS_ENDPOINT_URL", raising=False)
