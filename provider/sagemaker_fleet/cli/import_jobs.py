@@ -88,19 +88,17 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"cannot read the training jobs: {exc}", 1)
     sources = [
         *described,
-        *((f"request {path}", request, []) for path, request in zip(args.request, requests, strict=True)),
+        *((f"request {path}", *read) for path, read in zip(args.request, requests, strict=True)),
     ]
     try:
         cities = _cities(args.cities, sources)
     except ValueError as exc:
         return _fail(str(exc), 2)
     jobs = [
-        ImportedJob(city, request, source) for city, (source, request, _) in zip(cities, sources, strict=True)
+        ImportedJob(city, request, source, tuple(left_out))
+        for city, (source, request, left_out) in zip(cities, sources, strict=True)
     ]
     draft = draft_spec(jobs, args.fleet or _fleet_name(sources), region)
-    for source, _, read_only in sources:
-        for member, why in read_only:
-            print(f"left out: {source}: {member} — {why}", file=sys.stderr)
     return _write(draft, args, [source for source, _, _ in sources])
 
 
@@ -121,7 +119,18 @@ def _describe(client: Any, name: str) -> tuple[dict[str, Any], list[tuple[str, s
     return request, read_only
 
 
-def _read_request(path: Path) -> dict[str, Any]:
+#: Keys of request files that are not CreateTrainingJob's but that a known builder writes beside it: left out, why.
+SDK_ONLY_KEYS = {
+    "S3Operations": (
+        "the SageMaker SDK v2's upload of your source directory, done by its Airflow operator before it creates "
+        "the job; upload that archive once to the S3 key it names (the sagemaker_submit_directory hyperparameter "
+        "points at it)"
+    ),
+}
+
+
+def _read_request(path: Path) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """The request a file holds, and the keys left out of it (SDK_ONLY_KEYS) with why."""
     text = path.read_text(encoding="utf-8")
     try:
         data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
@@ -129,10 +138,12 @@ def _read_request(path: Path) -> dict[str, Any]:
         raise ValueError(f"--request {path}: not JSON or YAML: {exc}") from None
     if not isinstance(data, dict):
         raise ValueError(f"--request {path}: a CreateTrainingJob request is a mapping of AWS's field names")
+    left_out = [(key, SDK_ONLY_KEYS[key]) for key in data if key in SDK_ONLY_KEYS]
+    data = {key: value for key, value in data.items() if key not in SDK_ONLY_KEYS}
     unknown = sorted(set(data) - set(BOTOCORE_MODEL.load().request.members))
     if unknown:
         raise ValueError(f"--request {path}: not CreateTrainingJob fields: {', '.join(unknown)}")
-    return data
+    return data, left_out
 
 
 def _cities(given: str | None, sources: list[tuple[str, dict[str, Any], Any]]) -> list[str]:
@@ -172,8 +183,8 @@ def _write(draft: Draft, args: argparse.Namespace, sources: list[str]) -> int:
         "Check it with `sagemaker-fleet validate` and `sagemaker-fleet request SPEC CITY` (docs/guides/bring-your-job.md).",
     ]
     text = draft.yaml(header)
-    for dropped in draft.dropped:
-        print(f"left out: {dropped.source}: {dropped.field} — {dropped.why}", file=sys.stderr)
+    for line in draft.left_out_lines():
+        print(f"left out: {line}", file=sys.stderr)
     try:
         parse_fleet_spec(text, source=str(args.out or "<draft>"), model=BOTOCORE_MODEL)
     except FleetSpecError as exc:

@@ -37,6 +37,9 @@ class ImportedJob:
     city: str
     request: Mapping[str, Any]
     source: str
+    #: (field, why) of what was left out before the request was known: a description's read-only members, a
+    #: request file's SDK-only keys.
+    left_out: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,23 @@ class Draft:
         """The spec as YAML, ``header`` and the dropped fields as comments around it."""
         top = "".join(f"# {line}\n" for line in header)
         body = yaml.safe_dump(self.spec, sort_keys=False, allow_unicode=True, width=110)
-        tail = "".join(f"#   {d.source}: {d.field} — {d.why}\n" for d in self.dropped)
+        tail = "".join(f"#   {line}\n" for line in self.left_out_lines())
         return top + body + ("# Left out:\n" + tail if tail else "")
+
+    def left_out_lines(self) -> list[str]:
+        """One line per field left out and why, naming its sources ("every job" when all of them): a field dropped
+        from 200 jobs for one reason is one line."""
+        sources = list(dict.fromkeys(d.source for d in self.dropped))
+        grouped: dict[tuple[str, str], list[str]] = {}
+        for d in self.dropped:
+            named = grouped.setdefault((d.field, d.why), [])
+            if d.source not in named:
+                named.append(d.source)
+        lines = []
+        for (field_path, why), named in grouped.items():
+            who = f"every job ({len(named)})" if len(named) == len(sources) > 1 else ", ".join(named)
+            lines.append(f"{field_path} — {why}: {who}")
+        return lines
 
 
 def request_of_description(
@@ -88,8 +106,14 @@ def draft_spec(jobs: Sequence[ImportedJob], fleet: str, region: str) -> Draft:
     spots: list[dict[str, int] | None] = []
     outputs = []
     for job in jobs:
+        dropped += (Dropped(job.source, path, why) for path, why in job.left_out)
         request, spot, output = _owned_out(job, dropped)
-        request = strip_defaults(request)
+        defaults: list[str] = []
+        request = strip_defaults(request, seen=defaults)
+        dropped += (
+            Dropped(job.source, path, f"SageMaker's default ({AWS_DEFAULTS[path]!r}): it is filled in again")
+            for path in dict.fromkeys(defaults)
+        )
         cleaned.append(_with_city(request, job.city))
         spots.append(spot)
         outputs.append(output.replace(job.city, "{city}") if output else None)
@@ -112,20 +136,25 @@ def draft_spec(jobs: Sequence[ImportedJob], fleet: str, region: str) -> Draft:
     return Draft(spec, tuple(dropped))
 
 
-def strip_defaults(value: Any, path: str = "") -> Any:
-    """``value`` without the members equal to SageMaker's default (or empty), and containers left empty."""
+def strip_defaults(value: Any, path: str = "", *, seen: list[str] | None = None) -> Any:
+    """``value`` without the members equal to SageMaker's default (or empty), and containers left empty; the
+    paths of the defaults dropped are appended to ``seen``."""
     if isinstance(value, Mapping):
         out = {}
         for key, item in value.items():
             inner = f"{path}.{key}" if path else str(key)
-            item = strip_defaults(item, inner)
+            item = strip_defaults(item, inner, seen=seen)
             default = AWS_DEFAULTS.get(inner, _MISSING)
-            if item in ("", {}, []) or (item == default and inner not in KEPT_AT_DEFAULT):
+            if item in ("", {}, []):
+                continue
+            if item == default and inner not in KEPT_AT_DEFAULT:
+                if seen is not None:
+                    seen.append(inner)
                 continue
             out[key] = item
         return out
     if isinstance(value, list):
-        return [strip_defaults(item, path) for item in value]
+        return [strip_defaults(item, path, seen=seen) for item in value]
     return value
 
 

@@ -52,3 +52,22 @@ def test_the_spec_goes_to_out_never_over_a_file_without_force(
     assert main(["import", "--request", str(request_file), "--out", str(out)]) == 2
     assert "exists; pass --force" in capsys.readouterr().err
     assert main(["import", "--request", str(request_file), "--out", str(out), "--force"]) == 0
+
+
+def test_the_sdk_v2_upload_of_a_training_config_is_left_out_with_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SDK v2's ``training_config`` adds ``S3Operations`` (its Airflow operator uploads the source directory first):
+    not CreateTrainingJob's, so it is left out and said, not refused."""
+    upload = {
+        "S3Upload": [{"Path": "/src/train.py", "Bucket": "b", "Key": "code/sourcedir.tar.gz", "Tar": True}]
+    }
+    path = tmp_path / "training_config.json"
+    path.write_text(json.dumps({**request("seoul"), "S3Operations": upload}))
+    out = tmp_path / "fleet.yaml"
+    assert main(["import", "--request", str(path), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "left out: S3Operations — the SageMaker SDK v2's upload of your source directory" in err
+    text = out.read_text()
+    assert "S3Upload" not in text.split("# Left out:")[0]
+    assert "#   S3Operations — the SageMaker SDK v2's upload" in text

@@ -93,8 +93,30 @@ def test_what_the_jobs_share_goes_to_the_fleet_and_the_rest_to_each_city() -> No
     ) in left
     text = draft.yaml(["drafted for a test"])
     assert text.startswith("# drafted for a test\n")
-    assert "# Left out:\n#   job a: TrainingJobName — the provider's" in text
+    assert "# Left out:\n#   TrainingJobName — the provider's" in text
+    assert "Tags[sagemaker-fleet:city] — the provider's" in text
+    # a field both jobs lose for one reason is one line naming them together
+    (names,) = [line for line in draft.left_out_lines() if line.startswith("TrainingJobName ")]
+    assert names.endswith(": every job (3)")
     assert yaml.safe_load(text) == spec
+
+
+def test_what_was_left_out_before_drafting_and_the_defaults_are_listed() -> None:
+    b = {key: value for key, value in request("lagos").items() if key != "EnableNetworkIsolation"}
+    jobs = [
+        ImportedJob("seoul", request("seoul"), "job a", (("TrainingJobStatus", "read-only"),)),
+        ImportedJob("lagos", b, "job b"),
+    ]
+    draft = draft_spec(jobs, "demand", "us-east-1")
+    lines = draft.left_out_lines()
+    assert "TrainingJobStatus — read-only: job a" in lines
+    assert "EnableNetworkIsolation — SageMaker's default (False): it is filled in again: job a" in lines
+    assert (
+        "OutputDataConfig.CompressionType — SageMaker's default ('GZIP'): it is filled in again: every job (2)"
+        in lines
+    )
+    assert "EnableNetworkIsolation" not in draft.spec["job"]
+    assert "#   TrainingJobStatus — read-only: job a\n" in draft.yaml()
 
 
 def test_a_description_becomes_the_request_that_made_it() -> None:
