@@ -102,15 +102,22 @@ class SimClient:
         return self._call("POST", "faults/spot", settings)
 
     def failures(
-        self, probability: float | None = None, *, cities: list[str] | None = None
+        self,
+        probability: float | None = None,
+        *,
+        cities: list[str] | None = None,
+        first_cities: list[str] | None = None,
     ) -> dict[str, Any]:
-        """Jobs failing with an AlgorithmError: a share of all jobs (at a random point of training) and/or every
-        job of the given cities (``city`` or ``fleet/city``; ``[]`` clears the list)."""
+        """Jobs failing with an AlgorithmError: a share of all jobs (at a random point of training), every job of
+        the given ``cities``, and/or the first submission of each of ``first_cities`` (``city`` or ``fleet/city``;
+        ``[]`` clears a list)."""
         body: dict[str, Any] = {}
         if probability is not None:
             body["probability"] = probability
         if cities is not None:
             body["cities"] = cities
+        if first_cities is not None:
+            body["first_cities"] = first_cities
         return self._call("POST", "faults/failures", body)
 
     def refuse_keep_alive_while_running(self, refuse: bool = True) -> bool:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from sagemaker_fleet.fleetspec.model import InstanceQuota
-from sagemaker_fleet.jobs.request import CITY_TAG, FLEET_TAG
+from sagemaker_fleet.jobs.request import ATTEMPT_TAG, CITY_TAG, FLEET_TAG
 from sagemaker_fleet.sim.startup_model import StartupModel
 from sagemaker_fleet.sim.workload import WorkModel
 
@@ -73,6 +73,9 @@ class SimConfig:
     #: Cities whose training container always fails (an AlgorithmError early in training, every submission):
     #: ``city`` or ``fleet/city``, matched against the job's ``sagemaker-fleet:*`` tags.
     failing_cities: frozenset[str] = frozenset()
+    #: Cities whose first submission of a run fails the same way (its ``sagemaker-fleet:attempt`` tag is 1) and
+    #: whose later submissions train: a city that fails once and trains when its task is retried.
+    failing_first_cities: frozenset[str] = frozenset()
     #: UpdateTrainingJob(ResourceConfig.KeepAlivePeriodInSeconds) on a job still running (InProgress, Stopping):
     #: True answers ValidationException, as AWS may. AWS documents the change only for an ended job whose pool is
     #: Available and says nothing of a running one (the API reference sets no status condition), so both are
@@ -81,9 +84,16 @@ class SimConfig:
     #: sweep after the job ends (docs/sagemaker-behaviour.md, keep-alive).
     refuse_keep_alive_while_running: bool = False
 
-    def fails_always(self, tags: Mapping[str, str]) -> bool:
+    def fails_early(self, tags: Mapping[str, str]) -> bool:
+        """Whether this submission's container exits early: its city fails always, or fails once and this is the
+        city's first submission."""
         city, fleet = tags.get(CITY_TAG), tags.get(FLEET_TAG)
-        return city is not None and (city in self.failing_cities or f"{fleet}/{city}" in self.failing_cities)
+        if city is None:
+            return False
+        names = {city, f"{fleet}/{city}"}
+        if names & self.failing_cities:
+            return True
+        return bool(names & self.failing_first_cities) and tags.get(ATTEMPT_TAG, "1") == "1"
 
     def quota(self, instance_type: str) -> InstanceQuota:
         return self.quotas.get(instance_type) or self.default_quota or UNLIMITED_QUOTA

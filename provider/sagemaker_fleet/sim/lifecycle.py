@@ -189,7 +189,7 @@ class Lifecycle:
             after = spot.interruption_after(config.spot, config.seed, job.name, job.attempt)
             if after is not None and after < remaining:
                 self._at(now + after, EventKind.SPOT_INTERRUPTION, job)
-        if config.fails_always(job.request.tags):  # the container exits early, every submission
+        if config.fails_early(job.request.tags):  # the container exits early (every submission, or the first)
             self._at(now + min(remaining, 30.0) / 2, EventKind.ALGORITHM_FAILURE, job)
         elif config.failure_probability > 0:
             rng = stream(config.seed, job.name, "failure", job.attempt)

@@ -106,6 +106,7 @@ def state_json(state: SimState, clock: Clock, now: float) -> dict[str, Any]:
             "spot": {**asdict(config.spot), "no_capacity_types": sorted(config.spot.no_capacity_types)},
             "failure_probability": config.failure_probability,
             "failing_cities": sorted(config.failing_cities),
+            "failing_first_cities": sorted(config.failing_first_cities),
             "refuse_keep_alive_while_running": config.refuse_keep_alive_while_running,
             "quotas": {itype: asdict(q) for itype, q in sorted(config.quotas.items())},
             "default_quota": asdict(config.default_quota) if config.default_quota else None,

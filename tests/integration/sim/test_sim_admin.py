@@ -93,7 +93,7 @@ def test_a_server_without_moto_serves_only_the_training_apis() -> None:
 
 def test_a_failing_city_fails_every_job_and_only_its_own(sim: SimClient) -> None:
     sm = sim.boto3_client("sagemaker")
-    assert sim.failures(cities=["seoul"]) == {"probability": 0.0, "cities": ["seoul"]}
+    assert sim.failures(cities=["seoul"]) == {"probability": 0.0, "cities": ["seoul"], "first_cities": []}
     for name, city in (("seoul-1", "seoul"), ("seoul-2", "seoul"), ("lima-1", "lima")):
         sm.create_training_job(**make_request(name, city=city))
     ended = {
@@ -138,3 +138,25 @@ def test_keep_alive_changes_of_running_jobs_are_refused_or_accepted_as_set(sim: 
     sim.refuse_keep_alive_while_running()
     sim.reset()  # back to the start-up setting: accepted
     assert sim.state()["config"]["refuse_keep_alive_while_running"] is False
+
+
+def test_a_city_failing_once_fails_its_first_submission_and_trains_the_next(sim: SimClient) -> None:
+    """``first_cities``: the submission tagged attempt 1 fails early; attempt 2 of the same city trains."""
+    sm = sim.boto3_client("sagemaker")
+    assert sim.failures(first_cities=["lima"])["first_cities"] == ["lima"]
+    attempts = {"lima-1": "1", "lima-2": "2", "oslo-1": "1"}
+    for name, attempt in attempts.items():
+        request = make_request(name, city=name.split("-")[0])
+        request["Tags"].append({"Key": "sagemaker-fleet:attempt", "Value": attempt})
+        sm.create_training_job(**request)
+    ended = {name: advance_until(sim, sm, name, {"Completed", "Failed"}) for name in attempts}
+    assert {n: d["TrainingJobStatus"] for n, d in ended.items()} == {
+        "lima-1": "Failed",
+        "lima-2": "Completed",
+        "oslo-1": "Completed",
+    }
+    assert ended["lima-1"]["FailureReason"].startswith("AlgorithmError")
+    assert sim.state()["config"]["failing_first_cities"] == ["lima"]
+    assert sim.failures(first_cities=[])["first_cities"] == []
+    with pytest.raises(SimAdminError, match="first_cities is a list"):
+        sim.failures(first_cities="lima")  # type: ignore[arg-type]

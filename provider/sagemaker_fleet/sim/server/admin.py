@@ -16,7 +16,8 @@ JSON in, JSON out. Errors: 400 ``{"error": …}`` for a bad request, 404 for an 
     POST /_sim/faults/throttle       {"share": 0..1, "operations"?: [...]}  ThrottlingException "Rate exceeded"
     POST /_sim/faults/spot           {"interruptions_per_hour"?, "capacity_wait_mean_seconds"?, "discount"?,
                                       "discount_spread"?, "no_capacity_types"?: [...]}
-    POST /_sim/faults/failures       {"probability": 0..1}  seeded AlgorithmError during training
+    POST /_sim/faults/failures       {"probability"?: 0..1, "cities"?: [...], "first_cities"?: [...]}  seeded
+                                      AlgorithmError during training; every job of a city; a city's first job
     POST /_sim/faults/keep-alive     {"refuse_while_running": true|false}  UpdateTrainingJob(KeepAlivePeriod…)
                                       on a running job: ValidationException, or accepted (the default)
 """
@@ -185,8 +186,9 @@ def _work(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
 
 def _failures(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
     """``probability``: share of jobs failing at a random point of training; ``cities``: ``city`` or
-    ``fleet/city`` entries whose every job fails (replaces the list; ``[]`` clears it)."""
-    unknown = set(body) - {"probability", "cities"}
+    ``fleet/city`` entries whose every job fails; ``first_cities``: the same, whose first submission fails and
+    later ones train (each replaces its list; ``[]`` clears it)."""
+    unknown = set(body) - {"probability", "cities", "first_cities"}
     if unknown:
         raise ValueError(f"unknown failure settings: {sorted(unknown)}")
     changes: dict[str, Any] = {}
@@ -195,13 +197,18 @@ def _failures(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, A
         if probability > 1.0:
             raise ValueError("probability is between 0 and 1")
         changes["failure_probability"] = probability
-    if "cities" in body:
-        cities = body["cities"]
-        if not isinstance(cities, list) or not all(isinstance(c, str) and c for c in cities):
-            raise ValueError("cities is a list of 'city' or 'fleet/city' names")
-        changes["failing_cities"] = frozenset(cities)
+    for key, setting in (("cities", "failing_cities"), ("first_cities", "failing_first_cities")):
+        if key in body:
+            cities = body[key]
+            if not isinstance(cities, list) or not all(isinstance(c, str) and c for c in cities):
+                raise ValueError(f"{key} is a list of 'city' or 'fleet/city' names")
+            changes[setting] = frozenset(cities)
     config = control.engine.configure(**changes)
-    return {"probability": config.failure_probability, "cities": sorted(config.failing_cities)}
+    return {
+        "probability": config.failure_probability,
+        "cities": sorted(config.failing_cities),
+        "first_cities": sorted(config.failing_first_cities),
+    }
 
 
 def _keep_alive(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
