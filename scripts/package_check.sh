@@ -22,6 +22,8 @@
 #   PACKAGE_AIRFLOW_HOME  its AIRFLOW_HOME (default /tmp/sagemaker-fleet-package-home), re-created each run; holds
 #                         airflow.cfg, the migrated SQLite airflow.db and env.sh
 #   PACKAGE_MWAA_VERSION  the MWAA constraint set the venv is installed under (default 3.0.6)
+#   PACKAGE_CONSTRAINTS   constraint files to install under instead (space-separated), e.g.
+#                         requirements/constraints-py3.12.txt: the latest Airflow 3.3 as this repository pins it
 #   PACKAGE_PYTHON        the interpreter of the venv and the checks (default: scripts/pythons.sh find 3.12)
 #   PACKAGE_OFFLINE=1     skip step 5 (the only step that needs PyPI when uv's cache is warm)
 #   UV                    the uv to use (default: .venv/bin/uv, else uv on PATH, else uv $UV_VERSION installed
@@ -80,12 +82,21 @@ for dir_marker in "$PACKAGE_VENV:pyvenv.cfg" "$PACKAGE_AIRFLOW_HOME:.sagemaker-f
     exit 1
   fi
 done
-constraints=("$MWAA_DIR/airflow-$PACKAGE_MWAA_VERSION-constraints.txt"
-  "$MWAA_DIR/airflow-$PACKAGE_MWAA_VERSION-mwaa-essential-constraints.txt")
+if [ -n "${PACKAGE_CONSTRAINTS:-}" ]; then
+  read -r -a constraints <<<"$PACKAGE_CONSTRAINTS"
+  under="$PACKAGE_CONSTRAINTS"
+else
+  constraints=("$MWAA_DIR/airflow-$PACKAGE_MWAA_VERSION-constraints.txt"
+    "$MWAA_DIR/airflow-$PACKAGE_MWAA_VERSION-mwaa-essential-constraints.txt")
+  under="MWAA $PACKAGE_MWAA_VERSION's constraints"
+fi
 for file in "${constraints[@]}"; do
-  [ -f "$file" ] || { echo "no constraints file $file (PACKAGE_MWAA_VERSION=$PACKAGE_MWAA_VERSION)" >&2; exit 1; }
+  [ -f "$file" ] || { echo "no constraints file $file" >&2; exit 1; }
 done
-echo "package check: $("$python" -V) at $python, $("$UV" --version), MWAA $PACKAGE_MWAA_VERSION constraints"
+# The Airflow the constraints pin: what the smoke test expects to find installed.
+expected_airflow="$(grep -h -m1 -E '^apache-airflow==' "${constraints[@]}" | head -1 | cut -d= -f3)"
+[ -n "$expected_airflow" ] || { echo "the constraints pin no apache-airflow: ${constraints[*]}" >&2; exit 1; }
+echo "package check: $("$python" -V) at $python, $("$UV" --version), under $under (Airflow $expected_airflow)"
 
 # -- 1. build -----------------------------------------------------------------------------------------------------
 step "1. build the sdist and the wheel into dist/"
@@ -130,7 +141,7 @@ sed -e $'s/\x1b\\[[0-9;]*m//g' -e 's/^/  twine: /' "$logs/twine.log"
 [ "$twine_rc" = 0 ] || fail "twine check --strict"
 
 # -- 3. install -------------------------------------------------------------------------------------------------
-step "3. install the wheel with [openlineage,statsd] into a clean Python 3.12 venv under MWAA $PACKAGE_MWAA_VERSION's constraints"
+step "3. install the wheel with [openlineage,statsd] into a clean Python 3.12 venv under $under"
 rm -rf "$PACKAGE_VENV"
 "$UV" venv --quiet --python "$python" "$PACKAGE_VENV"
 constraint_args=()
@@ -145,7 +156,7 @@ if "$UV" pip install --quiet --python "$PACKAGE_VENV/bin/python" "${constraint_a
     echo "  ok    uv pip check: no broken requirements" || { cat "$logs/pipcheck.log"; fail "uv pip check"; }
   installed=1
 else
-  cat "$logs/install.log"; fail "install under MWAA $PACKAGE_MWAA_VERSION's constraints"
+  cat "$logs/install.log"; fail "install under $under"
   installed=0
 fi
 
@@ -174,7 +185,7 @@ EOF
     tail -30 "$logs/migrate.log"; fail "airflow db migrate"
   fi
   (cd "$PACKAGE_AIRFLOW_HOME" && "$PACKAGE_VENV/bin/python" "$REPO/scripts/package_smoke.py" \
-      --version "$version" --airflow "$PACKAGE_MWAA_VERSION" --dags "$REPO/dags") || fail "smoke test"
+      --version "$version" --airflow "$expected_airflow" --dags "$REPO/dags") || fail "smoke test"
 fi
 
 # -- 5. the resolutions started after the build -----------------------------------------------------------------------------

@@ -183,9 +183,8 @@ class FleetTrainingOperator(FleetAwsOperator):
             raise AirflowException(f"{self.city}: the training trigger ended without an outcome ({event!r})")
         self._outcome = event
         status = event.get("status")
+        self._push_links(context, event.get("links") or {})
         if status == "success":
-            for link, value in (event.get("links") or {}).items():
-                context["ti"].xcom_push(key=link, value=value)
             return event.get("result")
         if status == "skipped":
             raise AirflowSkipException(f"{self.city}: {event.get('message', 'skipped')}")
@@ -195,6 +194,18 @@ class FleetTrainingOperator(FleetAwsOperator):
 
             raise CityCannotTrainError(message)
         raise AirflowException(message)
+
+    @staticmethod
+    def _push_links(context: Context, links: dict[str, Any]) -> None:
+        """The job's links, whatever the outcome (a failed job's console page and logs are what a person opens
+        first); with no job, an empty value under each link's key. The task runner reads every extra link as the
+        task ends, and a key never written logs an ``[error] XCom not found`` line per link."""
+        ti = context["ti"]
+        for key in (SageMakerTrainingJobLink.key, TrainingJobLogsLink.key):
+            if key not in links:
+                ti.xcom_push(key=key, value=None)
+        for key, value in links.items():
+            ti.xcom_push(key=key, value=value)
 
     # ------------------------------------------------------------------------------------------ lineage
 

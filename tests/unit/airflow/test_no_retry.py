@@ -26,7 +26,7 @@ from sagemaker_fleet.operators.training import FleetTrainingOperator
 from sagemaker_fleet.plan import plan_fleet
 from sagemaker_fleet.plan.errors import PlanError
 from sagemaker_fleet.sensors.fleet import FleetRunSensor, WarmPoolAvailableSensor
-from sagemaker_fleet.triggers.city import FleetCityTrigger, Outcome
+from sagemaker_fleet.triggers.city import FleetCityTrigger, Outcome, job_link_xcoms
 from sagemaker_fleet.triggers.errors import CityCannotTrainError, UnknownCityError
 
 SMALL = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "small.yaml"
@@ -114,6 +114,16 @@ def first_event(trigger: FleetCityTrigger) -> TriggerEvent:
     return asyncio.run(asyncio.wait_for(first(), 20))
 
 
+class PushedXComs:
+    """A task instance that records what is pushed to XCom."""
+
+    def __init__(self) -> None:
+        self.pushed: dict[str, Any] = {}
+
+    def xcom_push(self, key: str, value: Any) -> None:
+        self.pushed[key] = value
+
+
 def published(monkeypatch, plan: Any) -> None:
     async def plan_json(self: Any, run: Any) -> Any:
         return plan
@@ -128,8 +138,11 @@ def assert_fails_without_retries(event: TriggerEvent, match: str) -> None:
     assert (event.payload["status"], event.payload["retry"]) == ("failed", False)
     json.dumps(event.payload)
     operator = FleetTrainingOperator(task_id="train_seoul", spec_path=str(SMALL), city="seoul")
+    ti = PushedXComs()
     with pytest.raises(CityCannotTrainError, match=match) as raised:
-        operator.execute_complete({"ti": None}, event.payload)  # type: ignore[arg-type]
+        operator.execute_complete({"ti": ti}, event.payload)  # type: ignore[arg-type]
+    # no job: each job link reads an empty value instead of a key never written (an "XCom not found" error line)
+    assert ti.pushed == {"sagemaker_fleet_training_job": None, "sagemaker_fleet_training_logs": None}
     assert isinstance(raised.value, AirflowFailException)
     assert isinstance(raised.value, SageMakerFleetError)
 
@@ -178,9 +191,16 @@ def test_a_failure_a_retry_may_mend_still_ends_the_task_from_the_triggerer_and_i
     event = trigger._event(Outcome("failed", message="AlgorithmError"))
     assert isinstance(event, TaskFailedEvent)  # Airflow retries it while tries are left
     operator = FleetTrainingOperator(task_id="train_seoul", spec_path=str(SMALL), city="seoul")
+    links = job_link_xcoms("us-east-1", "aws.amazon.com", "small-seoul-20261204")
+    ti = PushedXComs()
     with pytest.raises(AirflowException, match="AlgorithmError") as raised:
-        operator.execute_complete({"ti": None}, {"status": "failed", "message": "AlgorithmError"})  # type: ignore[arg-type]
+        operator.execute_complete(
+            {"ti": ti},  # type: ignore[arg-type]
+            {"status": "failed", "message": "AlgorithmError", "links": links},
+        )
     assert not isinstance(raised.value, AirflowFailException)
+    # the failed job's console page and logs, as for a job that trained
+    assert ti.pushed == links
 
 
 def test_which_errors_a_retry_would_meet_again() -> None:
