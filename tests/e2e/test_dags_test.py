@@ -135,6 +135,8 @@ def dags_test(airflow_env: Mapping[str, str], sim_url: str) -> DagsTest:
         timeout=RUN_TIMEOUT,
     )
     seconds = time.monotonic() - started
+    # the whole output, to read after a failure (the assertions show its end)
+    (Path(airflow_env["AIRFLOW_HOME"]) / "dags-test.log").write_text(run.stdout)
     jobs = [job for job in SimClient(sim_url).state()["jobs"] if job["name"].startswith("dagtest-")]
     return DagsTest(run.returncode, run.stdout, seconds, jobs, Path(airflow_env["AIRFLOW_HOME"]) / "reports")
 

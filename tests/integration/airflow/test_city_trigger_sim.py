@@ -341,7 +341,10 @@ def test_a_city_whose_job_failed_fails_its_worker_task_with_the_reason(fast) -> 
     ti = RecordingTaskInstance()
     with pytest.raises(AirflowException, match=r"^oslo: .*AlgorithmError"):
         worker_operator("oslo").execute_complete({"ti": ti}, event.payload)
-    assert ti.pushed == {}
+    # the failed job's console page and logs, as for a job that trained
+    job = f"quick-oslo-{RUN_KEY}"
+    assert ti.pushed["sagemaker_fleet_training_job"]["job_name"] == job
+    assert ti.pushed["sagemaker_fleet_training_logs"]["job_name"] == job
 
 
 def test_a_city_the_form_left_out_skips_its_worker_task(fast) -> None:
