@@ -312,6 +312,8 @@ class FleetCityTrigger(RunPollerTrigger):
                     "links": outcome.links,
                     "retry": outcome.retry,
                     "lineage": self._safe_lineage(),
+                    # the try it answers: a task resumed with an earlier try's event starts again instead
+                    "try_id": self.task_try.try_id,
                 }
             )
         if outcome.status == "success":

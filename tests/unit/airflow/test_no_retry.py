@@ -249,3 +249,29 @@ def test_a_fleet_file_gone_bad_under_a_deferred_sensor_fails_it_without_retries(
     with pytest.raises(AirflowException) as retried:  # an AWS error is still retried
         sensor.execute_complete({}, {"status": "error", "message": "AccessDenied"})  # type: ignore[arg-type]
     assert not isinstance(retried.value, AirflowFailException)
+
+
+class TaskTryInstance(PushedXComs):
+    """A task instance of one try of a run."""
+
+    def __init__(self, run_id: str, try_number: int) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.try_number = try_number
+
+
+def test_an_event_of_an_earlier_try_starts_the_city_again(monkeypatch) -> None:
+    """Airflow 3.0's dag.test() resumes a retried task with the event of the try that failed (it keeps the task's
+    next method and arguments): the new try must not fail again on the old outcome, but start the city again."""
+    operator = FleetTrainingOperator(task_id="train_seoul", spec_path=str(SMALL), city="seoul")
+    started: list[int] = []
+    monkeypatch.setattr(
+        operator, "execute", lambda context: started.append(context["ti"].try_number) or "again"
+    )
+    failed = {"status": "failed", "message": "AlgorithmError", "retry": True, "try_id": "manual__1/1"}
+    assert operator.execute_complete({"ti": TaskTryInstance("manual__1", 2)}, failed) == "again"  # type: ignore[arg-type]
+    assert started == [2]
+    # the try's own event ends it as before
+    with pytest.raises(AirflowException, match="AlgorithmError"):
+        operator.execute_complete({"ti": TaskTryInstance("manual__1", 1)}, failed)  # type: ignore[arg-type]
+    assert started == [2]
