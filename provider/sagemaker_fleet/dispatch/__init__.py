@@ -4,7 +4,8 @@
 - ``tracker.py``: :class:`RunTracker`, the run's jobs from the listings and who may start now: what it has seen
   (``state.py``) and its rules as functions of it (``holdings.py``: what the run holds and has left;
   ``handoff.py``: who takes a freed pool; ``admission.py``: who starts now and why the others wait;
-  ``pool_ends.py``: which pools end now); ``rules.py``: the measurement switches of those rules;
+  ``pool_ends.py``: which pools end now); ``rules.py``: how a run runs them
+  (:class:`~sagemaker_fleet.dispatch.rules.RunOptions`) and the measurement switches of those rules;
 - ``account.py``: :class:`~sagemaker_fleet.dispatch.account.AccountView`, other runs' jobs of the account: what
   they hold of its quotas, which of their pools are the run's to take;
 - ``sweep.py``: :class:`~sagemaker_fleet.dispatch.sweep.RunSweeps`, one sweep of the run (listing window, describes,
@@ -26,7 +27,7 @@ from __future__ import annotations
 from sagemaker_fleet.dispatch.book import DispatchBook, QuotaKey, Turn, peak_lanes, quota_key
 from sagemaker_fleet.dispatch.build import build_run_dispatch
 from sagemaker_fleet.dispatch.cadence import Cadence
-from sagemaker_fleet.dispatch.rules import DispatchRules
+from sagemaker_fleet.dispatch.rules import DispatchRules, RunOptions
 from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "DispatchBook",
     "DispatchRules",
     "QuotaKey",
+    "RunOptions",
     "RunTracker",
     "Turn",
     "Wait",

@@ -56,7 +56,7 @@ def has_turn(
     enough of the group's cities have ended; or the group has stalled (``waited`` the cadence's stall while
     nothing of it runs: whoever holds the group never started)."""
     width = view.book.widths[turn.group]
-    if view.one_at_a_time:
+    if view.options.one_at_a_time:
         return True
     if running[turn.group] == 0 and waited >= view.cadence.stall_seconds:
         return True
@@ -68,8 +68,8 @@ def must_wait_for_pool(view: RunView, ledger: Ledger, turn: Turn, wait: Wait, wa
     it: fewer of its group's cities already wait for one (``waiting``) than pools may come. The others start
     cold: with pools lost (their keep-alive ran out while the triggerer was down), holding every city back for
     the few pools still to come would shrink the group to its running jobs for the rest of the run."""
-    group = turn.group
-    if not wait.first or group not in view.book.cold_starts or view.carry_pools or view.one_at_a_time:
+    group, options = turn.group, view.options
+    if not wait.first or group not in view.book.cold_starts or options.carry_pools or options.one_at_a_time:
         return False
     if ledger.idle[group] > 0 or turn.quota_for(wait.attempt)[1] != "instances":
         return False  # it takes a pool (or is a spot submission, which never does)
@@ -83,7 +83,7 @@ def admit(view: RunView, waiting: Sequence[Wait], now: float) -> list[str]:
     triggerer without it does not give that place to the next city in start order."""
     book, state, shares = view.book, view.state, view.shares
     ledger = Ledger.read(view)
-    handed_out = handoffs(view) if view.rules.image_handoff else {}
+    handed_out = handoffs(view) if view.options.rules.image_handoff else {}
     held = Counter(book.turns[city].group for city in handed_out if city not in state.pending)
     known = [w for w in waiting if w.city in book.turns]
     admitted = [w.city for w in waiting if w.city not in book.turns]  # outside the plan: no order

@@ -15,14 +15,14 @@ from sagemaker_fleet.dispatch.account import AccountView
 from sagemaker_fleet.dispatch.board import ShareBoard
 from sagemaker_fleet.dispatch.cadence import AWS_CADENCE
 from sagemaker_fleet.dispatch.fair_share import FairShare
-from sagemaker_fleet.dispatch.rules import ALL_RULES
+from sagemaker_fleet.dispatch.rules import DEFAULT_OPTIONS
 from sagemaker_fleet.dispatch.sweep import RunSweeps
 from sagemaker_fleet.dispatch.tracker import RunTracker
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.book import DispatchBook
     from sagemaker_fleet.dispatch.cadence import Cadence
-    from sagemaker_fleet.dispatch.rules import DispatchRules
+    from sagemaker_fleet.dispatch.rules import RunOptions
 
 
 def build_run_dispatch(
@@ -30,14 +30,12 @@ def build_run_dispatch(
     names: Mapping[str, tuple[str, int]],
     cadence: Cadence = AWS_CADENCE,
     *,
-    carry_pools: bool = False,
-    one_at_a_time: bool = False,
-    rules: DispatchRules = ALL_RULES,
+    options: RunOptions = DEFAULT_OPTIONS,
     account: bool = True,
     sweeps: RunSweeps | None = None,
 ) -> RunSweeps:
     """The run's sweeps, feeding its :class:`RunTracker` (``names``: every job name the run may use → (city,
-    attempt); ``carry_pools``, ``one_at_a_time``, ``rules``: see :class:`RunTracker`).
+    attempt); ``options``: how the run runs, :class:`~.rules.RunOptions`).
 
     A run with a plan is account-aware (``account=False``: it counts its own jobs only — the Fleet view, which
     lists no other run's jobs, and a measurement of what the view gives): its sweeps list the account's jobs and
@@ -54,9 +52,7 @@ def build_run_dispatch(
         book,
         names,
         cadence,
-        carry_pools=carry_pools,
-        one_at_a_time=one_at_a_time,
-        rules=rules,
+        options=options,
         account=AccountView(cadence, board) if aware else None,
         shares=FairShare(board, book) if board is not None else None,
     )

@@ -93,7 +93,7 @@ def cold_budget(view: RunView, pending_warm: Counter[str]) -> tuple[Counter[str]
     left: Counter[str] = Counter()
     coming: Counter[str] = Counter()
     book, state = view.book, view.state
-    if view.carry_pools or not book.cold_starts:
+    if view.options.carry_pools or not book.cold_starts:
         return left, coming
     reused, lost = Counter[str](), Counter[str]()  # warm starts; pools that idled and expired
     for name, job in state.jobs.items():

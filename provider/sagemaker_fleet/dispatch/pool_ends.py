@@ -42,7 +42,7 @@ def surplus_pools(view: RunView) -> list[str]:
     admitted and about to take one), so no successor is coming; and those of a group that yields them
     (:mod:`.board`). Ending them now stops paying for idle time — but as many of a key as other runs' cities
     wait for are kept for them (handed over)."""
-    if view.carry_pools:
+    if view.options.carry_pools:
         return []
     book, state = view.book, view.state
     kept = view.kept()
@@ -71,8 +71,10 @@ def keep_alive_at_create(view: RunView, city: str, planned: int) -> int:
     """The keep-alive ``city``'s job is created with now that its turn has come: ``planned``, or 0 when no other
     city of its warm-pool group is still to come (each has a job; none waits, none is admitted) — nobody
     would take its pool, and a job that ends quickly, or a retry, must not leave one idle."""
-    turn = view.book.turns.get(city)
-    if planned <= 0 or turn is None or not turn.warm_pool or view.carry_pools or not view.rules.tail_release:
+    turn, options = view.book.turns.get(city), view.options
+    if options.carry_pools or not options.rules.tail_release:
+        return planned
+    if planned <= 0 or turn is None or not turn.warm_pool:
         return planned
     to_come = any(c != city and view.state.to_come(c) for c in view.book.members[turn.group])
     return planned if to_come or view.kept()[turn.group] > 0 else 0
@@ -82,7 +84,7 @@ def tail_jobs(view: RunView) -> list[str]:
     """Running on-demand jobs of warm-pool groups whose every city has a listed job: no successor is coming,
     so each should end without a pool (keep-alive 0 while it runs: not one second idle after it ends). A
     retry of one that fails then starts cold, as it would after :func:`surplus_pools` ended its pool."""
-    if view.carry_pools or not view.rules.tail_release:
+    if view.options.carry_pools or not view.options.rules.tail_release:
         return []
     # a warm-pool group is never a spot one; keep-alive 0 at creation needs nothing
     kept = view.kept()  # other runs' cities of the key wait: their pools are kept for them

@@ -1,5 +1,6 @@
-"""DispatchRules: the dispatch's measurement switches (pure). Production runs every rule; ``simulate`` and the
-benchmarks turn one off to measure what it gives (``simulate/options.py``, ``benchmarks/``)."""
+"""DispatchRules: the dispatch's measurement switches, and RunOptions: how a run runs its rules (pure). Production
+runs every rule; ``simulate`` and the benchmarks turn one off to measure what it gives (``simulate/options.py``,
+``benchmarks/``)."""
 
 from __future__ import annotations
 
@@ -18,3 +19,20 @@ class DispatchRules:
 
 #: Every rule: what production runs.
 ALL_RULES = DispatchRules()
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a run's dispatch runs: ``carry_pools`` keeps the run's pools for the next scheduled run (no
+    :meth:`~.tracker.RunTracker.tail_jobs` nor :meth:`~.tracker.RunTracker.surplus_pools`, no cold start held back);
+    ``one_at_a_time``: the run's cities start one at a time, in an order the plan does not set (``airflow dags
+    test``), so no city waits for its turn or for a pool, as none of the cities it would wait for can start first;
+    ``rules``: the measurement switches (:class:`DispatchRules`), every rule in production."""
+
+    carry_pools: bool = False
+    one_at_a_time: bool = False
+    rules: DispatchRules = ALL_RULES
+
+
+#: No option and every rule: a scheduled production run.
+DEFAULT_OPTIONS = RunOptions()

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.book import DispatchBook
     from sagemaker_fleet.dispatch.cadence import Cadence
     from sagemaker_fleet.dispatch.fair_share import FairShare
-    from sagemaker_fleet.dispatch.rules import DispatchRules
+    from sagemaker_fleet.dispatch.rules import RunOptions
 
 Counts = Counter[str]
 #: The listing starts this long before the oldest unsettled job's creation (clock skew, listing lag).
@@ -90,15 +90,13 @@ class RunState:
 class RunView:
     """The run as the dispatch rules read it: its book and job names, what its tracker has seen (``state``), the
     other runs of the account (``account``, ``shares``: None for a run without a plan, or a fleet that does not
-    share) and how it runs (``carry_pools``, ``one_at_a_time``, the measurement-only ``rules``, the ``cadence``)."""
+    share) and how it runs (``options``: :class:`~.rules.RunOptions`, and the ``cadence``)."""
 
     book: DispatchBook
     names: Mapping[str, tuple[str, int]]
     state: RunState
     cadence: Cadence
-    rules: DispatchRules
-    carry_pools: bool = False
-    one_at_a_time: bool = False
+    options: RunOptions
     account: AccountView | None = None
     shares: FairShare | None = None
 

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.dispatch import admission, handoff, pool_ends
 from sagemaker_fleet.dispatch.cadence import AWS_CADENCE
-from sagemaker_fleet.dispatch.rules import ALL_RULES
+from sagemaker_fleet.dispatch.rules import DEFAULT_OPTIONS
 
 # CREATION_MARGIN, JobState and Wait are imported from here too (the shells, the Fleet view, users' code)
 from sagemaker_fleet.dispatch.state import CREATION_MARGIN, JobState, RunState, RunView, Wait
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.book import DispatchBook
     from sagemaker_fleet.dispatch.cadence import Cadence
     from sagemaker_fleet.dispatch.fair_share import FairShare
-    from sagemaker_fleet.dispatch.rules import DispatchRules
+    from sagemaker_fleet.dispatch.rules import RunOptions
 
 __all__ = ["CREATION_MARGIN", "JobState", "RunTracker", "Wait"]
 
@@ -65,11 +65,8 @@ class RunTracker:
     """The run's jobs by name (``names``: every name the run may use → (city, attempt)) and the dispatch rule.
 
     :param cadence: the run's intervals (the stall, the board's settling).
-    :param carry_pools: keep the run's pools for the next scheduled run: no :meth:`tail_jobs` nor
-        :meth:`surplus_pools`, no cold start held back.
-    :param one_at_a_time: the run's cities start one at a time, in an order the plan does not set (``airflow dags
-        test``): no city waits for its turn or for a pool, as none of the cities it would wait for can start first.
-    :param rules: measurement switches (:class:`~.rules.DispatchRules`); production runs every rule.
+    :param options: how the run runs (:class:`~.rules.RunOptions`: ``carry_pools``, ``one_at_a_time``, the
+        measurement switches ``rules``).
     :param account: other runs' jobs of the account, for a run with a plan; ``shares``: its part in the account's
         board, for a fleet that shares. Both built with the tracker by :func:`~.build.build_run_dispatch`.
     """
@@ -80,17 +77,13 @@ class RunTracker:
         names: Mapping[str, tuple[str, int]],
         cadence: Cadence = AWS_CADENCE,
         *,
-        carry_pools: bool = False,
-        one_at_a_time: bool = False,
-        rules: DispatchRules = ALL_RULES,
+        options: RunOptions = DEFAULT_OPTIONS,
         account: AccountView | None = None,
         shares: FairShare | None = None,
     ):
         self.state = RunState()
         #: the read of the run every rule takes (its state is :attr:`state`, the same object)
-        self.view = RunView(
-            book, names, self.state, cadence, rules, carry_pools, one_at_a_time, account, shares
-        )
+        self.view = RunView(book, names, self.state, cadence, options, account, shares)
 
     # ------------------------------------------------------------------------------------------ what it holds
 

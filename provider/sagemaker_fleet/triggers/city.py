@@ -29,7 +29,7 @@ from airflow.triggers.base import (
 )
 
 from sagemaker_fleet.contract import PLAN_XCOM_KEY
-from sagemaker_fleet.dispatch import DispatchBook, build_run_dispatch
+from sagemaker_fleet.dispatch import DispatchBook, RunOptions, build_run_dispatch
 from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
@@ -213,10 +213,8 @@ class FleetCityTrigger(RunPollerTrigger):
                 f" (planned {turn.order + 1} of {len(book.turns)}, group {turn.group})" if turn else "",
                 turn.keep_alive_seconds if turn else 0,
             )
-        carry, one = self.options.carry_pools, self.task_try.one_at_a_time
-        return build_run_dispatch(
-            book, names, self.cadence, carry_pools=carry, one_at_a_time=one, sweeps=sweeps
-        )
+        options = RunOptions(carry_pools=self.options.carry_pools, one_at_a_time=self.task_try.one_at_a_time)
+        return build_run_dispatch(book, names, self.cadence, options=options, sweeps=sweeps)
 
     # ------------------------------------------------------------------------------------------ running
 

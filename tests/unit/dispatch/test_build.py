@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sagemaker_fleet.dispatch import Cadence, DispatchBook, DispatchRules, build_run_dispatch
+from sagemaker_fleet.dispatch import Cadence, DispatchBook, DispatchRules, RunOptions, build_run_dispatch
 from sagemaker_fleet.dispatch.sweep import RunSweeps
 from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.jobs.progress import run_job_names
@@ -54,15 +54,18 @@ def test_the_dispatch_is_attached_to_the_sweeps_that_watch_already() -> None:
     floor = dt.datetime(2026, 11, 28, tzinfo=dt.UTC)
     watching = RunSweeps(floor=floor)
     watching.watch("x", None)
-    sweeps = build_run_dispatch(*book(shares=False), CADENCE, one_at_a_time=True, sweeps=watching)
+    sweeps = build_run_dispatch(
+        *book(shares=False), CADENCE, options=RunOptions(one_at_a_time=True), sweeps=watching
+    )
     assert sweeps is watching
     assert "x" in sweeps.watches
     assert sweeps.floor == floor
     assert sweeps.tracker is not None
-    assert sweeps.tracker.view.one_at_a_time
+    assert sweeps.tracker.view.options.one_at_a_time
 
 
 def test_measurement_rules_reach_the_tracker_and_production_needs_none() -> None:
-    rules = DispatchRules(image_handoff=False)
-    assert build_run_dispatch(*book(shares=False), rules=rules).tracker.view.rules is rules  # type: ignore[union-attr]
-    assert build_run_dispatch(*book(shares=False)).tracker.view.rules == DispatchRules()  # type: ignore[union-attr]
+    options = RunOptions(rules=DispatchRules(image_handoff=False))
+    assert build_run_dispatch(*book(shares=False), options=options).tracker.view.options is options  # type: ignore[union-attr]
+    assert build_run_dispatch(*book(shares=False)).tracker.view.options == RunOptions()  # type: ignore[union-attr]
+    assert RunOptions().rules == DispatchRules()

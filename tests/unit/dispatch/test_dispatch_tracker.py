@@ -10,7 +10,15 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sagemaker_fleet.dispatch import DispatchBook, DispatchRules, RunTracker, Turn, Wait, peak_lanes
+from sagemaker_fleet.dispatch import (
+    DispatchBook,
+    DispatchRules,
+    RunOptions,
+    RunTracker,
+    Turn,
+    Wait,
+    peak_lanes,
+)
 from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN
 from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.fleetspec.names import job_name
@@ -355,7 +363,9 @@ def test_a_pool_goes_to_the_earliest_waiting_city_with_its_image_not_the_next_in
     tracker = tracker_for(spec, book, freed(spec, "c0", ["c1"]))
     assert tracker.handoffs() == {"c3": 0}
     assert tracker.admit(waiting, now=0) == ["c3"]  # c2 (Y) is next in start order; c3 has c0's image X
-    old = RunTracker(book, run_job_names(spec, RUN_KEY), rules=DispatchRules(image_handoff=False))
+    old = RunTracker(
+        book, run_job_names(spec, RUN_KEY), options=RunOptions(rules=DispatchRules(image_handoff=False))
+    )
     old.observe(freed(spec, "c0", ["c1"]), whole=True)
     assert old.admit(waiting, now=0) == ["c2"]
 
@@ -501,7 +511,7 @@ def test_jobs_created_without_keep_alive_need_no_update() -> None:
 def test_carrying_pools_ends_none_early() -> None:
     spec, book = hand_book("XXX")
     listing = [summary(spec, "c0", "Completed", pool="Available"), summary(spec, "c1"), summary(spec, "c2")]
-    tracker = RunTracker(book, run_job_names(spec, RUN_KEY), carry_pools=True)
+    tracker = RunTracker(book, run_job_names(spec, RUN_KEY), options=RunOptions(carry_pools=True))
     tracker.observe(listing, whole=True)
     assert tracker.tail_jobs() == []
     assert tracker.surplus_pools() == []
@@ -526,7 +536,7 @@ def test_the_groups_last_city_is_created_without_keep_alive() -> None:
     # a retry after the last city's job is listed, and the same in a run that carries its pools
     tracker.observe([summary(spec, "c3"), summary(spec, "c1", "Failed")])
     assert tracker.keep_alive_at_create("c1", 300) == 0
-    carrying = RunTracker(book, run_job_names(spec, RUN_KEY), carry_pools=True)
+    carrying = RunTracker(book, run_job_names(spec, RUN_KEY), options=RunOptions(carry_pools=True))
     carrying.observe([summary(spec, c) for c in ("c0", "c1", "c2", "c3")], whole=True)
     assert carrying.keep_alive_at_create("c1", 300) == 300
 
@@ -629,6 +639,6 @@ def test_retries_and_carried_pools_are_not_held_back() -> None:
     listing = [summary(spec, "c0"), summary(spec, "c1", "Failed")]
     tracker = tracker_for(spec, book, listing)
     assert tracker.admit([Wait("c1", attempt=2, first=False)], now=0) == ["c1"]  # a retry had its turn
-    carrying = RunTracker(book, run_job_names(spec, RUN_KEY), carry_pools=True)
+    carrying = RunTracker(book, run_job_names(spec, RUN_KEY), options=RunOptions(carry_pools=True))
     carrying.observe(listing, whole=True)
     assert carrying.admit([Wait("c2")], now=0) == ["c2"]

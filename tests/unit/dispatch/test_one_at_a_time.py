@@ -3,13 +3,13 @@ that has not started — none of them could start while it waits — and each ta
 
 from __future__ import annotations
 
-from sagemaker_fleet.dispatch import RunTracker, Wait
+from sagemaker_fleet.dispatch import RunOptions, RunTracker, Wait
 from sagemaker_fleet.jobs.progress import run_job_names
 from unit.dispatch.test_dispatch_tracker import RUN_KEY, budget_book, one_group, ranked, summary
 
 
 def one_at_a_time(spec, book, listing=()) -> RunTracker:
-    tracker = RunTracker(book, run_job_names(spec, RUN_KEY), one_at_a_time=True)
+    tracker = RunTracker(book, run_job_names(spec, RUN_KEY), options=RunOptions(one_at_a_time=True))
     tracker.observe(listing, whole=True)
     return tracker
 
