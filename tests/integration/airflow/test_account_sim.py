@@ -155,9 +155,9 @@ def test_two_fleets_with_the_same_run_key_in_one_triggerer_dispatch_by_their_own
     aws_sim.set_quota("ml.m5.xlarge", instances=4, warm_pools=4)  # room for both fleets' width of 2
     for spec in specs.values():
         for city in spec.cities:
-            aws_sim.set_work(120, city=city.name, fleet=spec.fleet)
-    # 100x, not 200x: a job runs ~1.2 s, time for a fleet's second city to start while its first still runs even
-    # when the machine is busy (at 200x a loaded worker saw one fleet's jobs one after the other: peak 1)
+            aws_sim.set_work(400, city=city.name, fleet=spec.fleet)
+    # 100x: a job runs ~4 s real, time for a fleet's second city to start while its first still runs even when the
+    # machine is busy (with ~1.2 s jobs, four suites at once on 2 cores saw one fleet's jobs one after the other)
     aws_sim.set_speed(100)
     try:
         triggers = [
@@ -179,10 +179,14 @@ def test_two_fleets_with_the_same_run_key_in_one_triggerer_dispatch_by_their_own
     assert all(isinstance(e, TaskSuccessEvent) for e in events), events
     assert len({id(p) for p in pollers}) == 2  # one per fleet's run
     jobs = aws_sim.state()["jobs"]
-    for fleet in specs:
-        ours = [j for j in jobs if j["name"].startswith(f"{fleet}-")]
-        # each fleet at its own plan's width, not all its cities at once
-        assert peak_instances(ours, pools=False) == 2, fleet
+    peaks = {
+        fleet: peak_instances([j for j in jobs if j["name"].startswith(f"{fleet}-")], pools=False)
+        for fleet in specs
+    }
+    # each fleet at most at its own plan's width, not all its cities at once (a city let through as outside the
+    # other fleet's plan would make it 3 or more); and the width reached, so the bound was tested
+    assert all(peak <= 2 for peak in peaks.values()), peaks
+    assert max(peaks.values()) == 2, peaks
     assert len(jobs) == 12
 
 
