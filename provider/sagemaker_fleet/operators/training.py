@@ -182,8 +182,7 @@ class FleetTrainingOperator(FleetAwsOperator):
         if not isinstance(event, dict):
             raise AirflowException(f"{self.city}: the training trigger ended without an outcome ({event!r})")
         ti = context["ti"]
-        this_try = task_try_id(ti.run_id, ti.try_number) if hasattr(ti, "try_number") else None
-        if event.get("try_id") and this_try and event["try_id"] != this_try:
+        if event.get("try_id") and event["try_id"] != (this_try := task_try_id(ti.run_id, ti.try_number)):
             # Airflow 3.0's dag.test() resumes a retried task with its earlier try's event (it keeps the task's
             # next method and arguments across the retry): that outcome is not this try's, so the city starts again
             self.log.info(

@@ -299,9 +299,11 @@ def test_the_forms_spot_and_instance_type_reach_the_training_job(fast) -> None:
 
 
 class RecordingTaskInstance:
-    """The one thing ``execute_complete`` asks of the task instance: XCom pushes, recorded."""
+    """What ``execute_complete`` asks of the task instance: its try (the one :func:`trigger` works for), and XCom
+    pushes, recorded."""
 
     def __init__(self) -> None:
+        self.run_id, self.try_number = "manual__1", 1
         self.pushed: dict[str, object] = {}
 
     def xcom_push(self, key: str, value: object) -> None:

@@ -154,7 +154,7 @@ def test_a_task_that_ends_on_a_worker_takes_its_lineage_from_the_operator(
         assert isinstance(event, TriggerEvent)
         assert read_events(path) == []
         operator = FleetTrainingOperator(task_id="train", spec_path=str(QUICK), city="seoul")
-        ti = SimpleNamespace(xcom_push=lambda **_: None)
+        ti = SimpleNamespace(run_id=RUN_ID, try_number=1, xcom_push=lambda **_: None)
         result = operator.execute_complete({"ti": ti}, event.payload)
         assert result["job_name"] == f"quick-seoul-{RUN_KEY}"
         facets = operator.get_openlineage_facets_on_complete(ti)

@@ -115,9 +115,11 @@ def first_event(trigger: FleetCityTrigger) -> TriggerEvent:
 
 
 class PushedXComs:
-    """A task instance that records what is pushed to XCom."""
+    """A task instance of one try (by default the one :func:`city_trigger` works for) that records what is pushed
+    to XCom."""
 
-    def __init__(self) -> None:
+    def __init__(self, run_id: str = "r", try_number: int = 1) -> None:
+        self.run_id, self.try_number = run_id, try_number
         self.pushed: dict[str, Any] = {}
 
     def xcom_push(self, key: str, value: Any) -> None:
@@ -251,15 +253,6 @@ def test_a_fleet_file_gone_bad_under_a_deferred_sensor_fails_it_without_retries(
     assert not isinstance(retried.value, AirflowFailException)
 
 
-class TaskTryInstance(PushedXComs):
-    """A task instance of one try of a run."""
-
-    def __init__(self, run_id: str, try_number: int) -> None:
-        super().__init__()
-        self.run_id = run_id
-        self.try_number = try_number
-
-
 def test_an_event_of_an_earlier_try_starts_the_city_again(monkeypatch) -> None:
     """Airflow 3.0's dag.test() resumes a retried task with the event of the try that failed (it keeps the task's
     next method and arguments): the new try must not fail again on the old outcome, but start the city again."""
@@ -269,9 +262,9 @@ def test_an_event_of_an_earlier_try_starts_the_city_again(monkeypatch) -> None:
         operator, "execute", lambda context: started.append(context["ti"].try_number) or "again"
     )
     failed = {"status": "failed", "message": "AlgorithmError", "retry": True, "try_id": "manual__1/1"}
-    assert operator.execute_complete({"ti": TaskTryInstance("manual__1", 2)}, failed) == "again"  # type: ignore[arg-type]
+    assert operator.execute_complete({"ti": PushedXComs("manual__1", 2)}, failed) == "again"  # type: ignore[arg-type]
     assert started == [2]
     # the try's own event ends it as before
     with pytest.raises(AirflowException, match="AlgorithmError"):
-        operator.execute_complete({"ti": TaskTryInstance("manual__1", 1)}, failed)  # type: ignore[arg-type]
+        operator.execute_complete({"ti": PushedXComs("manual__1", 1)}, failed)  # type: ignore[arg-type]
     assert started == [2]
