@@ -68,7 +68,7 @@ class Draft:
     def left_out_lines(self) -> list[str]:
         """One line per field left out and why, naming its sources ("every job" when all of them): a field dropped
         from 200 jobs for one reason is one line."""
-        sources = list(dict.fromkeys(d.source for d in self.dropped))
+        jobs = len(self.spec["cities"])  # one city per job
         grouped: dict[tuple[str, str], list[str]] = {}
         for d in self.dropped:
             named = grouped.setdefault((d.field, d.why), [])
@@ -76,7 +76,7 @@ class Draft:
                 named.append(d.source)
         lines = []
         for (field_path, why), named in grouped.items():
-            who = f"every job ({len(named)})" if len(named) == len(sources) > 1 else ", ".join(named)
+            who = f"every job ({jobs})" if len(named) == jobs > 1 else ", ".join(named)
             lines.append(f"{field_path} — {why}: {who}")
         return lines
 

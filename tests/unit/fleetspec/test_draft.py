@@ -137,3 +137,22 @@ def test_strip_defaults_keeps_what_the_provider_defaults_otherwise() -> None:
     assert strip_defaults(
         {"EnableNetworkIsolation": False, "StoppingCondition": {"MaxRuntimeInSeconds": 86400}, "X": ""}
     ) == {"StoppingCondition": {"MaxRuntimeInSeconds": 86400}}
+
+
+def test_every_job_means_every_job_drafted_not_every_job_that_lost_a_field() -> None:
+    """A job that lost nothing (a request file with only its own fields) keeps a field the others lost from reading
+    as dropped from "every job"."""
+    bare = {
+        "RoleArn": ROLE,
+        "AlgorithmSpecification": {"TrainingImage": "img:1", "TrainingInputMode": "File"},
+        "ResourceConfig": {"InstanceType": "ml.m5.xlarge", "InstanceCount": 1, "VolumeSizeInGB": 30},
+        "StoppingCondition": {"MaxRuntimeInSeconds": 3600},
+    }
+    jobs = [
+        ImportedJob("seoul", request("seoul"), "job a"),
+        ImportedJob("lagos", request("lagos"), "job b"),
+        ImportedJob("lima", bare, "request lima.json"),
+    ]
+    lines = draft_spec(jobs, "demand", "us-east-1").left_out_lines()
+    (name,) = [line for line in lines if line.startswith("TrainingJobName ")]
+    assert name.endswith(": job a, job b")
