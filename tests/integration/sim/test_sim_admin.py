@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from botocore.exceptions import ClientError
 
@@ -91,15 +93,19 @@ def test_a_server_without_moto_serves_only_the_training_apis() -> None:
         assert s3_error.value.response["Error"]["Code"] == "UnknownOperationException"
 
 
-def test_a_failing_city_fails_every_job_and_only_its_own(sim: SimClient) -> None:
+def run_to_the_end(sim: SimClient, requests: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each request created, then the clock advanced until each job ended: their descriptions by name."""
     sm = sim.boto3_client("sagemaker")
+    for request in requests.values():
+        sm.create_training_job(**request)
+    return {name: advance_until(sim, sm, name, {"Completed", "Failed"}) for name in requests}
+
+
+def test_a_failing_city_fails_every_job_and_only_its_own(sim: SimClient) -> None:
     assert sim.failures(cities=["seoul"]) == {"probability": 0.0, "cities": ["seoul"], "first_cities": []}
-    for name, city in (("seoul-1", "seoul"), ("seoul-2", "seoul"), ("lima-1", "lima")):
-        sm.create_training_job(**make_request(name, city=city))
-    ended = {
-        name: advance_until(sim, sm, name, {"Completed", "Failed"})
-        for name in ("seoul-1", "seoul-2", "lima-1")
-    }
+    ended = run_to_the_end(
+        sim, {name: make_request(name, city=name.split("-")[0]) for name in ("seoul-1", "seoul-2", "lima-1")}
+    )
     assert {n: d["TrainingJobStatus"] for n, d in ended.items()} == {
         "seoul-1": "Failed",
         "seoul-2": "Failed",
@@ -109,8 +115,8 @@ def test_a_failing_city_fails_every_job_and_only_its_own(sim: SimClient) -> None
     assert sim.state()["config"]["failing_cities"] == ["seoul"]
     # a fleet-qualified entry does not match a job of another (here: no) fleet; [] clears the list
     assert sim.failures(cities=["otherfleet/lima"])["cities"] == ["otherfleet/lima"]
-    sm.create_training_job(**make_request("lima-2", city="lima"))
-    assert advance_until(sim, sm, "lima-2", {"Completed", "Failed"})["TrainingJobStatus"] == "Completed"
+    (again,) = run_to_the_end(sim, {"lima-2": make_request("lima-2", city="lima")}).values()
+    assert again["TrainingJobStatus"] == "Completed"
     assert sim.failures(cities=[])["cities"] == []
     with pytest.raises(SimAdminError, match="cities is a list"):
         sim.failures(cities="seoul")  # type: ignore[arg-type]
@@ -142,14 +148,12 @@ def test_keep_alive_changes_of_running_jobs_are_refused_or_accepted_as_set(sim: 
 
 def test_a_city_failing_once_fails_its_first_submission_and_trains_the_next(sim: SimClient) -> None:
     """``first_cities``: the submission tagged attempt 1 fails early; attempt 2 of the same city trains."""
-    sm = sim.boto3_client("sagemaker")
     assert sim.failures(first_cities=["lima"])["first_cities"] == ["lima"]
-    attempts = {"lima-1": "1", "lima-2": "2", "oslo-1": "1"}
-    for name, attempt in attempts.items():
-        request = make_request(name, city=name.split("-")[0])
-        request["Tags"].append({"Key": "sagemaker-fleet:attempt", "Value": attempt})
-        sm.create_training_job(**request)
-    ended = {name: advance_until(sim, sm, name, {"Completed", "Failed"}) for name in attempts}
+    requests = {}
+    for name, attempt in {"lima-1": "1", "lima-2": "2", "oslo-1": "1"}.items():
+        requests[name] = make_request(name, city=name.split("-")[0])
+        requests[name]["Tags"].append({"Key": "sagemaker-fleet:attempt", "Value": attempt})
+    ended = run_to_the_end(sim, requests)
     assert {n: d["TrainingJobStatus"] for n, d in ended.items()} == {
         "lima-1": "Failed",
         "lima-2": "Completed",
