@@ -75,7 +75,7 @@ def run_key_of(stack: Any, dag_id: str, run_id: str) -> str:
     run = stack.api("GET", f"/api/v2/dags/{dag_id}/dagRuns/{run_id}")
     logical = run.get("logical_date")
     when = dt.datetime.fromisoformat(logical.replace("Z", "+00:00")) if logical else None
-    return run_key_for(when, run_id, run.get("run_type"))
+    return run_key_for(when, run_id, run.get("run_type"), dag_id=dag_id)
 
 
 def failed_tries(stack: Any, dag_id: str, run_id: str, task: dict) -> int:

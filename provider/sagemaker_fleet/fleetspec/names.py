@@ -70,8 +70,14 @@ def validate_run_key(run_key: str) -> str:
 
 #: Airflow run types whose runs are keyed by their logical date: a re-run of the same date (a backfill of a
 #: scheduled day, say) is the same run and attaches to its jobs. Every other run (manual, asset-triggered) is its
-#: own run, keyed by a hash of its run id.
+#: own run, keyed by a hash of its DAG and run id.
 DATED_RUN_TYPES = frozenset({"scheduled", "backfill"})
+#: Hex digits of a hashed run key (after its one-letter kind): 60 bits, so that two runs sharing a key (and so
+#: their job names) is not a practical worry even over millions of manual runs in one account.
+_RUN_HASH_CHARS = 15
+#: The first letter of a hashed run key: a manual (or asset-triggered) run; an ``airflow dags test`` run.
+MANUAL_RUN_MARK = "m"
+TEST_RUN_MARK = "t"
 
 
 def logical_run_key(logical_date: dt.datetime) -> str:
@@ -97,21 +103,43 @@ def today_run_key(now: dt.datetime | None = None) -> str:
     return logical_run_key(dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC))
 
 
-def run_key_for(logical_date: dt.datetime | None, run_id: str, run_type: str | None = None) -> str:
-    """The run key of an Airflow run: its logical date (:func:`logical_run_key`) for scheduled and backfill runs,
-    else ``m`` + a short hash of the run id. Decided by the run's type, never by the shape of its run id (a
-    manual run's id can be anything, including ``scheduled__…``)."""
+def run_key_for(
+    logical_date: dt.datetime | None,
+    run_id: str,
+    run_type: str | None = None,
+    *,
+    dag_id: str,
+    test: bool = False,
+) -> str:
+    """The run key of an Airflow run of DAG ``dag_id``: its logical date (:func:`logical_run_key`) for scheduled and
+    backfill runs; for an ``airflow dags test`` run (``test``) ``t`` + a hash of the DAG and the logical date, so
+    that a new test of the same DAG and date is the same run and attaches to the jobs of one that was interrupted
+    (each test gets a new run id); else ``m`` + a hash of the DAG and the run id. Decided by the run's type, never by
+    the shape of its run id (a manual run's id can be anything, including ``scheduled__…``). The DAG is part of every
+    hashed key: two DAGs of one fleet given the same run id are two runs, each with its own jobs."""
     kind = getattr(run_type, "value", run_type)
     if logical_date is not None and kind in DATED_RUN_TYPES:
         return validate_run_key(logical_run_key(logical_date))
-    return "m" + hashlib.sha256(run_id.encode()).hexdigest()[:9]
+    if test and logical_date is not None:
+        utc = logical_date.astimezone(dt.UTC) if logical_date.tzinfo else logical_date
+        return TEST_RUN_MARK + _run_hash(dag_id, utc.isoformat())
+    return MANUAL_RUN_MARK + _run_hash(dag_id, run_id)
 
 
-def context_run_key(context: Mapping[str, Any]) -> str:
-    """The run key of the Airflow run an Airflow task context belongs to (:func:`run_key_for`)."""
+def _run_hash(dag_id: str, run: str) -> str:
+    # a NUL is in no DAG id: ("a", "b/c") and ("a/b", "c") hash apart
+    return hashlib.sha256(f"{dag_id}\0{run}".encode()).hexdigest()[:_RUN_HASH_CHARS]
+
+
+def context_run_key(context: Mapping[str, Any], *, test: bool = False) -> str:
+    """The run key of the Airflow run an Airflow task context belongs to (:func:`run_key_for`); ``test``: the task
+    runs under ``airflow dags test`` (the operators ask :func:`sagemaker_fleet.compat.under_dag_test`)."""
     dag_run = context.get("dag_run")
     run_id = str(getattr(dag_run, "run_id", "") or context.get("run_id", ""))
-    return run_key_for(context.get("logical_date"), run_id, getattr(dag_run, "run_type", None))
+    dag_id = str(getattr(dag_run, "dag_id", "") or getattr(context.get("ti"), "dag_id", "") or "")
+    return run_key_for(
+        context.get("logical_date"), run_id, getattr(dag_run, "run_type", None), dag_id=dag_id, test=test
+    )
 
 
 def run_name_contains(run_key: str) -> str:

@@ -16,11 +16,22 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.sdk import BaseOperator
 
+from sagemaker_fleet.compat import under_dag_test
+from sagemaker_fleet.fleetspec.names import context_run_key
+
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 
 #: The AWS connection's templated fields (as ``aws_template_fields`` in the Amazon provider has them).
 AWS_TEMPLATE_FIELDS = ("aws_conn_id", "region_name", "verify")
+
+
+def task_run_key(context: Mapping[str, Any]) -> str:
+    """The run key of the run a task's ``context`` belongs to, the same in every task of the run: a test run's
+    under ``airflow dags test`` (:func:`~sagemaker_fleet.fleetspec.names.run_key_for`)."""
+    return context_run_key(context, test=under_dag_test())
 
 
 def aws_template_fields(*fields: str) -> tuple[str, ...]:

@@ -16,7 +16,8 @@ import jinja2
 from airflow.sdk import BaseOperator
 
 from sagemaker_fleet.contract import PLAN_TASK_ID, REPORT_TASK_ID
-from sagemaker_fleet.fleetspec.names import context_run_key, report_s3_uri
+from sagemaker_fleet.fleetspec.names import report_s3_uri
+from sagemaker_fleet.operators.aws import task_run_key
 from sagemaker_fleet.operators.outcome import run_city_states, untrained
 from sagemaker_fleet.triggers.errors import fleet_spec
 
@@ -136,7 +137,7 @@ class FleetNotifyOperator(BaseOperator):
     def execute(self, context: Context) -> dict[str, Any]:
         ti = context["ti"]
         spec = fleet_spec(self.spec_path)
-        run_key = context_run_key(context)
+        run_key = task_run_key(context)
         keys, states = run_city_states(context, self.chunks, self.plan_task_id)
         report = ti.xcom_pull(task_ids=self.report_task_id)
         summary = run_summary(

@@ -13,9 +13,9 @@ from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
-from sagemaker_fleet.fleetspec.names import context_run_key, reports_s3_prefix, split_s3_uri
+from sagemaker_fleet.fleetspec.names import reports_s3_prefix, split_s3_uri
 from sagemaker_fleet.links.fleet import FleetViewLink, fleet_view_url
-from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
+from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_run_key
 from sagemaker_fleet.operators.cities import split_cities
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID, write_run_note
 from sagemaker_fleet.plan import DurationHistory, plan_fleet
@@ -98,7 +98,7 @@ class PlanFleetOperator(FleetAwsOperator):
         this_run = run_spec(self.spec_path, context.get("params") or {}, use_params=self.use_params)
         dry_run = this_run.dry_run
         asked = asked_line(this_run.overrides, this_run.fleet, dry_run) if self.use_params else ""
-        run_key = context_run_key(context)
+        run_key = task_run_key(context)
         try:
             spec, account = (
                 self._account_quotas(this_run.spec) if self.account_quotas else (this_run.spec, {})

@@ -17,8 +17,7 @@ from sagemaker_fleet.cost.report import RunJobIndex
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
 from sagemaker_fleet.fleetspec.runspec import dry_run_of
 from sagemaker_fleet.jobs.release import IdlePool, PoolRelease, idle_pool, release_decision
-from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
-from sagemaker_fleet.operators.training import context_run_key
+from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_run_key
 from sagemaker_fleet.triggers.errors import fleet_spec
 
 if TYPE_CHECKING:
@@ -52,7 +51,7 @@ class FleetPoolReleaseOperator(FleetAwsOperator):
         if dry_run_of(context.get("params"), self.use_params):
             return {"ended": [], "kept": [], "idle_seconds_saved": 0}  # a dry run launched nothing
         spec = fleet_spec(self.spec_path)
-        run_key = context_run_key(context)
+        run_key = task_run_key(context)
         index = RunJobIndex.for_run(spec, run_key)
         pools = self._idle_pools(index, run_key)
         now = self._now()

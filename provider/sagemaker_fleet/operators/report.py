@@ -24,8 +24,7 @@ from sagemaker_fleet.links.fleet import FleetCostReportLink
 from sagemaker_fleet.observability.facets import RUN_FACET, models_event_extra, run_facet_fields
 from sagemaker_fleet.observability.metrics import report_measurements
 from sagemaker_fleet.observability.stats import send
-from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
-from sagemaker_fleet.operators.training import context_run_key
+from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_run_key
 from sagemaker_fleet.triggers.errors import run_spec
 
 if TYPE_CHECKING:
@@ -85,7 +84,7 @@ class FleetCostReportOperator(FleetAwsOperator):
                 raise AirflowSkipException(
                     f"nothing to report: the plan task refused this run's params ({exc})"
                 ) from exc
-        run_key = context_run_key(context)
+        run_key = task_run_key(context)
         book = PriceBook.for_spec(spec)
         if this_run.dry_run:
             plan = context["ti"].xcom_pull(task_ids=self.plan_task_id, key=PLAN_XCOM_KEY)

@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.compat import AirflowException, AirflowSkipException
 from sagemaker_fleet.contract import PLAN_XCOM_KEY, task_try_id
-from sagemaker_fleet.fleetspec.names import context_run_key
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.observability.lineage import lineage_ids
-from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
+from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_run_key
 from sagemaker_fleet.triggers.defaults import (
     CITY_TRIGGER_CLASSPATH,
     CityOptions,
@@ -29,7 +28,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.observability.lineage import Lineage
     from sagemaker_fleet.triggers.city import FleetCityTrigger
 
-__all__ = ["FleetTrainingOperator", "context_run_key"]
+__all__ = ["FleetTrainingOperator"]
 
 #: The trigger's defaults, which are the operator's (:mod:`sagemaker_fleet.triggers.defaults`).
 _OPTIONS = CityOptions()
@@ -47,7 +46,7 @@ class FleetTrainingOperator(FleetAwsOperator):
 
     :param spec_path: path of the fleet YAML (templated).
     :param city: the city to train (templated).
-    :param run_key: the run key; default: from the DAG run (logical date ``YYYYMMDD`` or a hash of the run id).
+    :param run_key: the run key; default: from the DAG run (logical date ``YYYYMMDD``, or a hash of the DAG and the run id; of the DAG and the logical date under ``airflow dags test``).
     :param keep_alive_seconds: warm-pool keep-alive when no plan orders the run (on-demand only).
     :param plan_task_id: the task whose ``plan`` XCom orders the run (the fleet DAG's plan task): the city then
         starts at its turn in its warm-pool group, with the plan's keep-alive.
@@ -146,7 +145,7 @@ class FleetTrainingOperator(FleetAwsOperator):
         params = context.get("params")
         inline = _under_dag_test()
         task_try = TaskTry(
-            run_key=self.run_key or context_run_key(context),
+            run_key=self.run_key or task_run_key(context),
             params=dict(params) if params is not None and self.use_params else None,
             try_id=task_try_id(ti.run_id, ti.try_number),
             dag_id=ti.dag_id,

@@ -86,6 +86,19 @@ def _dag_bag() -> Any:
     return run_dag_bag()
 
 
+def dag_run_key(dag_run: Any) -> str:
+    """The run key of a DAG run as read from Airflow's database: a run made by ``airflow dags test`` (triggered by
+    ``test``) is keyed as its tasks keyed it (:func:`~sagemaker_fleet.fleetspec.names.run_key_for`)."""
+    triggered_by = getattr(dag_run, "triggered_by", None)
+    return run_key_for(
+        dag_run.logical_date,
+        dag_run.run_id,
+        dag_run.run_type,
+        dag_id=dag_run.dag_id,
+        test=str(getattr(triggered_by, "value", triggered_by)) == "test",
+    )
+
+
 def load_fleet_run(session: Session, dag_id: str, run_id: str) -> FleetRunRecord:
     """The fleet run ``(dag_id, run_id)``; :class:`NotAFleetRunError` when there is none."""
     from airflow.models.dagrun import DagRun
@@ -107,7 +120,7 @@ def load_fleet_run(session: Session, dag_id: str, run_id: str) -> FleetRunRecord
     return FleetRunRecord(
         dag_id=dag_id,
         run_id=run_id,
-        run_key=run_key_for(dag_run.logical_date, run_id, dag_run.run_type),
+        run_key=dag_run_key(dag_run),
         state=str(getattr(dag_run.state, "value", dag_run.state)),
         spec_path=str(task.spec_path),
         aws_conn_id=str(getattr(task, "aws_conn_id", None) or "aws_default"),
@@ -139,7 +152,7 @@ def fleet_runs(session: Session, dag_ids: set[str], limit: int = 50) -> list[dic
             "run_id": run.run_id,
             "state": str(getattr(run.state, "value", run.state)),
             "run_after": run.run_after.isoformat() if run.run_after else None,
-            "run_key": run_key_for(run.logical_date, run.run_id, run.run_type),
+            "run_key": dag_run_key(run),
         }
         for run in rows
     ]

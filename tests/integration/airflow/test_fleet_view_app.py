@@ -40,7 +40,7 @@ def db_state(airflow_db: Path) -> dict[str, Any]:
     bag = sync_dag_folder(DAGS)
     assert not bag.import_errors, bag.import_errors
     spec = load_fleet_spec(QUICK)
-    run_key = run_key_for(None, RUN_ID, "manual")
+    run_key = run_key_for(None, RUN_ID, "manual", dag_id=FLEET_DAG)
     plan = plan_fleet(spec, run_key, None).to_json()
     import datetime as dt
 

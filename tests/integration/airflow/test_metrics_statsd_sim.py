@@ -148,7 +148,7 @@ def test_the_cost_report_sends_the_runs_billed_money(fast, monkeypatch, tmp_path
         "logical_date": None,
         "dag_run": SimpleNamespace(run_id="scheduled__2026-11-29T00:00:00+00:00", run_type="scheduled"),
     }
-    monkeypatch.setattr("sagemaker_fleet.operators.report.context_run_key", lambda _: RUN_KEY)
+    monkeypatch.setattr("sagemaker_fleet.operators.report.task_run_key", lambda _: RUN_KEY)
     with airflow_statsd(monkeypatch) as listener:
         report.execute(context)
         (cost,) = wait_for(listener, ".cost_usd", 1)

@@ -207,55 +207,90 @@ def test_valid_run_keys(run_key: str) -> None:
 
 
 MIDNIGHT = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
+DAG = "city_training_manual"
 
 
 def test_run_key_of_a_scheduled_run_is_its_logical_date() -> None:
-    assert run_key_for(MIDNIGHT, "scheduled__2026-11-29T00:00:00+00:00", "scheduled") == "20261129"
-    assert run_key_for(MIDNIGHT, "backfill__2026-11-29T00:00:00+00:00", "backfill") == "20261129"
+    assert (
+        run_key_for(MIDNIGHT, "scheduled__2026-11-29T00:00:00+00:00", "scheduled", dag_id=DAG) == "20261129"
+    )
+    assert run_key_for(MIDNIGHT, "backfill__2026-11-29T00:00:00+00:00", "backfill", dag_id=DAG) == "20261129"
 
 
 def test_runs_of_a_sub_daily_schedule_get_a_key_each() -> None:
     """Two scheduled runs on one day (hourly, say) must not share the day's key: the second would attach to the
     first one's jobs and train nothing."""
-    keys = {run_key_for(MIDNIGHT + dt.timedelta(hours=h), f"scheduled__{h}", "scheduled") for h in range(24)}
+    keys = {
+        run_key_for(MIDNIGHT + dt.timedelta(hours=h), f"scheduled__{h}", "scheduled", dag_id=DAG)
+        for h in range(24)
+    }
     assert len(keys) == 24
-    six = run_key_for(MIDNIGHT + dt.timedelta(hours=6, minutes=30), "scheduled__x", "scheduled")
+    six = run_key_for(MIDNIGHT + dt.timedelta(hours=6, minutes=30), "scheduled__x", "scheduled", dag_id=DAG)
     assert six == "20261129t063000"
     assert validate_run_key(six) == six
     # the logical date in another zone is the same instant, the same key
     seoul = (MIDNIGHT + dt.timedelta(hours=6, minutes=30)).astimezone(dt.timezone(dt.timedelta(hours=9)))
-    assert run_key_for(seoul, "scheduled__x", "scheduled") == six
+    assert run_key_for(seoul, "scheduled__x", "scheduled", dag_id=DAG) == six
 
 
 def test_the_run_type_decides_not_the_run_id() -> None:
     """A manual run may be given any run id, ``scheduled__…`` included: it is still a run of its own."""
-    manual = run_key_for(MIDNIGHT, "scheduled__2026-11-29T00:00:00+00:00", "manual")
-    assert re.fullmatch(r"m[0-9a-f]{9}", manual)
-    assert run_key_for(MIDNIGHT, "my-run", "scheduled") == "20261129"
+    manual = run_key_for(MIDNIGHT, "scheduled__2026-11-29T00:00:00+00:00", "manual", dag_id=DAG)
+    assert re.fullmatch(r"m[0-9a-f]{15}", manual)
+    assert run_key_for(MIDNIGHT, "my-run", "scheduled", dag_id=DAG) == "20261129"
 
 
 def test_run_key_of_a_manual_run_is_a_short_stable_hash() -> None:
-    key = run_key_for(MIDNIGHT, "manual__2026-11-29T10:00:00+00:00", "manual")
-    assert key == "m3fa772980"
-    assert key == run_key_for(None, "manual__2026-11-29T10:00:00+00:00", "manual")  # the date plays no part
-    assert run_key_for(MIDNIGHT, "manual__2026-11-29T10:00:01+00:00", "manual") != key
-    assert run_key_for(MIDNIGHT, "asset_triggered__x", "asset_triggered") != key
+    key = run_key_for(MIDNIGHT, "manual__2026-11-29T10:00:00+00:00", "manual", dag_id=DAG)
+    assert key == "m94e6182bc3ba64b"
+    assert key == run_key_for(
+        None, "manual__2026-11-29T10:00:00+00:00", "manual", dag_id=DAG
+    )  # the date plays no part
+    assert run_key_for(MIDNIGHT, "manual__2026-11-29T10:00:01+00:00", "manual", dag_id=DAG) != key
+    assert run_key_for(MIDNIGHT, "asset_triggered__x", "asset_triggered", dag_id=DAG) != key
+
+
+def test_two_dags_given_the_same_run_id_are_two_runs() -> None:
+    """The shipped daily and manual DAGs share one fleet file: given the same run id, the second must not attach to,
+    release or stop the first one's jobs (their owner tags would match), so the DAG is part of the key."""
+    daily = run_key_for(None, "manual__same", "manual", dag_id="city_training_daily")
+    manual = run_key_for(None, "manual__same", "manual", dag_id="city_training_manual")
+    assert daily != manual
+    assert job_name("demo", "seoul", daily) != job_name("demo", "seoul", manual)
+    # the separator keeps the DAG and the run apart: ("a", "b/c") is not ("a/b", "c")
+    assert run_key_for(None, "b/c", "manual", dag_id="a") != run_key_for(None, "c", "manual", dag_id="a/b")
+
+
+def test_a_dags_test_run_is_keyed_by_its_dag_and_logical_date() -> None:
+    """Each ``airflow dags test`` makes a new run id (its run_after is the clock): a test of the same DAG and date
+    must be the same run, so it attaches to the jobs of one that was stopped; another DAG or date is another run,
+    and none shares a key with the scheduled run of that date."""
+    first = run_key_for(MIDNIGHT, "manual__2026-12-06T10:00:00+00:00", "manual", dag_id=DAG, test=True)
+    again = run_key_for(MIDNIGHT, "manual__2026-12-06T10:05:00+00:00", "manual", dag_id=DAG, test=True)
+    assert first == again
+    assert re.fullmatch(r"t[0-9a-f]{15}", first)
+    assert run_key_for(MIDNIGHT, "x", "manual", dag_id="other", test=True) != first
+    assert run_key_for(MIDNIGHT + dt.timedelta(days=1), "x", "manual", dag_id=DAG, test=True) != first
+    assert first != run_key_for(MIDNIGHT, "scheduled__x", "scheduled", dag_id=DAG)
+    # the same instant written in another zone is the same date
+    seoul = MIDNIGHT.astimezone(dt.timezone(dt.timedelta(hours=9)))
+    assert run_key_for(seoul, "y", "manual", dag_id=DAG, test=True) == first
 
 
 def test_scheduled_run_without_a_logical_date_falls_back_to_the_hash() -> None:
-    key = run_key_for(None, "scheduled__2026-11-29T00:00:00+00:00", "scheduled")
-    assert re.fullmatch(r"m[0-9a-f]{9}", key)
+    key = run_key_for(None, "scheduled__2026-11-29T00:00:00+00:00", "scheduled", dag_id=DAG)
+    assert re.fullmatch(r"m[0-9a-f]{15}", key)
 
 
 def test_a_sub_second_logical_date_is_refused() -> None:
     with pytest.raises(InvalidRunKeyError, match="whole seconds"):
-        run_key_for(MIDNIGHT + dt.timedelta(microseconds=5), "scheduled__x", "scheduled")
+        run_key_for(MIDNIGHT + dt.timedelta(microseconds=5), "scheduled__x", "scheduled", dag_id=DAG)
 
 
 @settings(deadline=None)  # CPU time varies on shared CI machines: no per-example deadline
 @given(run_id=st.text(min_size=1, max_size=250))
 def test_hashed_run_keys_are_valid_in_job_names(run_id: str) -> None:
-    key = run_key_for(None, run_id, "manual")
+    key = run_key_for(None, run_id, "manual", dag_id=DAG)
     assert validate_run_key(key) == key
     assert SAGEMAKER_NAME.match(job_name("citydemand", "seoul", key, 2))
 
