@@ -34,9 +34,12 @@ OPTIONS: dict[str, Option] = {
         Option(
             "poll_interval",
             "float",
-            f"{POLL_INTERVAL:g}",
+            None,
             "Real seconds between the run poller's sweeps of SageMaker (the training tasks' poll_interval; at "
-            "most 10 while a city waits for its turn). A few seconds suits the sped-up simulator, not AWS.",
+            f"most 10 while a city waits for its turn). Unset: {POLL_INTERVAL:g} s of the endpoint's clock — "
+            f"{POLL_INTERVAL:g} s against AWS, {POLL_INTERVAL:g} simulated seconds against the sped-up simulator "
+            "(sagemaker-fleet sim serve --speed), which announces its speed.",
+            example="30",
         ),
         Option(
             "capacity_retry_seconds",
@@ -86,6 +89,16 @@ def get_float(name: str) -> float:
     value = get(name)
     if value is None:
         raise ValueError(f"[{SECTION}] {name} has no value")
+    return _float(name, value)
+
+
+def get_float_or_none(name: str) -> float | None:
+    """The option as a number, None when it is unset (an option whose default is decided at run time)."""
+    value = get(name)
+    return None if value is None else _float(name, value)
+
+
+def _float(name: str, value: str) -> float:
     try:
         return float(value)
     except ValueError:

@@ -38,9 +38,10 @@ class ConnectionConfig:
 class DispatchConfig:
     """How the run's cities are dispatched.
 
-    :param poll_interval: seconds between status sweeps of the run's jobs (default 30, or
-        ``[sagemaker_fleet] poll_interval``; at most 10 s while a city waits for its turn); with a sped-up
-        simulator use a few seconds. 0 counts as not given.
+    :param poll_interval: real seconds between status sweeps of the run's jobs (default
+        ``[sagemaker_fleet] poll_interval``, else 30 s of the endpoint's clock: 30 s against AWS, 30 simulated
+        seconds against the sped-up simulator, which announces its speed; at most 10 s while a city waits for its
+        turn). 0 counts as not given.
     :param capacity_retry_seconds: base back-off on ResourceLimitExceeded (default 60, or
         ``[sagemaker_fleet] capacity_retry_seconds``). 0 counts as not given.
     :param carry_pools: at the run's end keep the idle warm pools that will still be alive when the next
@@ -55,7 +56,7 @@ class DispatchConfig:
     def resolved(self) -> DispatchConfig:
         """The intervals with the ``[sagemaker_fleet]`` settings where they are not given (read at parse time)."""
         return DispatchConfig(
-            poll_interval=self.poll_interval or settings.get_float("poll_interval"),
+            poll_interval=self.poll_interval or settings.get_float_or_none("poll_interval") or 0.0,
             capacity_retry_seconds=self.capacity_retry_seconds
             or settings.get_float("capacity_retry_seconds"),
             carry_pools=self.carry_pools,

@@ -16,6 +16,7 @@ or to AWS's API (:attr:`Cadence.min_aws_poll_seconds`, :attr:`Cadence.watch_marg
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields, replace
 
 from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, CAPACITY_TIMEOUT_SECONDS, POLL_INTERVAL
@@ -89,3 +90,30 @@ class Cadence:
 
 #: The defaults: a triggerer's run against AWS (the default argument wherever a cadence may be left out).
 AWS_CADENCE = Cadence()
+
+
+#: Against a sped-up simulator the default poll interval is never shorter than this many real seconds: a sweep a
+#: few times a second keeps every hand-off within the planned keep-alives without loading the machine.
+MIN_SIMULATED_POLL_SECONDS = 0.5
+#: The inline keep-alive covers this many times the shell's measured gap: a loaded machine starts tasks slower.
+INLINE_GAP_MARGIN = 2.0
+
+
+def endpoint_poll_interval(configured: float, speed: float) -> float:
+    """The run's poll interval in real seconds: ``configured`` when given (> 0); else :data:`POLL_INTERVAL` of the
+    endpoint's own clock — 30 s against AWS, 30 simulated seconds against a simulator ``speed`` times faster than
+    the wall clock (at least :data:`MIN_SIMULATED_POLL_SECONDS`), so that a job's end is seen as late, in the
+    endpoint's seconds, as against AWS."""
+    if configured > 0:
+        return configured
+    if speed <= 1:
+        return POLL_INTERVAL
+    return max(MIN_SIMULATED_POLL_SECONDS, POLL_INTERVAL / speed)
+
+
+def inline_keep_alive(poll_interval: float, task_gap: float, speed: float) -> int:
+    """The least keep-alive (seconds of the endpoint's clock) that outlives the gap between a job's end and the next
+    city's create when a run's cities start one at a time (``airflow dags test``): the poll interval that sees the
+    end plus the shell's own ``task_gap`` between the two tasks (real seconds), ``speed`` times over against a
+    simulator, with :data:`INLINE_GAP_MARGIN`."""
+    return math.ceil((poll_interval + task_gap) * max(speed, 1.0) * INLINE_GAP_MARGIN)

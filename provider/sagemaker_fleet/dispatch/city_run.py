@@ -324,11 +324,15 @@ class CityRun:
             tracker.account.refused(turn.quota_for(attempt))
 
     def _keep_alive_at_create(self, request: CreateTrainingJobRequestTypeDef, planned: int) -> int:
-        """Keep-alive 0 in ``request`` when the tracker says no city of the group is left to take the pool over
-        (:meth:`RunTracker.keep_alive_at_create`); the keep-alive the job is created with."""
+        """The keep-alive the job is created with, written into ``request``: the tracker's
+        (:meth:`RunTracker.keep_alive_at_create`) — 0 when no city of the group is left to take the pool over, more
+        than planned when the run's cities start one at a time."""
         if self.tracker is None:
             return planned
         keep_alive = self.tracker.keep_alive_at_create(self.name, planned)
+        resources = request["ResourceConfig"]
         if keep_alive == 0:
-            request["ResourceConfig"].pop("KeepAlivePeriodInSeconds", None)
+            resources.pop("KeepAlivePeriodInSeconds", None)
+        elif keep_alive != planned:
+            resources["KeepAlivePeriodInSeconds"] = keep_alive
         return keep_alive

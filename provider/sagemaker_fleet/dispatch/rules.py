@@ -27,10 +27,15 @@ class RunOptions:
     :meth:`~.tracker.RunTracker.tail_jobs` nor :meth:`~.tracker.RunTracker.surplus_pools`, no cold start held back);
     ``one_at_a_time``: the run's cities start one at a time, in an order the plan does not set (``airflow dags
     test``), so no city waits for its turn or for a pool, as none of the cities it would wait for can start first;
-    ``rules``: the measurement switches (:class:`DispatchRules`), every rule in production."""
+    ``inline_keep_alive``: with ``one_at_a_time``, the least keep-alive (seconds of the endpoint's clock) a job is
+    created with while a city of its warm-pool group is still to come: the shell's own gap between a job's end and
+    the next city's create (its poll interval and the task starts in between), which a plan made for a scheduler and
+    a triggerer does not know of; ``rules``: the measurement switches (:class:`DispatchRules`), every rule in
+    production."""
 
     carry_pools: bool = False
     one_at_a_time: bool = False
+    inline_keep_alive: int = 0
     rules: DispatchRules = ALL_RULES
 
 

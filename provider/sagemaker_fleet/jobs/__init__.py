@@ -12,5 +12,6 @@
 - ``progress.py``: where a run stands, from ListTrainingJobs; ``paging.py``: paged listings that must end;
 - ``service_quotas.py``: the training quotas' Service Quotas names, and an account's quotas per instance type;
 - ``prices.py``: the cost report's price lookup; ``duration_text.py``: the one duration format;
+- ``endpoint.py``: the clock speed a simulated endpoint announces in its responses;
 - ``errors.py``: prices or job shapes the model cannot handle.
 """

@@ -57,7 +57,8 @@ class FleetTrainingOperator(FleetAwsOperator):
         the run's poller then ends none of them early; ``release_pools`` decides at the run's end.
     :param deferrable: wait in the triggerer (default) instead of holding a worker slot; a synchronous wait does
         not read the plan, so the city starts at once.
-    :param poll_interval: seconds between status sweeps of the run's jobs (at most 10 s while a city waits).
+    :param poll_interval: real seconds between status sweeps of the run's jobs (at most 10 s while a city waits);
+        0 (the default): 30 s of the endpoint's clock, against AWS and against the sped-up simulator alike.
     :param capacity_retry_seconds: base back-off when the instance quota is in use (ResourceLimitExceeded).
     :param capacity_timeout_seconds: give up waiting for capacity after this long.
     :param use_params: apply the run's params (cities, spot, instance_type, dry_run) — the manual DAG's form.
@@ -140,7 +141,8 @@ class FleetTrainingOperator(FleetAwsOperator):
 
     def execute(self, context: Context) -> Any:
         """Hand the city to its trigger at once; the trigger ends the task from the triggerer (a failure that no
-        retry mends comes back here, to :meth:`execute_complete`)."""
+        retry mends comes back here, to :meth:`execute_complete`). Under ``airflow dags test``, and with
+        ``deferrable=False``, the trigger runs here."""
         ti = context["ti"]
         params = context.get("params")
         inline = _under_dag_test()
@@ -152,7 +154,8 @@ class FleetTrainingOperator(FleetAwsOperator):
             run_id=ti.run_id,
             end_from_trigger=self.deferrable and not inline,
             one_at_a_time=inline,
-            # dag.test() runs the trigger in line, where Airflow 3.0 gives it no way to read XComs: hand it the plan
+            # under dag.test() the trigger runs in this task: it gets the plan this task reads (its own XCom read, off
+            # the event loop, has no way through Airflow 3.0's in-process supervisor)
             plan=self._plan(context) if inline and self.deferrable else None,
             # OpenLineage on: the trigger that ends the task closes the lineage run the listener opened here
             lineage=lineage_ids(context, self) if self.deferrable and not inline else None,
@@ -163,10 +166,11 @@ class FleetTrainingOperator(FleetAwsOperator):
         from sagemaker_fleet.triggers.city import FleetCityTrigger
 
         trigger = FleetCityTrigger(**kwargs)
-        if self.deferrable:  # dag.test() runs this very object in line
-            self.defer(trigger=trigger, method_name="execute_complete")
-        # a synchronous wait cannot read the plan: start at once
-        trigger.options = dataclasses.replace(trigger.options, plan_task_id=None)
+        if not self.deferrable:  # a synchronous wait cannot read the plan: start at once
+            trigger.options = dataclasses.replace(trigger.options, plan_task_id=None)
+        # under dag.test() the trigger runs here, in this task: deferring would have Airflow run it in line all the
+        # same, then start the task a second time to resume it — seconds of Airflow's own between two cities (two
+        # task starts of ~2.5 s each on Airflow 3.2), which a warm pool idles through
         return self.execute_complete(context, asyncio.run(_first_event(trigger)))
 
     def _plan(self, context: Context) -> Any:
@@ -236,9 +240,9 @@ class FleetTrainingOperator(FleetAwsOperator):
 
 
 def _under_dag_test() -> bool:
-    """Whether the task runs under ``dag.test()``, which runs a deferred task's trigger in line and resumes the task
-    with the event's payload even when the trigger ended the task itself: a ``TaskSuccessEvent`` would come back as
-    the string ``"success"``, its XComs (the result, the links) lost. The trigger then fires an ordinary event."""
+    """Whether the task runs under ``dag.test()`` (``airflow dags test``), which runs a run's task instances one
+    after the other in one process: the city's trigger then runs in the task itself and fires an ordinary event
+    (a ``TaskSuccessEvent`` would come back to a resumed task as the string ``"success"``, its XComs lost)."""
     from sagemaker_fleet.compat import under_dag_test
 
     return under_dag_test()

@@ -28,9 +28,10 @@ from airflow.triggers.base import (
     TriggerEvent,
 )
 
-from sagemaker_fleet.contract import PLAN_XCOM_KEY
+from sagemaker_fleet.compat import dags_test_task_gap
+from sagemaker_fleet.contract import PLAN_XCOM_KEY, POLL_INTERVAL
 from sagemaker_fleet.dispatch import DispatchBook, RunOptions, build_run_dispatch
-from sagemaker_fleet.dispatch.cadence import Cadence
+from sagemaker_fleet.dispatch.cadence import Cadence, endpoint_poll_interval, inline_keep_alive
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
 from sagemaker_fleet.fleetspec.runspec import load_run_spec
@@ -70,6 +71,15 @@ class RunInfo:
     try_id: str | None  # ``{run_id}/{try_number}``
     dag_id: str | None
     run_id: str | None
+
+
+@dataclass(frozen=True)
+class EndpointClock:
+    """The endpoint's clock speed (simulated seconds per real second; 1 against AWS) and the city's poll interval
+    in real seconds."""
+
+    speed: float
+    poll_interval: float
 
 
 @dataclass(frozen=True)
@@ -151,7 +161,7 @@ class FleetCityTrigger(RunPollerTrigger):
         """The run's intervals, with this task's settings (the poll interval, the capacity back-off)."""
         timing = self.timing
         return Cadence(
-            timing.poll_interval,
+            timing.poll_interval or POLL_INTERVAL,
             capacity_retry_seconds=timing.capacity_retry_seconds,
             capacity_timeout_seconds=timing.capacity_timeout_seconds,
         )
@@ -181,7 +191,9 @@ class FleetCityTrigger(RunPollerTrigger):
             run_id=run.run_id,
         )
 
-    async def _build_dispatch(self, spec: FleetSpec, run: RunInfo, sweeps: RunSweeps) -> RunSweeps:
+    async def _build_dispatch(
+        self, spec: FleetSpec, run: RunInfo, sweeps: RunSweeps, clock: EndpointClock
+    ) -> RunSweeps:
         """The run's dispatch, built onto the poller's ``sweeps`` by its plan (none: every city starts at once)."""
         names = run_job_names(spec, run.run_key)
         if not self.options.plan_task_id:
@@ -204,16 +216,22 @@ class FleetCityTrigger(RunPollerTrigger):
         self.log.info(
             "dispatching run %s by plan %s (%d jobs)", run.run_key, self.options.plan_task_id, len(plan.jobs)
         )
+        options = RunOptions(carry_pools=self.options.carry_pools)
         if self.task_try.one_at_a_time:
             turn = book.turns.get(self.city)
+            keep = inline_keep_alive(clock.poll_interval, dags_test_task_gap(), clock.speed)
             self.log.info(
                 "%s: the run's cities start one at a time in the order Airflow runs them (airflow dags test): this "
-                "one starts now%s; a city after it with the same warm-pool key takes its pool (keep-alive %s s)",
+                "one starts now%s; while a city of its warm-pool key is still to come, its job keeps its pool at "
+                "least %d s (Airflow's own gap between tasks%s), so that the next one takes it",
                 self.city,
                 f" (planned {turn.order + 1} of {len(book.turns)}, group {turn.group})" if turn else "",
-                turn.keep_alive_seconds if turn else 0,
+                keep,
+                f" at the endpoint's speed {clock.speed:g}" if clock.speed != 1 else "",
             )
-        options = RunOptions(carry_pools=self.options.carry_pools, one_at_a_time=self.task_try.one_at_a_time)
+            options = RunOptions(
+                carry_pools=self.options.carry_pools, one_at_a_time=True, inline_keep_alive=keep
+            )
         return build_run_dispatch(book, names, self.cadence, options=options, sweeps=sweeps)
 
     # ------------------------------------------------------------------------------------------ running
@@ -332,13 +350,14 @@ class FleetCityTrigger(RunPollerTrigger):
         if self.city not in {c.name for c in spec.cities}:
             return Outcome("skipped", message="not among this run's cities")
         poller = self.shared_poller(
-            run_name_contains(run.run_key), self.timing.poll_interval, fleet=spec.fleet
+            run_name_contains(run.run_key), self.timing.poll_interval or POLL_INTERVAL, fleet=spec.fleet
         )
         poller.sweeps.floor = run_key_floor(run.run_key)
         if poller.signals is None:
             poller.signals = RunSignals(spec.fleet, run.run_key)
         self.signals = poller.signals
-        tracker = await poller.track(lambda sweeps: self._build_dispatch(spec, run, sweeps))
+        clock = await self._endpoint_clock(poller)
+        tracker = await poller.track(lambda sweeps: self._build_dispatch(spec, run, sweeps, clock))
         self.city_run = city_run = CityRun(
             spec,
             spec.city(self.city),
@@ -355,6 +374,14 @@ class FleetCityTrigger(RunPollerTrigger):
         )
         end = await city_run.train()
         return await self._outcome(end, city_run, poller, spec, run)
+
+    async def _endpoint_clock(self, poller: FleetPoller) -> EndpointClock:
+        """The endpoint's speed (1 against AWS) and the poll interval the city asks of the run's poller: its own,
+        or 30 s of the endpoint's clock when it sets none."""
+        speed = await poller.endpoint_speed()
+        interval = endpoint_poll_interval(self.timing.poll_interval, speed)
+        poller.ask_interval(interval)
+        return EndpointClock(speed, interval)
 
     async def _outcome(
         self, end: CityEnd, city_run: CityRun, poller: FleetPoller, spec: FleetSpec, run: RunInfo

@@ -20,6 +20,7 @@ from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from sagemaker_fleet.dispatch.sweep import Backoff
 from sagemaker_fleet.hooks.fleet import error_code
+from sagemaker_fleet.jobs.endpoint import endpoint_speed
 from sagemaker_fleet.jobs.statuses import THROTTLING_CODES
 from sagemaker_fleet.triggers.offloop import off_loop
 
@@ -62,6 +63,7 @@ class RunClient:
         self._client: Any = None
         self._client_cm: Any = None
         self._console: asyncio.Future[tuple[str, str]] | None = None
+        self._speed: float | None = None
 
     @contextlib.asynccontextmanager
     async def client(self) -> AsyncIterator[Any]:
@@ -110,6 +112,32 @@ class RunClient:
                 )
                 await asyncio.sleep(delay)
                 backoff.failed()
+
+    async def speed(self, patience: float) -> float:
+        """The clock speed of the endpoint (:func:`~sagemaker_fleet.jobs.endpoint.endpoint_speed`): 1 against AWS
+        itself, without a call; elsewhere read once from the headers of a one-job ListTrainingJobs (the simulator
+        announces its speed; another endpoint in front of AWS announces nothing: 1). An endpoint that cannot say
+        (credentials refused, no region) counts as AWS: the run's own calls then fail with the reason."""
+        if self._speed is None:
+
+            async def read(client: Any) -> float:
+                if aws_host(str(getattr(client.meta, "endpoint_url", "") or "")) is not None:
+                    return 1.0
+                response = await client.list_training_jobs(MaxResults=1)
+                return endpoint_speed((response.get("ResponseMetadata") or {}).get("HTTPHeaders"))
+
+            try:
+                self._speed = await self.call(
+                    "ListTrainingJobs", read, interval=lambda: 1.0, patience=patience
+                )
+            except Exception as exc:  # noqa: BLE001 - the speed only tunes intervals; AWS's clock is the safe guess
+                log.warning(
+                    "the endpoint's clock speed is unknown (%s: %s): counting it as AWS's",
+                    type(exc).__name__,
+                    exc,
+                )
+                self._speed = 1.0
+        return self._speed
 
     async def console(self) -> tuple[str, str]:
         """(region, console domain) of the connection, for the extra links; the hook builds a boto3 client to

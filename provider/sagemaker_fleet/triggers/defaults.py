@@ -16,7 +16,7 @@ from typing import Any, Self
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 
-from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, CAPACITY_TIMEOUT_SECONDS, POLL_INTERVAL
+from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, CAPACITY_TIMEOUT_SECONDS
 
 #: The city trigger's classpath, as the triggerer imports it.
 CITY_TRIGGER_CLASSPATH = "sagemaker_fleet.triggers.city.FleetCityTrigger"
@@ -103,12 +103,13 @@ class CityOptions(TriggerSettings):
 class CityTiming(TriggerSettings):
     """The city's clocks.
 
-    :param poll_interval: seconds between status sweeps of the run's jobs (at most 10 s while a city waits).
+    :param poll_interval: real seconds between status sweeps of the run's jobs (at most 10 s while a city waits);
+        0: 30 s of the endpoint's clock (:func:`~sagemaker_fleet.dispatch.cadence.endpoint_poll_interval`).
     :param capacity_retry_seconds: the base back-off while the instance quota is in use (ResourceLimitExceeded).
     :param capacity_timeout_seconds: give up waiting for capacity after this long.
     """
 
-    poll_interval: float = POLL_INTERVAL
+    poll_interval: float = 0.0
     capacity_retry_seconds: float = CAPACITY_RETRY_SECONDS
     capacity_timeout_seconds: float = CAPACITY_TIMEOUT_SECONDS
 

@@ -119,8 +119,17 @@ class FleetPoller:
             poller._key = loop_key
             poller._loop = loop
             cls._registry[loop_key] = poller
-        poller.interval = max(poller._min_interval, min(poller.interval, interval))
+        poller.ask_interval(interval)
         return poller
+
+    def ask_interval(self, interval: float) -> None:
+        """A trigger of the run asks for sweeps every ``interval`` seconds: the run sweeps as often as its most
+        eager trigger asks, never more often than the AWS floor (:meth:`_clamp_interval`)."""
+        self.interval = max(self._min_interval, min(self.interval, interval))
+
+    async def endpoint_speed(self) -> float:
+        """The endpoint's clock speed (1 against AWS; a simulator's own), read once per poller (:meth:`RunClient.speed`)."""
+        return await self.aws.speed(self.cadence.give_up_seconds)
 
     @property
     def tracker(self) -> RunTracker | None:

@@ -42,7 +42,9 @@ def two_fleets(aws_sim: Any, tmp_path: Path) -> dict[str, Any]:
         return job_name(fleet, city, RUN_KEY)
 
     create("other", "a1")
-    aws_sim.advance(120)  # other's a1 ends first (start-up times vary): its pool expires first, is handed out first
+    aws_sim.advance(
+        120
+    )  # other's a1 ends first (start-up times vary): its pool expires first, is handed out first
     create("disp", "a2")
     aws_sim.advance(600)  # both end and keep their pools
     create("disp", "a1")  # on other's a1 pool (or disp's a2: the simulator hands out the older pool first)

@@ -535,3 +535,37 @@ def test_a_city_whose_own_request_meets_the_endpoint_down_waits_for_it_instead_o
     )
     assert names == expected
     assert jobs_by_name(fast)[expected[-1]]["status"] == "Completed"
+
+
+def test_one_at_a_time_against_a_sped_up_simulator_each_job_keeps_its_pool_through_airflows_gap(
+    fast, monkeypatch, tmp_path
+) -> None:
+    """``airflow dags test`` against the simulator at speed 200 with no poll interval set: the run sweeps every
+    30 simulated seconds (here its 0.5 s floor), and a city's job keeps its pool at least through the sweep that
+    sees its end and Airflow's own gap before the next city's create, at the endpoint's speed — read from the
+    simulator, not set by anyone — although the plan asked for less (a 60 s orchestration latency)."""
+    import yaml
+
+    from sagemaker_fleet.compat import dags_test_task_gap
+    from sagemaker_fleet.dispatch.cadence import endpoint_poll_interval, inline_keep_alive
+
+    fleet = yaml.safe_load(DISPATCH.read_text())
+    fleet["orchestration_latency_seconds"] = 60
+    path = tmp_path / "dispatch.yaml"
+    path.write_text(yaml.safe_dump(fleet))
+    spec = load_fleet_spec(path)
+    plan = plan_fleet(spec, RUN_KEY)
+    publish_plan(monkeypatch, plan)
+    book = DispatchBook.from_plan(plan, spec)
+    (group,) = book.members
+    first = book.members[group][0]
+    inline = {"one_at_a_time": True, "end_from_trigger": False, "poll_interval": 0.0}
+    (event,) = run([trigger(path, first, plan_task_id="plan", **inline)])
+    assert event.payload["status"] == "success", event.payload
+    interval = endpoint_poll_interval(0.0, 200.0)
+    assert interval == 0.5
+    expected = inline_keep_alive(interval, dags_test_task_gap(), 200.0)
+    assert expected > book.turns[first].keep_alive_seconds > 0  # the plan asked for less
+    described = SageMakerFleetHook().describe(f"disp-{first}-{RUN_KEY}")
+    assert described is not None
+    assert described["ResourceConfig"]["KeepAlivePeriodInSeconds"] == expected

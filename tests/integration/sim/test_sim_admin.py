@@ -164,3 +164,21 @@ def test_a_city_failing_once_fails_its_first_submission_and_trains_the_next(sim:
     assert sim.failures(first_cities=[])["first_cities"] == []
     with pytest.raises(SimAdminError, match="first_cities is a list"):
         sim.failures(first_cities="lima")  # type: ignore[arg-type]
+
+
+def test_every_response_announces_the_clocks_speed(sim: SimClient) -> None:
+    """What a fleet run counts its poll interval and its dags-test keep-alives by (``jobs/endpoint.py``): the
+    SageMaker calls' answers, moto's (S3) and errors alike, and the speed as it is now, after a change."""
+    from sagemaker_fleet.jobs.endpoint import SPEED_HEADER, endpoint_speed
+
+    sm, s3 = sim.boto3_client("sagemaker"), sim.boto3_client("s3")
+    headers = sm.list_training_jobs(MaxResults=1)["ResponseMetadata"]["HTTPHeaders"]
+    assert endpoint_speed(headers) == 1.0
+    assert headers[SPEED_HEADER] == "1"
+    sim.reset(speed=40)
+    assert endpoint_speed(sm.list_training_jobs(MaxResults=1)["ResponseMetadata"]["HTTPHeaders"]) == 40.0
+    assert endpoint_speed(s3.list_buckets()["ResponseMetadata"]["HTTPHeaders"]) == 40.0
+    with pytest.raises(ClientError) as refused:
+        sm.describe_training_job(TrainingJobName="no-such-job")
+    assert endpoint_speed(refused.value.response["ResponseMetadata"]["HTTPHeaders"]) == 40.0
+    sim.reset()

@@ -51,3 +51,27 @@ def test_a_city_whose_group_has_not_started_says_why_and_when_it_goes_anyway() -
     assert reason.startswith("waits for 3 more job(s) of group g0 to end (rank 6 of 8, width 3, 0 running)")
     assert "the cities before it have not started" in reason
     assert "starts anyway after 600 s" in reason
+
+
+def test_a_job_keeps_its_pool_through_the_shells_gap_while_a_city_of_its_key_is_to_come() -> None:
+    """One at a time, the next city creates its job only after Airflow ends one task and starts the next: the plan's
+    keep-alive (made for a triggerer that hands the pool on in the sweep that sees the end) may run out first. While
+    a city of the group is still to come a job keeps its pool at least the run's ``inline_keep_alive``; the last
+    keeps none; a plan's longer keep-alive stands; a scheduled run is unchanged."""
+    spec, _, book = one_group(n=3)
+    first, second, last = ranked(book)[0], ranked(book)[1], ranked(book)[2]
+    options = RunOptions(one_at_a_time=True, inline_keep_alive=560)
+    tracker = RunTracker(book, run_job_names(spec, RUN_KEY), options=options)
+    tracker.observe([], whole=True)
+    assert tracker.keep_alive_at_create(first, 240) == 560
+    assert tracker.keep_alive_at_create(first, 900) == 900
+    tracker.observe([summary(spec, first, "Completed", pool="Available"), summary(spec, second)], whole=True)
+    assert tracker.keep_alive_at_create(second, 240) == 560  # the last city is still to come
+    tracker.observe(
+        [summary(spec, c, "Completed", pool="Available") for c in (first, second)] + [summary(spec, last)],
+        whole=True,
+    )
+    assert tracker.keep_alive_at_create(last, 240) == 0  # nobody is left to take its pool
+    scheduled = RunTracker(book, run_job_names(spec, RUN_KEY), options=RunOptions(inline_keep_alive=560))
+    scheduled.observe([], whole=True)
+    assert scheduled.keep_alive_at_create(first, 240) == 240

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from io import BytesIO
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.jobs.endpoint import SPEED_HEADER
 from sagemaker_fleet.jobs.service_quotas import SERVICE_CODE
 from sagemaker_fleet.sim import service_quotas
 from sagemaker_fleet.sim.engine import OPERATIONS
@@ -45,6 +46,19 @@ class SimulatorApp:
         self._fallback = fallback
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        return self._route(environ, self._announcing_speed(start_response))
+
+    def _announcing_speed(self, start_response: StartResponse) -> StartResponse:
+        """``start_response`` with the clock's speed added to every response, S3's and moto's too: a fleet run
+        counts its poll interval and keep-alives in this endpoint's seconds (``jobs/endpoint.py``)."""
+        speed = f"{self.control.speed:g}"
+
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            return start_response(status, [*headers, (SPEED_HEADER, speed)], exc_info)
+
+        return start
+
+    def _route(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path = str(environ.get("PATH_INFO") or "/")
         if path == "/_sim" or path.startswith("/_sim/"):
             return self._admin(environ, start_response, path)

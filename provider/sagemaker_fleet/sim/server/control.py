@@ -49,6 +49,12 @@ class SimulatorControl:
             config = settings.config
             self.engine.subscribe(TrainingOutputs(self._s3, config.account_id, config.region))
 
+    @property
+    def speed(self) -> float:
+        """Simulated seconds per wall second of the served clock (an admin may change it: reset, set_speed)."""
+        clock = self.engine.clock
+        return clock.speed if isinstance(clock, WallClock) else 1.0
+
     def _store(self) -> CheckpointStore | None:
         return MotoCheckpointStore(self._s3) if self._s3 is not None else None
 
