@@ -85,6 +85,7 @@ def start_simulator(speed: float, port: int, fleet: Path) -> tuple[subprocess.Po
             str(speed),
             "--fleet",
             str(fleet),
+            "--no-provision",  # seed_data makes the buckets and the data, with rows a city can train on
             "--seed",
             "7",
         ],

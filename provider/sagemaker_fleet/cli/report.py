@@ -38,7 +38,7 @@ from sagemaker_fleet.cost.pricelist import (
     default_cache_path,
     lookup_price_list,
 )
-from sagemaker_fleet.cost.publish import upload_report_files, write_report_files
+from sagemaker_fleet.cost.publish import upload_refusal, upload_report_files, write_report_files
 from sagemaker_fleet.cost.report import RunJobIndex, build_cost_report
 from sagemaker_fleet.cost.summary import summary_lines
 from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
@@ -216,12 +216,11 @@ def _upload(session: boto3.session.Session, args: argparse.Namespace, spec: Flee
     try:
         uploaded = upload_report_files(_client(session, "s3", args.endpoint_url), files, target)
     except ClientError as exc:
-        if exc.response.get("Error", {}).get("Code") == "NoSuchBucket":
-            print(
-                f"warning: not uploaded: the bucket of {target} does not exist (the report stays in "
-                f"{files.html.parent}; pass --no-upload to skip the upload)",
-                file=sys.stderr,
-            )
+        refusal = upload_refusal(
+            str(exc.response.get("Error", {}).get("Code", "")), target, files.html.parent
+        )
+        if refusal is not None:
+            print(f"warning: {refusal} (pass --no-upload to skip the upload)", file=sys.stderr)
             return 0
         return _fail(f"upload to {target} failed: {exc}", 1)
     except BotoCoreError as exc:

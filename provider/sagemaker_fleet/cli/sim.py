@@ -95,18 +95,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="answer UpdateTrainingJob's keep-alive change of a running job with ValidationException, as AWS "
         "may (undocumented; default: accept it, applied when the job ends)",
     )
-    serve.add_argument(
+    provision = serve.add_mutually_exclusive_group()
+    provision.add_argument(
         "--provision",
         action="store_true",
+        default=None,
         help="create in the simulated account what each --fleet spec names: its execution roles, buckets, an "
-        "object under every city's train_s3_uri and its ECR images (again after each reset), so that "
-        "'sagemaker-fleet preflight' finds them",
+        "object under every city's train_s3_uri and its ECR images (again after each reset), so that a fleet DAG "
+        "and 'sagemaker-fleet preflight' find them (the default with --fleet, unless --no-moto)",
+    )
+    provision.add_argument(
+        "--no-provision",
+        dest="provision",
+        action="store_false",
+        help="create nothing the --fleet specs name: only their durations and quotas are used",
     )
     serve.add_argument("--no-moto", action="store_true", help="serve only the SageMaker training APIs")
     serve.add_argument("--log-requests", action="store_true", help="log one line per HTTP request")
+    from sagemaker_fleet.cli import sim_env
+
+    sim_env.add_arguments(
+        sub.add_parser("env", help=sim_env.HELP, description=sim_env.__doc__),
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.sim_command == "env":
+        from sagemaker_fleet.cli import sim_env
+
+        return sim_env.run(args)
     if args.provision and (not args.fleet or args.no_moto):
         why = "give the fleets with --fleet FLEET.yaml" if not args.fleet else "it needs moto: drop --no-moto"
         print(f"error: --provision creates what the --fleet specs name; {why}", file=sys.stderr)
@@ -235,7 +252,8 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
         speed=args.speed,
         config=config,
         with_moto=not args.no_moto,
-        provision=tuple(fleets) if args.provision else (),
+        # by default what the fleets name is made, so that their DAGs run as they are (buckets, data, roles)
+        provision=tuple(fleets) if args.provision or (args.provision is None and not args.no_moto) else (),
     )
 
 

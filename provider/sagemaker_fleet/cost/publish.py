@@ -1,7 +1,9 @@
 """Write ``report.json``, ``report.csv`` and ``report.html`` to a folder and upload them next to the run's models.
 
-Uploading goes to ``{output_s3_uri}/reports/{run_key}/`` (docs/formats.md, S3 layout) through a client passed in; deciding what to
-do when the bucket is missing belongs to the caller (the CLI warns and keeps the local files).
+Uploading goes to ``{output_s3_uri}/reports/{run_key}/`` (docs/formats.md, S3 layout) through a client passed in. An
+upload S3 refuses for good (:data:`UPLOAD_REFUSALS`: no such bucket, access denied) is a warning wherever a report is
+made — the ``report`` command and the fleet DAG's ``cost_report`` task keep the local files and say why: a run's
+outcome is its cities', and a retry meets the same refusal.
 """
 
 from __future__ import annotations
@@ -13,9 +15,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from sagemaker_fleet.cost.export import render_csv, render_json
 from sagemaker_fleet.cost.page import render_html
 from sagemaker_fleet.fleetspec.names import split_s3_uri
+from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import CostReport
+
+#: S3 error codes of an upload that no retry mends: the report stays local, with a warning.
+UPLOAD_REFUSALS: frozenset[str] = frozenset({"NoSuchBucket", *ACCESS_DENIED_CODES})
 
 CONTENT_TYPES = {
     "report.json": "application/json",
@@ -60,3 +66,12 @@ def upload_report_files(client: ObjectWriter, files: ReportFiles, prefix_uri: st
         )
         uploaded.append(f"s3://{bucket}/{key}")
     return uploaded
+
+
+def upload_refusal(code: str, target: str, local: Path) -> str | None:
+    """The warning for an upload to ``target`` that S3 refused with ``code`` for good (None: not such a refusal:
+    the caller fails, and a retry may succeed)."""
+    if code not in UPLOAD_REFUSALS:
+        return None
+    why = "its bucket does not exist" if code == "NoSuchBucket" else f"S3 refused it ({code})"
+    return f"not uploaded to {target}: {why}; the report stays in {local}"

@@ -15,7 +15,7 @@ from sagemaker_fleet.contract import PLAN_TASK_ID, PLAN_XCOM_KEY, models_alias_n
 from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, report_json
 from sagemaker_fleet.cost.collect import describe_run_jobs, find_other_runs_givers
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
-from sagemaker_fleet.cost.publish import upload_report_files, write_report_files
+from sagemaker_fleet.cost.publish import upload_refusal, upload_report_files, write_report_files
 from sagemaker_fleet.cost.report import released_pools
 from sagemaker_fleet.cost.summary import summary_lines
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
@@ -30,6 +30,7 @@ from sagemaker_fleet.triggers.errors import run_spec
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
+    from sagemaker_fleet.cost.publish import ReportFiles
     from sagemaker_fleet.cost.report import CostReport
     from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.jobs.record import Description
@@ -103,23 +104,8 @@ class FleetCostReportOperator(FleetAwsOperator):
         for line in summary_lines(report):
             self.log.info(line)
         self.log.info("report page: %s", files.html)
-        if self.upload:
-            prefix = report_s3_uri(spec.output_s3_uri, run_key)
-            from airflow.providers.amazon.aws.hooks.s3 import S3Hook  # boto3's transfer stack: only when used
-
-            s3 = S3Hook(aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify)
-            for uri in upload_report_files(s3.get_conn(), files, prefix):
-                self.log.info("uploaded %s", uri)
-            bucket, key = split_s3_uri(prefix + "report.html")
-            FleetCostReportLink.persist(
-                context,
-                self,
-                region_name=self.hook.conn_region_name,
-                aws_partition=self.hook.conn_partition,
-                bucket=bucket,
-                key=key,
-            )
-        self._observe(context, spec, report, describes, files.json)
+        uploaded = self.upload and self._upload(context, files, report_s3_uri(spec.output_s3_uri, run_key))
+        self._observe(context, spec, report, describes, files.json, uploaded)
         document = report_json(report)
         return {
             "run_key": run_key,
@@ -129,8 +115,44 @@ class FleetCostReportOperator(FleetAwsOperator):
             "other_runs_pools": document["other_runs_pools"],
         }
 
+    def _upload(self, context: Context, files: ReportFiles, prefix: str) -> bool:
+        """Upload the report's files under ``prefix`` and link the page; whether they were uploaded. An upload S3
+        refuses for good (no such bucket, access denied) is a warning, as in the ``report`` command: the run's
+        outcome is its cities', and a retry would meet the same refusal."""
+        from airflow.providers.amazon.aws.hooks.s3 import S3Hook  # boto3's transfer stack: only when used
+        from botocore.exceptions import ClientError
+
+        s3 = S3Hook(aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify)
+        try:
+            for uri in upload_report_files(s3.get_conn(), files, prefix):
+                self.log.info("uploaded %s", uri)
+        except ClientError as exc:
+            refusal = upload_refusal(
+                str(exc.response.get("Error", {}).get("Code", "")), prefix, files.html.parent
+            )
+            if refusal is None:
+                raise
+            self.log.warning("%s", refusal)
+            return False
+        bucket, key = split_s3_uri(prefix + "report.html")
+        FleetCostReportLink.persist(
+            context,
+            self,
+            region_name=self.hook.conn_region_name,
+            aws_partition=self.hook.conn_partition,
+            bucket=bucket,
+            key=key,
+        )
+        return True
+
     def _observe(
-        self, context: Context, spec: FleetSpec, report: CostReport, describes: list[Any], report_file: Path
+        self,
+        context: Context,
+        spec: FleetSpec,
+        report: CostReport,
+        describes: list[Any],
+        report_file: Path,
+        uploaded: bool,
     ) -> None:
         """The run's billed money as metrics, its trained cities as the models asset's event, and its totals for
         the lineage listener (:meth:`get_openlineage_facets_on_complete`)."""
@@ -154,7 +176,7 @@ class FleetCostReportOperator(FleetAwsOperator):
         self._lineage = {
             "inputs": [c["model_uri"] for c in extra["cities"] if c["model_uri"]],
             "outputs": [report_s3_uri(spec.output_s3_uri, report.run_key) + report_file.name]
-            if self.upload
+            if uploaded
             else [],
             "facet": run_facet_fields(report),
         }
