@@ -115,7 +115,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from sagemaker_fleet.cli import sim_env
 
     sim_env.add_arguments(
-        sub.add_parser("env", help=sim_env.HELP, description=sim_env.__doc__),
+        sub.add_parser("env", help=sim_env.HELP, description=sim_env.DESCRIPTION),
     )
 
 

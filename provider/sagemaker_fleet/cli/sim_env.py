@@ -24,6 +24,12 @@ from sagemaker_fleet.cli.inputs import refused
 from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
 
 HELP = "print the export lines that point Airflow's aws_default connection at a running simulator"
+DESCRIPTION = (
+    "Print export lines for a shell to eval: the aws_default connection (AIRFLOW_CONN_AWS_DEFAULT) with the "
+    "simulator's URL and the fleet's region, and the standard AWS variables, so that airflow dags test and the "
+    "sagemaker-fleet commands talk to the simulator in the fleet's own region. Waits until the simulator answers: "
+    'eval "$(sagemaker-fleet sim env --port 4566 --fleet FLEET.yaml)" right after "sim serve ... &".'
+)
 #: The simulated account takes any credentials; these are what its examples and moto's use.
 CREDENTIALS = "testing"
 

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sagemaker_fleet.fleetspec.placeholders import render_value
+from sagemaker_fleet.fleetspec.placeholders import render_value, values_for
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class JobTemplate:
 
     def render(self, fleet: str, city: str, run_key: str) -> dict[str, Any]:
         """The template with ``{city}``, ``{fleet}`` and ``{run_key}`` filled (fresh containers, never shared)."""
-        rendered = render_value(self.value, {"city": city, "fleet": fleet, "run_key": run_key})
+        rendered = render_value(self.value, values_for(fleet, city, run_key))
         assert isinstance(rendered, dict)
         return rendered
 

@@ -16,6 +16,7 @@ from sagemaker_fleet.fleetspec.model import (
     HYPERPARAMETER_VALUE_MAX,
     HYPERPARAMETERS_MAX,
 )
+from sagemaker_fleet.fleetspec.placeholders import PlaceholderError, names_in
 from sagemaker_fleet.fleetspec.resolve import hyper_text
 
 if TYPE_CHECKING:
@@ -71,6 +72,8 @@ def _environment(resolved: Resolved) -> list[Problem]:
                     "environment names are letters, digits and '_', not starting with a digit; rename it",
                 )
             )
+        elif (placeholder := _placeholder_problem(value)) is not None:
+            problems.append((f"{resolved.path('environment')}[{key}]", placeholder))
         elif len(value) > ENVIRONMENT_VALUE_MAX:
             problems.append(
                 (
@@ -103,6 +106,8 @@ def _hyperparameters(resolved: Resolved) -> list[Problem]:
                     "characters; shorten it",
                 )
             )
+        elif (placeholder := _placeholder_problem(text)) is not None:
+            problems.append((path, placeholder))
         elif has_line_break(key) or has_line_break(text):
             problems.append(
                 (
@@ -112,3 +117,13 @@ def _hyperparameters(resolved: Resolved) -> list[Problem]:
                 )
             )
     return problems
+
+
+def _placeholder_problem(text: str) -> str | None:
+    """Why a shorthand value's placeholders cannot be filled (an unknown name, a lone brace), or None: they mean
+    what they mean in ``job:`` (:mod:`~sagemaker_fleet.fleetspec.placeholders`)."""
+    try:
+        names_in(text)
+    except PlaceholderError as exc:
+        return str(exc)
+    return None

@@ -186,12 +186,13 @@ class CityLayer(_Layer):
     hyperparameters: dict[StrictStr, _HyperValue] | None = Field(
         None,
         description=f"at most {HYPERPARAMETERS_MAX}, names up to {HYPERPARAMETER_KEY_MAX} and values up to "
-        f"{HYPERPARAMETER_VALUE_MAX} characters, no line breaks; sent as text",
+        f"{HYPERPARAMETER_VALUE_MAX} characters, no line breaks; sent as text, with {{city}}, {{fleet}} and "
+        "{run_key} filled as in job: ({{ and }} for a literal brace)",
     )
     environment: dict[StrictStr, StrictStr] | None = Field(
         None,
         description=f"container environment: at most {ENVIRONMENT_MAX}, names [A-Za-z_][A-Za-z0-9_]*, values up "
-        f"to {ENVIRONMENT_VALUE_MAX} characters",
+        f"to {ENVIRONMENT_VALUE_MAX} characters, with {{city}}, {{fleet}} and {{run_key}} filled as in job:",
     )
     job: _Job | None = Field(
         None,

@@ -1,5 +1,6 @@
-"""Placeholders in a ``job:`` template's strings: ``{city}``, ``{fleet}``, ``{run_key}``; ``{{`` and ``}}`` are
-literal braces (metric regexes and JSON carry braces).
+"""Placeholders in a fleet's strings — a ``job:`` template's, and the ``hyperparameters`` and ``environment``
+shorthand's values alike: ``{city}``, ``{fleet}``, ``{run_key}``; ``{{`` and ``}}`` are literal braces (metric
+regexes and JSON carry braces). An unknown name is refused wherever it is written.
 
 A string is split once into literal text and placeholder names (cached: a fleet-level template is rendered for
 every city), so checking and rendering 20,000 cities costs a dictionary look-up per string.
@@ -57,6 +58,11 @@ def split(text: str) -> tuple[Part, ...]:
     if "".join(literal) or not parts:
         parts.append((False, "".join(literal)))
     return tuple(parts)
+
+
+def values_for(fleet: str, city: str, run_key: str) -> dict[str, str]:
+    """What each placeholder is filled with for ``city`` of ``fleet`` in run ``run_key``."""
+    return {"city": city, "fleet": fleet, "run_key": run_key}
 
 
 def names_in(text: str) -> frozenset[str]:

@@ -23,6 +23,7 @@ from sagemaker_fleet.fleetspec.names import STOPPED_BY_TAG as STOPPED_BY_TAG
 from sagemaker_fleet.fleetspec.names import TAG_PREFIX as TAG_PREFIX
 from sagemaker_fleet.fleetspec.names import TRY_TAG as TRY_TAG
 from sagemaker_fleet.fleetspec.names import checkpoint_s3_uri, job_name, model_s3_uri
+from sagemaker_fleet.fleetspec.placeholders import render, values_for
 from sagemaker_fleet.jobs.keys import matching_request_fields
 
 if TYPE_CHECKING:
@@ -110,10 +111,12 @@ def compile_training_request(
         stopping["MaxWaitTimeInSeconds"] = city.spot.max_wait_seconds
     elif submission.keep_alive_seconds > 0:
         resources["KeepAlivePeriodInSeconds"] = submission.keep_alive_seconds
+    # the shorthand's values take the same placeholders as a job: template's strings
+    values = values_for(fleet.fleet, city.name, submission.run_key)
     if city.hyperparameters:
-        request["HyperParameters"] = dict(city.hyperparameters)
+        request["HyperParameters"] = {key: render(value, values) for key, value in city.hyperparameters}
     if city.environment:
-        request["Environment"] = dict(city.environment)
+        request["Environment"] = {key: render(value, values) for key, value in city.environment}
     if "SessionChainingConfig" in matching:
         request["SessionChainingConfig"] = matching["SessionChainingConfig"]
     return _with_job(request, fleet, city, submission.run_key)
