@@ -4,11 +4,14 @@ run (exit 2)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING
 
 from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
+from sagemaker_fleet.fleetspec.issue import SpecIssue
 from sagemaker_fleet.fleetspec.names import InvalidRunKeyError, today_run_key
+from sagemaker_fleet.fleetspec.regions import environment_region, region_mismatch
 from sagemaker_fleet.plan import DurationHistory, HistoryError, PlanError
 
 if TYPE_CHECKING:
@@ -31,18 +34,35 @@ def add_run_key_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_connection_argument(parser: argparse.ArgumentParser) -> None:
+    """``--aws-conn-id``: the Airflow connection whose region is checked against the fleet's."""
+    parser.add_argument(
+        "--aws-conn-id",
+        default="aws_default",
+        metavar="CONN_ID",
+        help="the Airflow connection the fleet's DAG uses: when the environment defines it "
+        "(AIRFLOW_CONN_<CONN_ID>), or AWS_REGION / AWS_DEFAULT_REGION is set, its region must be the fleet's "
+        "(default aws_default)",
+    )
+
+
 def run_key_of(args: argparse.Namespace) -> str:
     """The ``--run-key`` given, or today's in UTC (:func:`~sagemaker_fleet.fleetspec.names.today_run_key`)."""
     given: str | None = args.run_key
     return today_run_key() if given is None else given
 
 
-def load_spec(path: str) -> FleetSpec:
+def load_spec(path: str, *, conn_id: str | None = None) -> FleetSpec:
     """The fleet spec at ``path``, its ``job:`` templates checked against the installed botocore's model; its
-    warnings go to stderr."""
+    warnings go to stderr. ``conn_id``: also refuse it (``FleetSpecError`` on ``region``) when the region of that
+    Airflow connection, as the environment defines it, is not the fleet's (:mod:`~sagemaker_fleet.fleetspec.regions`)."""
     from sagemaker_fleet.hooks.request_model import BOTOCORE_MODEL
 
     spec = load_fleet_spec(path, BOTOCORE_MODEL)
+    if conn_id is not None:
+        mismatch = region_mismatch(spec.region, environment_region(os.environ, conn_id))
+        if mismatch is not None:
+            raise FleetSpecError([SpecIssue("region", mismatch)], source=path)
     for warning in spec.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return spec

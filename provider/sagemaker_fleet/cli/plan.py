@@ -11,6 +11,7 @@ import sys
 
 from sagemaker_fleet.cli.inputs import (
     INPUT_ERRORS,
+    add_connection_argument,
     add_run_key_argument,
     load_history,
     load_spec,
@@ -29,13 +30,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a previous run's report.json: its measured training seconds replace expected_seconds",
     )
     add_run_key_argument(parser)
+    add_connection_argument(parser)
     parser.add_argument(
         "--format", choices=("json", "table"), default="json", help="plan JSON (default) or a readable table"
     )
 
 
 def _build(args: argparse.Namespace) -> FleetPlan:
-    spec = load_spec(args.spec)
+    spec = load_spec(args.spec, conn_id=args.aws_conn_id)
     return plan_fleet(spec, run_key_of(args), load_history(args.history, spec))
 
 

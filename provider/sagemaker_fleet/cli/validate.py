@@ -6,18 +6,19 @@ import argparse
 import sys
 from collections import Counter
 
-from sagemaker_fleet.cli.inputs import load_spec, refused
+from sagemaker_fleet.cli.inputs import add_connection_argument, load_spec, refused
 from sagemaker_fleet.fleetspec import FleetSpecError
 from sagemaker_fleet.plan.advice import fleet_advice
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("spec", metavar="FLEET.yaml", help="the fleet spec to check")
+    add_connection_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        spec = load_spec(args.spec)
+        spec = load_spec(args.spec, conn_id=args.aws_conn_id)
     except FleetSpecError as exc:
         return refused(exc)
     for note in fleet_advice(

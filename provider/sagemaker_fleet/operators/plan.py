@@ -14,6 +14,7 @@ from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.names import reports_s3_prefix, split_s3_uri
+from sagemaker_fleet.fleetspec.regions import KnownRegion, region_mismatch
 from sagemaker_fleet.links.fleet import FleetViewLink, fleet_view_url
 from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_run_key
 from sagemaker_fleet.operators.cities import split_cities
@@ -99,6 +100,7 @@ class PlanFleetOperator(FleetAwsOperator):
         dry_run = this_run.dry_run
         asked = asked_line(this_run.overrides, this_run.fleet, dry_run) if self.use_params else ""
         run_key = task_run_key(context)
+        self._check_region(this_run.fleet.region)
         try:
             spec, account = (
                 self._account_quotas(this_run.spec) if self.account_quotas else (this_run.spec, {})
@@ -140,6 +142,20 @@ class PlanFleetOperator(FleetAwsOperator):
                 context, [*first, cost_line(estimate), *_fleet_view(context)], self.api_conn_id, self.log
             )
         return parts[0]
+
+    def _check_region(self, fleet_region: str) -> None:
+        """Refuse the run (no retry: the connection or the spec must change) when the AWS connection talks to
+        another region than the fleet's; a connection that names none is left to boto3's default."""
+        region = self.region_name
+        if not region:
+            try:
+                region = self.hook.conn_region_name  # the connection's, else the AWS environment's
+            except Exception:  # noqa: BLE001 - no region anywhere: boto3 refuses the run's calls with the reason
+                region = None
+        known = KnownRegion(region, f"the {self.aws_conn_id} connection") if region else None
+        mismatch = region_mismatch(fleet_region, known)
+        if mismatch is not None:
+            raise UnplannableFleetError(mismatch)
 
     def _account_quotas(self, spec: FleetSpec) -> tuple[FleetSpec, Mapping[str, InstanceQuota]]:
         """``spec`` with the quotas this run keeps to: the spec's and the account's together (one paged

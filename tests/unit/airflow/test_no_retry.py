@@ -96,6 +96,24 @@ def test_a_fleet_that_cannot_be_planned_fails_the_plan_task_without_retries(monk
     assert isinstance(raised.value, PlanError)
 
 
+def test_a_connection_in_another_region_than_the_fleets_fails_the_plan_without_retries(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fleet trains in its spec's region: a connection that talks to another would create every job there
+    (other quotas, prices and buckets). The plan task refuses before anything is read or launched."""
+
+    def nothing_else(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the plan went on past the region check")
+
+    monkeypatch.setattr("sagemaker_fleet.operators.plan.plan_fleet", nothing_else)
+    plan = PlanFleetOperator(task_id="plan", spec_path=str(SMALL), region_name="eu-west-3", use_history=False)
+    with pytest.raises(
+        AirflowFailException, match="the fleet trains in us-east-1 but the aws_default connection"
+    ) as raised:
+        plan.execute({"run_id": "scheduled__2026-11-29T00:00:00+00:00"})  # type: ignore[arg-type]
+    assert "talks to eu-west-3" in str(raised.value)
+
+
 # -------------------------------------------------------------------------------------------- the city trigger
 
 

@@ -24,7 +24,9 @@ def test_today_is_the_utc_date_whatever_the_time_zone() -> None:
     assert today_run_key(dt.datetime(2026, 11, 30, 8, 59, tzinfo=tokyo)) == "20261129"
     # the key a scheduled daily run of that day gets
     midnight = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
-    assert today_run_key(midnight.replace(hour=23)) == run_key_for(midnight, "scheduled__x", "scheduled")
+    assert today_run_key(midnight.replace(hour=23)) == run_key_for(
+        midnight, "scheduled__x", "scheduled", dag_id="d"
+    )
 
 
 def test_plan_and_simulate_default_to_the_same_key_todays(capsys: pytest.CaptureFixture[str]) -> None:

@@ -217,3 +217,32 @@ def test_a_mistyped_instance_type_is_an_error_with_the_nearest_type(
     )
     assert "add a quota" not in err
     assert "no quota for ml.m5.xlarg" not in err
+
+
+@pytest.mark.parametrize("command", ["validate", "plan"])
+def test_a_connection_in_another_region_is_refused_naming_both(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The first-run page hard-coded us-east-1 in the connection while the spec said eu-west-3: the jobs would have
+    gone to us-east-1 without a word. The connection the environment defines is compared with the spec's region."""
+    paris = tmp_path / "paris.yaml"
+    paris.write_text(
+        (FLEETS_DIR / "small.yaml").read_text().replace("region: us-east-1", "region: eu-west-3")
+    )
+    monkeypatch.delenv("AWS_REGION", raising=False)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-3")
+    connection = (
+        '{"conn_type": "aws", "extra": {"endpoint_url": "http://127.0.0.1:4566", "region_name": "us-east-1"}}'
+    )
+    monkeypatch.setenv("AIRFLOW_CONN_AWS_DEFAULT", connection)
+    assert main([command, str(paris)]) == 2
+    err = capsys.readouterr().err
+    assert "region" in err
+    assert (
+        "the fleet trains in eu-west-3 but the aws_default connection (AIRFLOW_CONN_AWS_DEFAULT) talks to us-east-1"
+        in err
+    )
+    # another connection id is named with --aws-conn-id; one the environment does not define leaves the environment's
+    assert main([command, str(paris), "--aws-conn-id", "fleet_aws"]) == 0
+    monkeypatch.setenv("AIRFLOW_CONN_AWS_DEFAULT", connection.replace("us-east-1", "eu-west-3"))
+    assert main([command, str(paris)]) == 0
