@@ -48,6 +48,7 @@ Runs and advice:
 - ``runspec.py``: this run's spec, the trigger form's params applied;
 - ``overrides.py``: run-time overrides (a subset of cities, spot off, another instance type);
 - ``draft.py``: a spec drafted from training jobs you already run (``sagemaker-fleet import``);
+- ``draft_cities.py``: the cities of such a draft, read out of the jobs' names;
 - ``triggerer.py``: how many triggers a run holds at once, as advice for the triggerers.
 """
 

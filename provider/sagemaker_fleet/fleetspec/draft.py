@@ -3,7 +3,9 @@
 Each job's CreateTrainingJob request (from a DescribeTrainingJob and its tags, or from a request file) loses what the
 provider owns and what SageMaker fills in by default; the city's name in its strings becomes ``{city}``; what every
 job shares goes in the fleet-level ``job:``, and each city's ``job:`` holds what differs. Every field left out is
-listed with why, so nothing disappears silently.
+listed with why, so nothing disappears silently. ``output_s3_uri`` is where the jobs wrote, chosen so that the
+fleet's own ``models/{city}/{run_key}/`` lands beside it; ``quotas`` are the account's as Service Quotas lists them
+(read by the caller), else a ``TODO`` that ``validate`` refuses until a person writes the numbers.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from typing import Any
 
 import yaml
 
+from sagemaker_fleet.fleetspec.formats import TODO
 from sagemaker_fleet.fleetspec.job_fields import AWS_DEFAULTS, OWNED, OWNED_TAG
 from sagemaker_fleet.fleetspec.job_merge import KEYED_LISTS
-from sagemaker_fleet.fleetspec.names import TAG_PREFIX
+from sagemaker_fleet.fleetspec.model import QUOTA_MAX, InstanceQuota
+from sagemaker_fleet.fleetspec.names import TAG_PREFIX, models_s3_prefix, split_s3_uri
 
 #: Fields whose SageMaker default the provider does not share: kept even at SageMaker's value (the provider's
 #: MaxRuntimeInSeconds default is 7200 s, SageMaker's 86400 s).
@@ -26,7 +30,19 @@ KEPT_AT_DEFAULT = frozenset({"StoppingCondition.MaxRuntimeInSeconds"})
 #: Fields written once for the fleet even where some cities differ: the most common value goes to the fleet, the
 #: others to their cities (the fleet-level ``job:`` must name a role and an image).
 MAJORITY_FIELDS = (("RoleArn",), ("AlgorithmSpecification", "TrainingImage"))
+#: ``output_s3_uri`` when no job names an output path (a request file without OutputDataConfig): refused by
+#: ``validate`` until it is changed.
+NO_OUTPUT_URI = "s3://CHANGE-ME/fleets/imported"
 _MISSING: Any = object()
+
+
+@dataclass(frozen=True)
+class QuotaReading:
+    """What Service Quotas said for the draft: the account's quotas of the types it lists (``found``), or why it
+    was not read (``why_not``, e.g. AccessDenied); an instance type without a value becomes a ``TODO``."""
+
+    found: Mapping[str, InstanceQuota] = field(default_factory=dict)
+    why_not: str | None = None
 
 
 @dataclass(frozen=True)
@@ -53,14 +69,18 @@ class Dropped:
 
 @dataclass(frozen=True)
 class Draft:
-    """The drafted spec (a YAML document) and every field left out."""
+    """The drafted spec (a YAML document), every field left out, what a person must still write (``todo``: each
+    also a ``TODO`` value in the spec) and what they should know about the values drafted (``notes``)."""
 
     spec: dict[str, Any]
     dropped: tuple[Dropped, ...] = field(default_factory=tuple)
+    todo: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     def yaml(self, header: Sequence[str] = ()) -> str:
-        """The spec as YAML, ``header`` and the dropped fields as comments around it."""
-        top = "".join(f"# {line}\n" for line in header)
+        """The spec as YAML, ``header``, the TODOs and the dropped fields as comments around it."""
+        todo = [f"{TODO}: {line}" for line in self.todo]
+        top = "".join(f"# {line}\n" for line in [*header, *todo])
         body = yaml.safe_dump(self.spec, sort_keys=False, allow_unicode=True, width=110)
         tail = "".join(f"#   {line}\n" for line in self.left_out_lines())
         return top + body + ("# Left out:\n" + tail if tail else "")
@@ -99,8 +119,10 @@ def request_of_description(
     return request, dropped
 
 
-def draft_spec(jobs: Sequence[ImportedJob], fleet: str, region: str) -> Draft:
-    """The fleet spec of ``jobs`` (one city each)."""
+def draft_spec(
+    jobs: Sequence[ImportedJob], fleet: str, region: str, quotas: QuotaReading | None = None
+) -> Draft:
+    """The fleet spec of ``jobs`` (one city each), its ``quotas`` from ``quotas`` (None: not read)."""
     dropped: list[Dropped] = []
     cleaned = []
     spots: list[dict[str, int] | None] = []
@@ -116,7 +138,7 @@ def draft_spec(jobs: Sequence[ImportedJob], fleet: str, region: str) -> Draft:
         )
         cleaned.append(_with_city(request, job.city))
         spots.append(spot)
-        outputs.append(output.replace(job.city, "{city}") if output else None)
+        outputs.append(_output_prefix(output, job.city, str(job.request.get("TrainingJobName") or "")))
     common = _common(cleaned, "")
     common = {} if common is _MISSING else common
     for path in MAJORITY_FIELDS:
@@ -130,10 +152,15 @@ def draft_spec(jobs: Sequence[ImportedJob], fleet: str, region: str) -> Draft:
         if spot is not None:
             city["spot"] = spot
         cities.append(city)
-    spec: dict[str, Any] = {"fleet": fleet, "region": region, "output_s3_uri": _output_uri(outputs)}
+    output_uri, notes = _output_uri(outputs)
+    types = sorted({t for r in cleaned if isinstance(t := _get(r, ("ResourceConfig", "InstanceType")), str)})
+    block, todo, quota_notes = _quotas(types, any(spots), quotas or QuotaReading(why_not="not asked"))
+    spec: dict[str, Any] = {"fleet": fleet, "region": region, "output_s3_uri": output_uri}
+    if block:
+        spec["quotas"] = block
     spec["job"] = common
     spec["cities"] = cities
-    return Draft(spec, tuple(dropped))
+    return Draft(spec, tuple(dropped), tuple(todo), (*notes, *quota_notes))
 
 
 def strip_defaults(value: Any, path: str = "", *, seen: list[str] | None = None) -> Any:
@@ -192,16 +219,29 @@ def _pop(value: dict[str, Any], parts: list[str]) -> Any:
     return _pop(value[head], parts[1:])
 
 
-def _with_city(value: Any, city: str) -> Any:
-    """Strings with their literal braces doubled and the city's name made ``{city}`` (where it stands as a word)."""
+def _with_city(request: Mapping[str, Any], city: str) -> dict[str, Any]:
+    """The request with its literal braces doubled and the city's name made ``{city}`` wherever it stands as a word
+    of its own (``s3://b/lima/``, ``--city lima``, ``lima_v2``; never inside ``climate``). A channel's or a tag's
+    own name (the member its list is merged by: ``KEYED_LISTS``) stays as written: layers merge by it."""
+    return {key: _templated(item, city, KEYED_LISTS.get(key)) for key, item in request.items()}
+
+
+def _templated(value: Any, city: str, keep: str | None = None) -> Any:
+    """``value`` as :func:`_with_city` writes it (``city`` "": braces only); ``keep``: the member of each item of
+    a list left without ``{city}``."""
     if isinstance(value, str):
         text = value.replace("{", "{{").replace("}", "}}")
-        return re.sub(rf"(?<![A-Za-z0-9]){re.escape(city)}(?![A-Za-z0-9])", "{city}", text)
-    if isinstance(value, Mapping):
-        return {key: _with_city(item, city) for key, item in value.items()}
+        return _city_word(city).sub("{city}", text) if city else text
     if isinstance(value, list):
-        return [_with_city(item, city) for item in value]
+        return [_templated(item, city, keep) for item in value]
+    if isinstance(value, Mapping):
+        return {key: _templated(item, "" if key == keep else city) for key, item in value.items()}
     return value
+
+
+def _city_word(city: str) -> re.Pattern[str]:
+    """The city's name where no letter or digit touches it: a path segment, a word of a name or an argument."""
+    return re.compile(rf"(?<![A-Za-z0-9]){re.escape(city)}(?![A-Za-z0-9])")
 
 
 def _common(values: list[Any], path: str) -> Any:
@@ -283,10 +323,86 @@ def _get(value: Any, path: tuple[str, ...]) -> Any:
     return value
 
 
-def _output_uri(outputs: list[str | None]) -> str:
-    """The fleet's ``output_s3_uri`` from the jobs' S3OutputPath: the part before the city, without a ``/``."""
-    found = [output for output in outputs if output]
+def _output_prefix(output: str, city: str, job_name: str) -> list[str]:
+    """A job's S3OutputPath as [bucket, folder, …] up to the first folder naming its city or holding its job's
+    name ([] for no S3 path): what the jobs of a fleet share once their own parts are set aside."""
+    if not output.startswith("s3://"):
+        return []
+    bucket, key = split_s3_uri(output)
+    folders = [folder for folder in key.split("/") if folder]
+    own = _city_word(city)
+    for index, folder in enumerate(folders):
+        if own.search(folder) or (job_name and job_name in folder):
+            return [bucket, *folders[:index]]
+    return [bucket, *folders]
+
+
+def _output_uri(prefixes: list[list[str]]) -> tuple[str, list[str]]:
+    """The fleet's ``output_s3_uri`` and notes: the folders the jobs' output paths share (those of the bucket most
+    jobs wrote to), without a last ``models`` folder — the fleet writes ``{output_s3_uri}/models/{city}/{run_key}/``,
+    so jobs that wrote to ``s3://b/models/{city}/`` keep writing under ``s3://b/models/``, never ``models/models``."""
+    found = [prefix for prefix in prefixes if prefix]
     if not found:
-        return "s3://CHANGE-ME/fleets/imported"
-    first = Counter(found).most_common(1)[0][0]
-    return first.split("/{city}", 1)[0].rstrip("/")
+        return NO_OUTPUT_URI, [
+            f"output_s3_uri: no job names an S3OutputPath; replace {NO_OUTPUT_URI} with your S3 prefix"
+        ]
+    buckets = Counter(prefix[0] for prefix in found)
+    bucket = buckets.most_common(1)[0][0]
+    notes = []
+    if len(buckets) > 1:
+        notes.append(
+            f"output_s3_uri: the jobs wrote to {len(buckets)} buckets ({', '.join(sorted(buckets))}); the draft "
+            f"uses {bucket}, where most did"
+        )
+    shared = [prefix for prefix in found if prefix[0] == bucket]
+    length = 0
+    while length < min(map(len, shared)) and all(p[length] == shared[0][length] for p in shared):
+        length += 1
+    uri = "s3://" + "/".join(shared[0][:length])
+    parent = "s3://" + "/".join(shared[0][: length - 1])
+    if length > 1 and models_s3_prefix(parent) == f"{uri}/":
+        uri = parent
+    return uri, notes
+
+
+def _quotas(
+    types: Sequence[str], spot: bool, reading: QuotaReading
+) -> tuple[dict[str, dict[str, Any]], list[str], list[str]]:
+    """The ``quotas`` block of ``types`` from the account's quotas, a ``TODO`` entry for each type without one;
+    what is still to do, and notes (a warm-pool quota of 0 keeps no pool)."""
+    block: dict[str, dict[str, Any]] = {}
+    todo: list[str] = []
+    notes: list[str] = []
+    for itype in types:
+        quota = reading.found.get(itype)
+        if quota is None or quota.instances == 0:
+            block[itype] = {"instances": TODO, "warm_pools": TODO} | (
+                {"spot_instances": TODO} if spot else {}
+            )
+            why = (
+                f"Service Quotas was not read ({reading.why_not})"
+                if reading.why_not
+                else "the account's training-instance quota is 0"
+                if quota is not None
+                else "Service Quotas lists no training quota for it in this region"
+            )
+            todo.append(
+                f"quotas[{itype}]: {why}; write the account's quotas of {itype} (`aws service-quotas "
+                "list-service-quotas --service-code sagemaker`); `validate` refuses the draft until you do"
+            )
+            continue
+        entry: dict[str, Any] = {
+            "instances": min(quota.instances, QUOTA_MAX),
+            "warm_pools": min(quota.warm_pools, QUOTA_MAX),
+        }
+        if spot and quota.spot_instances is not None:
+            entry["spot_instances"] = min(quota.spot_instances, QUOTA_MAX)
+        block[itype] = entry
+        if max(quota.instances, quota.warm_pools, quota.spot_instances or 0) > QUOTA_MAX:
+            notes.append(f"quotas[{itype}]: the account's quotas over {QUOTA_MAX} are written as {QUOTA_MAX}")
+        if quota.warm_pools == 0:
+            notes.append(
+                f"quotas[{itype}]: the account's warm-pool quota is 0 (AWS's default): no pool is kept and every "
+                f"city starts cold; ask AWS for a higher warm-pool quota of {itype} in Service Quotas"
+            )
+    return block, todo, notes

@@ -22,6 +22,9 @@ KMS_RE = re.compile(r"^[a-zA-Z0-9:/_-]{1,2048}$")
 SUBNET_RE = re.compile(r"^subnet-[0-9a-z]{1,25}$")
 SECURITY_GROUP_RE = re.compile(r"^sg-[0-9a-z]{1,25}$")
 ENV_KEY_RE = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]{0,511}$")
+#: A value ``sagemaker-fleet import`` could not draft (an account quota it could not read): written in its place,
+#: refused by ``validate`` with the field's fix until a person writes the value.
+TODO = "TODO"
 ECR_RE = re.compile(r"^\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/\S+$")
 
 #: The pattern of each text field the builder matches against one, by the field's name (a list's items, a map's
@@ -58,6 +61,13 @@ FIXES: dict[str, str] = {
     "fallback": "use on_demand or fail",
     "cities": "list the fleet's cities, each a mapping with at least `name` and `train_s3_uri`",
     "instances": "give the account's quota of concurrent training instances of this type, e.g. `instances: 20`",
+    "warm_pools": (
+        "give the account's warm-pool quota of this type, e.g. `warm_pools: 4` (AWS's default is 0: no pool is kept)"
+    ),
+    "spot_instances": (
+        "give the account's quota of concurrent spot training instances of this type, e.g. `spot_instances: 20`, "
+        "or leave it out for spot jobs to share `instances`"
+    ),
     "subnets": "list 1-16 subnet ids such as subnet-0a1b2c3d",
     "security_group_ids": "list 1-5 security group ids such as sg-0a1b2c3d",
     "sharing": (

@@ -1,7 +1,8 @@
 """Structural (pydantic) errors of a spec as our messages: pydantic's sentence, the value, and the fix.
 
 A field with its own fix (:data:`~sagemaker_fleet.fleetspec.formats.FIXES`) gets that one; any other gets the fix
-for the kind of error (a whole number, a mapping, a bound). An unknown key is answered with the closest allowed key.
+for the kind of error (a whole number, a mapping, a bound). An unknown key is answered with the closest allowed key,
+and a ``TODO`` that ``import`` left with what to write there.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import difflib
 import re
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.fleetspec.formats import FIXES
+from sagemaker_fleet.fleetspec.formats import FIXES, TODO
 from sagemaker_fleet.fleetspec.model import (
     CityLayer,
     FleetLayer,
@@ -96,6 +97,9 @@ def with_fix(path: str, messages: list[str], errors: list[ErrorDetails]) -> str:
         return message  # already says which keys are allowed
     field = path.rsplit(".", 1)[-1]
     fix = FIXES.get(field)
+    if errors and isinstance(errors[0]["input"], str) and errors[0]["input"].strip().startswith(TODO):
+        # a value `sagemaker-fleet import` left for a person to write: what to write, not what YAML read
+        return f"still {TODO}, a value to write in its place; {fix or 'write the value'}"
     if len(errors) > 1 and all(err["type"] in TYPE_NOUNS for err in errors):
         # a union of scalar types (hyperparameter values): one readable sentence instead of four
         nouns = list(dict.fromkeys(TYPE_NOUNS[err["type"]] for err in errors))
