@@ -440,9 +440,10 @@ def _machine_values() -> dict[str, str]:
     """Help texts that show a value computed from the machine (a home folder): the value, and the expression its
     function documents (the first code span of its docstring) to show instead."""
     from sagemaker_fleet.cost import pricelist
+    from sagemaker_fleet.fleetspec import price_table
 
     shown = {}
-    for function in (pricelist.default_cache_path,):
+    for function in (pricelist.default_cache_path, price_table.refreshed_table_path):
         documented = re.search(r"``([^`]+)``", function.__doc__ or "")
         if documented is None:
             raise ValueError(f"{function.__qualname__} documents no expression of its value")

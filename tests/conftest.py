@@ -38,6 +38,10 @@ for _name, _ours, _value in (
     if os.environ.get(_name, _ours).startswith(_ours):
         os.environ[_name] = _value
 os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
+# A price table that `sagemaker-fleet prices refresh` wrote on this machine would price the tests' fleets: point the
+# look-up at a file that is never written, so that every test reads the table shipped in the package unless it says
+# otherwise.
+os.environ["SAGEMAKER_FLEET_PRICE_TABLE"] = str(_TEST_HOME / "no-refreshed-price-table.json")
 os.environ.setdefault(
     "AIRFLOW__CORE__DAGS_FOLDER", str(Path(__file__).resolve().parent / "integration" / "airflow" / "dags")
 )

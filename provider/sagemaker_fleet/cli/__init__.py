@@ -11,6 +11,7 @@
 - ``simulate_text.py``: what ``simulate`` prints for people;
 - ``sim.py``: ``sim serve``, the simulated AWS endpoint;
 - ``import_jobs.py``: ``import``, a fleet spec drafted from training jobs you already run;
+- ``prices.py``: ``prices refresh``, the price table written from the AWS Price List's offer files;
 - ``inputs.py``: what the commands share about their input (the spec, ``--history``, ``--run-key``, refusals);
 - ``argtypes.py``: argument types that refuse what they cannot honour;
 - ``extras.py``: a missing optional extra named in one line, exit 2.

@@ -23,6 +23,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "preflight": ("preflight", "check the account before a run; its quotas, roles, buckets, data, images"),
     "request": ("request", "print a city's CreateTrainingJob request; as its task sends it"),
     "import": ("import_jobs", "draft a fleet spec from jobs you already run; or from request files"),
+    "prices": (
+        "prices",
+        "the price table; `prices refresh` writes every region's prices from the AWS Price List",
+    ),
 }
 
 

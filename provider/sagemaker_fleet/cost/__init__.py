@@ -12,7 +12,9 @@ wrappers (``collect``, ``publish``, ``pricelist``) take their clients as argumen
 - ``estimate.py``: what a plan is expected to cost before anything is launched (the dry run);
 - ``summary.py``: the few lines the CLI prints and the report task logs;
 - ``collect.py``: fetches one run's DescribeTrainingJob responses (thin I/O);
-- ``pricelist.py``: the optional AWS Price List look-up with its local cache;
+- ``pricelist.py``: the optional AWS Price List look-up with its local cache, and the regions' usage-type prefixes;
+- ``offers.py``: the Price List's bulk offer files of SageMaker read into a price table (``prices refresh``);
+- ``offers_fetch.py``: fetches those files, bounded, over HTTP or from disk (thin I/O);
 - ``export.py``: ``report.json`` and ``report.csv``;
 - ``page.py``: ``report.html``, one self-contained page;
 - ``charts.py``: its bar charts (spend, warm vs cold starts, cost per city);

@@ -376,7 +376,7 @@ of the run, or of another run of the account, handed it its warm pool (ReusedByJ
 judged by its start-up time against the start-up model. A warm start is "warm, image re-pulled" when its
 TrainingImage differs from that of the job that handed it the pool: the image is no warm-pool matching criterion,
 so the pool is reused but the image is pulled from ECR again. Start-up saved = cold-start model − observed start-up, for
-warm starts. Shipped price table as of {esc(report.price_table_as_of)}.</p>
+warm starts. Price table as of {esc(report.price_table_as_of)}.</p>
 <script>{SCRIPT}</script>
 </body></html>
 """

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -24,20 +25,29 @@ PRICE_LIST_API_REGIONS = ("us-east-1", "eu-central-1", "ap-south-1")
 DEFAULT_MAX_AGE = timedelta(days=30)
 CACHE_SCHEMA = 1
 
-#: AWS billing usage-type prefixes per region (as in Cost and Usage Reports: ``USE1-Train:ml.m5.xlarge``).
+#: AWS billing usage-type prefixes per region (as in Cost and Usage Reports: ``USE1-Train:ml.m5.xlarge``), every
+#: region AWS prices SageMaker in. The one table: the Price List look-up builds its usage types from it and
+#: ``prices refresh`` picks a region's training products out of its offer file with it (and says so when a file
+#: disagrees), so a region missing here is one neither can price.
 USAGE_TYPE_PREFIX: dict[str, str] = {
     "us-east-1": "USE1",
     "us-east-2": "USE2",
     "us-west-1": "USW1",
     "us-west-2": "USW2",
+    "us-gov-west-1": "UGW1",
+    "us-gov-east-1": "UGE1",
     "ca-central-1": "CAN1",
+    "ca-west-1": "CAN2",
+    "mx-central-1": "MXC1",
     "sa-east-1": "SAE1",
     "eu-west-1": "EU",
     "eu-west-2": "EUW2",
     "eu-west-3": "EUW3",
     "eu-central-1": "EUC1",
+    "eu-central-2": "EUC2",
     "eu-north-1": "EUN1",
     "eu-south-1": "EUS1",
+    "eu-south-2": "EUS2",
     "ap-east-1": "APE1",
     "ap-northeast-1": "APN1",
     "ap-northeast-2": "APN2",
@@ -45,7 +55,14 @@ USAGE_TYPE_PREFIX: dict[str, str] = {
     "ap-southeast-1": "APS1",
     "ap-southeast-2": "APS2",
     "ap-south-1": "APS3",
+    "ap-southeast-3": "APS4",
+    "ap-south-2": "APS5",
+    "ap-southeast-4": "APS6",
+    "ap-southeast-5": "APS7",
+    "ap-southeast-7": "APS9",
     "me-south-1": "MES1",
+    "me-central-1": "MEC1",
+    "il-central-1": "ILC1",
     "af-south-1": "AFS1",
 }
 
@@ -67,6 +84,12 @@ def default_cache_path() -> Path:
     """``$XDG_CACHE_HOME/sagemaker-fleet/price-list.json`` (``~/.cache`` when unset)."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "sagemaker-fleet" / "price-list.json"
+
+
+#: A training usage type read back: its region prefix and instance type (the inverse of :func:`training_usage_type`).
+TRAINING_USAGE_TYPE_RE = re.compile(
+    r"^(?P<prefix>[A-Z0-9]+)-Train:(?P<instance_type>ml\.[a-z0-9][a-z0-9.\-]*)$"
+)
 
 
 def training_usage_type(region: str, instance_type: str) -> str:

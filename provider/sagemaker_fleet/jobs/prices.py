@@ -1,4 +1,5 @@
-"""The one price lookup of the cost report: spec override > AWS Price List API (cached) > shipped table.
+"""The one price lookup of the cost report: spec override > AWS Price List API (cached) > the price table (the one
+``prices refresh`` wrote, else the one shipped in the package).
 
 Prices are on-demand USD per instance-hour of SageMaker Training. Spot jobs are priced at the on-demand rate too:
 SageMaker reports their discount through ``BillableTimeInSeconds`` (docs/sagemaker-behaviour.md, billing fields). Retained warm-pool time is
@@ -11,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from sagemaker_fleet.fleetspec.price_table import PriceTable, TableEntry, load_price_table
+from sagemaker_fleet.fleetspec.price_table import SHIPPED, PriceTable, TableEntry, load_price_table
 from sagemaker_fleet.jobs.errors import UnknownPriceError
 
 if TYPE_CHECKING:
@@ -64,7 +65,8 @@ class PriceBook:
         if entry is None:
             raise UnknownPriceError([instance_type], self.region, self.table.known_types(self.region))
         note = self.table.sources.get(entry.source, entry.source)
-        detail = f"shipped table as of {self.table.as_of} ({entry.source})"
+        which = "shipped" if self.table.origin == SHIPPED else "refreshed"
+        detail = f"{which} table as of {self.table.as_of} ({entry.source})"
         return Price(instance_type, entry.usd_per_hour, "table", f"{detail}: {note}" if note else detail)
 
     def require(self, instance_types: Iterable[str]) -> dict[str, Price]:

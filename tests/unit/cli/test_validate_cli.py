@@ -189,8 +189,10 @@ def test_an_unpriced_type_is_a_warning_of_validate_and_plan(
     assert main([command, str(path)]) == 0
     err = capsys.readouterr().err
     assert (
-        "warning: prices: no price for ml.c5.2xlarge in us-east-1 (used by tehran, cairo): `simulate` " in err
+        "warning: prices: no price for ml.c5.2xlarge in us-east-1 (used by tehran, cairo) in the price table "
+        "shipped with the package (as of 2026-11-29, " in err
     )
+    assert "run `sagemaker-fleet prices refresh`" in err
     assert "add its on-demand training price to the spec as `prices: {ml.c5.2xlarge: " in err
 
 

@@ -7,6 +7,8 @@ it has but no price source knows: ``simulate`` and the cost report would refuse 
 from __future__ import annotations
 
 import json
+import re
+from datetime import date
 from importlib import resources
 
 import botocore
@@ -15,6 +17,7 @@ from botocore.loaders import Loader
 
 from sagemaker_fleet.fleetspec import FleetSpecError, parse_fleet_spec
 from sagemaker_fleet.fleetspec.instance_types import nearest_training_instance_type, training_instance_types
+from sagemaker_fleet.fleetspec.price_table import load_price_table, unpriced_warnings
 
 SPEC = """\
 fleet: stores
@@ -92,16 +95,29 @@ def test_a_typo_is_an_error_naming_the_store_and_the_type_meant_not_a_missing_qu
     assert "quota" not in str(caught.value)
 
 
-def test_a_type_without_a_price_is_a_warning_naming_its_stores_and_the_fix() -> None:
+def test_a_type_without_a_price_is_a_warning_naming_its_stores_the_table_its_age_and_the_fix() -> None:
     spec = parse_fleet_spec(fleet(store_002="ml.c5.2xlarge", store_006="ml.c5.2xlarge"))
     priced = [w for w in spec.warnings if w.startswith("prices:")]
-    assert priced == [
-        "prices: no price for ml.c5.2xlarge in us-east-1 (used by store-002, store-006): `simulate` refuses the "
-        "fleet, and the run's cost estimate and the cost report cannot price its jobs; add its on-demand training "
-        "price to the spec as `prices: {ml.c5.2xlarge: <USD per instance-hour>}` "
-        "(https://aws.amazon.com/sagemaker/pricing/), or add it for us-east-1 to the shipped table "
-        "(sagemaker_fleet/data/prices.json)"
-    ]
+    assert len(priced) == 1
+    age = re.search(r" \(as of 2026-11-29, (today|\d+ days? old)\): ", priced[0])
+    assert age is not None, priced[0]
+    assert priced[0].replace(age.group(0), " (as of …): ") == (
+        "prices: no price for ml.c5.2xlarge in us-east-1 (used by store-002, store-006) in the price table shipped "
+        "with the package (as of …): `simulate` refuses the fleet, and the run's cost estimate and the cost report "
+        "cannot price its jobs; run `sagemaker-fleet prices refresh` to fetch every region's training prices from "
+        "the AWS Price List, or add its on-demand training price to the spec as "
+        "`prices: {ml.c5.2xlarge: <USD per instance-hour>}` (https://aws.amazon.com/sagemaker/pricing/)"
+    )
+
+
+def test_the_warning_says_how_old_the_table_is() -> None:
+    spec = parse_fleet_spec(fleet(region="eu-west-3", prices="prices: {ml.m5.xlarge: 0.3}\n"))
+    cities = [city for city in spec.cities if city.name == "store-001"]
+    table = load_price_table()
+    on = {date(2026, 11, 29): "today", date(2026, 11, 30): "1 day old", date(2027, 1, 28): "60 days old"}
+    for today, age in on.items():
+        (warning,) = unpriced_warnings("eu-west-3", {}, cities, table, today=today)
+        assert f"(as of 2026-11-29, {age})" in warning
 
 
 def test_a_price_in_the_spec_silences_the_warning() -> None:
@@ -114,5 +130,5 @@ def test_a_region_the_table_does_not_cover_warns_for_every_type_and_lists_a_big_
     (warning,) = [w for w in spec.warnings if w.startswith("prices:")]
     assert warning.startswith(
         "prices: no price for ml.m5.xlarge in eu-west-1 (used by store-001, store-002, store-003, store-004, "
-        "store-005 and 2 more): "
+        "store-005 and 2 more) in the price table shipped with the package (as of 2026-11-29, "
     )

@@ -215,6 +215,9 @@ ALLOWED_TWINS: dict[str, set[str]] = {
     "the smallest margin a kept pool gets over a gap, not the capacity back-off's base (contract.py)": {
         "plan/keepalive.py:MIN_MARGIN_SECONDS",
     },
+    "how long `prices refresh` waits on the Price List's socket, not the capacity back-off's base (contract.py)": {
+        "cost/offers_fetch.py:DEFAULT_TIMEOUT_SECONDS",
+    },
     "rows of the report's city chart, not the tags SageMaker allows on a job (fleetspec/names.py)": {
         "cost/charts.py:CITY_ROWS",
     },
