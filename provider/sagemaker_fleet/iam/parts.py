@@ -276,6 +276,11 @@ def part_notes(name: str, spec: FleetSpec, scope: PolicyScope) -> tuple[str, ...
             "UpdateTrainingJob only with keep-alive 0 (sagemaker:KeepAlivePeriod = 0): the runs end idle pools, "
             "they never extend one.",
         ]
+    if name == "view":
+        notes.append(
+            "Other runs' jobs the Fleet view lists but may not describe count in its account table as jobs that "
+            "may not be described with these credentials; it never creates, tags, ends or stops a job."
+        )
     if name == "pilot":
         notes.append(
             "`sagemaker-fleet report --price-list` also needs pricing:GetProducts (no resource type: "
