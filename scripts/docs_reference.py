@@ -990,7 +990,7 @@ def _csv_output(
 
 
 #: The commands whose JSON output the page documents; another command with a JSON option fails the generator.
-JSON_COMMANDS = ("plan", "simulate")
+JSON_COMMANDS = ("plan", "simulate", "iam")
 
 
 def _no_json_commands() -> list[str]:
@@ -1135,6 +1135,9 @@ def json_formats_page() -> str:
         "reason, the account's quotas of a DAG run…) is not listed, and an empty list's items are unknown: the "
         "linked prose sections describe every field and what each means.",
         "",
+        "`iam --format json` prints IAM policy documents, in AWS's own format: the demo fleet's are on "
+        "[IAM policies](iam-policies.md).",
+        "",
         f"Commands with no JSON option (`--json`, `--format json`): {quiet}. Of these, `report` writes the "
         "report files below, `request` prints AWS's own CreateTrainingJob request and `import` a fleet spec "
         "(YAML); the others print text. The Fleet view's list of runs (`GET /sagemaker-fleet/api/runs`) reads Airflow's metadata "
@@ -1145,6 +1148,44 @@ def json_formats_page() -> str:
         "facets](#openlineage-facets).",
     ]
     return page("JSON formats reference", intro, body)
+
+
+# --------------------------------------------------------------------------------------------- iam-policies.md
+
+#: The fleet whose policies the IAM page shows: the demo fleet the guides use.
+IAM_SPEC = "dags/fleets/demo.yaml"
+
+
+def iam_policies_page() -> str:
+    """The demo fleet's policies, each as ``sagemaker-fleet iam … --part NAME --format json`` prints it, with the
+    notes the text output gives beside it."""
+    from sagemaker_fleet.cli.inputs import load_spec
+    from sagemaker_fleet.iam import PARTS, PolicyScope, policy_part
+
+    spec = load_spec(str(ROOT / IAM_SPEC))
+    scope = PolicyScope.of(spec)
+    intro = [
+        f"The least-privilege policies of the demo fleet ({code(IAM_SPEC)}: fleet {code(spec.fleet)}, account "
+        f"{code(scope.account)}, {code(spec.region)}, output {code(spec.output_s3_uri)}), as "
+        f"{code(f'sagemaker-fleet iam {IAM_SPEC}')} generates them from the spec: run it on your own fleet's "
+        "spec (`--account-id` when the roles do not say the account). What each statement is for and why: "
+        f"[running on AWS]({doc_link('guides/aws.md', '2-the-policies-generated-from-the-spec')}) and "
+        f"[security]({doc_link('security.md', 'iam')}).",
+    ]
+    body: list[str] = []
+    for name, (principal, _) in PARTS.items():
+        part = policy_part(name, spec, scope)
+        command = f"sagemaker-fleet iam {IAM_SPEC} --part {name} --format json"
+        body += [f"## {name}", "", f"For {principal}. {code(command)}:", ""]
+        body += [f"- {paragraph(note)}" for note in part.notes]
+        body += [
+            "",
+            "```json",
+            _cli("iam", IAM_SPEC, "--part", name, "--format", "json").rstrip("\n"),
+            "```",
+            "",
+        ]
+    return page("IAM policies", intro, body)
 
 
 # --------------------------------------------------------------------------------------------- index.md
@@ -1160,6 +1201,10 @@ PAGES: dict[str, tuple[str, Callable[[], str]]] = {
     "json-formats.md": (
         "the shape of every JSON output (plan, simulate, report.json, Fleet view) and the JSON schemas shipped",
         json_formats_page,
+    ),
+    "iam-policies.md": (
+        "the demo fleet's least-privilege IAM policies, as `sagemaker-fleet iam` generates them",
+        iam_policies_page,
     ),
 }
 

@@ -48,7 +48,7 @@ os.environ.setdefault(
 
 import pytest  # noqa: E402
 
-pytest_plugins = ["sim_fixtures"]
+pytest_plugins = ["sim_fixtures", "policy_check"]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FLEETS_DIR = REPO_ROOT / "dags" / "fleets"

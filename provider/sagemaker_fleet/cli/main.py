@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("report", "cost report for one run from DescribeTrainingJob"),
     "preflight": ("preflight", "check the account before a run; its quotas, roles, buckets, data, images"),
     "request": ("request", "print a city's CreateTrainingJob request; as its task sends it"),
+    "iam": ("iam", "print the fleet's least-privilege IAM policies; generated from its spec"),
     "import": ("import_jobs", "draft a fleet spec from jobs you already run; or from request files"),
     "prices": (
         "prices",
@@ -34,8 +35,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 #: contributors).
 DESCRIPTION = (
     "Train many per-city models on Amazon SageMaker in warm-pool-aware order: check a fleet spec, plan it, "
-    "simulate it in virtual time, check the account it runs in, serve a simulated SageMaker endpoint, and report "
-    "what a run cost."
+    "simulate it in virtual time, check the account it runs in, write its least-privilege IAM policies, serve a "
+    "simulated SageMaker endpoint, and report what a run cost."
 )
 EPILOG = (
     "Run 'sagemaker-fleet COMMAND --help' for a command's options. Exit codes: 0 done, 1 a failure outside "

@@ -41,6 +41,16 @@ def planned_keep_alive(explicit: int | None, latency: int, *, warm_lane: bool, l
     return 0 if last else auto_keep_alive(latency, latency)
 
 
+def keep_alive_ceiling(explicit: int | None, *, spot: bool) -> int:
+    """The longest keep-alive any job of a city may be created with, whatever the plan and the run decide: an
+    explicit value, else :data:`AUTO_KEEP_ALIVE_MAX`; 0 for a spot city (a spot lane keeps no pool, and its
+    on-demand fallback is created with the spot lane's keep-alive). The IAM policy's keep-alive condition
+    (``sagemaker-fleet iam``) is this ceiling; the plan and the dispatch only ever ask for less."""
+    if spot:
+        return 0
+    return explicit if explicit is not None else AUTO_KEEP_ALIVE_MAX
+
+
 def pool_outlives(keep_alive: int, gap: int) -> bool:
     """A pool kept ``keep_alive`` seconds is still there when the successor is created ``gap`` seconds later."""
     return keep_alive > gap

@@ -26,6 +26,7 @@ from botocore.exceptions import ClientError
 from sagemaker_fleet.fleetspec.ecr import ecr_image
 from sagemaker_fleet.fleetspec.names import split_s3_uri
 from sagemaker_fleet.fleetspec.render import some_names
+from sagemaker_fleet.iam.parts import SAGEMAKER_SERVICE
 from sagemaker_fleet.preflight.findings import Finding
 from sagemaker_fleet.preflight.targets import role_name
 
@@ -36,7 +37,8 @@ if TYPE_CHECKING:
 ACCESS_DENIED = frozenset({"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "403"})
 #: S3 calls in flight at once for the cities' data prefixes.
 DATA_WORKERS = 8
-SAGEMAKER_PRINCIPAL = "sagemaker.amazonaws.com"
+#: The service an execution role must trust: the one the generated policies pass the roles to.
+SAGEMAKER_PRINCIPAL = SAGEMAKER_SERVICE
 
 
 def _error(exc: ClientError) -> tuple[str, str]:

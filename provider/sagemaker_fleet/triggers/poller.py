@@ -376,9 +376,11 @@ class FleetPoller:
         if not self._denied_warned:
             self._denied_warned = True
             log.warning(
-                "%s: may not describe other runs' training jobs (%s): their capacity is not counted and a city "
-                "may meet ResourceLimitExceeded; allow sagemaker:DescribeTrainingJob on training-job/* "
-                "(docs/guides/aws.md, section 2)",
+                "%s: may not describe other runs' training jobs (%s): their capacity counts only as their runs "
+                "post it on the account's board (fleets with sharing), and a city may meet ResourceLimitExceeded "
+                "and retry; to count a trusted fleet's jobs, allow sagemaker:DescribeTrainingJob on its jobs "
+                "(sagemaker-fleet iam --describe-fleet NAME; docs/security.md), never on training-job/*, which "
+                "reads every team's environment",
                 self.name_contains,
                 exc,
             )

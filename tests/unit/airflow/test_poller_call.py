@@ -214,7 +214,8 @@ def test_another_runs_job_the_credentials_may_not_describe_is_left_uncounted_wit
     assert p.sweeps.account.held(()) == {}
     warnings = [r.getMessage() for r in caplog.records if "may not describe" in r.getMessage()]
     assert len(warnings) == 1
-    assert "sagemaker:DescribeTrainingJob on training-job/*" in warnings[0]
+    assert "sagemaker-fleet iam --describe-fleet NAME" in warnings[0]
+    assert "never on training-job/*" in warnings[0]
 
 
 def test_any_other_describe_error_of_another_runs_job_fails_the_sweep(monkeypatch) -> None:

@@ -419,3 +419,24 @@ def test_two_runs_starting_in_the_same_second_do_not_both_take_the_free_room() -
     one_sweep("fa", 0), one_sweep("fb", 0)
     assert one_sweep("fb", now) == []
     assert len(one_sweep("fa", now)) == 4
+
+
+@pytest.mark.parametrize("posted", [True, False])
+def test_another_fleets_jobs_it_may_not_describe_count_as_its_board_record_says(posted: bool) -> None:
+    """The generated IAM policy scopes DescribeTrainingJob to the fleet's own jobs (docs/security.md): another
+    fleet's jobs are listed but denied. What a fleet with sharing holds is still counted, from its record on the
+    board; a fleet that posts nothing counts for nothing (its capacity then shows as ResourceLimitExceeded)."""
+    from unit.dispatch.test_account import other
+
+    _, _, sweeps = run(n=6, instances=4)
+    theirs = [other(f"weekly-x{i}-{RUN_KEY}") for i in range(3)]
+    listing = Listing(None, whole=True, account=True)
+    asked = sweeps.foreign(listing, theirs, 0)
+    assert sorted(asked) == sorted(job["TrainingJobName"] for job in theirs)
+    for name in asked:
+        sweeps.foreign_denied(name)
+    assert sweeps.foreign(listing, theirs, 1) == []  # a denied job is not asked for again
+    if posted:
+        sweeps.board_records([record("weekly", held={Q: 3})], 1, 1000)
+    admitted = sweeps.listed(listing, [], 1, [Wait(c) for c in ("c0", "c1", "c2", "c3")]).admitted
+    assert len(admitted) == (1 if posted else 4)

@@ -1,6 +1,8 @@
-"""docs/guides/aws.md agrees with the code: every AWS API the provider calls is in its table of calls, and every
-SageMaker and S3 action it needs is in the Airflow principal's policy — and the policy grants no SageMaker action
-the code never calls. A new boto3 call without a docs change fails here, and so does a stale policy line.
+"""docs/guides/aws.md and the generated policies agree with the code: every AWS API the provider calls is in the
+page's table of calls, and every action it needs is granted by the policy ``sagemaker-fleet iam`` generates for the
+identity that runs the call (Airflow's, the Fleet view's, the command line's) — and no policy grants a SageMaker
+action the code never calls. A new boto3 call without a policy or docs change fails here. (Whether those grants
+allow the concrete requests, conditions included: tests/unit/iam/test_policy_evaluation.py.)
 
 Calls are found in the source (``client.<operation>(…)``, and ``get_paginator("<operation>")``), named by the
 services' own botocore models, so a new operation needs no list kept in this test. The simulator (``sim/``) and the
@@ -11,7 +13,6 @@ simulator, never against AWS.
 from __future__ import annotations
 
 import ast
-import json
 import re
 from functools import cache
 from pathlib import Path
@@ -107,14 +108,42 @@ def section(number: int) -> str:
     return match.group(0)
 
 
-def policy_actions(text: str) -> set[str]:
-    """Every Action of the JSON policies in ``text``."""
-    actions: set[str] = set()
-    for block in re.findall(r"```json\n(.*?)```", text, flags=re.S):
-        for statement in json.loads(block).get("Statement", []):
-            action = statement.get("Action", [])
-            actions.update([action] if isinstance(action, str) else action)
-    return actions
+#: Which generated policies run the calls of each module (its folder under sagemaker_fleet/, or the file itself):
+#: the empty set for calls no generated policy makes (each is an optional statement of section 2, or needs no
+#: permission).
+RUNS_AS: dict[str, frozenset[str]] = {
+    "hooks": frozenset({"airflow"}),
+    "triggers": frozenset({"airflow"}),
+    "operators": frozenset({"airflow"}),
+    "plugin": frozenset({"view"}),
+    "cost": frozenset({"airflow", "pilot"}),  # the cost report task, and `sagemaker-fleet report`
+    "preflight/resources.py": frozenset({"pilot"}),
+    "preflight/quotas.py": frozenset({"airflow", "pilot"}),  # the plan task reads the quotas too
+    "preflight/checks.py": frozenset(),  # GetCallerIdentity needs no permission
+    "cost/pricelist.py": frozenset(),  # `report --price-list`: an optional statement
+    "cli/import_jobs.py": frozenset(),  # `import` reads jobs you name: an optional statement
+}
+#: The hook's reads the Fleet view makes too (fleetview/source.py reads the account through the hook).
+VIEW_THROUGH_HOOK = frozenset({"sagemaker:ListTrainingJobs", "sagemaker:DescribeTrainingJob"})
+
+
+@cache
+def generated() -> dict[str, frozenset[str]]:
+    """The actions of each part of the demo fleet's generated policies."""
+    from sagemaker_fleet.cli.inputs import load_spec
+    from sagemaker_fleet.iam import PARTS, PolicyScope, policy_part
+
+    spec = load_spec(str(ROOT / "dags" / "fleets" / "demo.yaml"))
+    scope = PolicyScope.of(spec)
+    return {name: policy_part(name, spec, scope).actions for name in PARTS}
+
+
+def runs_as(where: str, action: str) -> frozenset[str]:
+    parts = RUNS_AS.get(where, RUNS_AS.get(where.split("/")[0]))
+    assert parts is not None, f"{where} calls {action}: say in RUNS_AS which generated policy runs it"
+    if where == "hooks/fleet.py" and action in VIEW_THROUGH_HOOK:
+        return parts | {"view"}
+    return parts
 
 
 def test_the_scan_finds_the_calls_it_must_and_no_wrappers() -> None:
@@ -145,36 +174,47 @@ def test_the_table_of_calls_names_every_api_the_code_calls() -> None:
     assert not missing, "add a row to docs/guides/aws.md, section 1, for:\n" + "\n".join(missing)
 
 
-def test_the_principals_policy_grants_every_sagemaker_and_s3_action_the_code_needs() -> None:
-    granted = policy_actions(section(2))
-    needed = {
-        iam_action(service, operation): where
-        for (service, operation), where in called_apis().items()
-        if service in ("sagemaker", "s3")
+def test_the_generated_policies_grant_every_call_to_the_identity_that_makes_it() -> None:
+    missing = [
+        f"{iam_action(service, operation)} (called in {where}) is not in the {part} policy"
+        for (service, operation), files in sorted(called_apis().items())
+        for where in sorted(files)
+        for part in sorted(runs_as(where, iam_action(service, operation)))
+        if iam_action(service, operation) not in generated()[part]
+    ]
+    assert not missing, "add a section to sagemaker_fleet/iam/parts.py:\n" + "\n".join(missing)
+    optional = {
+        iam_action(service, operation)
+        for (service, operation), files in called_apis().items()
+        if any(not runs_as(where, iam_action(service, operation)) for where in files) and service != "sts"
     }
-    missing = [f"{action} (called in {', '.join(sorted(where))})" for action, where in sorted(needed.items())]
-    missing = [line for line in missing if line.split()[0] not in granted]
-    assert not missing, "add to the policy in docs/guides/aws.md, section 2:\n" + "\n".join(missing)
-    for service, operation in called_apis():  # the rest (the price list) as an optional statement at least
-        assert iam_action(service, operation) in section(2), iam_action(service, operation)
+    assert optional == {"pricing:GetProducts", "sagemaker:DescribeTrainingJob", "sagemaker:ListTags"}
+    for action in optional:  # named among the optional statements of the page
+        assert action in section(2).split("Optional statements:", 1)[1], action
 
 
-def test_the_principals_policy_grants_no_sagemaker_action_the_code_never_calls() -> None:
+def test_no_generated_policy_grants_a_sagemaker_action_the_code_never_calls() -> None:
     called = {iam_action(s, o) for s, o in called_apis() if s == "sagemaker"}
-    extra = sorted(a for a in policy_actions(section(2)) if a.startswith("sagemaker:") and a not in called)
-    assert not extra, (
-        f"docs/guides/aws.md, section 2, grants {extra}, which no code calls: drop them or say why"
-    )
+    for part, actions in generated().items():
+        extra = sorted(a for a in actions if a.startswith("sagemaker:") and a not in called)
+        assert not extra, f"the {part} policy grants {extra}, which no code calls: drop them or say why"
 
 
 def test_a_new_call_fails_the_check(tmp_path: Path) -> None:
-    """The check sees a SageMaker call the policy lacks (here DeleteModel, hidden behind a paginator-free client
-    call; an operation every supported botocore knows, 1.39's too) — what a future change that forgets docs/guides/aws.md
-    would look like."""
+    """The check sees a SageMaker call no policy grants (here DeleteModel, hidden behind a paginator-free client
+    call; an operation every supported botocore knows, 1.39's too) — what a future change that forgets the
+    policies would look like."""
     (tmp_path / "cleanup.py").write_text("def go(client):\n    client.delete_model(ModelName='x')\n")
     apis = called_apis(tmp_path)
     assert apis == {("sagemaker", "DeleteModel"): {"cleanup.py"}}
-    assert "sagemaker:DeleteModel" not in policy_actions(section(2))
+    assert not any("sagemaker:DeleteModel" in actions for actions in generated().values())
+
+
+def test_section_2_shows_the_command_and_its_generated_output() -> None:
+    text = section(2)
+    assert "sagemaker-fleet iam" in text
+    assert "../reference/iam-policies.md" in text
+    assert "```json" not in text  # no hand-written policy: the generated page has them
 
 
 def optional_bullets(text: str) -> list[str]:
@@ -188,9 +228,8 @@ def optional_bullets(text: str) -> list[str]:
 def test_no_optional_statement_offers_what_the_policy_already_requires() -> None:
     """The page once granted StopTrainingJob in the policy and called it optional below ("the shipped operators
     do not" call it, while the training task's on_kill does): one action, one answer."""
-    text = section(2)
-    granted = policy_actions(text)
-    bullets = optional_bullets(text)
+    granted = generated()["airflow"]
+    bullets = optional_bullets(section(2))
     assert any("pricing:GetProducts" in bullet for bullet in bullets)
     contradictions = [
         f"{action}: {bullet[:80]}…"

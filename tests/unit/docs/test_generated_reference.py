@@ -78,6 +78,7 @@ def test_every_page_says_it_is_generated_and_holds_nothing_of_this_machine(pages
         "settings.md",
         "metrics.md",
         "json-formats.md",
+        "iam-policies.md",
     }
     machine = {str(ROOT), str(Path.home()), sys.prefix}
     for name, text in pages.items():
@@ -182,3 +183,18 @@ def test_every_json_output_links_its_prose(pages: dict[str, str]) -> None:
     ):
         section = text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
         assert f"]({link})" in section, title
+
+
+def test_the_iam_page_shows_what_the_command_prints_for_the_demo_fleet(pages: dict[str, str]) -> None:
+    """docs/guides/aws.md shows no hand-written policy: the demo fleet's are this page, the command's own output."""
+    import json
+    import re
+
+    from sagemaker_fleet.cli.inputs import load_spec
+    from sagemaker_fleet.iam import PARTS, PolicyScope, policy_part
+
+    spec = load_spec(str(ROOT / "dags" / "fleets" / "demo.yaml"))
+    shown = [
+        json.loads(block) for block in re.findall(r"```json\n(.*?)```", pages["iam-policies.md"], flags=re.S)
+    ]
+    assert shown == [policy_part(name, spec, PolicyScope.of(spec)).document() for name in PARTS]

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.plan import FleetPlan, PlanError, plan_fleet
+from sagemaker_fleet.plan.keepalive import keep_alive_ceiling
 from unit.plan.plan_fleets import RUN_KEY, TYPES, FleetShape, check_plan, random_fleet
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -61,6 +62,18 @@ def test_every_plan_satisfies_the_oracle(shape: FleetShape) -> None:
     spec = random_fleet(shape)
     plan = plan_fleet(spec, RUN_KEY)
     check_plan(plan, spec)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shapes())
+def test_no_planned_keep_alive_exceeds_the_ceiling_the_iam_policy_allows(shape: FleetShape) -> None:
+    """``sagemaker-fleet iam`` conditions CreateTrainingJob on :func:`keep_alive_ceiling`: a plan above it would
+    be refused by AWS."""
+    spec = random_fleet(shape)
+    plan = plan_fleet(spec, RUN_KEY)
+    for city in spec.cities:
+        ceiling = keep_alive_ceiling(city.keep_alive, spot=city.spot is not None)
+        assert plan.job(city.name).keep_alive_seconds <= ceiling, city
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
