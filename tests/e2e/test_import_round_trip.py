@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import yaml
 
-from e2e.test_dags_test import airflow_executable, airflow_version
+from e2e.airflow_cli import airflow_executable, airflow_version
 from sagemaker_fleet.cli.main import main
 from sagemaker_fleet.fleetspec import InstanceQuota
 from sagemaker_fleet.sim import SimConfig, SpotMarketConfig

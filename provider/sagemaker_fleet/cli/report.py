@@ -31,7 +31,7 @@ from sagemaker_fleet.cost.collect import (
     describe_run_jobs,
     find_other_runs_givers,
 )
-from sagemaker_fleet.cost.errors import CostReportError, PriceListError, UnknownPriceError
+from sagemaker_fleet.cost.errors import CostReportError, PriceListError
 from sagemaker_fleet.cost.pricelist import (
     PRICE_LIST_API_REGIONS,
     PriceListCache,
@@ -140,9 +140,6 @@ def run(args: argparse.Namespace) -> int:
             index=index,
             other_runs=other_runs,
         )
-    except UnknownPriceError as exc:
-        lookup = "" if args.price_list else ", or pass `--price-list` to look it up in the AWS Price List API"
-        return _fail(f"{exc}{lookup}", 2)
     except CostReportError as exc:
         return _fail(str(exc), 1)
     try:
@@ -150,6 +147,13 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _fail(f"--out {out_dir}: cannot write the report: {exc.strerror}", 2)
     code = 0 if args.no_upload else _upload(session, args, spec, files)
+    unpriced = sorted(itype for itype, price in report.prices.items() if not price.known)
+    if unpriced:
+        lookup = "" if args.price_list else "; or pass --price-list to look them up in the AWS Price List API"
+        print(
+            f"warning: {report.prices[unpriced[0]].detail}{lookup}: the report leaves their jobs' money out",
+            file=sys.stderr,
+        )
     _print_summary(report, files.html)
     return code
 

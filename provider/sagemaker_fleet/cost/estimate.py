@@ -2,7 +2,8 @@
 
 On-demand jobs at the on-demand price for their planned span (start-up included) plus their planned retained
 keep-alive; spot jobs at the on-demand equivalent (an upper bound: the real spot discount is only known
-afterwards, from BillableTimeInSeconds).
+afterwards, from BillableTimeInSeconds). A job on an instance type no price source knows counts for nothing, and
+the estimate names the type (``unpriced``).
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ def estimate_plan_cost(plan: Mapping[str, Any], spec: FleetSpec, prices: PriceBo
     on_demand = sum(part[1] for part in parts if not part[3])
     spot = sum(part[1] for part in parts if part[3])
     retained = sum(part[2] for part in parts)
+    book = prices.cover(city.instance_type for city in spec.cities)
     return {
         "jobs": len(parts),
         "on_demand_usd": round(on_demand, 2),
         "spot_upper_bound_usd": round(spot, 2),
         "retained_usd": round(retained, 2),
         "expected_usd": round(on_demand + spot + retained, 2),
+        "unpriced": sorted(itype for itype, price in book.items() if not price.known),
     }
 
 
@@ -44,6 +47,7 @@ def _planned_parts(
 ) -> list[tuple[str, float, float, bool]]:
     """(city, USD of its planned span, USD of its planned retained keep-alive, spot) per planned job."""
     cities = {city.name: city for city in spec.cities}
+    book = prices.cover(city.instance_type for city in spec.cities)
     lanes: dict[int, list[Mapping[str, Any]]] = {}
     for job in plan.get("jobs", []):
         lanes.setdefault(int(job["lane"]), []).append(job)
@@ -52,7 +56,7 @@ def _planned_parts(
         lane_jobs.sort(key=lambda job: int(job["position"]))
         for job, successor in zip(lane_jobs, [*lane_jobs[1:], None], strict=True):
             city = cities[str(job["city"])]
-            rate = prices.price(city.instance_type).usd_per_hour * city.instance_count / 3600
+            rate = book[city.instance_type].usd_per_hour * city.instance_count / 3600
             span = int(job["planned_end_seconds"]) - int(job["planned_start_seconds"])
             retained = 0.0
             if successor is not None and int(job["keep_alive_seconds"]) > 0:

@@ -90,7 +90,10 @@ EXTRA_TOTAL_FIELDS = (
     "warm_image_pulls",
     "pools_given_to_other_runs",
     "pools_taken_from_other_runs",
+    "unpriced_jobs",
 )
+#: A job's money fields: null in the JSON (empty in the CSV) for a job whose instance type has no price.
+JOB_MONEY_FIELDS = frozenset({"price_per_hour", "cost_usd", "on_demand_cost_usd", "retained_cost_usd"})
 
 MONEY_PLACES = 6
 
@@ -140,6 +143,8 @@ def job_json(line: CostLine, lane: str | None = None) -> dict[str, Any]:
         "pool_from_other_run": line.pool_from_other_run,
         "reused_by_other_run": line.reused_by_other_run,
     }
+    if not line.priced:  # no source knows its price: unknown, not zero
+        values.update(dict.fromkeys(JOB_MONEY_FIELDS))
     return {name: values[name] for name in JOB_FIELDS}
 
 
@@ -180,6 +185,7 @@ def totals_json(totals: CostTotals) -> dict[str, Any]:
         "warm_image_pulls": totals.warm_image_pulls,
         "pools_given_to_other_runs": totals.pools_given_to_other_runs,
         "pools_taken_from_other_runs": totals.pools_taken_from_other_runs,
+        "unpriced_jobs": totals.unpriced_jobs,
     }
     return {name: values[name] for name in STABLE_TOTAL_FIELDS + EXTRA_TOTAL_FIELDS}
 

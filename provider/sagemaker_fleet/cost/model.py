@@ -64,6 +64,12 @@ class CostLine:
     #: the job's final metrics (FinalMetricDataList), for a job with MetricDefinitions
     metrics: tuple[tuple[str, float], ...] = ()
 
+    @property
+    def priced(self) -> bool:
+        """Whether the job's instance type has a price: its money figures are 0 otherwise, and the report writes
+        them as unknown and leaves them out of its totals."""
+        return self.price_source != "unknown"
+
     def _usd(self, seconds: int) -> float:
         return seconds * self.instance_count * self.price_per_hour / SECONDS_PER_HOUR
 

@@ -112,7 +112,12 @@ def _card(value: str, label: str) -> str:
 
 def _cards(t: CostTotals) -> str:
     cards = [
-        _card(usd(t.cost_usd), "total cost"),
+        _card(
+            usd(t.cost_usd),
+            f"total cost, leaving out {t.unpriced_jobs} unpriced job(s) (below)"
+            if t.unpriced_jobs
+            else "total cost",
+        ),
         _card(usd(t.on_demand_cost_usd), "on-demand equivalent"),
         _card(
             f"{usd(t.spot_savings_usd)} ({t.spot_savings_pct:.1f} %)",
@@ -220,10 +225,7 @@ def _jobs_table(report: CostReport) -> str:
             _cell(line.training_seconds, True),
             _cell(line.billable_seconds, True),
             _cell(line.retained_billable_seconds, True),
-            _cell(line.price_per_hour, True),
-            _cell(line.price_source),
-            _cell(usd(line.cost_usd, 4), True, round(line.cost_usd, 6)),
-            _cell(usd(line.on_demand_cost_usd, 4), True, round(line.on_demand_cost_usd, 6)),
+            *_money_cells(line),
             _cell(f"{line.spot_savings_pct:.1f}", True),
             _cell(lanes.get(line.job_name, "")),
             _cell(line.failure_reason or ""),
@@ -329,6 +331,23 @@ def legend() -> str:
     return f'<p class="note">{spans}<br>Red outline: failed; dashed: stopped. Hover a bar for details.</p>'
 
 
+def _money_cells(line: CostLine) -> list[str]:
+    """A job's price, its source, cost and on-demand equivalent — "no price" for a type no source knows."""
+    if not line.priced:
+        return [
+            _cell("no price", True, ""),
+            _cell(line.price_source),
+            _cell("—", True, ""),
+            _cell("—", True, ""),
+        ]
+    return [
+        _cell(line.price_per_hour, True),
+        _cell(line.price_source),
+        _cell(usd(line.cost_usd, 4), True, round(line.cost_usd, 6)),
+        _cell(usd(line.on_demand_cost_usd, 4), True, round(line.on_demand_cost_usd, 6)),
+    ]
+
+
 def _group_key(report: CostReport) -> str:
     items = " · ".join(f"<b>{esc(g.id)}</b> {esc(g.label)}" for g in report.groups)
     return f'<p class="note">Groups (one matching warm-pool key; spot apart): {items}</p>' if items else ""
@@ -337,6 +356,8 @@ def _group_key(report: CostReport) -> str:
 def _prices_note(report: CostReport) -> str:
     items = "".join(
         f"<li>{esc(itype)}: {esc(usd(p.usd_per_hour, 4))}/h — {esc(p.source)}: {esc(p.detail)}</li>"
+        if p.known
+        else f'<li class="unpriced">{esc(itype)}: no price — {esc(p.detail)}</li>'
         for itype, p in sorted(report.prices.items())
     )
     return f'<ul class="note">{items}</ul>' if items else '<p class="empty">No prices were needed.</p>'

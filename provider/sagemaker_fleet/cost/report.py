@@ -140,7 +140,7 @@ def build_cost_report(
     index = index or RunJobIndex.for_run(spec, run_key)
     other_runs = other_runs or OtherRunsPools()
     records = [parse_training_job(raw) for raw in describes]
-    priced = prices.require(record.instance_type for record in records)
+    priced = prices.cover(record.instance_type for record in records)
     handed_by = {record.reused_by_job: record for record in records if record.reused_by_job}
     names = {record.name for record in records}
     givers = {taker: giver for taker, giver in other_runs.givers.items() if taker not in handed_by}

@@ -21,8 +21,21 @@ def summary_lines(report: CostReport) -> list[str]:
         f"{usd(t.retained_cost_usd)}",
         f"starts: {t.warm_starts} warm, {t.cold_starts} cold ({t.warm_image_pulls} warm with the image re-pulled)"
         f" · start-up saved {duration(t.startup_seconds_saved)}",
+        *_unpriced(report),
         *_other_runs(report),
         *_released(report),
+    ]
+
+
+def _unpriced(report: CostReport) -> list[str]:
+    """The instance types no price source knows, and the fix: their jobs' money is in none of the figures above."""
+    unknown = sorted(itype for itype, price in report.prices.items() if not price.known)
+    if not unknown:
+        return []
+    return [
+        f"no price for {', '.join(unknown)} in {report.region}: the cost figures above leave out its "
+        f"{report.totals.unpriced_jobs} job(s) (their seconds are counted); run `sagemaker-fleet prices refresh` or "
+        "add the price to the fleet spec as `prices:`"
     ]
 
 

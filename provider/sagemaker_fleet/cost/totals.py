@@ -40,6 +40,8 @@ class CostTotals:
     warm_image_pulls: int = 0  # warm starts that pulled their image again (counted in warm_starts too)
     pools_given_to_other_runs: int = 0  # jobs whose warm pool another run's job took
     pools_taken_from_other_runs: int = 0  # warm starts on another run's pool (counted in warm_starts too)
+    #: jobs on an instance type no price source knows: their money is in none of the totals above
+    unpriced_jobs: int = 0
 
     @property
     def spot_savings_pct(self) -> float:
@@ -79,6 +81,7 @@ def total(lines: Sequence[CostLine]) -> CostTotals:
         warm_image_pulls=count(lambda line: line.start == "warm" and line.image_pulled),
         pools_given_to_other_runs=count(lambda line: line.reused_by_other_run),
         pools_taken_from_other_runs=count(lambda line: line.pool_from_other_run),
+        unpriced_jobs=count(lambda line: not line.priced),
     )
 
 

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Price", "PriceBook", "PriceSource", "PriceTable", "TableEntry", "load_price_table"]
 
-PriceSource = Literal["spec", "price-list-api", "table"]
+#: Where a price came from; ``unknown``: no source knows the type, and every money figure of its jobs is left out
+#: of the report's totals (the seconds stand), with the fix named (:meth:`PriceBook.cover`).
+PriceSource = Literal["spec", "price-list-api", "table", "unknown"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,11 @@ class Price:
     usd_per_hour: float
     source: PriceSource
     detail: str = ""
+
+    @property
+    def known(self) -> bool:
+        """Whether a source knows this price (``unknown``: its jobs' money is left out of every total)."""
+        return self.source != "unknown"
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,18 @@ class PriceBook:
         which = "shipped" if self.table.origin == SHIPPED else "refreshed"
         detail = f"{which} table as of {self.table.as_of} ({entry.source})"
         return Price(instance_type, entry.usd_per_hour, "table", f"{detail}: {note}" if note else detail)
+
+    def cover(self, instance_types: Iterable[str]) -> dict[str, Price]:
+        """A price for every type: the known ones as :meth:`price` finds them, the others a price of source
+        ``unknown`` (USD 0, never added to a total: :attr:`Price.known`) whose detail names the fix. A report of a
+        run in a region the table does not cover still says what ran, started warm and billed, in seconds."""
+        found: dict[str, Price] = {}
+        for itype in sorted(set(instance_types)):
+            try:
+                found[itype] = self.price(itype)
+            except UnknownPriceError as exc:
+                found[itype] = Price(itype, 0.0, "unknown", str(exc))
+        return found
 
     def require(self, instance_types: Iterable[str]) -> dict[str, Price]:
         """Prices of every type at once; one :class:`UnknownPriceError` names all the missing ones."""

@@ -244,15 +244,19 @@ def waiting_measurement(fleet: str, run_key: str, waiting: int) -> Measurement:
 
 def report_measurements(report: CostReport) -> list[Measurement]:
     """What the cost report sends: the run's billed money and idle pools, per instance type (sum them for the
-    run; plain StatsD sums them by itself)."""
+    run; plain StatsD sums them by itself). A type without a price sends its idle seconds, not a money figure of 0."""
     out: list[Measurement] = []
     for instance_type, totals in sorted(report.by_instance_type.items()):
         tags = {"fleet": report.fleet, "run_key": report.run_key, "instance_type": instance_type}
+        price = report.prices.get(instance_type)
+        money = price is None or price.known
         for metric, value in (
-            ("cost_usd", totals.cost_usd),
+            ("cost_usd", totals.cost_usd if money else None),
             ("idle_pool_seconds", totals.retained_billable_seconds),
-            ("idle_pool_cost_usd", totals.retained_cost_usd),
-            ("spot_savings_usd", totals.spot_savings_usd),
+            ("idle_pool_cost_usd", totals.retained_cost_usd if money else None),
+            ("spot_savings_usd", totals.spot_savings_usd if money else None),
         ):
+            if value is None:
+                continue
             out.append(Measurement(report.fleet, metric, round(float(value), 6), tags))
     return out

@@ -102,7 +102,7 @@ class FleetCostReportOperator(FleetAwsOperator):
         out = Path(self.out_dir) if self.out_dir else Path(tempfile.mkdtemp(prefix="sagemaker-fleet-"))
         files = write_report_files(report, out / run_key if self.out_dir else out)
         for line in summary_lines(report):
-            self.log.info(line)
+            (self.log.warning if line.startswith("no price for") else self.log.info)(line)
         self.log.info("report page: %s", files.html)
         uploaded = self.upload and self._upload(context, files, report_s3_uri(spec.output_s3_uri, run_key))
         self._observe(context, spec, report, describes, files.json, uploaded)

@@ -67,10 +67,16 @@ def dry_run_line(summary: PlanSummary, estimate: Mapping[str, Any]) -> str:
 
 def cost_line(estimate: Mapping[str, Any]) -> str:
     """The expected cost (:func:`sagemaker_fleet.cost.estimate.estimate_plan_cost`) and what it is made of."""
+    unpriced = list(estimate.get("unpriced") or ())
     return (
         f"- Expected cost: {usd(float(estimate['expected_usd']))} (on demand "
         f"{usd(float(estimate['on_demand_usd']))} · spot at most {usd(float(estimate['spot_upper_bound_usd']))}"
         f" · idle warm pools {usd(float(estimate['retained_usd']))})"
+        + (
+            f"; without the jobs on {', '.join(unpriced)}, which have no price in this region"
+            if unpriced
+            else ""
+        )
     )
 
 

@@ -127,7 +127,7 @@ def test_default_out_dir_is_out_reports_run_key(
     assert (tmp_path / "out" / "reports" / RUN_KEY / "report.json").exists()
 
 
-def test_unknown_instance_type_exits_2_naming_it_and_the_fix(
+def test_an_unpriced_instance_type_is_reported_without_money_naming_the_fix(
     spec_file: Path, tmp_path: Path, aws_env: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     odd = describe_job("demo-quito-20261129", instance_type="ml.r5.large")
@@ -146,9 +146,21 @@ def test_unknown_instance_type_exits_2_naming_it_and_the_fix(
             ]
         )
     err = capsys.readouterr().err
-    assert code == 2
+    assert code == 0, err
     assert "ml.r5.large" in err
     assert "prices:" in err
+    assert "--price-list" in err
+    report = json.loads((tmp_path / "o" / "report.json").read_text())
+    (odd_line,) = [job for job in report["jobs"] if job["job_name"] == "demo-quito-20261129"]
+    assert (odd_line["cost_usd"], odd_line["price_per_hour"], odd_line["price_source"]) == (
+        None,
+        None,
+        "unknown",
+    )
+    assert odd_line["billable_seconds"] > 0  # the seconds stand
+    assert report["totals"]["unpriced_jobs"] == 1
+    priced = [job["cost_usd"] for job in report["jobs"] if job["job_name"] != "demo-quito-20261129"]
+    assert report["totals"]["cost_usd"] == pytest.approx(sum(priced), abs=1e-5)
 
 
 def test_bad_run_key_and_bad_spec_exit_2(

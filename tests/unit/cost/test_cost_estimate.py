@@ -52,6 +52,7 @@ def test_spans_kept_pools_and_spot_at_its_on_demand_price() -> None:
         "spot_upper_bound_usd": 2.0,
         "retained_usd": 0.3,  # 200 + 100 s
         "expected_usd": 4.8,
+        "unpriced": [],
     }
 
 
@@ -59,3 +60,30 @@ def test_an_empty_plan_costs_nothing() -> None:
     spec = load_fleet_spec(DEMO)
     book = PriceBook(region=spec.region, table=load_price_table())
     assert estimate_plan_cost({"jobs": []}, spec, book)["expected_usd"] == 0
+
+
+def test_a_type_without_a_price_counts_for_nothing_and_is_named() -> None:
+    """A fleet in a region the price table does not cover: the estimate still comes (the seconds of the others),
+    and says which types it could not price, instead of failing the plan task's note or the Fleet view."""
+    from sagemaker_fleet.cost import PriceBook, load_price_table
+    from sagemaker_fleet.fleetspec import parse_fleet_spec
+    from sagemaker_fleet.plan import plan_fleet
+
+    spec = parse_fleet_spec(
+        """
+fleet: paris
+region: eu-west-3
+role_arn: arn:aws:iam::111122223333:role/FleetTraining
+image_uri: 111122223333.dkr.ecr.eu-west-3.amazonaws.com/demand:1.4
+output_s3_uri: s3://acme-ml/fleets/paris
+quotas: {ml.m5.xlarge: {instances: 2, warm_pools: 2}}
+defaults: {instance_type: ml.m5.xlarge}
+cities:
+  - {name: a, train_s3_uri: "s3://acme-ml/data/a/"}
+"""
+    )
+    estimate = estimate_plan_cost(
+        plan_fleet(spec, "20261204").to_json(), spec, PriceBook("eu-west-3", load_price_table())
+    )
+    assert estimate["expected_usd"] == 0
+    assert estimate["unpriced"] == ["ml.m5.xlarge"]
