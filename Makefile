@@ -22,6 +22,10 @@ PACKAGE_VENV ?= $(CURDIR)/build/package-venv
 PACKAGE_AIRFLOW_HOME ?= $(CURDIR)/build/package-home
 LATEST_VENV ?= $(CURDIR)/build/package-venv-latest
 LATEST_AIRFLOW_HOME ?= $(CURDIR)/build/package-home-latest
+# The first run of docs/installation.md is tried from the wheel on Airflow 3.0.6 (in the package check's virtualenv,
+# the sim extra added), 3.2.1 (MWAA's constraints) and the latest 3.3, each in a virtualenv of its own.
+FIRST_RUN_VENV_32 ?= $(CURDIR)/build/first-run-venv-3.2
+FIRST_RUN_VENV_33 ?= $(CURDIR)/build/first-run-venv-3.3
 PY_VERSION := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
 CONSTRAINTS := requirements/constraints-py$(PY_VERSION).txt
 STAMP := $(VENV)/.installed
@@ -73,22 +77,30 @@ test: $(STAMP)
 
 # The end-to-end runs of real Airflow (on the default Python and Airflow 3.3), two stacks at once (the LocalExecutor
 # run beside the Celery run and the browser scenarios: tests/e2e, their xdist groups). Each mostly waits on its
-# simulated clock (two stacks together kept 2 cores 34 % busy); three at once were too many. Beside them, as little
-# CPU: the package (`make package`: the wheel built and smoke-tested under MWAA 3.0.6's constraints), then
-# `airflow dags test` of a fleet in that wheel's virtualenv (Airflow 3.0.6, the oldest supported) and in .venv (the
-# newest). The wheel under MWAA 3.2.1's set and the latest 3.3 (`make package-others`) did not fit 20 minutes beside
-# them: it is run before a release.
+# simulated clock (two stacks together kept 2 cores 34 % busy); three at once were too many. Beside them: the package
+# (`make package`: the wheel built and smoke-tested under MWAA 3.0.6's constraints), then the first run of
+# docs/installation.md, word for word, from that wheel on Airflow 3.0.6, 3.2.1 (MWAA's constraints) and the latest 3.3,
+# the three at once, each in a network namespace of its own (scripts/first_run_test.sh).
 e2e: $(STAMP)
 	@mkdir -p build
-	@( PACKAGE_VENV=$(PACKAGE_VENV) PACKAGE_AIRFLOW_HOME=$(PACKAGE_AIRFLOW_HOME) scripts/package_check.sh && \
-	  SAGEMAKER_FLEET_DAGS_TEST_AIRFLOW=$(PACKAGE_VENV)/bin/airflow \
-	    $(BIN)/pytest -q -m e2e tests/e2e/test_dags_test.py -p no:cacheprovider && \
-	  $(BIN)/pytest -q -m e2e tests/e2e/test_dags_test.py -p no:cacheprovider ) > build/package-and-dags-test.log 2>&1 & \
-	  beside=$$!; rc=0; \
-	$(BIN)/pytest -q -m e2e -n 2 --dist loadgroup --ignore=tests/e2e/test_dags_test.py $(PYTEST_ARGS) || rc=$$?; \
+	@( PACKAGE_VENV=$(PACKAGE_VENV) PACKAGE_AIRFLOW_HOME=$(PACKAGE_AIRFLOW_HOME) scripts/package_check.sh \
+	    > build/package.log 2>&1 || { cat build/package.log; exit 1; }; cat build/package.log; \
+	  ( $(BIN)/uv pip install --quiet --python $(PACKAGE_VENV)/bin/python -c $(MWAA)/airflow-3.0.6-constraints.txt \
+	      -c $(MWAA)/airflow-3.0.6-mwaa-essential-constraints.txt \
+	      "airflow-provider-sagemaker-fleet[openlineage,statsd,sim] @ file://$$(ls $(CURDIR)/dist/*.whl)" && \
+	    scripts/first_run_test.sh $(PACKAGE_VENV)/bin/airflow ) > build/first-run-3.0.log 2>&1 & a=$$!; \
+	  ( scripts/wheel_venv.sh $(FIRST_RUN_VENV_32) $(MWAA)/airflow-3.2.1-constraints.txt \
+	      $(MWAA)/airflow-3.2.1-mwaa-essential-constraints.txt && \
+	    scripts/first_run_test.sh $(FIRST_RUN_VENV_32)/bin/airflow ) > build/first-run-3.2.log 2>&1 & b=$$!; \
+	  ( scripts/wheel_venv.sh $(FIRST_RUN_VENV_33) requirements/constraints-py3.12.txt && \
+	    scripts/first_run_test.sh $(FIRST_RUN_VENV_33)/bin/airflow ) > build/first-run-3.3.log 2>&1 & c=$$!; \
+	  rc=0; wait $$a || rc=1; wait $$b || rc=1; wait $$c || rc=1; \
+	  for v in 3.0 3.2 3.3; do echo "== the first run from the wheel on Airflow $$v"; cat build/first-run-$$v.log; done; \
+	  exit $$rc ) > build/package-and-first-run.log 2>&1 & beside=$$!; rc=0; \
+	$(BIN)/pytest -q -m e2e -n 2 --dist loadgroup --ignore=tests/e2e/test_first_run.py $(PYTEST_ARGS) || rc=$$?; \
 	wait $$beside || rc=1; \
-	echo "== the package, and airflow dags test of its wheel on Airflow 3.0.6 (MWAA's set) and on .venv's Airflow"; \
-	cat build/package-and-dags-test.log; exit $$rc
+	echo "== the package, and the first run of docs/installation.md from its wheel on Airflow 3.0.6, 3.2.1 and 3.3"; \
+	cat build/package-and-first-run.log; exit $$rc
 
 # Unit and integration tests in $(WORKERS) workers on .venv, and at the same time the same in each of $(SUITES)
 # (scripts/pythons.sh: each its own virtualenv, built first if needed, two workers each), side by side, their output
@@ -131,17 +143,14 @@ constraints: $(STAMP)
 package:
 	PACKAGE_VENV=$(PACKAGE_VENV) PACKAGE_AIRFLOW_HOME=$(PACKAGE_AIRFLOW_HOME) scripts/package_check.sh
 
-# The wheel installed, smoke-tested and run with `airflow dags test` under MWAA 3.2.1's constraints and under the
-# latest Airflow 3.3 (requirements/constraints-py3.12.txt), one after the other (~10 minutes; not in `make test`).
+# The wheel's smoke test (every module imported, the plugin loaded, the DAGs parsed) under MWAA 3.2.1's constraints
+# and under the latest Airflow 3.3 (requirements/constraints-py3.12.txt), before a release; `make e2e` runs the first
+# run of docs/installation.md from the wheel on both (and on 3.0.6) in every test run.
 package-others: $(STAMP)
 	PACKAGE_MWAA_VERSION=3.2.1 PACKAGE_VENV=$(CURDIR)/build/package-venv-3.2 \
 	  PACKAGE_AIRFLOW_HOME=$(CURDIR)/build/package-home-3.2 PACKAGE_OFFLINE=1 scripts/package_check.sh
-	SAGEMAKER_FLEET_DAGS_TEST_AIRFLOW=$(CURDIR)/build/package-venv-3.2/bin/airflow \
-	  $(BIN)/pytest -q -m e2e tests/e2e/test_dags_test.py -p no:cacheprovider
 	PACKAGE_CONSTRAINTS=requirements/constraints-py3.12.txt PACKAGE_VENV=$(LATEST_VENV) \
 	  PACKAGE_AIRFLOW_HOME=$(LATEST_AIRFLOW_HOME) PACKAGE_OFFLINE=1 scripts/package_check.sh
-	SAGEMAKER_FLEET_DAGS_TEST_AIRFLOW=$(LATEST_VENV)/bin/airflow \
-	  $(BIN)/pytest -q -m e2e tests/e2e/test_dags_test.py -p no:cacheprovider
 
 clean:
 	rm -rf $(VENV) .venv-py3.* .venv-af3.* build .pytest_cache .mypy_cache .ruff_cache

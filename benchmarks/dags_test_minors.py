@@ -12,7 +12,7 @@ docs/installation.md tells a user to write theirs (no poll interval, no retry de
 in this process provisioned with what the fleet names. Usage::
 
     python benchmarks/dags_test_minors.py --airflow .venv-af3.0/bin/airflow --airflow .venv-af3.2/bin/airflow \\
-        --airflow .venv/bin/airflow [--speed 40] [--fleet tests/e2e/dags_test/fleets/dagtest.yaml]
+        --airflow .venv/bin/airflow [--speed 40] [--fleet tests/e2e/first_run/bakery.yaml]
 
 Each ``--airflow`` must have the provider installed (the suites' virtualenvs, or a wheel's: scripts/package_check.sh).
 """
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         "--airflow", action="append", required=True, help="an airflow executable (repeatable)"
     )
     parser.add_argument("--speed", type=float, default=40.0)
-    parser.add_argument("--fleet", type=Path, default=REPO / "tests/e2e/dags_test/fleets/dagtest.yaml")
+    parser.add_argument("--fleet", type=Path, default=REPO / "tests/e2e/first_run/bakery.yaml")
     parser.add_argument("--date", default="2026-12-04")
     add_result_options(parser)
     args = parser.parse_args(argv)

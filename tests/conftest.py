@@ -37,6 +37,10 @@ for _name, _ours, _value in (
 ):
     if os.environ.get(_name, _ours).startswith(_ours):
         os.environ[_name] = _value
+# Airflow writes every provider option's default into the airflow.cfg it creates: one written by an earlier
+# checkout (the homes outlive a session) would set what the provider now leaves unset (poll_interval).
+if os.environ["AIRFLOW_HOME"] == str(_TEST_HOME):
+    (_TEST_HOME / "airflow.cfg").unlink(missing_ok=True)
 os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
 # A price table that `sagemaker-fleet prices refresh` wrote on this machine would price the tests' fleets: point the
 # look-up at a file that is never written, so that every test reads the table shipped in the package unless it says

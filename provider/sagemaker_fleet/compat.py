@@ -200,17 +200,6 @@ def check_cycle(dag: Any) -> None:
     dag_cycle_tester(dag)
 
 
-#: Real seconds ``airflow dags test`` spends between a city's job end being seen and the next city's create: the
-#: end of one task instance and the start of the next (benchmarks/dags_test_minors.py, per minor, on a 2-core
-#: machine). The keep-alive a job gets in that mode covers it (:func:`sagemaker_fleet.dispatch.cadence.inline_keep_alive`).
-DAGS_TEST_TASK_GAP_SECONDS = {(3, 0): 1.5, (3, 1): 1.5, (3, 2): 6.5, (3, 3): 1.0}
-
-
-def dags_test_task_gap() -> float:
-    """:data:`DAGS_TEST_TASK_GAP_SECONDS` of the running Airflow (the longest known for a minor not measured)."""
-    return DAGS_TEST_TASK_GAP_SECONDS.get(AIRFLOW_VERSION[:2], max(DAGS_TEST_TASK_GAP_SECONDS.values()))
-
-
 def under_dag_test() -> bool:
     """Whether this task runs in ``dag.test()`` (``airflow dags test``): the Task SDK then talks to an in-process
     supervisor (``InProcessSupervisorComms``, on every version from 3.0) instead of a real one."""

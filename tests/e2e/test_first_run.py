@@ -219,6 +219,18 @@ def first_run(spec: FleetSpec, tmp_path_factory: pytest.TempPathFactory) -> Iter
     finally:
         stop.set()
         os.killpg(process.pid, signal.SIGTERM)
+        keep_logs(folder)
+
+
+def keep_logs(folder: Path) -> None:
+    """The run's logs beside the checkout (build/first-run-<Airflow>/): pytest keeps only its last few temporary
+    folders, and CI prints nothing of a passing run."""
+    version = ".".join(map(str, airflow_version(block_env(folder))))
+    kept = REPO / "build" / f"first-run-{version}"
+    kept.mkdir(parents=True, exist_ok=True)
+    for name in ("first-run.log", "sim.log", "again.log"):
+        if (folder / name).exists():
+            (kept / name).write_text((folder / name).read_text())
 
 
 def completed(run: FirstRun) -> list[dict[str, Any]]:

@@ -184,7 +184,7 @@ def dags_test(
     if airflow_version(env) < (
         3,
         1,
-    ):  # 3.0's dags test does not register the DAG's assets (test_dags_test.py)
+    ):  # 3.0's dags test does not register the DAG's assets (docs/installation.md)
         steps.append(["dags", "reserialize"])
     for step in steps:
         done = subprocess.run(

@@ -23,7 +23,10 @@ from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, CAPACITY_TIMEOUT_SE
 from sagemaker_fleet.jobs.attempts import CAPACITY_RETRY_MAX_SECONDS
 
 #: The fields :meth:`Cadence.scaled` leaves alone (see the module docstring).
-UNSCALED = frozenset({"min_aws_poll_seconds", "watch_margin_seconds"})
+UNSCALED = frozenset({"min_aws_poll_seconds", "min_simulated_poll_seconds", "watch_margin_seconds"})
+#: The inline keep-alive covers this many times the shell's measured gap between two tasks: a loaded machine
+#: starts tasks slower than the machine it was measured on.
+INLINE_GAP_MARGIN = 2.0
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,10 @@ class Cadence:
     #: Against AWS itself sweeps come no more often than this (an endpoint under ``amazonaws.com``): a shorter
     #: interval spends the account's ListTrainingJobs rate for nothing a job's minutes-long life would show.
     min_aws_poll_seconds: float = 5.0
+    #: Against a sped-up simulator the default poll interval (30 s of the endpoint's clock) is never shorter than
+    #: this many real seconds: sweeps a few times a second keep each hand-off within its keep-alive without
+    #: loading the machine.
+    min_simulated_poll_seconds: float = 0.5
     #: A watched job not ended this long after its own limits (MaxWaitTimeInSeconds for spot,
     #: MaxRuntimeInSeconds) counts as lost: SageMaker stops every job at those limits; an hour covers its lag.
     watch_margin_seconds: float = 3600.0
@@ -76,6 +83,17 @@ class Cadence:
         """Another run's Available pool is this run's to take only once its first look is this long ago: the longest
         a run with cities waiting goes between sweeps (:attr:`handoff_interval`), so its owner goes first."""
         return self.handoff_interval
+
+    def endpoint_poll_interval(self, configured: float, speed: float) -> float:
+        """The run's poll interval in real seconds: ``configured`` when given (> 0); else :data:`POLL_INTERVAL` of
+        the endpoint's own clock — 30 s against AWS, 30 simulated seconds against a simulator ``speed`` times faster
+        than the wall clock (at least :attr:`min_simulated_poll_seconds`), so that a job's end is seen as late, in
+        the endpoint's seconds, as against AWS."""
+        if configured > 0:
+            return configured
+        if speed <= 1:
+            return POLL_INTERVAL
+        return max(self.min_simulated_poll_seconds, POLL_INTERVAL / speed)
 
     def scaled(self, speed: float) -> Cadence:
         """This cadence in the seconds of a simulator running ``speed`` times faster than the shell's real clock
@@ -90,25 +108,6 @@ class Cadence:
 
 #: The defaults: a triggerer's run against AWS (the default argument wherever a cadence may be left out).
 AWS_CADENCE = Cadence()
-
-
-#: Against a sped-up simulator the default poll interval is never shorter than this many real seconds: a sweep a
-#: few times a second keeps every hand-off within the planned keep-alives without loading the machine.
-MIN_SIMULATED_POLL_SECONDS = 0.5
-#: The inline keep-alive covers this many times the shell's measured gap: a loaded machine starts tasks slower.
-INLINE_GAP_MARGIN = 2.0
-
-
-def endpoint_poll_interval(configured: float, speed: float) -> float:
-    """The run's poll interval in real seconds: ``configured`` when given (> 0); else :data:`POLL_INTERVAL` of the
-    endpoint's own clock — 30 s against AWS, 30 simulated seconds against a simulator ``speed`` times faster than
-    the wall clock (at least :data:`MIN_SIMULATED_POLL_SECONDS`), so that a job's end is seen as late, in the
-    endpoint's seconds, as against AWS."""
-    if configured > 0:
-        return configured
-    if speed <= 1:
-        return POLL_INTERVAL
-    return max(MIN_SIMULATED_POLL_SECONDS, POLL_INTERVAL / speed)
 
 
 def inline_keep_alive(poll_interval: float, task_gap: float, speed: float) -> int:

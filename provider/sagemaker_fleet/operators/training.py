@@ -141,8 +141,8 @@ class FleetTrainingOperator(FleetAwsOperator):
 
     def execute(self, context: Context) -> Any:
         """Hand the city to its trigger at once; the trigger ends the task from the triggerer (a failure that no
-        retry mends comes back here, to :meth:`execute_complete`). Under ``airflow dags test``, and with
-        ``deferrable=False``, the trigger runs here."""
+        retry mends comes back here, to :meth:`execute_complete`). Under ``airflow dags test`` Airflow runs the
+        trigger in line; with ``deferrable=False`` it runs here."""
         ti = context["ti"]
         params = context.get("params")
         inline = _under_dag_test()
@@ -154,8 +154,7 @@ class FleetTrainingOperator(FleetAwsOperator):
             run_id=ti.run_id,
             end_from_trigger=self.deferrable and not inline,
             one_at_a_time=inline,
-            # under dag.test() the trigger runs in this task: it gets the plan this task reads (its own XCom read, off
-            # the event loop, has no way through Airflow 3.0's in-process supervisor)
+            # dag.test() runs the trigger in line, where Airflow 3.0 gives it no way to read XComs: hand it the plan
             plan=self._plan(context) if inline and self.deferrable else None,
             # OpenLineage on: the trigger that ends the task closes the lineage run the listener opened here
             lineage=lineage_ids(context, self) if self.deferrable and not inline else None,
@@ -166,11 +165,13 @@ class FleetTrainingOperator(FleetAwsOperator):
         from sagemaker_fleet.triggers.city import FleetCityTrigger
 
         trigger = FleetCityTrigger(**kwargs)
-        if not self.deferrable:  # a synchronous wait cannot read the plan: start at once
-            trigger.options = dataclasses.replace(trigger.options, plan_task_id=None)
-        # under dag.test() the trigger runs here, in this task: deferring would have Airflow run it in line all the
-        # same, then start the task a second time to resume it — seconds of Airflow's own between two cities (two
-        # task starts of ~2.5 s each on Airflow 3.2), which a warm pool idles through
+        if self.deferrable:
+            # dag.test() runs this very object in line, outside the task: SIGTERM there ends the command (raised in
+            # the task, the task runner would only fail the task and the test would go on), at the cost of a second
+            # task start to resume it — Airflow's own gap between two cities, which the city's keep-alive covers
+            self.defer(trigger=trigger, method_name="execute_complete")
+        # a synchronous wait cannot read the plan: start at once
+        trigger.options = dataclasses.replace(trigger.options, plan_task_id=None)
         return self.execute_complete(context, asyncio.run(_first_event(trigger)))
 
     def _plan(self, context: Context) -> Any:
@@ -241,8 +242,9 @@ class FleetTrainingOperator(FleetAwsOperator):
 
 def _under_dag_test() -> bool:
     """Whether the task runs under ``dag.test()`` (``airflow dags test``), which runs a run's task instances one
-    after the other in one process: the city's trigger then runs in the task itself and fires an ordinary event
-    (a ``TaskSuccessEvent`` would come back to a resumed task as the string ``"success"``, its XComs lost)."""
+    after the other and a deferred task's trigger in line, and resumes the task with the event's payload even when
+    the trigger ended the task itself: a ``TaskSuccessEvent`` would come back as the string ``"success"``, its
+    XComs (the result, the links) lost. The trigger then fires an ordinary event."""
     from sagemaker_fleet.compat import under_dag_test
 
     return under_dag_test()

@@ -28,10 +28,9 @@ from airflow.triggers.base import (
     TriggerEvent,
 )
 
-from sagemaker_fleet.compat import dags_test_task_gap
 from sagemaker_fleet.contract import PLAN_XCOM_KEY, POLL_INTERVAL
 from sagemaker_fleet.dispatch import DispatchBook, RunOptions, build_run_dispatch
-from sagemaker_fleet.dispatch.cadence import Cadence, endpoint_poll_interval, inline_keep_alive
+from sagemaker_fleet.dispatch.cadence import Cadence, inline_keep_alive
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
 from sagemaker_fleet.fleetspec.runspec import load_run_spec
@@ -46,7 +45,7 @@ from sagemaker_fleet.observability.stats import RunSignals, send
 from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
 from sagemaker_fleet.triggers.city_io import PollerCityIO
-from sagemaker_fleet.triggers.dags_test import stop_on_sigterm  # imported from here too (tests, users' code)
+from sagemaker_fleet.triggers.dags_test import dags_test_task_gap, stop_on_sigterm
 from sagemaker_fleet.triggers.defaults import (
     CityOptions,
     CityTiming,
@@ -379,7 +378,7 @@ class FleetCityTrigger(RunPollerTrigger):
         """The endpoint's speed (1 against AWS) and the poll interval the city asks of the run's poller: its own,
         or 30 s of the endpoint's clock when it sets none."""
         speed = await poller.endpoint_speed()
-        interval = endpoint_poll_interval(self.timing.poll_interval, speed)
+        interval = self.cadence.endpoint_poll_interval(self.timing.poll_interval, speed)
         poller.ask_interval(interval)
         return EndpointClock(speed, interval)
 

@@ -546,8 +546,8 @@ def test_one_at_a_time_against_a_sped_up_simulator_each_job_keeps_its_pool_throu
     simulator, not set by anyone — although the plan asked for less (a 60 s orchestration latency)."""
     import yaml
 
-    from sagemaker_fleet.compat import dags_test_task_gap
-    from sagemaker_fleet.dispatch.cadence import endpoint_poll_interval, inline_keep_alive
+    from sagemaker_fleet.dispatch.cadence import AWS_CADENCE, inline_keep_alive
+    from sagemaker_fleet.triggers.dags_test import dags_test_task_gap
 
     fleet = yaml.safe_load(DISPATCH.read_text())
     fleet["orchestration_latency_seconds"] = 60
@@ -562,7 +562,7 @@ def test_one_at_a_time_against_a_sped_up_simulator_each_job_keeps_its_pool_throu
     inline = {"one_at_a_time": True, "end_from_trigger": False, "poll_interval": 0.0}
     (event,) = run([trigger(path, first, plan_task_id="plan", **inline)])
     assert event.payload["status"] == "success", event.payload
-    interval = endpoint_poll_interval(0.0, 200.0)
+    interval = AWS_CADENCE.endpoint_poll_interval(0.0, 200.0)
     assert interval == 0.5
     expected = inline_keep_alive(interval, dags_test_task_gap(), 200.0)
     assert expected > book.turns[first].keep_alive_seconds > 0  # the plan asked for less

@@ -136,48 +136,29 @@ def test_an_operator_at_its_defaults_defers_to_a_trigger_at_its_defaults() -> No
     assert (trigger.options, trigger.timing) == (CityOptions(), CityTiming())
 
 
-def test_under_dag_test_the_trigger_runs_in_the_task_one_city_at_a_time_with_the_plan_in_hand(
+def test_under_dag_test_the_trigger_starts_cities_one_at_a_time_with_the_plan_in_hand(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """``airflow dags test`` runs the run's task instances one after the other: the city's trigger runs in the task
-    itself (a deferral would have Airflow run it in line anyway and then start the task a second time, seconds of
-    its own between two cities while a warm pool idles), starts at once (no city may wait for its turn), and gets
-    the plan the task read (on Airflow 3.0 it could not read XComs itself)."""
+    """``airflow dags test`` runs the trigger in line, one city after the other (no city may wait for its turn), and
+    on Airflow 3.0 that trigger cannot read XComs: the operator hands it the plan it read."""
     from sagemaker_fleet.operators import training
 
     monkeypatch.setattr(training, "_under_dag_test", lambda: True)
     plan = {"fleet": "f", "jobs": []}
     pulled: list[tuple[str, str]] = []
-    ran: list[FleetCityTrigger] = []
 
     def xcom_pull(*, task_ids: str, key: str) -> Any:
         pulled.append((task_ids, key))
         return plan
 
-    async def first_event(trigger: FleetCityTrigger) -> Any:
-        ran.append(trigger)
-        return {
-            "status": "success",
-            "result": {"city": "oslo"},
-            "links": {},
-            "try_id": trigger.task_try.try_id,
-        }
-
-    monkeypatch.setattr(training, "_first_event", first_event)
     operator = FleetTrainingOperator(task_id="train", spec_path="/x/f.yaml", city="oslo", plan_task_id="plan")
     run_id = "manual__2026-12-04T00:00:00+00:00"
-    pushed: dict[str, Any] = {}
-    ti = SimpleNamespace(
-        dag_id="d",
-        run_id=run_id,
-        try_number=1,
-        xcom_pull=xcom_pull,
-        xcom_push=lambda key, value: pushed.__setitem__(key, value),
-    )
-    assert operator.execute({"ti": ti, "run_id": run_id}) == {"city": "oslo"}  # no TaskDeferred
-    (trigger,) = ran
+    ti = SimpleNamespace(dag_id="d", run_id=run_id, try_number=1, xcom_pull=xcom_pull)
+    with pytest.raises(TaskDeferred) as deferral:
+        operator.execute({"ti": ti, "run_id": run_id})
+    trigger = deferral.value.trigger
+    assert isinstance(trigger, FleetCityTrigger)
     assert trigger.task_try.one_at_a_time is True
     assert trigger.task_try.plan == plan
     assert trigger.task_try.end_from_trigger is False
-    assert trigger.options.plan_task_id == "plan"  # it takes its turn by the plan
     assert pulled == [("plan", "plan")]

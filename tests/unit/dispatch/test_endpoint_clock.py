@@ -8,12 +8,7 @@ import math
 import pytest
 
 from sagemaker_fleet.contract import POLL_INTERVAL
-from sagemaker_fleet.dispatch.cadence import (
-    INLINE_GAP_MARGIN,
-    MIN_SIMULATED_POLL_SECONDS,
-    endpoint_poll_interval,
-    inline_keep_alive,
-)
+from sagemaker_fleet.dispatch.cadence import AWS_CADENCE, INLINE_GAP_MARGIN, inline_keep_alive
 from sagemaker_fleet.jobs.endpoint import MAX_SPEED, SPEED_HEADER, endpoint_speed
 
 
@@ -38,14 +33,18 @@ def test_the_speed_an_endpoint_announces(headers: dict[str, str] | None, speed: 
 
 
 def test_a_poll_interval_given_is_kept_whatever_the_speed() -> None:
-    assert endpoint_poll_interval(2.0, 40.0) == 2.0
-    assert endpoint_poll_interval(60.0, 1.0) == 60.0
+    assert AWS_CADENCE.endpoint_poll_interval(2.0, 40.0) == 2.0
+    assert AWS_CADENCE.endpoint_poll_interval(60.0, 1.0) == 60.0
 
 
 def test_the_default_poll_interval_is_thirty_seconds_of_the_endpoints_clock() -> None:
-    assert endpoint_poll_interval(0.0, 1.0) == POLL_INTERVAL  # AWS
-    assert endpoint_poll_interval(0.0, 40.0) == pytest.approx(POLL_INTERVAL / 40)  # 30 simulated seconds
-    assert endpoint_poll_interval(0.0, 10_000.0) == MIN_SIMULATED_POLL_SECONDS  # never a busy loop
+    assert AWS_CADENCE.endpoint_poll_interval(0.0, 1.0) == POLL_INTERVAL  # AWS
+    assert AWS_CADENCE.endpoint_poll_interval(0.0, 40.0) == pytest.approx(
+        POLL_INTERVAL / 40
+    )  # 30 simulated seconds
+    assert (
+        AWS_CADENCE.endpoint_poll_interval(0.0, 10_000.0) == AWS_CADENCE.min_simulated_poll_seconds
+    )  # never a busy loop
 
 
 def test_the_inline_keep_alive_covers_the_sweep_and_the_task_gap_at_the_endpoints_speed() -> None:

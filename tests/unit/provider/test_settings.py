@@ -36,7 +36,7 @@ def test_the_provider_info_declares_every_option_with_its_default() -> None:
     section = get_provider_info()["config"]["sagemaker_fleet"]
     defaults = {name: option["default"] for name, option in section["options"].items()}
     assert defaults == {
-        "poll_interval": "30",
+        "poll_interval": None,  # 30 s of the endpoint's clock (the simulator announces its speed)
         "capacity_retry_seconds": "60",
         "report_dir": None,
         "fleet_view": "True",
@@ -51,7 +51,8 @@ def test_defaults_reach_the_dag() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
         task = training_task(build_fleet_dag(DEMO, dag_id="defaults"))
-    assert (task.poll_interval, task.capacity_retry_seconds) == (30.0, 60.0)
+    # no poll interval given: the trigger sweeps every 30 s of the endpoint's clock (dispatch/cadence.py)
+    assert (task.poll_interval, task.capacity_retry_seconds) == (0.0, 60.0)
 
 
 def test_airflow_variables_reach_the_dag(monkeypatch, tmp_path) -> None:
@@ -79,7 +80,7 @@ def test_the_pre_release_variables_are_not_read(monkeypatch) -> None:
         monkeypatch.setenv(name, "5")
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
-        assert settings.get_float("poll_interval") == 30.0
+        assert settings.get_float_or_none("poll_interval") is None
         assert settings.get("report_dir") is None
 
 
@@ -90,7 +91,7 @@ def test_a_bad_value_names_the_option_and_the_variable(monkeypatch) -> None:
         match=r"\[sagemaker_fleet\] poll_interval must be a number of seconds, not 'fast' "
         r"\(set AIRFLOW__SAGEMAKER_FLEET__POLL_INTERVAL\)",
     ):
-        settings.get_float("poll_interval")
+        settings.get_float_or_none("poll_interval")
     monkeypatch.setenv("AIRFLOW__SAGEMAKER_FLEET__FLEET_VIEW", "maybe")
     with pytest.raises(ValueError, match=r"fleet_view must be True or False, not 'maybe'"):
         settings.get_bool("fleet_view")
