@@ -394,7 +394,7 @@ def test_an_ended_runs_view_is_kept_and_served_without_calling_sagemaker_until_t
 
     run_id = "manual__fleetview-ended"
     spec = db_state["spec"]
-    run_key = run_key_for(None, run_id, "manual")
+    run_key = run_key_for(None, run_id, "manual", dag_id=FLEET_DAG)
     with create_session() as session:
         session.query(DagRun).filter(DagRun.dag_id == FLEET_DAG, DagRun.run_id == run_id).delete()
         latest_dag(FLEET_DAG, session).create_dagrun(
