@@ -11,6 +11,12 @@
 # docker-compose.yaml names its full command.
 #
 # Not built here: no Docker engine was available when this file was written (see docs/guides/docker.md).
+#
+# Not pinned by digest yet: neither a Docker engine nor Docker Hub could be reached where this file was last changed,
+# so the digest of python:3.11-slim could not be read, and a digest that was not read is worse than none. Pin it
+# where you build (docs/security.md, supply chain): `docker buildx imagetools inspect python:3.11-slim` prints the
+# index digest; write `FROM python:3.11-slim@sha256:<that digest>` and move it on purpose when Debian or Python
+# publish fixes.
 FROM python:3.11-slim
 
 ARG AIRFLOW_VERSION=3.3.2
@@ -29,18 +35,20 @@ RUN useradd --uid "${AIRFLOW_UID}" --gid 0 --home-dir /home/airflow --create-hom
  && chmod -R g+rwX /opt/airflow
 
 WORKDIR /opt/sagemaker-fleet
-COPY requirements/constraints-py3.11.txt requirements/constraints-py3.11.txt
+COPY requirements/image-py3.11.txt requirements/image-py3.11.txt
 
-# Airflow itself first, with the CeleryExecutor and PostgreSQL extras: the heavy layer, cached while only the
-# provider's code changes. Every version comes from the committed constraints file.
-RUN pip install --constraint requirements/constraints-py3.11.txt \
-        "apache-airflow[celery,postgres]==${AIRFLOW_VERSION}"
+# Every third-party package first — Airflow with the CeleryExecutor and PostgreSQL extras, the simulator's moto
+# server, the setuptools that builds the provider: the heavy layer, cached while only the provider's code changes.
+# The set is compiled inside requirements/constraints-py3.11.txt (the versions `make test` runs), and each file must
+# match one of its hashes (--require-hashes) or the build stops.
+RUN pip install --require-hashes --no-deps -r requirements/image-py3.11.txt
 
-# Then the provider and the simulator's extra (moto server for S3, CloudWatch Logs and STS), same constraints.
+# Then the provider alone: no dependency resolved, built by the set's setuptools (nothing downloaded unchecked).
 COPY pyproject.toml README.md LICENSE ./
 COPY docs/pypi-description.md docs/pypi-description.md
 COPY provider/ provider/
-RUN pip install --constraint requirements/constraints-py3.11.txt ".[sim]" \
+RUN pip install --no-deps --no-build-isolation ".[sim]" \
+ && pip check \
  && python -c "import airflow, sys; sys.exit(0 if airflow.__version__ == '${AIRFLOW_VERSION}' else 'expected Airflow ${AIRFLOW_VERSION}, found ' + airflow.__version__)" \
  && sagemaker-fleet --help > /dev/null
 

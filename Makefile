@@ -4,6 +4,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 UV_VERSION := 0.13.8
+PIP_AUDIT_VERSION := 2.10.1
 # Supported: Python 3.11 (the default, the one the end-to-end runs use), 3.12 and 3.13, each with its own pinned set
 # of Airflow 3.3; and Airflow 3.0.6 to 3.3. `make test` runs the unit and integration suite on every Airflow minor,
 # each Python at least once (scripts/pythons.sh): .venv (Python 3.11, Airflow 3.3) and SUITES beside it — Airflow
@@ -43,13 +44,20 @@ WORKERS ?= 3
 # virtualenv once (uv's --compile-bytecode) and the targets below let Python cache the project's own modules.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install test suites test-py lint typecheck unit e2e demo demo-stop constraints clean package package-others
+.PHONY: install test suites test-py lint typecheck audit unit e2e demo demo-stop constraints clean package package-others
 
-$(STAMP): pyproject.toml $(CONSTRAINTS)
+# Every third-party package comes from the pinned set and must match one of its hashes (--require-hashes: a package
+# without a hash, or whose download hashes otherwise, is refused); then the project itself, editable, with no
+# dependency of its own resolved (--no-deps) and built by the set's setuptools (--no-build-isolation: no build
+# requirement downloaded unchecked); `uv pip check` fails when pyproject.toml wants a package the set lacks (run
+# `make constraints`). uv itself is installed by hash too (requirements/uv.txt).
+$(STAMP): pyproject.toml $(CONSTRAINTS) requirements/uv.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] in ((3, 11), (3, 12), (3, 13)) else "Python 3.11, 3.12 or 3.13 is required (found %s); set PYTHON=/path/to/python3.11" % sys.version.split()[0])'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check "uv==$(UV_VERSION)"
-	$(BIN)/uv pip install --python $(BIN)/python --quiet --compile-bytecode -c $(CONSTRAINTS) -e ".[dev]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements/uv.txt
+	$(BIN)/uv pip install --python $(BIN)/python --quiet --compile-bytecode --require-hashes -r $(CONSTRAINTS)
+	$(BIN)/uv pip install --python $(BIN)/python --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/uv pip check --python $(BIN)/python --quiet
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -63,15 +71,31 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The pinned sets against known vulnerabilities (scripts/audit_pins.py): the advisories and the exceptions MWAA's
+# pins impose (requirements/audit-exceptions.toml), then pip-audit against the index's advisory data, every distinct
+# pin once (~30 s, waiting on the index; beside the suites in `make test`). pip-audit gets its own virtualenv,
+# installed by hash. AUDIT_ARGS=--require-data makes an index without advisory data a failure.
+AUDIT_VENV := build/audit-venv
+AUDIT_ARGS ?=
+$(AUDIT_VENV)/.installed: requirements/audit-py3.11.txt $(STAMP)
+	$(BIN)/uv venv --quiet --allow-existing --python $(BIN)/python $(AUDIT_VENV)
+	$(BIN)/uv pip install --python $(AUDIT_VENV)/bin/python --quiet --require-hashes -r requirements/audit-py3.11.txt
+	@touch $@
+
+audit: $(AUDIT_VENV)/.installed
+	$(BIN)/python scripts/audit_pins.py --pip-audit $(AUDIT_VENV)/bin/pip-audit --cache-dir build/pip-audit-cache \
+		$(AUDIT_ARGS)
+
 unit: $(STAMP)
 	$(BIN)/pytest tests/unit -q $(PYTEST_ARGS)
 
-# Lint and types beside the unit and integration tests on every Airflow minor (`make suites`; lint and mypy alone
-# kept the 2 cores busy for ~2 minutes before the suites started); then the end-to-end runs (`make e2e`).
+# Lint, types and the audit of the pinned sets beside the unit and integration tests on every Airflow minor (`make
+# suites`; lint and mypy alone kept the 2 cores busy for ~2 minutes before the suites started); then the end-to-end
+# runs (`make e2e`).
 test: $(STAMP)
-	@$(MAKE) --no-print-directory lint typecheck > build-checks.log 2>&1 & checks=$$!; rc=0; \
+	@$(MAKE) --no-print-directory lint typecheck audit > build-checks.log 2>&1 & checks=$$!; rc=0; \
 	$(MAKE) --no-print-directory suites || rc=$$?; \
-	wait $$checks || { rc=1; }; echo "== lint and types"; cat build-checks.log; rm -f build-checks.log; \
+	wait $$checks || { rc=1; }; echo "== lint, types and the audit"; cat build-checks.log; rm -f build-checks.log; \
 	[ $$rc = 0 ] || exit $$rc
 	@$(MAKE) --no-print-directory e2e
 
@@ -123,9 +147,11 @@ demo-stop:
 
 # Regenerate the pinned install sets: Airflow 3.3 on each supported Python, and one per older Airflow minor —
 # 3.0.6 and 3.2.1 inside Amazon MWAA's own constraints (requirements/mwaa/, copied unchanged from MWAA's images), 3.1
-# at its latest release. Existing pins are kept unless a dependency change needs another version.
+# at its latest release —, the Docker image's (inside the 3.11 set), uv, and the audit's pip-audit. Existing pins are kept unless a dependency change needs
+# another version; every pin carries the hashes of its files on the index (--generate-hashes), which the installs
+# require.
 COMPILE := $(BIN)/uv pip compile pyproject.toml --extra dev --quiet --no-emit-package airflow-provider-sagemaker-fleet \
-	--custom-compile-command "make constraints"
+	--generate-hashes --custom-compile-command "make constraints"
 MWAA := requirements/mwaa
 constraints: $(STAMP)
 	@for v in $(PYTHONS); do \
@@ -136,6 +162,13 @@ constraints: $(STAMP)
 	$(COMPILE) --python-version 3.12 -c $(MWAA)/airflow-3.2.1-constraints.txt \
 		-c $(MWAA)/airflow-3.2.1-mwaa-essential-constraints.txt -o requirements/airflow-3.2-py3.12.txt
 	$(COMPILE) --python-version 3.13 -c requirements/airflow-3.1.txt -o requirements/airflow-3.1-py3.13.txt
+	$(BIN)/uv pip compile pyproject.toml requirements/image.in --extra sim --quiet --generate-hashes \
+		--no-emit-package airflow-provider-sagemaker-fleet --python-version 3.11 -c requirements/constraints-py3.11.txt \
+		--custom-compile-command "make constraints" -o requirements/image-py3.11.txt
+	echo "uv==$(UV_VERSION)" | $(BIN)/uv pip compile - --quiet --generate-hashes \
+		--custom-compile-command "make constraints" -o requirements/uv.txt
+	echo "pip-audit==$(PIP_AUDIT_VERSION)" | $(BIN)/uv pip compile - --quiet --generate-hashes --python-version 3.11 \
+		--custom-compile-command "make constraints" -o requirements/audit-py3.11.txt
 
 # Build the sdist and the wheel into dist/ and smoke-test the wheel in a clean Python 3.12 virtualenv as Amazon MWAA
 # installs it, under its Airflow 3.0.6 constraints (scripts/package_check.sh says what it checks and how to reuse

@@ -26,8 +26,12 @@
 #                         requirements/constraints-py3.12.txt: the latest Airflow 3.3 as this repository pins it
 #   PACKAGE_PYTHON        the interpreter of the venv and the checks (default: scripts/pythons.sh find 3.12)
 #   PACKAGE_OFFLINE=1     skip step 5 (the only step that needs PyPI when uv's cache is warm)
-#   UV                    the uv to use (default: .venv/bin/uv, else uv on PATH, else uv $UV_VERSION installed
-#                         into /tmp/sagemaker-fleet-package-uv)
+#   UV                    the uv to use (default: .venv/bin/uv, else uv on PATH, else requirements/uv.txt's uv,
+#                         installed by hash into /tmp/sagemaker-fleet-package-uv)
+#
+# Hashes: an install under PACKAGE_CONSTRAINTS (this repository's pinned sets) checks every package of the set
+# against its hashes (uv verifies the hashes of a constraints file); MWAA's constraint files carry none (they are
+# MWAA's, copied unchanged), so the default install is checked by version only, as a user's on MWAA is.
 #
 # Reusing the smoke environment afterwards (e.g. an `airflow dags test` of a fleet DAG): the script leaves the venv
 # and the migrated AIRFLOW_HOME in place and writes $PACKAGE_AIRFLOW_HOME/env.sh, which exports PATH (the venv's bin
@@ -46,7 +50,6 @@ DIST_DIR="$REPO/dist"
 PACKAGE_VENV="${PACKAGE_VENV:-/tmp/sagemaker-fleet-package-venv}"
 PACKAGE_AIRFLOW_HOME="${PACKAGE_AIRFLOW_HOME:-/tmp/sagemaker-fleet-package-home}"
 PACKAGE_MWAA_VERSION="${PACKAGE_MWAA_VERSION:-3.0.6}"
-UV_VERSION="${UV_VERSION:-0.13.8}"
 MWAA_DIR="requirements/mwaa"
 failures=()
 
@@ -72,7 +75,7 @@ if [ -z "${UV:-}" ]; then
   else
     tools=/tmp/sagemaker-fleet-package-uv
     [ -x "$tools/bin/uv" ] || { "$python" -m venv "$tools" &&
-      "$tools/bin/python" -m pip install --quiet --disable-pip-version-check "uv==$UV_VERSION"; }
+      "$tools/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements/uv.txt; }
     UV="$tools/bin/uv"
   fi
 fi

@@ -8,7 +8,8 @@
 #   3.12    Python 3.12, Airflow 3.3                                      requirements/constraints-py3.12.txt
 #   3.13    Python 3.13, Airflow 3.3                                      requirements/constraints-py3.13.txt
 #
-# each in its own virtualenv (.venv-<target>, built from its pinned set when missing or older than the set).
+# each in its own virtualenv (.venv-<target>, built from its pinned set when missing or older than the set; every
+# package must match one of the set's hashes).
 # `make test` (`make suites`) calls it beside the default interpreter's run; `make test-py PY=af3.0` runs one.
 #
 #   scripts/pythons.sh find 3.12      print a working python3.12 (exit 1 when there is none)
@@ -24,7 +25,6 @@
 # No such interpreter on a laptop: a skip, said on stderr. With SAGEMAKER_FLEET_REQUIRE_SERVICES=1 (CI): a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-UV_VERSION="${UV_VERSION:-0.13.8}"
 
 find_python() {
   local version="$1" candidate
@@ -65,10 +65,14 @@ build_venv() {
     exit 3
   fi
   stamp="$venv/.installed"
-  if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ "$constraints" -nt "$stamp" ]; then
+  if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ "$constraints" -nt "$stamp" ] ||
+      [ requirements/uv.txt -nt "$stamp" ]; then
     [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "uv==$UV_VERSION" >&2
-    "$venv/bin/uv" pip install --python "$venv/bin/python" --quiet --compile-bytecode -c "$constraints" -e ".[dev]" >&2
+    # as the Makefile's .venv: uv by hash, every package of the set by hash, then the project alone
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements/uv.txt >&2
+    "$venv/bin/uv" pip install --python "$venv/bin/python" --quiet --compile-bytecode --require-hashes -r "$constraints" >&2
+    "$venv/bin/uv" pip install --python "$venv/bin/python" --quiet --no-deps --no-build-isolation -e . >&2
+    "$venv/bin/uv" pip check --python "$venv/bin/python" --quiet >&2
     touch "$stamp"
   fi
   echo "$venv"

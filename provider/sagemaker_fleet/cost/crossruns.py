@@ -17,13 +17,17 @@ evidence ``reused-pool``), in the taker's run; the giver's own start is never re
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_GUIDE_MAX, MAX_RUNTIME_LIMIT
 from sagemaker_fleet.jobs.paging import as_datetime, creation_lookback
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.cost.disclosure import Disclosure
 
 #: The keep-alive the developer guide documents as the longest: a pool is taken at most this long after its job's
 #: end (the report's assumption; the API takes up to 6 hours, which a spec is warned about).
@@ -48,10 +52,12 @@ class OtherRunsPools:
     ``looked_up``: the account was looked at (False: no job of the run could have taken another run's pool, or the
     caller did not look); ``givers``: job of the run → the giver; ``unknown``: other runs' jobs the report needed to
     describe and the credentials may not (AccessDenied); ``listing_denied``: the account's listing itself was
-    refused (then nothing is known of pools taken from other runs)."""
+    refused (then nothing is known of pools taken from other runs); ``unknown_not_shown``: how many of ``unknown``
+    a report left out by name (:meth:`disclosed`)."""
 
     givers: Mapping[str, Giver] = field(default_factory=dict)
     unknown: tuple[str, ...] = ()
+    unknown_not_shown: int = 0
     looked_up: bool = False
     listing_denied: bool = False
     list_calls: int = 0
@@ -62,9 +68,20 @@ class OtherRunsPools:
             "looked_up": self.looked_up,
             "listing_denied": self.listing_denied,
             "unknown_jobs": list(self.unknown),
+            "unknown_jobs_not_shown": self.unknown_not_shown,
             "list_calls": self.list_calls,
             "describe_calls": self.describe_calls,
         }
+
+    def disclosed(self, disclosure: Disclosure) -> OtherRunsPools:
+        """The same look at the account, naming only the jobs ``disclosure`` shows (the others counted)."""
+        unknown = tuple(name for name in self.unknown if disclosure.shows(name))
+        return dataclasses.replace(
+            self,
+            givers={taker: g for taker, g in self.givers.items() if disclosure.shows(g.job_name)},
+            unknown=unknown,
+            unknown_not_shown=self.unknown_not_shown + len(self.unknown) - len(unknown),
+        )
 
 
 def _pool(job: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -142,16 +142,24 @@ def _cards(t: CostTotals) -> str:
     return f'<div class="cards">{"".join(cards)}</div>'
 
 
+#: What a report shows in place of another fleet's job (:mod:`.disclosure`): whoever reads the report may not read
+#: that fleet's runs.
+NOT_SHOWN = "a job of another fleet (not named)"
+
+
 def _other_runs(report: CostReport) -> str:
-    """The pools handed between this run and other runs of the account, and what could not be read."""
+    """The pools handed between this run and other runs of the account, and what could not be read. Other runs'
+    jobs are named only where the report's disclosure allows (the run's own fleet); the rest are counted."""
     given = [line for line in report.lines if line.reused_by_other_run]
     taken = [line for line in report.lines if line.pool_from_other_run]
     looked = report.other_runs
     rows = [
-        f"<tr>{_cell(line.city)}{_cell(line.job_name)}{_cell('took the pool of')}{_cell(line.pool_from_job)}</tr>"
+        f"<tr>{_cell(line.city)}{_cell(line.job_name)}{_cell('took the pool of')}"
+        f"{_cell(line.pool_from_job or NOT_SHOWN)}</tr>"
         for line in taken
     ] + [
-        f"<tr>{_cell(line.city)}{_cell(line.job_name)}{_cell('pool taken by')}{_cell(line.reused_by_job)}</tr>"
+        f"<tr>{_cell(line.city)}{_cell(line.job_name)}{_cell('pool taken by')}"
+        f"{_cell(line.reused_by_job or NOT_SHOWN)}</tr>"
         for line in given
     ]
     head = _head([("city", False), ("job of this run", False), ("", False), ("job of another run", False)])
@@ -169,12 +177,16 @@ def _other_runs(report: CostReport) -> str:
                 "other runs are unknown and counted by start-up time only.",
             )
         )
-    elif looked.unknown:
+    elif looked.unknown or looked.unknown_not_shown:
+        named = f": {', '.join(looked.unknown)}" if looked.unknown else ""
+        hidden = (
+            f" ({looked.unknown_not_shown} of other fleets, not named)" if looked.unknown_not_shown else ""
+        )
         notes.append(
             (
                 "other-runs-unknown",
-                f"{len(looked.unknown)} job(s) of other runs could not be described (AccessDenied): "
-                f"{', '.join(looked.unknown)}. A pool one of them handed to this run is counted only where the "
+                f"{len(looked.unknown) + looked.unknown_not_shown} job(s) of other runs could not be described "
+                f"(AccessDenied){hidden}{named}. A pool one of them handed to this run is counted only where the "
                 "listing named the taker, and no image re-pull is flagged on it.",
             )
         )
@@ -189,7 +201,8 @@ def _other_runs(report: CostReport) -> str:
     return (
         f'<p class="note">SageMaker matches warm pools across the account: {len(taken)} job(s) of this run '
         f"started on another run's pool (counted as their warm starts) and {len(given)} pool(s) of this run went "
-        f"to another run's job (its warm start, not this run's).</p>{table}{note}"
+        f"to another run's job (its warm start, not this run's). Jobs of other fleets are counted, not named."
+        f"</p>{table}{note}"
     )
 
 

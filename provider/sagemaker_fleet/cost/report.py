@@ -6,12 +6,14 @@ Pure: it takes DescribeTrainingJob responses (however they were fetched — AWS,
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cost.crossruns import OtherRunsPools
+from sagemaker_fleet.cost.disclosure import Disclosure
 from sagemaker_fleet.cost.errors import UnattributedJobError
 from sagemaker_fleet.cost.lanes import Lane, build_lanes
 from sagemaker_fleet.cost.model import CostLine, cost_line
@@ -133,12 +135,16 @@ def build_cost_report(
     generated_at: datetime | None = None,
     index: RunJobIndex | None = None,
     other_runs: OtherRunsPools | None = None,
+    disclosure: Disclosure | None = None,
 ) -> CostReport:
     """Price every submission in ``describes`` (DescribeTrainingJob responses of the run) and total them;
-    ``other_runs``: the other runs' jobs that handed a job of the run their pool (:func:`~.collect.find_other_runs_givers`)."""
+    ``other_runs``: the other runs' jobs that handed a job of the run their pool (:func:`~.collect.find_other_runs_givers`);
+    ``disclosure``: whose jobs the report may name beside the run's (default: the run's own fleet's): any other
+    run's job is left out of every line and counted (:mod:`.disclosure`)."""
     generated_at = generated_at or datetime.now(UTC)
     index = index or RunJobIndex.for_run(spec, run_key)
     other_runs = other_runs or OtherRunsPools()
+    disclosure = disclosure or Disclosure.of_fleet(spec.fleet)
     records = [parse_training_job(raw) for raw in describes]
     priced = prices.cover(record.instance_type for record in records)
     handed_by = {record.reused_by_job: record for record in records if record.reused_by_job}
@@ -158,22 +164,25 @@ def build_cost_report(
             if previous is not None
             else (giver.training_image if giver is not None else None),
         )
-        lines.append(
-            cost_line(
-                record,
-                city=city,
-                attempt=attempt,
-                price=priced[record.instance_type],
-                start=start,
-                group=group_of[record.name],
-                now=generated_at,
-                pool_from_job=previous.name if previous is not None else (giver.job_name if giver else None),
-                pool_from_other_run=previous is None and giver is not None,
-                reused_by_other_run=record.reused_by_job is not None
-                and record.reused_by_job not in names
-                and record.reused_by_job not in index,
-            )
+        line = cost_line(
+            record,
+            city=city,
+            attempt=attempt,
+            price=priced[record.instance_type],
+            start=start,
+            group=group_of[record.name],
+            now=generated_at,
+            pool_from_job=previous.name
+            if previous is not None
+            else (disclosure.name(giver.job_name) if giver else None),
+            pool_from_other_run=previous is None and giver is not None,
+            reused_by_other_run=record.reused_by_job is not None
+            and record.reused_by_job not in names
+            and record.reused_by_job not in index,
         )
+        if line.reused_by_other_run and not disclosure.shows(line.reused_by_job):
+            line = dataclasses.replace(line, reused_by_job=None)
+        lines.append(line)
     lines.sort(key=lambda line: (line.city, line.attempt, line.job_name))
     seen_cities = {line.city for line in lines}
     return CostReport(
@@ -192,7 +201,7 @@ def build_cost_report(
         prices=priced,
         price_table_as_of=prices.table.as_of,
         cities_without_jobs=tuple(city.name for city in spec.cities if city.name not in seen_cities),
-        other_runs=other_runs,
+        other_runs=other_runs.disclosed(disclosure),
     )
 
 

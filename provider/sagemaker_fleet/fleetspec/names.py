@@ -187,6 +187,14 @@ def job_name(fleet: str, city: str, run_key: str, attempt: int = 1) -> str:
     return f"{head}{tail}"
 
 
+def fleet_of_job(name: str) -> str | None:
+    """The fleet a job name says it belongs to: what precedes its first ``-`` (:func:`job_name` keeps fleet names
+    free of ``-`` for this); None for a name without one. What a name says, not proof of ownership (the owner tags
+    are): enough to decide whose job names a reader may see, since a job named so is in that fleet's namespace."""
+    fleet, dash, _ = name.partition("-")
+    return fleet if dash and fleet else None
+
+
 def is_run_job(name: str, fleet: str, run_key: str) -> bool:
     """Whether ``name`` is one of :func:`job_name`'s names for the run (any city, any submission, shortened or
     not): ``{fleet}-…-{run_key}`` with or without ``-r<n>``. How a run tells its own jobs in an account's listing."""

@@ -22,12 +22,14 @@ from sagemaker_fleet.cost.gantt import TimeScale, render_gantt, time_scale
 from sagemaker_fleet.cost.report import RunJobIndex, build_cost_report
 from sagemaker_fleet.dispatch import DispatchBook, build_run_dispatch
 from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
+from sagemaker_fleet.fleetview.account import AccountSnapshot, account_json
 from sagemaker_fleet.fleetview.plan_svg import plan_makespan, render_plan_gantt
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.plan.fleet_plan import FleetPlan
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.cost.disclosure import Disclosure
     from sagemaker_fleet.cost.model import CostLine
     from sagemaker_fleet.cost.report import GroupInfo
     from sagemaker_fleet.fleetspec.model import FleetSpec
@@ -76,21 +78,8 @@ class ListingStats:
     describe_calls: int = 0
     cached_describes: int = 0
     other_describe_calls: int = 0  #: describes of other runs' jobs (each once, for its instance type)
-
-
-@dataclass(frozen=True)
-class AccountSnapshot:
-    """The account's jobs that are not the run's, as one refresh listed them (:mod:`.source`): instances held per
-    instance type by running jobs and by Available pools, jobs holding capacity of a type not known (not described
-    yet, or ``other_denied`` of them the credentials may not describe), and the other runs' jobs whose pool a job
-    of the run took (taker → giver, from the listing's ``ReusedByJob``). ``listed_since``: None, not looked at."""
-
-    listed_since: datetime | None = None
-    other_running: Mapping[str, int] = field(default_factory=dict)
-    other_pools: Mapping[str, int] = field(default_factory=dict)
-    other_unknown: int = 0
-    other_denied: int = 0
-    givers: Mapping[str, str] = field(default_factory=dict)
+    #: the run had ended with every job final when read: the answer is kept and served without calling again
+    final: bool = False
 
 
 @dataclass(frozen=True)
@@ -154,8 +143,12 @@ def observed_now(describes: Iterable[Mapping[str, Any]], now: datetime) -> datet
     return max(seen)
 
 
-def build_fleet_view(run: RunContext, inputs: ViewInputs) -> dict[str, Any]:
-    """The JSON the Fleet tab draws (see docs/guides/fleet-view.md for each field)."""
+def build_fleet_view(
+    run: RunContext, inputs: ViewInputs, disclosure: Disclosure | None = None
+) -> dict[str, Any]:
+    """The JSON the Fleet tab draws (see docs/guides/fleet-view.md for each field). ``disclosure``: whose jobs
+    it may name beside the run's (default: the run's own fleet's; the plugin adds the fleets whose DAGs the reader
+    may read); every other run's job is left unnamed."""
     spec, now = inputs.spec, observed_now(inputs.describes, inputs.now)
     index = RunJobIndex.for_run(spec, run.run_key)
     other_runs = OtherRunsPools(
@@ -170,6 +163,7 @@ def build_fleet_view(run: RunContext, inputs: ViewInputs) -> dict[str, Any]:
         generated_at=now,
         index=index,
         other_runs=other_runs,
+        disclosure=disclosure,
     )
     latest: dict[str, CostLine] = {}
     for line in report.lines:  # sorted by city, then attempt
@@ -257,64 +251,9 @@ def build_fleet_view(run: RunContext, inputs: ViewInputs) -> dict[str, Any]:
             "describe_calls": inputs.stats.describe_calls,
             "cached_describes": inputs.stats.cached_describes,
             "other_describe_calls": inputs.stats.other_describe_calls,
+            "final": inputs.stats.final,
         },
-        "account": _account(inputs, report.lines),
-    }
-
-
-def _quotas(inputs: ViewInputs) -> dict[str, int]:
-    """Instances per type the run was planned within (the plan's quotas, read from Service Quotas), else the
-    spec's."""
-    quotas = FleetPlan.from_json(dict(inputs.plan)).quotas if inputs.plan else {}
-    return {itype: q.instances for itype, q in (quotas or inputs.spec.quotas).items()}
-
-
-def _account(inputs: ViewInputs, lines: Sequence[CostLine]) -> dict[str, Any]:
-    """Each instance type the run uses: its quota, what the run holds (running jobs, Available pools) and what the
-    account's other runs hold; and the warm pools that went between this run and others."""
-    snapshot = inputs.account
-    quotas = _quotas(inputs)
-    types = sorted(
-        {city.instance_type for city in inputs.spec.cities} | {line.instance_type for line in lines}
-    )
-    capacity = []
-    for itype in types:
-        mine = [line for line in lines if line.instance_type == itype]
-        running = sum(line.instance_count for line in mine if line.status not in TERMINAL)
-        pools = sum(
-            line.instance_count
-            for line in mine
-            if line.status in TERMINAL and line.warm_pool_status == "Available"
-        )
-        others = snapshot.other_running.get(itype, 0) + snapshot.other_pools.get(itype, 0)
-        quota = quotas.get(itype)
-        capacity.append(
-            {
-                "instance_type": itype,
-                "quota_instances": quota,
-                "run_running": running,
-                "run_pools": pools,
-                "other_running": snapshot.other_running.get(itype, 0),
-                "other_pools": snapshot.other_pools.get(itype, 0),
-                "free": max(0, quota - running - pools - others) if quota is not None else None,
-            }
-        )
-    return {
-        "looked_up": snapshot.listed_since is not None,
-        "listed_since": snapshot.listed_since.isoformat() if snapshot.listed_since else None,
-        "capacity": capacity,
-        "other_jobs_unknown": snapshot.other_unknown,
-        "other_jobs_denied": snapshot.other_denied,
-        "pools_taken_from_other_runs": [
-            {"city": line.city, "job_name": line.job_name, "from_job": line.pool_from_job}
-            for line in lines
-            if line.pool_from_other_run
-        ],
-        "pools_given_to_other_runs": [
-            {"city": line.city, "job_name": line.job_name, "taken_by_job": line.reused_by_job}
-            for line in lines
-            if line.reused_by_other_run
-        ],
+        "account": account_json(inputs.account, inputs.spec, inputs.plan, report.lines),
     }
 
 

@@ -81,10 +81,11 @@ TAB_SCRIPT = """
       unknown.id = 'account-unknown';
       box.appendChild(unknown);
     }
+    var hidden = "a job of a fleet whose DAGs you may not read";
     var rows = a.pools_taken_from_other_runs.map(function (p) {
-      return [p.city, p.job_name, 'took the pool of', p.from_job];
+      return [p.city, p.job_name, 'took the pool of', p.from_job || hidden];
     }).concat(a.pools_given_to_other_runs.map(function (p) {
-      return [p.city, p.job_name, 'pool taken by', p.taken_by_job];
+      return [p.city, p.job_name, 'pool taken by', p.taken_by_job || hidden];
     }));
     box.appendChild(el('h3', 'Warm pools across runs (' + a.pools_taken_from_other_runs.length + ' taken, ' +
       a.pools_given_to_other_runs.length + ' given)'));
@@ -171,7 +172,8 @@ TAB_SCRIPT = """
       ['city', 'attempt', 'job', 'status', 'instances', 'start', 'billable s', 'cost'].concat(names,
         ['failure reason', 'links']),
       jobs) : el('p', 'No training job yet.', 'empty')));
-    var calls = el('p', 'This refresh: ' + v.listing.list_calls + ' listing(s), ' + v.listing.describe_calls +
+    var calls = el('p', (v.listing.final ? 'The run has ended and its jobs with it: this view is kept, read once by ' :
+      'This refresh: ') + v.listing.list_calls + ' listing(s), ' + v.listing.describe_calls +
       ' describe(s) of jobs still changing, ' + v.listing.cached_describes + ' from cache, ' +
       v.listing.other_describe_calls + " describe(s) of other runs' jobs.", 'note');
     out.appendChild(calls);

@@ -27,7 +27,8 @@ from typing import Any, Protocol
 
 from sagemaker_fleet.fleetspec.model import MAX_RUNTIME_AWS_DEFAULT
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
-from sagemaker_fleet.fleetview.model import AccountSnapshot, ListingStats
+from sagemaker_fleet.fleetview.account import AccountSnapshot
+from sagemaker_fleet.fleetview.model import ListingStats
 from sagemaker_fleet.hooks.fleet import error_code
 from sagemaker_fleet.jobs.paging import as_datetime, creation_lookback
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, POOL_SETTLED
@@ -195,12 +196,18 @@ class _Entry:
     lock: threading.Lock = field(default_factory=threading.Lock)
     value: Any = None
     at: float = float("-inf")
+    used: float = float("-inf")
     state: Any = None  # the caller's own state kept between refreshes (a RunJobsReader)
 
 
 class ViewCache:
-    """Answers per key (``(dag_id, run_id)``), shared between viewers for ``ttl`` seconds. Concurrent viewers of
-    one run wait for the one refresh in progress instead of each starting their own."""
+    """Answers per key (``(dag_id, run_id)``), shared between viewers for ``ttl`` seconds; an answer that ``keep``
+    says is still good (an ended run's, while the run is the one it was read from) is served past its ``ttl``.
+    Concurrent viewers of one run wait for the one refresh in progress instead of each starting their own. At most
+    ``max_entries`` runs are kept, the least recently viewed dropped first.
+
+    An answer is whatever ``compute`` returns, the same for every viewer of the run: anything that depends on who
+    asks is derived from it per request, never stored under the run's key alone."""
 
     def __init__(
         self, ttl: float = DEFAULT_TTL, clock: Callable[[], float] = time.monotonic, max_entries: int = 256
@@ -211,17 +218,29 @@ class ViewCache:
         self._entries: dict[tuple[str, str], _Entry] = {}
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[str, str], compute: Callable[[Any], tuple[Any, Any]]) -> Any:
-        """The cached answer, or ``compute(state)`` → (answer, state to keep) when it is older than ``ttl``."""
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(
+        self,
+        key: tuple[str, str],
+        compute: Callable[[Any], tuple[Any, Any]],
+        keep: Callable[[Any], bool] | None = None,
+    ) -> Any:
+        """The cached answer, or ``compute(state)`` → (answer, state to keep) when it is older than ``ttl`` and
+        ``keep(answer)`` (if given) is false."""
         with self._lock:
             entry = self._entries.get(key)
             if entry is None:
                 if len(self._entries) >= self.max_entries:
-                    oldest = min(self._entries, key=lambda k: self._entries[k].at)
+                    oldest = min(self._entries, key=lambda k: self._entries[k].used)
                     del self._entries[oldest]
                 entry = self._entries[key] = _Entry()
+            entry.used = self.clock()
         with entry.lock:
-            if self.clock() - entry.at < self.ttl:
+            if self.clock() - entry.at < self.ttl or (
+                entry.value is not None and keep is not None and keep(entry.value)
+            ):
                 return entry.value
             entry.value, entry.state = compute(entry.state)
             entry.at = self.clock()

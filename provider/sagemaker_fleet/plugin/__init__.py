@@ -10,7 +10,9 @@ built only when the api-server asks for it, so schedulers and workers that load 
 
 - ``__init__.py``: the plugin itself (the tab, the nav entry, the app on demand);
 - ``app.py``: the view's FastAPI app, mounted under :data:`~sagemaker_fleet.plugin.settings.URL_PREFIX`;
-- ``runs.py``: what the api-server knows of a fleet run, from Airflow's metadata DB;
+- ``runs.py``: what the api-server knows of a fleet run, from Airflow's metadata DB, and which fleets a user may
+  read;
+- ``views.py``: a run's view, read once for every viewer and drawn for each (what they may see of other fleets);
 - ``settings.py``: where the view is served and whether it is on;
 - ``token.py``: Airflow 3.0 only, the view's pages in a plain browser tab behind Airflow's own auth.
 """

@@ -9,11 +9,10 @@ connection, so the view works against the simulator and AWS alike.
 
 from __future__ import annotations
 
-import dataclasses
 import json
+import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
-from urllib.parse import quote
+from typing import Any, cast
 
 from airflow.api_fastapi.auth.managers.models.resource_details import DagAccessEntity
 from airflow.api_fastapi.common.db.common import SessionDep  # noqa: TC002 - FastAPI reads it at run time
@@ -24,72 +23,27 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from sagemaker_fleet.compat import UI_TOKEN_IN_LOCAL_STORAGE, has_external_views
 from sagemaker_fleet.contract import fleet_view_path
 from sagemaker_fleet.cost.publish import CONTENT_TYPES
-from sagemaker_fleet.cost.report import RunJobIndex
-from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.names import report_s3_uri, split_s3_uri
-from sagemaker_fleet.fleetspec.runspec import load_run_spec
-from sagemaker_fleet.fleetview.model import RunContext, ViewInputs, build_fleet_view, utc_now
 from sagemaker_fleet.fleetview.page import fleet_page, runs_page
-from sagemaker_fleet.fleetview.source import RunJobsReader, ViewCache
-from sagemaker_fleet.jobs.prices import PriceBook
+from sagemaker_fleet.fleetview.source import ViewCache
 from sagemaker_fleet.plugin.runs import FleetRunRecord, NotAFleetRunError, fleet_runs, load_fleet_run
-
-if TYPE_CHECKING:
-    from sagemaker_fleet.fleetspec.model import FleetSpec
-
 from sagemaker_fleet.plugin.settings import URL_PREFIX
+from sagemaker_fleet.plugin.views import REFRESH_SECONDS, disclosure_for, draw, read_run, spec_of, still_good
 
-REFRESH_SECONDS = 5
+log = logging.getLogger(__name__)
+
 REPORT_FILES = ("report.html", "report.json")
 
 ReadRun = Depends(requires_access_dag(method="GET", access_entity=DagAccessEntity.RUN))
+#: Each run's read (:class:`~sagemaker_fleet.plugin.views.RunRead`), shared by every viewer of the run.
 CACHE = ViewCache()
 
 
-def _spec_of(record: FleetRunRecord) -> FleetSpec:
-    return load_run_spec(record.spec_path, record.params, use_params=record.use_params).spec
+def _readable_dag_ids(user: Any) -> set[str]:
+    """The DAGs the auth manager lets ``user`` read."""
+    from airflow.api_fastapi.app import get_auth_manager
 
-
-def _report_url(record: FleetRunRecord) -> str | None:
-    if record.report is None or record.report.get("dry_run"):
-        return None
-    return f"{URL_PREFIX}/runs/{quote(record.dag_id, safe='')}/{quote(record.run_id, safe='')}/report.html"
-
-
-def _hook(record: FleetRunRecord, spec: FleetSpec) -> Any:
-    from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
-
-    return SageMakerFleetHook(aws_conn_id=record.aws_conn_id, region_name=spec.region)
-
-
-def _compute(session: Any, dag_id: str, run_id: str, reader: RunJobsReader | None) -> tuple[Any, Any]:
-    """The view's JSON and the jobs reader to keep for the next refresh (its cached describes)."""
-    try:
-        record = load_fleet_run(session, dag_id, run_id)
-    except NotAFleetRunError as exc:
-        return {"fleet_dag": False, "missing": exc.missing, "message": str(exc)}, None
-    try:
-        spec = _spec_of(record)
-    except FleetSpecError as exc:
-        return {
-            "fleet_dag": True,
-            "refused": True,
-            "state": record.state,
-            "message": f"the plan task refused this run's params: {exc}",
-        }, None
-    dry_run = bool(record.params.get("dry_run"))
-    context = RunContext(
-        dag_id, run_id, record.run_key, record.state, _report_url(record), dry_run, record.plan_task_state
-    )
-    if reader is None or reader.run_key != record.run_key:
-        reader = RunJobsReader(record.run_key, RunJobIndex.for_run(spec, record.run_key).names)
-    describes, stats = reader.read(_hook(record, spec)) if not dry_run else ([], None)
-    inputs = ViewInputs(spec, record.plan, describes, PriceBook.for_spec(spec), utc_now())
-    if stats is not None:  # the run's jobs and the account's, as this refresh read them
-        inputs = dataclasses.replace(inputs, stats=stats, account=reader.account)
-    view = build_fleet_view(context, inputs)
-    view.update({"fleet_dag": True, "refresh_seconds": REFRESH_SECONDS})
-    return view, reader
+    return set(get_auth_manager().get_authorized_dag_ids(user=user, method="GET"))
 
 
 def _report_bytes(record: FleetRunRecord, name: str) -> bytes:
@@ -99,7 +53,7 @@ def _report_bytes(record: FleetRunRecord, name: str) -> bytes:
         path = Path(str(local)).with_name(name)
         if path.is_file():
             return path.read_bytes()
-    spec = _spec_of(record)
+    spec = spec_of(record)
     bucket, key = split_s3_uri(report_s3_uri(spec.output_s3_uri, record.run_key) + name)
     from airflow.providers.amazon.aws.hooks.s3 import S3Hook  # boto3's transfer stack: only when used
 
@@ -107,8 +61,13 @@ def _report_bytes(record: FleetRunRecord, name: str) -> bytes:
     try:
         body: bytes = cast("Any", s3.get_conn()).get_object(Bucket=bucket, Key=key)["Body"].read()
     except Exception as exc:  # noqa: BLE001 - any S3 failure means: no report to show
+        # the detail (bucket, key, the principal AWS names in an AccessDenied) is for the operator's log only
+        log.warning(
+            "no %s for run %s of %s at s3://%s/%s: %s", name, record.run_id, record.dag_id, bucket, key, exc
+        )
         raise HTTPException(
-            status.HTTP_404_NOT_FOUND, f"no {name} for this run at s3://{bucket}/{key}: {exc}"
+            status.HTTP_404_NOT_FOUND,
+            f"no {name} for this run: it could not be read (see the api-server's log)",
         ) from exc
     return body
 
@@ -119,19 +78,25 @@ def root(user: GetUserDep) -> RedirectResponse:
 
 def list_runs(user: GetUserDep, session: SessionDep) -> JSONResponse:
     """The newest runs of the fleet DAGs this user may read."""
-    from airflow.api_fastapi.app import get_auth_manager
-
-    readable = get_auth_manager().get_authorized_dag_ids(user=user, method="GET")
-    return JSONResponse({"runs": fleet_runs(session, set(readable))})
+    return JSONResponse({"runs": fleet_runs(session, _readable_dag_ids(user))})
 
 
 def runs(user: GetUserDep) -> HTMLResponse:
     return HTMLResponse(runs_page(URL_PREFIX, tab=has_external_views()))
 
 
-def run_view(dag_id: str, run_id: str, session: SessionDep) -> JSONResponse:
-    """The run's view JSON, shared by every viewer for a few seconds (:data:`CACHE`)."""
-    view = CACHE.get((dag_id, run_id), lambda reader: _compute(session, dag_id, run_id, reader))
+def run_view(dag_id: str, run_id: str, user: GetUserDep, session: SessionDep) -> JSONResponse:
+    """The run's view JSON: its read shared by every viewer (:data:`CACHE`), drawn for this user (other fleets'
+    jobs named only if the user may read one of their DAGs: :mod:`sagemaker_fleet.plugin.views`)."""
+    read = CACHE.get(
+        (dag_id, run_id),
+        lambda reader: read_run(session, dag_id, run_id, reader),
+        keep=still_good(session, dag_id, run_id),
+    )
+    if read.answer is not None:  # nothing of SageMaker to draw: the same for every reader
+        view = read.answer
+    else:
+        view = draw(read, disclosure_for(read, lambda: _readable_dag_ids(user), session))
     code = status.HTTP_404_NOT_FOUND if view.get("missing") else status.HTTP_200_OK
     return JSONResponse(view, status_code=code)
 
@@ -166,7 +131,15 @@ def report_file(dag_id: str, run_id: str, name: str, session: SessionDep) -> Res
 
 def create_app() -> FastAPI:
     """The app the plugin hands the api-server; every route checks the caller (see the module docstring)."""
-    app = FastAPI(title="SageMaker Fleet view", description="The Fleet tab of fleet DAG runs.")
+    # no /docs, /redoc nor /openapi.json: they would be served to anyone, without Airflow's checks, and load
+    # Swagger's scripts from a CDN; the routes are documented in docs/guides/fleet-view.md
+    app = FastAPI(
+        title="SageMaker Fleet view",
+        description="The Fleet tab of fleet DAG runs.",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+    )
     app.get("/", include_in_schema=False)(root)
     app.get("/api/runs")(list_runs)
     app.get("/runs", response_class=HTMLResponse)(runs)

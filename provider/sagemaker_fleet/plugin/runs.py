@@ -1,5 +1,6 @@
 """What the api-server knows of a fleet run, read from Airflow's metadata DB: the run, its DAG's plan task (spec
-path, connection, params), the plan XCom and where the report task wrote its files.
+path, connection, params), the plan XCom and where the report task wrote its files; and which fleets a user may
+read (those with a fleet DAG the auth manager lets them read).
 
 A fleet DAG is one built by :func:`sagemaker_fleet.dags.build_fleet_dag`: tagged ``sagemaker-fleet`` and with a
 ``plan`` task that has a ``spec_path``. Anything else is "not a fleet DAG".
@@ -7,6 +8,7 @@ A fleet DAG is one built by :func:`sagemaker_fleet.dags.build_fleet_dag`: tagged
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -30,6 +32,35 @@ class NotAFleetRunError(SageMakerFleetError, LookupError):
 
 
 @dataclass(frozen=True)
+class RunStamp:
+    """What tells a DAG run from another of the same ids (its row), and one life of it from the next (its state,
+    end and how often it was cleared): a view read of an ended run is served again only while the stamp holds."""
+
+    row: int
+    state: str
+    end_date: str | None
+    clear_number: int
+
+
+def _stamp(dag_run: Any) -> RunStamp:
+    end = dag_run.end_date
+    return RunStamp(
+        row=int(dag_run.id),
+        state=str(getattr(dag_run.state, "value", dag_run.state)),
+        end_date=end.isoformat() if end is not None else None,
+        clear_number=int(dag_run.clear_number or 0),
+    )
+
+
+def run_stamp(session: Session, dag_id: str, run_id: str) -> RunStamp | None:
+    """The run's stamp, from its row alone (no DAG, no XCom): None when the run is gone."""
+    from airflow.models.dagrun import DagRun
+
+    dag_run = session.scalar(select(DagRun).where(DagRun.dag_id == dag_id, DagRun.run_id == run_id))
+    return None if dag_run is None else _stamp(dag_run)
+
+
+@dataclass(frozen=True)
 class FleetRunRecord:
     dag_id: str
     run_id: str
@@ -42,6 +73,7 @@ class FleetRunRecord:
     plan: dict[str, Any] | None
     plan_task_state: str | None
     report: dict[str, Any] | None  # the report task's return value (local_html, totals), once it ran
+    stamp: RunStamp | None = None
 
 
 def _xcom(session: Session, dag_id: str, run_id: str, task_id: str, key: str) -> Any:
@@ -129,6 +161,7 @@ def load_fleet_run(session: Session, dag_id: str, run_id: str) -> FleetRunRecord
         plan=_xcom(session, dag_id, run_id, PLAN_TASK_ID, PLAN_XCOM_KEY),
         plan_task_state=_task_state(session, dag_id, run_id, PLAN_TASK_ID),
         report=report if isinstance(report, dict) else None,
+        stamp=_stamp(dag_run),
     )
 
 
@@ -156,3 +189,56 @@ def fleet_runs(session: Session, dag_ids: set[str], limit: int = 50) -> list[dic
         }
         for run in rows
     ]
+
+
+def readable_fleets(
+    session: Session, readable_dag_ids: Collection[str], fleets: Collection[str]
+) -> frozenset[str]:
+    """The fleets among ``fleets`` that have a fleet DAG among ``readable_dag_ids`` (what the auth manager lets the
+    user read): a DAG tagged with the fleet's name (the DAG factory's tag) whose plan task's spec really trains that
+    fleet — a tag alone is not trusted, any DAG may carry any tag."""
+    from airflow.models.dag import DagTag
+
+    if not fleets:
+        return frozenset()
+    fleet_dags = select(DagTag.dag_id).where(DagTag.name == FLEET_DAG_TAG)
+    rows = session.execute(
+        select(DagTag.dag_id, DagTag.name).where(
+            DagTag.name.in_(sorted(fleets)), DagTag.dag_id.in_(fleet_dags)
+        )
+    ).all()
+    found: set[str] = set()
+    for dag_id, fleet in rows:
+        if fleet not in found and dag_id in readable_dag_ids and _fleet_of_dag(session, dag_id) == fleet:
+            found.add(fleet)
+    return frozenset(found)
+
+
+#: DAG version id → the fleet its plan task trains (a version never changes)
+_FLEET_OF_VERSION: dict[Any, str | None] = {}
+
+
+def _fleet_of_dag(session: Session, dag_id: str) -> str | None:
+    """The fleet the DAG's latest version trains (its plan task's spec), None when that cannot be read."""
+    from airflow.models.serialized_dag import SerializedDagModel
+
+    from sagemaker_fleet.fleetspec.errors import FleetSpecError
+    from sagemaker_fleet.fleetspec.runspec import load_run_spec
+
+    serdag = SerializedDagModel.get(dag_id, session=session)
+    if serdag is None:
+        return None
+    version = serdag.dag_version_id
+    if version in _FLEET_OF_VERSION:
+        return _FLEET_OF_VERSION[version]
+    spec_path = getattr(serdag.dag.task_dict.get(PLAN_TASK_ID), "spec_path", None)
+    if not spec_path:
+        return None
+    try:
+        fleet = load_run_spec(str(spec_path), None, use_params=False, cached=True).fleet.fleet
+    except (FleetSpecError, OSError):
+        return None  # not remembered: the file may be readable next time
+    if len(_FLEET_OF_VERSION) >= 1024:
+        _FLEET_OF_VERSION.clear()
+    _FLEET_OF_VERSION[version] = fleet
+    return fleet

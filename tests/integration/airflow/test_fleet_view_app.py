@@ -1,10 +1,11 @@
-"""The Fleet view's FastAPI app over HTTP, with Airflow's simple auth manager (users, not all-admins), a real
-metadata DB (the fleet DAG serialized, runs and the plan XCom as the tasks leave them) and the simulator behind
-the provider's hook (boto3 over HTTP)."""
+"""The Fleet view's FastAPI app over HTTP, with Airflow's simple auth manager (users, not all-admins; one user
+confined to one DAG: tests/team_auth.py), a real metadata DB (the fleet DAGs serialized, runs and the plan XCom as
+the tasks leave them) and the simulator behind the provider's hook (boto3 over HTTP)."""
 
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +90,8 @@ def _client(monkeypatch: pytest.MonkeyPatch) -> Any:
     from sagemaker_fleet.plugin.app import create_app
 
     monkeypatch.setenv("AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS", "False")
-    monkeypatch.setenv("AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS", "viewer:viewer,nobody:")
+    monkeypatch.setenv("AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS", "viewer:viewer,nobody:,quick-team:viewer")
+    monkeypatch.setenv("AIRFLOW__CORE__AUTH_MANAGER", "team_auth.TeamAuthManager")
     monkeypatch.setenv("AIRFLOW__API_AUTH__JWT_SECRET", "fleet-view-tests-" + "x" * 64)
     monkeypatch.setattr(plugin_app, "CACHE", ViewCache(ttl=60.0))
     purge_cached_app()
@@ -267,9 +269,29 @@ def test_the_view_shows_what_other_runs_hold_of_the_accounts_capacity_and_descri
     }
     assert view["account"]["other_jobs_unknown"] == 0
     tokyo = job_name("quick", "tokyo", run_key)
+    # the viewer may read fleet other's DAG (fleetview_other): its job is named
     assert view["account"]["pools_taken_from_other_runs"] == [
         {"city": "tokyo", "job_name": tokyo, "from_job": "other-lima"}
     ]
+    # a reader of fleetview_quick alone gets the same read (no SageMaker call) drawn for them: counts, no names
+    before_team = aws_sim.calls()["calls"]
+    team = client.get(url, headers=token("viewer", "quick-team"))
+    assert team.status_code == 200
+    assert aws_sim.calls()["calls"] == before_team
+    assert team.json()["account"]["pools_taken_from_other_runs"] == [
+        {"city": "tokyo", "job_name": tokyo, "from_job": None}
+    ]
+    assert team.json()["account"]["capacity"] == view["account"]["capacity"]
+    assert "other-lima" not in team.text
+    assert "team-forecast" not in team.text
+    assert "team-forecast" not in json.dumps(view)
+    assert client.get(url, headers=viewer).json()["account"]["pools_taken_from_other_runs"][0][
+        "from_job"
+    ] == ("other-lima")
+    assert (
+        client.get(f"{PREFIX}/api/runs/fleetview_other/x", headers=token("viewer", "quick-team")).status_code
+        == 403
+    )
     assert {j["city"]: j["start"] for j in view["jobs"]}["tokyo"] == "warm"
     assert view["listing"]["other_describe_calls"] == 2
     # the next refresh (the shared answer expired) describes tokyo again, the other runs' jobs not
@@ -290,7 +312,7 @@ def test_a_run_of_another_dag_says_it_is_not_a_fleet(client: Any) -> None:
 
 
 def test_the_report_is_served_from_the_local_folder_or_else_from_s3(
-    client: Any, db_state: dict[str, Any], aws_sim: Any, tmp_path: Path
+    client: Any, db_state: dict[str, Any], aws_sim: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     from airflow.models.xcom import XComModel
 
@@ -328,3 +350,101 @@ def test_the_report_is_served_from_the_local_folder_or_else_from_s3(
         run_id=RUN_ID,
     )
     assert client.get(url, headers=viewer).text == "<html>from s3</html>"
+    # an S3 error is logged for the operator; the reader gets a short answer without bucket, key or principal
+    s3.delete_object(Bucket="acme-ml", Key=key)
+    with caplog.at_level(logging.WARNING, logger="sagemaker_fleet.plugin.app"):
+        gone = client.get(url, headers=viewer)
+    assert gone.status_code == 404
+    assert gone.json() == {
+        "detail": "no report.html for this run: it could not be read (see the api-server's log)"
+    }
+    assert "acme-ml" not in gone.text
+    assert "NoSuchKey" not in gone.text
+    assert any(
+        f"s3://acme-ml/{key}" in r.getMessage() and "NoSuchKey" in r.getMessage() for r in caplog.records
+    )
+
+
+def test_the_app_serves_no_api_docs_nor_schema(client: Any) -> None:
+    """FastAPI's /docs, /redoc and /openapi.json would be served to anyone, past Airflow's checks, and load Swagger
+    from a CDN: the app has none of them, for anonymous callers and readers alike."""
+    for path in ("/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect"):
+        assert client.get(f"{PREFIX}{path}").status_code in (401, 404), path
+        answer = client.get(f"{PREFIX}{path}", headers=token("viewer", "viewer"))
+        assert answer.status_code == 404, path
+        assert "swagger" not in answer.text.lower()
+        assert "openapi" not in answer.text.lower()
+
+
+def test_an_ended_runs_view_is_kept_and_served_without_calling_sagemaker_until_the_run_changes(
+    client: Any, db_state: dict[str, Any], aws_sim: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that ended with every job final (terminal, no pool) is read once; later refreshes, of any reader,
+    call SageMaker no more, past the cache's seconds; a cleared run is read again."""
+    import datetime as dt
+
+    from airflow.models.dagrun import DagRun
+    from airflow.models.xcom import XComModel
+    from airflow.utils.session import create_session
+    from airflow.utils.state import DagRunState
+    from airflow.utils.types import DagRunTriggeredByType, DagRunType
+
+    from sagemaker_fleet.plugin import app as plugin_app
+    from sim_fixtures import make_request
+
+    run_id = "manual__fleetview-ended"
+    spec = db_state["spec"]
+    run_key = run_key_for(None, run_id, "manual", dag_id=FLEET_DAG)
+    with create_session() as session:
+        session.query(DagRun).filter(DagRun.dag_id == FLEET_DAG, DagRun.run_id == run_id).delete()
+        latest_dag(FLEET_DAG, session).create_dagrun(
+            run_id=run_id,
+            run_after=dt.datetime.now(dt.UTC),
+            conf={},
+            run_type=DagRunType.MANUAL,
+            triggered_by=DagRunTriggeredByType.TEST,
+            state=DagRunState.RUNNING,
+            session=session,
+        )
+    XComModel.set(
+        key="plan",
+        value=plan_fleet(spec, run_key, None).to_json(),
+        dag_id=FLEET_DAG,
+        task_id="plan",
+        run_id=run_id,
+    )
+
+    def set_state(state: DagRunState) -> None:
+        with create_session() as session:
+            run = session.query(DagRun).filter(DagRun.dag_id == FLEET_DAG, DagRun.run_id == run_id).one()
+            run.state = state
+            run.end_date = dt.datetime.now(dt.UTC) if state != DagRunState.RUNNING else None
+
+    try:
+        sagemaker = aws_sim.boto3_client("sagemaker")
+        for city in ("seoul", "tokyo"):
+            aws_sim.set_work(30, job=job_name("quick", city, run_key))
+            sagemaker.create_training_job(**make_request(job_name("quick", city, run_key), keep_alive=0))
+        aws_sim.advance(600)
+        set_state(DagRunState.SUCCESS)
+        monkeypatch.setattr(plugin_app.CACHE, "ttl", 0.0)  # every refresh would read again but for the keep
+        url = f"{PREFIX}/api/runs/{FLEET_DAG}/{run_id}"
+        viewer, team = token("viewer", "viewer"), token("viewer", "quick-team")
+        before = aws_sim.calls()["calls"]
+        first = client.get(url, headers=viewer).json()
+        read = aws_sim.calls()["calls"]
+        assert read["ListTrainingJobs"] - before.get("ListTrainingJobs", 0) == 2
+        assert sorted(j["status"] for j in first["jobs"]) == ["Completed", "Completed"]
+        assert first["listing"]["final"] is True
+        for headers in (viewer, team, viewer):
+            again = client.get(url, headers=headers)
+            assert (again.status_code, again.json()["generated_at"]) == (200, first["generated_at"])
+        assert aws_sim.calls()["calls"] == read  # no call at all
+        assert client.get(url, headers=token(None, "nobody")).status_code == 403  # kept, and still guarded
+        set_state(DagRunState.RUNNING)  # cleared: it may change again
+        cleared = client.get(url, headers=viewer).json()
+        assert aws_sim.calls()["calls"]["ListTrainingJobs"] == read["ListTrainingJobs"] + 2
+        assert (cleared["state"], cleared["listing"]["final"]) == ("running", False)
+    finally:
+        with create_session() as session:
+            session.query(DagRun).filter(DagRun.dag_id == FLEET_DAG, DagRun.run_id == run_id).delete()

@@ -1,6 +1,7 @@
 """The Fleet tab's page draws the account's capacity beside the run's and the pools taken across runs, in a real
 browser (Playwright driving Debian's Chromium): the page as the plugin serves it and the view JSON as
-:func:`build_fleet_view` makes it, from a loopback HTTP server (no Airflow: the full stack is the e2e suite's)."""
+:func:`build_fleet_view` makes it, from a loopback HTTP server (no Airflow: the full stack is the e2e suite's) —
+for a reader who may read the giver's fleet (its job named) and for one who may not (a sentence in its place)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from typing import Any
 import pytest
 
 from sagemaker_fleet.cost import PriceBook, load_price_table
-from sagemaker_fleet.fleetview.model import AccountSnapshot, RunContext, ViewInputs, build_fleet_view
+from sagemaker_fleet.cost.disclosure import Disclosure
+from sagemaker_fleet.fleetview.account import AccountSnapshot
+from sagemaker_fleet.fleetview.model import RunContext, ViewInputs, build_fleet_view
 from sagemaker_fleet.fleetview.page import fleet_page
 from sagemaker_fleet.plan import plan_fleet
 from unit.cost.cost_describes import RUN_KEY, T0, demo_spec, describe_job
@@ -24,7 +27,7 @@ TAKER = "demo-tokyo-20261129"
 GIVER = "other-oslo-20261129"
 
 
-def view_json() -> dict[str, Any]:
+def view_json(disclosure: Disclosure) -> dict[str, Any]:
     spec = demo_spec()
     seoul = describe_job(
         "demo-seoul-20261129",
@@ -47,15 +50,17 @@ def view_json() -> dict[str, Any]:
     view = build_fleet_view(
         RunContext("fleet_demo", "manual__1", RUN_KEY, "running"),
         ViewInputs(spec, plan, [seoul, tokyo], book, T0, account=account),
+        disclosure,
     )
     view.update({"fleet_dag": True, "refresh_seconds": 60})
     return view
 
 
-@pytest.fixture
-def served() -> Iterator[str]:
+@pytest.fixture(params=[True, False], ids=["reads-the-givers-fleet", "reads-its-own-fleet-only"])
+def served(request: pytest.FixtureRequest) -> Iterator[tuple[str, bool]]:
     page = fleet_page("", "fleet_demo", "manual__1", 60).encode()
-    body = json.dumps(view_json()).encode()
+    disclosure = Disclosure.of_fleet("demo", "other") if request.param else Disclosure.of_fleet("demo")
+    body = json.dumps(view_json(disclosure)).encode()
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
@@ -72,14 +77,17 @@ def served() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/runs/fleet_demo/manual__1"
+    yield f"http://127.0.0.1:{server.server_address[1]}/runs/fleet_demo/manual__1", request.param
     server.shutdown()
     server.server_close()
 
 
-def test_the_page_draws_the_accounts_capacity_and_the_pools_taken_across_runs(served: str) -> None:
+def test_the_page_draws_the_accounts_capacity_and_the_pools_taken_across_runs(
+    served: tuple[str, bool],
+) -> None:
     from playwright.sync_api import sync_playwright
 
+    url, named = served
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         try:
@@ -87,7 +95,7 @@ def test_the_page_draws_the_accounts_capacity_and_the_pools_taken_across_runs(se
             errors: list[str] = []
             tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             tab.on("pageerror", lambda e: errors.append(str(e)))
-            tab.goto(served)
+            tab.goto(url)
             tab.locator("#account-capacity").wait_for(timeout=30_000)
             rows = {
                 cells[0]: cells[1:]
@@ -102,7 +110,9 @@ def test_the_page_draws_the_accounts_capacity_and_the_pools_taken_across_runs(se
             assert "ml.g5.xlarge" in rows  # every type the run uses, other runs holding none of it
             crossed = tab.locator("#pools-across-runs").inner_text()
             assert TAKER in crossed
-            assert GIVER in crossed
+            assert (GIVER in crossed) is named
+            assert ("a job of a fleet whose DAGs you may not read" in crossed) is not named
+            assert (GIVER in tab.content()) is named
             assert "may not be described" in tab.locator("#account-unknown").inner_text()
             assert errors == []
         finally:

@@ -1,5 +1,6 @@
 """Warm pools handed between the run and other runs of the account: counted once, as the taker's warm start, and
-named in report.json, report.csv and report.html; the givers found with a bounded look at the account."""
+shown in report.json, report.csv and report.html (other fleets' jobs counted, not named); the givers found with a
+bounded look at the account."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import pytest
 from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table, render_html
 from sagemaker_fleet.cost.collect import find_other_runs_givers
 from sagemaker_fleet.cost.crossruns import GIVER_LOOKBACK, Giver, OtherRunsPools, candidates
-from sagemaker_fleet.cost.export import render_csv, report_json
+from sagemaker_fleet.cost.disclosure import Disclosure
+from sagemaker_fleet.cost.export import render_csv, render_json, report_json
 from sagemaker_fleet.cost.report import RunJobIndex
 from sagemaker_fleet.cost.summary import summary_lines
 from unit.cost.cost_describes import GENERATED_AT, RUN_KEY, T0, demo_spec, describe_job, end_of
@@ -49,7 +51,7 @@ def test_a_pool_taken_from_another_run_is_the_takers_warm_start_once() -> None:
     found = report(OtherRunsPools({TOKYO: Giver(THEIRS, "other-img")}, looked_up=True))
     tokyo = next(line for line in found.lines if line.job_name == TOKYO)
     assert (tokyo.start, tokyo.start_evidence) == ("warm", "reused-pool")
-    assert (tokyo.pool_from_job, tokyo.pool_from_other_run) == (THEIRS, True)
+    assert (tokyo.pool_from_job, tokyo.pool_from_other_run) == (None, True)  # another fleet's: not named
     assert tokyo.image_pulled  # the giver ran another image
     assert found.totals.pools_taken_from_other_runs == 1
     # counted once: tokyo was warm by its start-up time already; the evidence changed, not the count
@@ -78,30 +80,66 @@ def test_a_pool_handed_inside_the_run_is_no_crossing() -> None:
     assert candidates(jobs).keys() == {SEOUL, LIMA}
 
 
-def test_json_csv_html_and_summary_name_the_jobs_of_other_runs() -> None:
-    found = report(OtherRunsPools({TOKYO: Giver(THEIRS)}, unknown=("other-x",), looked_up=True, list_calls=1))
+OURS = "demo-tokyo-m1a2b3c4d5"  # a job of another run of the run's own fleet (a manual run)
+
+
+def test_json_csv_html_and_summary_count_other_fleets_jobs_without_naming_them() -> None:
+    """Whoever may read the fleet's bucket reads the report: other fleets' jobs (another team's cities and run
+    keys) are counted there, never named; the flags and totals stay."""
+    found = report(
+        OtherRunsPools({TOKYO: Giver(THEIRS)}, unknown=("other-x", OURS), looked_up=True, list_calls=1)
+    )
     doc = report_json(found)
     assert doc["totals"]["pools_given_to_other_runs"] == 1
     assert doc["totals"]["pools_taken_from_other_runs"] == 1
+    assert doc["other_runs_pools"]["given"] == [{"city": "seoul", "job_name": SEOUL, "taken_by_job": None}]
+    assert doc["other_runs_pools"]["taken"] == [{"city": "tokyo", "job_name": TOKYO, "from_job": None}]
+    assert doc["other_runs_pools"]["unknown_jobs"] == [OURS]  # the fleet's own other run is named
+    assert doc["other_runs_pools"]["unknown_jobs_not_shown"] == 1
+    by_job = {d["job_name"]: d for d in doc["jobs"]}
+    assert (by_job[TOKYO]["pool_from_job"], by_job[TOKYO]["pool_from_other_run"]) == (None, True)
+    assert (by_job[SEOUL]["reused_by_job"], by_job[SEOUL]["reused_by_other_run"]) == (None, True)
+    rows = {row["job_name"]: row for row in csv.DictReader(io.StringIO(render_csv(found)))}
+    assert (rows[TOKYO]["pool_from_job"], rows[TOKYO]["pool_from_other_run"]) == ("", "true")
+    assert (rows[SEOUL]["reused_by_job"], rows[SEOUL]["reused_by_other_run"]) == ("", "true")
+    page = render_html(found)
+    assert '<table id="other-runs">' in page
+    assert page.count("a job of another fleet (not named)") == 2
+    assert 'id="other-runs-unknown"' in page
+    assert (
+        "2 job(s) of other runs could not be described (AccessDenied) (1 of other fleets, not named)" in page
+    )
+    assert OURS in page
+    for text in (page, render_json(found), render_csv(found), "\n".join(summary_lines(found))):
+        for name in (THEIRS, "other-oslo-20261129", "other-x"):
+            assert name not in text
+    assert any("1 taken from other runs" in line and "1 given" in line for line in summary_lines(found))
+
+
+def test_a_report_names_the_jobs_of_the_fleets_its_disclosure_allows() -> None:
+    spec = demo_spec()
+    found = build_cost_report(
+        spec,
+        RUN_KEY,
+        run_jobs(),
+        PriceBook(spec.region, load_price_table()),
+        generated_at=GENERATED_AT,
+        other_runs=OtherRunsPools({TOKYO: Giver(THEIRS)}, unknown=("other-x",), looked_up=True),
+        disclosure=Disclosure.of_fleet("demo", "other"),
+    )
+    doc = report_json(found)
     assert doc["other_runs_pools"]["given"] == [
         {"city": "seoul", "job_name": SEOUL, "taken_by_job": "other-oslo-20261129"}
     ]
     assert doc["other_runs_pools"]["taken"] == [{"city": "tokyo", "job_name": TOKYO, "from_job": THEIRS}]
-    assert doc["other_runs_pools"]["unknown_jobs"] == ["other-x"]
-    by_job = {d["job_name"]: d for d in doc["jobs"]}
-    assert by_job[TOKYO]["pool_from_job"] == THEIRS
-    assert by_job[TOKYO]["pool_from_other_run"] is True
-    assert by_job[SEOUL]["reused_by_other_run"] is True
-    rows = {row["job_name"]: row for row in csv.DictReader(io.StringIO(render_csv(found)))}
-    assert (rows[TOKYO]["pool_from_job"], rows[TOKYO]["pool_from_other_run"]) == (THEIRS, "true")
-    assert rows[SEOUL]["reused_by_other_run"] == "true"
+    assert (doc["other_runs_pools"]["unknown_jobs"], doc["other_runs_pools"]["unknown_jobs_not_shown"]) == (
+        ["other-x"],
+        0,
+    )
     page = render_html(found)
-    assert '<table id="other-runs">' in page
     assert THEIRS in page
     assert "other-oslo-20261129" in page
-    assert 'id="other-runs-unknown"' in page
-    assert "other-x" in page
-    assert any("1 taken from other runs" in line and "1 given" in line for line in summary_lines(found))
+    assert "not named" not in page.split('id="other-runs"')[1]
 
 
 class Account:

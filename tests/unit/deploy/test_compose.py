@@ -157,27 +157,36 @@ def test_the_stack_has_exactly_its_services() -> None:
     assert set(compose()["services"]) == SERVICES
 
 
-def test_airflow_is_3_3_2_from_the_committed_constraints() -> None:
+def test_airflow_is_3_3_2_from_the_committed_hashed_set() -> None:
+    """The image installs one pinned set, every file checked against its hashes, at the versions the tests run
+    (the set is compiled inside requirements/constraints-py3.11.txt); then the provider alone, nothing resolved."""
     dockerfile = DOCKERFILE.read_text(encoding="utf-8")
     assert re.search(rf"^ARG AIRFLOW_VERSION={re.escape(AIRFLOW_VERSION)}$", dockerfile, re.MULTILINE)
-    assert '"apache-airflow[celery,postgres]==${AIRFLOW_VERSION}"' in dockerfile
-    constraints = re.search(r"--constraint (\S+)", dockerfile)
-    assert constraints is not None, "the Dockerfile must install with --constraint"
     installs = re.findall(r"^RUN pip install (?:[^\n]*\\\n)*[^\n]*", dockerfile, re.MULTILINE)
-    assert len(installs) >= 2, "Airflow and the provider are installed"
-    for install in installs:
-        assert f"--constraint {constraints.group(1)}" in install, f"unconstrained: {install}"
-    pinned = (REPO / constraints.group(1)).read_text(encoding="utf-8")
-    assert f"\napache-airflow=={AIRFLOW_VERSION}\n" in pinned
-    assert f"COPY {constraints.group(1)} " in dockerfile
-    # The base image's Python is the one the constraints were compiled for and pyproject.toml allows.
-    base = re.search(r"^FROM python:(\d+\.\d+)-slim$", dockerfile, re.MULTILINE)
+    assert len(installs) == 2, "the pinned set, then the provider"
+    pinned_set = re.search(r"--require-hashes --no-deps -r (\S+)", installs[0])
+    assert pinned_set is not None, "the third-party packages must be installed by hash"
+    assert "--no-deps --no-build-isolation" in installs[1], "the provider must resolve and download nothing"
+    assert f"COPY {pinned_set.group(1)} " in dockerfile
+    image = pinned_file(pinned_set.group(1))
+    assert image["apache-airflow"] == AIRFLOW_VERSION
+    assert {"celery", "psycopg2-binary", "moto", "setuptools"} <= image.keys()
+    tested = pinned_file("requirements/constraints-py3.11.txt")
+    assert {name: v for name, v in image.items() if tested.get(name) != v} == {}
+    # The base image's Python is the one the set was compiled for and pyproject.toml allows.
+    base = re.search(r"^FROM python:(\d+\.\d+)-slim(@sha256:[0-9a-f]{64})?$", dockerfile, re.MULTILINE)
     assert base is not None
-    assert constraints.group(1).endswith(f"-py{base.group(1)}.txt")
+    assert pinned_set.group(1).endswith(f"-py{base.group(1)}.txt")
     requires = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"][
         "requires-python"
     ]
     assert f">={base.group(1)}" in requires
+
+
+def pinned_file(path: str) -> dict[str, str]:
+    lines = (REPO / path).read_text(encoding="utf-8").splitlines()
+    pairs = (line.split("==", 1) for line in lines if "==" in line and not line.startswith(("#", " ")))
+    return {name.lower(): rest.split()[0] for name, rest in pairs}
 
 
 def test_every_airflow_container_and_the_simulator_run_one_image_built_from_the_dockerfile() -> None:

@@ -320,3 +320,15 @@ def test_checkpoint_prefixes_are_per_city_and_run(
     theirs = checkpoint_s3_uri("s3://b/f", other_city, other_key)
     assert (mine == theirs) == ((city, run_key) == (other_city, other_key))
     assert not theirs.startswith(mine) or mine == theirs  # no prefix reaches into another's objects
+
+
+def test_a_job_names_fleet_is_what_precedes_its_first_dash_shortened_or_not() -> None:
+    from sagemaker_fleet.fleetspec.names import fleet_of_job
+
+    assert fleet_of_job(job_name("demo", "seoul", "20261129", attempt=3)) == "demo"
+    long = job_name("forecast", "x" * 70, "m0123456789")
+    assert len(long) == 63
+    assert fleet_of_job(long) == "forecast"
+    assert fleet_of_job("team-vision") == "team"  # any name of that shape is in that fleet's namespace
+    assert fleet_of_job("nodash") is None
+    assert fleet_of_job("-lead") is None

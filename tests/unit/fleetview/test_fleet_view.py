@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any
 
 from sagemaker_fleet.cost import PriceBook, load_price_table
+from sagemaker_fleet.cost.disclosure import Disclosure
 from sagemaker_fleet.fleetspec.names import job_name
+from sagemaker_fleet.fleetview.account import other_fleets
 from sagemaker_fleet.fleetview.model import RunContext, ViewInputs, build_fleet_view, job_links
 from sagemaker_fleet.fleetview.source import RunJobsReader, ViewCache, is_final
 from sagemaker_fleet.plan import plan_fleet
@@ -214,6 +217,54 @@ def test_the_cache_serves_every_viewer_for_its_ttl_and_keeps_the_readers_state()
     assert calls == [None, None, 1]  # the refresh got the state its run's previous refresh left
 
 
+def test_an_answer_keep_says_is_good_is_served_past_its_ttl_until_keep_says_otherwise() -> None:
+    """An ended run's read: kept while ``keep`` holds (the run unchanged), computed again once it does not."""
+    clock = [0.0]
+    cache = ViewCache(ttl=5.0, clock=lambda: clock[0])
+    good = [True]
+    calls: list[Any] = []
+
+    def compute(state: Any) -> tuple[Any, Any]:
+        calls.append(state)
+        return {"n": len(calls)}, len(calls)
+
+    def keep(answer: Any) -> bool:
+        return good[0]
+
+    assert cache.get(("d", "r"), compute, keep) == {"n": 1}
+    clock[0] += 3600
+    assert cache.get(("d", "r"), compute, keep) == {"n": 1}  # an hour on: no call
+    good[0] = False  # the run was cleared, say
+    assert cache.get(("d", "r"), compute, keep) == {"n": 2}
+    assert calls == [None, 1]
+
+
+def test_the_cache_keeps_at_most_its_bound_dropping_the_least_recently_viewed() -> None:
+    clock = [0.0]
+    cache = ViewCache(ttl=1e9, clock=lambda: clock[0], max_entries=2)
+    computed: list[str] = []
+
+    def compute_for(run: str) -> Any:
+        def compute(state: Any) -> tuple[Any, Any]:
+            computed.append(run)
+            return run, None
+
+        return compute
+
+    for run in ("a", "b"):
+        clock[0] += 1
+        cache.get(("d", run), compute_for(run))
+    clock[0] += 1
+    cache.get(("d", "a"), compute_for("a"))  # a viewed again: b is now the least recently viewed
+    clock[0] += 1
+    cache.get(("d", "c"), compute_for("c"))
+    assert len(cache) == 2
+    clock[0] += 1
+    cache.get(("d", "a"), compute_for("a"))
+    cache.get(("d", "b"), compute_for("b"))
+    assert computed == ["a", "b", "c", "b"]  # a was kept, b was dropped and read again
+
+
 def test_an_endpoint_clock_ahead_of_ours_never_makes_running_jobs_start_in_the_future() -> None:
     from sagemaker_fleet.fleetview.model import observed_now
 
@@ -308,13 +359,22 @@ def test_other_runs_capacity_is_described_once_per_job_and_shown_beside_the_runs
         "free": None if "ml.m5.xlarge" not in quotas else max(0, quotas["ml.m5.xlarge"] - 4),
     }
     assert (capacity["ml.g5.xlarge"]["other_running"], capacity["ml.g5.xlarge"]["run_running"]) == (4, 0)
+    # another fleet's job: counted, not named, unless the reader may read that fleet (the plugin decides)
     assert view["account"]["pools_taken_from_other_runs"] == [
-        {"city": "tokyo", "job_name": "demo-tokyo-20261129", "from_job": "other-oslo-20261129"}
+        {"city": "tokyo", "job_name": "demo-tokyo-20261129", "from_job": None}
     ]
     tokyo = next(job for job in view["jobs"] if job["city"] == "tokyo")
     assert tokyo["start"] == "warm"
     assert view["counts"]["warm_starts"] == 1  # tokyo once; nothing for the pool's giver
     assert view["listing"]["other_describe_calls"] == 0
+    assert "other-oslo" not in json.dumps(view)
+    inputs = ViewInputs(spec, plan, describes, _book(spec), T0, account=reader.account)
+    assert other_fleets("demo", describes, reader.account) == {"other"}
+    shown = build_fleet_view(run, inputs, Disclosure.of_fleet("demo", "other"))
+    assert shown["account"]["pools_taken_from_other_runs"] == [
+        {"city": "tokyo", "job_name": "demo-tokyo-20261129", "from_job": "other-oslo-20261129"}
+    ]
+    assert shown["account"]["capacity"] == view["account"]["capacity"]  # capacity is counts for every reader
 
 
 def test_other_runs_jobs_the_credentials_may_not_describe_show_as_unknown_and_are_not_asked_again() -> None:

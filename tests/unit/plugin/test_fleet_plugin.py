@@ -61,6 +61,9 @@ def test_one_app_serves_the_pages_and_the_json() -> None:
         "/api/runs/{dag_id}/{run_id}",
         "/runs/{dag_id}/{run_id}/{name}",
     } <= paths
+    # no API docs nor schema: served to anyone past Airflow's checks, and Swagger's scripts come from a CDN
+    assert not {"/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect"} & paths
+    assert app["app"].openapi_url is None
 
 
 def test_fleet_view_false_adds_no_route_and_no_tab(monkeypatch: pytest.MonkeyPatch) -> None:
