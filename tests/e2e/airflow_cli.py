@@ -13,7 +13,7 @@ from pathlib import Path
 
 def airflow_executable() -> str:
     named = os.environ.get("SAGEMAKER_FLEET_DAGS_TEST_AIRFLOW")
-    return named or str(Path(sys.executable).parent / "airflow")
+    return os.path.abspath(named) if named else str(Path(sys.executable).parent / "airflow")
 
 
 def airflow_version(env: Mapping[str, str]) -> tuple[int, ...]:

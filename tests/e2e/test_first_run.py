@@ -17,6 +17,7 @@ DAG's run, then the same DAG and date again, attaches to the job the first left 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -214,11 +215,14 @@ def first_run(spec: FleetSpec, tmp_path_factory: pytest.TempPathFactory) -> Iter
         output, _ = process.communicate(timeout=RUN_TIMEOUT)
         seconds = time.monotonic() - started
         (folder / "first-run.log").write_text(output)  # the whole output, to read after a failure
+        if process.returncode != 0 and not port_taken(SIM_URL):
+            pytest.fail(f"the first-run block failed before its simulator served:\n{output[-5000:]}")
         jobs = [j for j in SimClient(SIM_URL).state()["jobs"] if j["name"].startswith("bakery-")]
         yield FirstRun(process.returncode, output, seconds, jobs, folder, failing)
     finally:
         stop.set()
-        os.killpg(process.pid, signal.SIGTERM)
+        with contextlib.suppress(ProcessLookupError):  # the block's session, the simulator in it
+            os.killpg(process.pid, signal.SIGTERM)
         keep_logs(folder)
 
 
