@@ -22,7 +22,6 @@ KMS_RE = re.compile(r"^[a-zA-Z0-9:/_-]{1,2048}$")
 SUBNET_RE = re.compile(r"^subnet-[0-9a-z]{1,25}$")
 SECURITY_GROUP_RE = re.compile(r"^sg-[0-9a-z]{1,25}$")
 ENV_KEY_RE = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]{0,511}$")
-ECR_RE = re.compile(r"^\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/\S+$")
 
 #: The pattern of each text field the builder matches against one, by the field's name (a list's items, a map's
 #: keys): what the generated fleet-spec reference shows beside the field.
