@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "preflight": ("preflight", "check the account before a run; its quotas, roles, buckets, data, images"),
     "request": ("request", "print a city's CreateTrainingJob request; as its task sends it"),
     "import": ("import_jobs", "draft a fleet spec from jobs you already run; or from request files"),
+    "pilot": ("pilot", "run three stores in your own AWS account; what AWS did beside the simulator"),
 }
 
 
@@ -30,13 +31,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
 #: contributors).
 DESCRIPTION = (
     "Train many per-city models on Amazon SageMaker in warm-pool-aware order: check a fleet spec, plan it, "
-    "simulate it in virtual time, check the account it runs in, serve a simulated SageMaker endpoint, and report "
-    "what a run cost."
+    "simulate it in virtual time, check the account it runs in, serve a simulated SageMaker endpoint, report "
+    "what a run cost, and pilot three stores in your own AWS account."
 )
 EPILOG = (
     "Run 'sagemaker-fleet COMMAND --help' for a command's options. Exit codes: 0 done, 1 a failure outside "
     "(AWS unreachable, an upload refused), 2 bad input (the message says which; for 'preflight' also: the "
-    "account cannot run the fleet), 3 'report' found no job in the run. Every command honours AWS_ENDPOINT_URL "
+    "account cannot run the fleet), 3 'report' found no job in the run, 130 'pilot' stopped by Ctrl-C (after its "
+    "clean-up). Every command honours AWS_ENDPOINT_URL "
     "and the standard AWS environment."
 )
 
