@@ -209,6 +209,7 @@ def check_three_stores_ran_in_warm_pool_order_on_the_builtin_image(run: PilotRun
         ("warm", "reused-pool"),
         ("warm", "reused-pool"),
     ]
+    assert [stores[s]["planned_start"] for s in STORES] == ["cold", "warm", "warm"]
     assert stores["store-1"]["aws"]["reused_by_job"] == "pilot-store-2-p1"
     assert stores["store-2"]["aws"]["reused_by_job"] == "pilot-store-3-p1"
     for name, described in run.descriptions.items():

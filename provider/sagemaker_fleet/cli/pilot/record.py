@@ -79,9 +79,13 @@ def _side(line: CostLine | None) -> dict[str, Any] | None:
     return {**{name: values[name] for name in SIDE_FIELDS}, "phases": phase_seconds(line.phases)}
 
 
-def _mean_startup(report: CostReport, kind: str) -> float | None:
+def _mean_startup(report: CostReport, stores: Iterable[str]) -> float | None:
+    """The mean start-up of ``stores``' first jobs that completed."""
+    wanted = set(stores)
     seconds = [
-        line.startup_seconds for line in report.lines if line.start == kind and line.status == "Completed"
+        line.startup_seconds
+        for line in report.lines
+        if line.city in wanted and line.attempt == 1 and line.status == "Completed"
     ]
     return round(math.fsum(seconds) / len(seconds), 3) if seconds else None
 
@@ -104,6 +108,15 @@ class PilotRecord:
     deleted: bool = False
     delete_failed: Sequence[str] = field(default_factory=tuple)
     prediction_error: str | None = None
+
+    def planned(self, kind: str) -> list[str]:
+        """The stores the plan starts ``kind`` (cold: the first of the lane; warm: the ones after it)."""
+        return [store for store in self.fleet.stores if self.fleet.plan.job(store).start == kind]
+
+    def _startup(self, report: CostReport | None) -> dict[str, float | None] | None:
+        if report is None:
+            return None
+        return {kind: _mean_startup(report, self.planned(kind)) for kind in ("cold", "warm")}
 
     def _line(self, report: CostReport | None, store: str) -> CostLine | None:
         if report is None:
@@ -133,16 +146,12 @@ class PilotRecord:
                 {
                     "store": store,
                     "job_name": fleet.job_name(store),
+                    "planned_start": fleet.plan.job(store).start,
                     **{side: _side(self._line(report, store)) for side, report in reports.items()},
                 }
                 for store in fleet.stores
             ],
-            "startup_seconds": {
-                side: None
-                if report is None
-                else {"cold": _mean_startup(report, "cold"), "warm": _mean_startup(report, "warm")}
-                for side, report in reports.items()
-            },
+            "startup_seconds": {side: self._startup(report) for side, report in reports.items()},
             "totals": {
                 side: None
                 if report is None
@@ -179,7 +188,8 @@ class PilotRecord:
             f"{len(self.fleet.stores)} stores on {settings.instance_type}, what it did beside the simulator's "
             "prediction (AWS | simulator)",
             "",
-            f"{'store':<8} {'job':<32} {'start':<12} {'start-up s':<16} {'billable s':<12} {'retained s':<12}",
+            f"{'store':<8} {'job':<32} {'planned':<8} {'start':<12} {'start-up s':<16} {'billable s':<12} "
+            f"{'retained s':<12}",
         ]
         for store in self.fleet.stores:
             got, guess = self._line(self.aws, store), self._line(self.prediction, store)
@@ -188,15 +198,18 @@ class PilotRecord:
                 return f"{value(got) if got else '-'} | {value(guess) if guess else '-'}"
 
             lines.append(
-                f"{store:<8} {self.fleet.job_name(store):<32} {pair(lambda x: x.start):<12} "
+                f"{store:<8} {self.fleet.job_name(store):<32} {self.fleet.plan.job(store).start:<8} "
+                f"{pair(lambda x: x.start):<12} "
                 f"{pair(lambda x: f'{x.startup_seconds:.1f}'):<16} {pair(lambda x: x.billable_seconds):<12} "
                 f"{pair(lambda x: x.retained_billable_seconds):<12}"
             )
         lines.append("")
+        measured, predicted = self._startup(self.aws) or {}, self._startup(self.prediction) or {}
         for kind in ("cold", "warm"):
-            measured = _mean_startup(self.aws, kind)
-            predicted = _mean_startup(self.prediction, kind) if self.prediction is not None else None
-            lines.append(f"{kind} start-up, mean: AWS {_seconds(measured)} | simulator {_seconds(predicted)}")
+            lines.append(
+                f"start-up of the store(s) planned {kind} ({', '.join(self.planned(kind))}), mean: "
+                f"AWS {_seconds(measured.get(kind))} | simulator {_seconds(predicted.get(kind))}"
+            )
         guessed = f"${self.prediction.totals.cost_usd:.6f}" if self.prediction is not None else "-"
         lines.append(
             f"cost: AWS ${self.aws.totals.cost_usd:.6f} | simulator {guessed} | ceiling ${self.ceiling.usd}"
