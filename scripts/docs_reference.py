@@ -887,6 +887,7 @@ def json_outputs() -> tuple[JsonOutput, ...]:
         metrics_header = _csv_header(metrics_dir / "report.csv")
         metrics_view = _fleet_view(with_metrics, key)
     compared = json.loads(_cli("simulate", spec_path, "--run-key", key, "--json", "--compare"))
+    pilot = json.loads(_cli(*PILOT_ARGS, "--dry-run", "--json"))
     several = [spec_path, f"{spec_path}@{key}b"]
     account = json.loads(
         _cli("simulate", *several, "--run-key", key, "--json", "--offset", f"{several[1]}=600")
@@ -936,9 +937,31 @@ def json_outputs() -> tuple[JsonOutput, ...]:
             "DescribeTrainingJob responses, the plan JSON, no listing of the account); the route adds "
             "`fleet_dag` (`true`) and `refresh_seconds`. The formats guide has no section on it.",
         ),
+        JsonOutput(
+            "Pilot dry-run JSON",
+            "sagemaker-fleet " + " ".join(PILOT_ARGS) + " --dry-run --json",
+            ("The dry run", doc_link("guides/pilot.md", "the-dry-run")),
+            (pilot,),
+            "Pure: the pilot's fleet, its calls and its ceiling, nothing called. What a run writes (`pilot.json`) "
+            "is described in [the pilot's guide](../guides/pilot.md#the-run).",
+        ),
     ]
     outputs.insert(5, _csv_output(csv_header, metrics_header, report, spec_path, key))
     return tuple(outputs)
+
+
+#: The pilot whose dry-run JSON the page documents (the example of docs/guides/pilot.md).
+PILOT_ARGS = (
+    "pilot",
+    "--region",
+    "us-east-1",
+    "--role-arn",
+    "arn:aws:iam::111122223333:role/SageMakerPilot",
+    "--s3-prefix",
+    "s3://acme-ml/sagemaker-pilot",
+    "--run-key",
+    "p2612061230",
+)
 
 
 def _csv_header(path: Path) -> list[str]:
@@ -990,7 +1013,7 @@ def _csv_output(
 
 
 #: The commands whose JSON output the page documents; another command with a JSON option fails the generator.
-JSON_COMMANDS = ("plan", "simulate", "iam")
+JSON_COMMANDS = ("plan", "simulate", "iam", "pilot")
 
 
 def _no_json_commands() -> list[str]:

@@ -12,7 +12,9 @@
 - ``sim.py``: ``sim serve``, the simulated AWS endpoint;
 - ``import_jobs.py``: ``import``, a fleet spec drafted from training jobs you already run;
 - ``prices.py``: ``prices refresh``, the price table written from the AWS Price List's offer files;
+- ``pilot/``: ``pilot``, three stores in the user's own AWS account, beside the simulator's prediction;
 - ``inputs.py``: what the commands share about their input (the spec, ``--history``, ``--run-key``, refusals);
 - ``argtypes.py``: argument types that refuse what they cannot honour;
-- ``extras.py``: a missing optional extra named in one line, exit 2.
+- ``extras.py``: a missing optional extra named in one line, exit 2;
+- ``streams.py``: the libraries' log lines on stderr, the command's report on stdout.
 """

@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "prices",
         "the price table; `prices refresh` writes every region's prices from the AWS Price List",
     ),
+    "pilot": ("pilot", "run three stores in your own AWS account; what AWS did beside the simulator"),
 }
 
 
@@ -36,12 +37,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
 DESCRIPTION = (
     "Train many per-city models on Amazon SageMaker in warm-pool-aware order: check a fleet spec, plan it, "
     "simulate it in virtual time, check the account it runs in, write its least-privilege IAM policies, serve a "
-    "simulated SageMaker endpoint, and report what a run cost."
+    "simulated SageMaker endpoint, report what a run cost, and pilot three stores in your own AWS account."
 )
 EPILOG = (
     "Run 'sagemaker-fleet COMMAND --help' for a command's options. Exit codes: 0 done, 1 a failure outside "
     "(AWS unreachable, an upload refused), 2 bad input (the message says which; for 'preflight' also: the "
-    "account cannot run the fleet), 3 'report' found no job in the run. Every command honours AWS_ENDPOINT_URL "
+    "account cannot run the fleet), 3 'report' found no job in the run, 130 'pilot' stopped by Ctrl-C (after its "
+    "clean-up). Every command honours AWS_ENDPOINT_URL "
     "and the standard AWS environment."
 )
 

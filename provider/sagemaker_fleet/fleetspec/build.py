@@ -25,9 +25,9 @@ from sagemaker_fleet.fleetspec.crossfield import (
     expected_vs_limits,
     output_uri_length,
 )
+from sagemaker_fleet.fleetspec.ecr import ecr_image
 from sagemaker_fleet.fleetspec.formats import (
     CITY_RE,
-    ECR_RE,
     FIXES,
     FLEET_RE,
     REGION_RE,
@@ -308,7 +308,7 @@ class SpecBuilder:
     def _check_image(self, value: str, path: str) -> None:
         if not value or any(ch.isspace() for ch in value) or len(value) > 255:
             self.error(path, "use a container image URI without spaces, at most 255 characters")
-        elif not ECR_RE.fullmatch(value):
+        elif ecr_image(value) is None:
             self.warn(
                 f"{path}: {value!r} is not an Amazon ECR image; SageMaker pulls from ECR "
                 "unless a private registry is configured"

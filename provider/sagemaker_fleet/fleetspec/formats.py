@@ -25,7 +25,6 @@ ENV_KEY_RE = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]{0,511}$")
 #: A value ``sagemaker-fleet import`` could not draft (an account quota it could not read): written in its place,
 #: refused by ``validate`` with the field's fix until a person writes the value.
 TODO = "TODO"
-ECR_RE = re.compile(r"^\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/\S+$")
 
 #: The pattern of each text field the builder matches against one, by the field's name (a list's items, a map's
 #: keys): what the generated fleet-spec reference shows beside the field.

@@ -23,6 +23,9 @@ KEEP_ALIVE_GUIDE_MAX = 3600
 #: MaxRuntimeInSeconds may be at most 28 days; a request without it gets SageMaker's default, one day.
 MAX_RUNTIME_LIMIT = 28 * 24 * 3600
 MAX_RUNTIME_AWS_DEFAULT = 24 * 3600
+#: A job stopped (StopTrainingJob, or at MaxRuntimeInSeconds) gets SIGTERM, then at most this long before it is killed:
+#: the algorithm's time to save its model (StoppingCondition in the API reference), billed like the rest of its run.
+STOP_GRACE_SECONDS = 120
 #: A warm pool moves from job to job for at most 28 days (older docs: 7 days).
 WARM_POOL_LIFETIME_MAX = 28 * 24 * 3600
 #: CreateTrainingJob's limits (botocore's SageMaker service model): S3 URIs, hyperparameters, environment.

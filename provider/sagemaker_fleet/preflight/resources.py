@@ -23,6 +23,7 @@ from urllib.parse import unquote
 
 from botocore.exceptions import ClientError
 
+from sagemaker_fleet.fleetspec.builtin_images import builtin_xgboost
 from sagemaker_fleet.fleetspec.ecr import ecr_image
 from sagemaker_fleet.fleetspec.names import split_s3_uri
 from sagemaker_fleet.fleetspec.render import some_names
@@ -227,6 +228,15 @@ def image_findings(
     for uri, cities in images.items():
         image = ecr_image(uri)
         subject = f"image {uri}"
+        if builtin_xgboost().is_builtin(uri):
+            findings.append(
+                Finding(
+                    "OK",
+                    subject,
+                    "SageMaker's built-in XGBoost image: SageMaker pulls it with its own credentials",
+                )
+            )
+            continue
         if image is None:
             findings.append(
                 Finding("NOTE", subject, "not in ECR: not checked; SageMaker must be able to pull it")

@@ -4,8 +4,9 @@
 Through the endpoint's own AWS APIs (moto behind it), as a user would: each execution role with a trust policy
 for SageMaker (in the simulator's account: moto keeps one, whatever account the ARN names), each bucket, one
 object (``train.csv``) under every city's ``train_s3_uri`` that has none, and each ECR repository and image
-(in the registry the URI names). An image pinned by digest cannot be made with that digest, and an image outside
-ECR is nowhere to make: both are left out and reported. Idempotent: what exists is kept.
+(in the registry the URI names; SageMaker's built-in images are AWS's own and left alone). An image pinned by
+digest cannot be made with that digest, and an image outside ECR is nowhere to make: both are left out and
+reported. Idempotent: what exists is kept.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
+from sagemaker_fleet.fleetspec.builtin_images import builtin_xgboost
 from sagemaker_fleet.fleetspec.ecr import ecr_image
 from sagemaker_fleet.fleetspec.names import split_s3_uri
 
@@ -89,6 +91,8 @@ def _buckets(s3: Any, spec: FleetSpec) -> None:
 def _images(sim: SimClient, spec: FleetSpec) -> list[str]:
     skipped = []
     for uri in sorted({city.image_uri for city in spec.cities}):
+        if builtin_xgboost().is_builtin(uri):
+            continue  # SageMaker's own image, in AWS's registry: nothing to make
         image = ecr_image(uri)
         if image is None or image.digest is not None:
             why = "not an ECR image" if image is None else "pinned by digest, which cannot be made"

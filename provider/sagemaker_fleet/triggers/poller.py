@@ -422,6 +422,12 @@ class FleetPoller:
     def deliver(self, name: str, description: Mapping[str, Any] | None) -> None:
         self.watchers.put(name, description or {"error": f"training job {name} does not exist"})
 
+    async def finish(self) -> None:
+        """Wait until the sweeps end by themselves, as they do once nothing is watched, nobody waits and no pool end
+        is left to hand out (``sagemaker-fleet pilot``: its run is over when its poller has nothing left to do)."""
+        if self._task is not None:
+            await self._task
+
     async def close(self) -> None:
         if self._task is not None:
             self._task.cancel()

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from sagemaker_fleet.fleetspec.builtin_images import builtin_xgboost
 from sagemaker_fleet.jobs.startup import IMAGE_PULL_P90, STARTUP_P90
 from sagemaker_fleet.sim import SimConfig, StartupModel, TimingConfig
 from sagemaker_fleet.sim.client import SimClient
@@ -71,3 +72,26 @@ def test_a_changed_image_is_pulled_again_on_the_warm_pool(exact_sim: SimClient) 
     assert facts["img1-b"]["startup_seconds"] == pytest.approx(warm, abs=0.01)
     # the pull is on the bill: Downloading is billed, Starting is not
     assert described["img2-c"]["BillableTimeInSeconds"] > described["img1-b"]["BillableTimeInSeconds"]
+
+
+def test_every_regions_builtin_xgboost_image_is_accepted_and_trains(exact_sim: SimClient) -> None:
+    """SageMaker's built-in image of each region in the pilot's table (``sagemaker-fleet pilot``): a job of that
+    region, with that image, is created and trains to Completed on the simulated endpoint — the isolated and
+    China partitions' hosts included."""
+    exact_sim.reset(moto=False)
+    table = builtin_xgboost()
+    names = {}
+    for n, region in enumerate(table.regions):
+        sm = exact_sim.boto3_client("sagemaker", region_name=region)
+        image = {"TrainingImage": table.image_uri(region), "TrainingInputMode": "File"}
+        names[region] = f"xgb-{n}"
+        sm.create_training_job(
+            **make_request(
+                names[region], AlgorithmSpecification=image, ResourceConfig={"InstanceType": "ml.m5.large"}
+            )
+        )
+    for region, name in names.items():
+        sm = exact_sim.boto3_client("sagemaker", region_name=region)
+        described = advance_until(exact_sim, sm, name, ENDED, step=60.0)
+        assert described["TrainingJobStatus"] == "Completed", (region, described["SecondaryStatus"])
+        assert described["AlgorithmSpecification"]["TrainingImage"] == table.image_uri(region)

@@ -11,12 +11,15 @@ from pathlib import Path
 import pytest
 
 from sagemaker_fleet.fleetspec import load_fleet_spec
+from sagemaker_fleet.fleetspec.builtin_images import builtin_xgboost
 from sagemaker_fleet.sim.client import SimClient
 from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
 from sim_fixtures import TEST_CONFIG, make_request
 
 pytestmark = pytest.mark.integration
 DIGEST = "sha256:" + "ab" * 32
+#: SageMaker's built-in XGBoost image: AWS's, nothing to make (and not reported as left out).
+BUILTIN = builtin_xgboost().image_uri("us-east-1")
 SPEC = f"""
 fleet: prov
 region: us-east-1
@@ -30,6 +33,7 @@ cities:
   - {{name: oslo, train_s3_uri: "s3://prov-data/oslo/", image_uri: "ghcr.io/acme/demand:1.4"}}
   - {{name: quito, train_s3_uri: "s3://prov-data/quito/",
       image_uri: "111122223333.dkr.ecr.eu-west-1.amazonaws.com/demand@{DIGEST}"}}
+  - {{name: lagos, train_s3_uri: "s3://prov-data/lagos/", image_uri: "{BUILTIN}"}}
 """
 
 
@@ -52,11 +56,19 @@ def assert_provisioned(client: SimClient) -> None:
     assert iam.get_role(RoleName="TeamB")["Role"]["Arn"] == "arn:aws:iam::111122223333:role/TeamB"
     assert {b["Name"] for b in s3.list_buckets()["Buckets"]} == {"prov-out", "prov-data"}
     keys = [o["Key"] for o in s3.list_objects_v2(Bucket="prov-data")["Contents"]]
-    assert sorted(keys) == ["lima/train.csv", "oslo/train.csv", "quito/train.csv", "tokyo/train.csv"]
+    assert sorted(keys) == [
+        "lagos/train.csv",
+        "lima/train.csv",
+        "oslo/train.csv",
+        "quito/train.csv",
+        "tokyo/train.csv",
+    ]
     images = ecr.describe_images(
         registryId="111122223333", repositoryName="team/demand", imageIds=[{"imageTag": "1.4"}]
     )["imageDetails"]
     assert images[0]["imageTags"] == ["1.4"]
+    repositories = {r["repositoryName"] for r in ecr.describe_repositories()["repositories"]}
+    assert "sagemaker-xgboost" not in repositories
 
 
 def test_what_the_spec_names_is_there_and_what_cannot_be_made_is_said(server: SimulatorServer) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
+from sagemaker_fleet.fleetspec.builtin_images import builtin_xgboost
 from sagemaker_fleet.preflight.resources import (
     data_findings,
     image_findings,
@@ -187,4 +188,17 @@ def test_an_image_outside_ecr_is_a_note() -> None:
     ecr = Ecr(set(), set())
     (finding,) = image_findings(ecr.for_region, {"ghcr.io/acme/demand:1.4": ["tokyo"]})
     assert finding.level == "NOTE"
+    assert ecr.regions == []
+
+
+def test_sagemakers_builtin_image_is_not_looked_up_in_ecr() -> None:
+    """AWS's registries are not the account's to describe: SageMaker pulls its built-in images itself."""
+    ecr = Ecr(set(), set(), error="AccessDeniedException")
+    uri = builtin_xgboost().image_uri("eu-west-3")
+    assert uri is not None
+    (finding,) = image_findings(ecr.for_region, {uri: ["store-1"]})
+    assert (finding.level, finding.text) == (
+        "OK",
+        "SageMaker's built-in XGBoost image: SageMaker pulls it with its own credentials",
+    )
     assert ecr.regions == []

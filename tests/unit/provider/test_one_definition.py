@@ -235,6 +235,18 @@ ALLOWED_TWINS: dict[str, set[str]] = {
     "the planner's largest unit scheduled exactly, in jobs, not the listings' page cap (jobs/paging.py)": {
         "plan/planner.py:EXACT_JOBS",
     },
+    "the pilot's own figures: S3's DeleteObjects limit (not the triggerer's capacity, fleetspec/triggerer.py); its "
+    "stores' expected minute of work, its minute of orchestration latency and its shortest MaxRuntime (not the "
+    "capacity back-off, contract.py); the clean-up's slack (not the listing's creation margin, dispatch/state.py); "
+    "its jobs' MaxRuntime and its longest sweep interval (not the naive strategy's keep-alive, simulate/options.py)": {
+        "cli/pilot/cleanup.py:DELETE_BATCH",
+        "cli/pilot/fleet.py:EXPECTED_SECONDS",
+        "cli/pilot/fleet.py:ORCHESTRATION_LATENCY_SECONDS",
+        "cli/pilot/settings.py:MIN_MAX_RUNTIME",
+        "cli/pilot/real_run.py:SETTLE_SLACK_SECONDS",
+        "cli/pilot/settings.py:DEFAULT_MAX_RUNTIME",
+        "cli/pilot/settings.py:MAX_POLL_INTERVAL",
+    },
 }
 
 

@@ -12,9 +12,10 @@ import sagemaker_fleet
 from sagemaker_fleet.get_provider_info import get_provider_info
 
 
-def _is_a_base(cls: type) -> bool:
-    """A class the package's own classes derive from (``FleetAwsTrigger``): a base to build on, not one to use."""
-    return any(sub.__module__.startswith("sagemaker_fleet.") for sub in cls.__subclasses__())
+def _is_a_base(cls: type, kind: str) -> bool:
+    """A class the package's own classes of its kind derive from (``FleetAwsTrigger``): a base to build on, not one
+    to use. A subclass elsewhere (the pilot's hook that records its calls, in ``cli``) does not make it one."""
+    return any(sub.__module__.startswith(f"sagemaker_fleet.{kind}.") for sub in cls.__subclasses__())
 
 
 def _defining(kind: str, base: type) -> set[str]:
@@ -31,7 +32,7 @@ def _defining(kind: str, base: type) -> set[str]:
             issubclass(obj, base)
             and obj.__module__ == module.__name__
             and not name.startswith("_")
-            and not _is_a_base(obj)
+            and not _is_a_base(obj, kind)
             for name, obj in inspect.getmembers(module, inspect.isclass)
         ):
             found.add(module.__name__)
