@@ -127,11 +127,14 @@ class FleetRun:
         names = list(self.operator.owner)
         describes = self.describes(names)
         end = max((self.ended_at[name] for name in names), default=self.starts_at)
+        prices = PriceBook.for_spec(self.spec)
+        # a what-if is its money: a type without a price refuses it (UnknownPriceError), as validate warned
+        prices.require(city.instance_type for city in self.spec.cities)
         report = build_cost_report(
             self.spec,
             self.options.run_key,
             describes,
-            PriceBook.for_spec(self.spec),
+            prices,
             generated_at=datetime.fromtimestamp(self.engine.now(), UTC),
         )
         outcomes = self.states()

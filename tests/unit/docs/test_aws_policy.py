@@ -142,6 +142,9 @@ RUNS_AS: dict[str, frozenset[str]] = {
     "preflight/checks.py": frozenset(),  # GetCallerIdentity needs no permission
     "cost/pricelist.py": frozenset(),  # `report --price-list`: an optional statement
     "cli/import_jobs.py": frozenset(),  # `import` reads jobs you name: an optional statement
+    # `pilot` runs as the person who runs it, with its own least policy (`pilot --policy caller`), which
+    # tests/integration/cli/test_pilot_sim.py evaluates against every call the pilot makes
+    "cli/pilot": frozenset(),
 }
 #: The hook's reads the Fleet view makes too (fleetview/source.py reads the account through the hook).
 VIEW_THROUGH_HOOK = frozenset({"sagemaker:ListTrainingJobs", "sagemaker:DescribeTrainingJob"})
@@ -159,7 +162,7 @@ def generated() -> dict[str, frozenset[str]]:
 
 
 def runs_as(where: str, action: str) -> frozenset[str]:
-    parts = RUNS_AS.get(where, RUNS_AS.get(where.split("/")[0]))
+    parts = RUNS_AS.get(where, RUNS_AS.get("/".join(where.split("/")[:2]), RUNS_AS.get(where.split("/")[0])))
     assert parts is not None, f"{where} calls {action}: say in RUNS_AS which generated policy runs it"
     if where == "hooks/fleet.py" and action in VIEW_THROUGH_HOOK:
         return parts | {"view"}
@@ -206,7 +209,12 @@ def test_the_generated_policies_grant_every_call_to_the_identity_that_makes_it()
     optional = {
         iam_action(service, operation)
         for (service, operation), files in called_apis().items()
-        if any(not runs_as(where, iam_action(service, operation)) for where in files) and service != "sts"
+        if any(
+            not runs_as(where, iam_action(service, operation))
+            for where in files
+            if not where.startswith("cli/pilot/")
+        )
+        and service != "sts"
     }
     assert optional == {"pricing:GetProducts", "sagemaker:DescribeTrainingJob", "sagemaker:ListTags"}
     for action in optional:  # named among the optional statements of the page

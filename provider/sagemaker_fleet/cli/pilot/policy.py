@@ -14,11 +14,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cli.pilot.settings import FLEET
+from sagemaker_fleet.iam.statement import POLICY_VERSION as VERSION
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cli.pilot.settings import PilotSettings
-
-VERSION = "2012-10-17"
 
 
 def _prefix_pattern(settings: PilotSettings) -> str:
