@@ -51,6 +51,8 @@ class Turn:
     spot_attempts: int = 0  # a spot city's attempts on spot; later ones are its on-demand fallback
     image: str = ""  # the training image (no matching criterion: a pool's next job with another one pulls it)
     successor: str | None = None  # the next city on the plan's lane (planned to take this job's pool)
+    #: the keep-alive is the planner's to choose (an on-demand city of a warm-pool group, no keep_alive of its own)
+    automatic_keep_alive: bool = False
 
     def quota_for(self, attempt: int) -> QuotaKey:
         """The quota the city's ``attempt``-th submission draws on (its on-demand fallback uses ``instances``)."""
@@ -175,6 +177,7 @@ class DispatchBook:
                 spot_attempts=city.spot.max_attempts if group.spot and city.spot is not None else 0,
                 image=city.image_uri,
                 successor=following.city if following is not None else None,
+                automatic_keep_alive=group.warm_pool and not group.spot and job.city not in explicit,
             )
         capacity: dict[QuotaKey, int] = {}
         for itype, quota in (plan.quotas or spec.quotas).items():  # what the plan was laid out within

@@ -71,17 +71,20 @@ def keep_alive_at_create(view: RunView, city: str, planned: int) -> int:
     """The keep-alive ``city``'s job is created with now that its turn has come: ``planned``, or 0 when no other
     city of its warm-pool group is still to come (each has a job; none waits, none is admitted) — nobody
     would take its pool, and a job that ends quickly, or a retry, must not leave one idle. With cities still to
-    come, one at a time (``airflow dags test``), at least the run's ``inline_keep_alive``: the next city takes the
-    pool only after the shell's own gap, and a pool that outlives it costs nothing once taken."""
+    come, one at a time (``airflow dags test``), at least the run's ``inline_keep_alive`` (unless the city sets its
+    own keep-alive): the next city takes the pool only after the shell's own gap, and a pool that outlives it costs
+    nothing once taken."""
     turn, options = view.book.turns.get(city), view.options
-    if options.carry_pools or not options.rules.tail_release:
+    if options.carry_pools or not options.rules.tail_release or turn is None or not turn.warm_pool:
         return planned
-    if planned <= 0 or turn is None or not turn.warm_pool:
-        return planned
+    one_at_a_time = options.one_at_a_time and turn.automatic_keep_alive
+    if planned <= 0 and not one_at_a_time:
+        return planned  # a group the plan gives no pool: as wide as its cities (a scheduler starts them together)
     to_come = any(c != city and view.state.to_come(c) for c in view.book.members[turn.group])
     if not (to_come or view.kept()[turn.group] > 0):
         return 0
-    return max(planned, options.inline_keep_alive) if options.one_at_a_time else planned
+    # one at a time, every city of the group is another's successor, however wide the plan made the group
+    return max(planned, options.inline_keep_alive) if one_at_a_time else planned
 
 
 def tail_jobs(view: RunView) -> list[str]:

@@ -45,7 +45,7 @@ from sagemaker_fleet.observability.stats import RunSignals, send
 from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
 from sagemaker_fleet.triggers.city_io import PollerCityIO
-from sagemaker_fleet.triggers.dags_test import dags_test_task_gap, stop_on_sigterm
+from sagemaker_fleet.triggers.dags_test import GAPS, dags_test_task_gap, stop_on_sigterm
 from sagemaker_fleet.triggers.defaults import (
     CityOptions,
     CityTiming,
@@ -217,6 +217,7 @@ class FleetCityTrigger(RunPollerTrigger):
         )
         options = RunOptions(carry_pools=self.options.carry_pools)
         if self.task_try.one_at_a_time:
+            GAPS.city_started()
             turn = book.turns.get(self.city)
             keep = inline_keep_alive(clock.poll_interval, dags_test_task_gap(), clock.speed)
             self.log.info(
@@ -372,6 +373,8 @@ class FleetCityTrigger(RunPollerTrigger):
             on_refusal=self._refused,
         )
         end = await city_run.train()
+        if self.task_try.one_at_a_time:
+            GAPS.job_ended()  # from here to the next city's start is Airflow's own gap
         return await self._outcome(end, city_run, poller, spec, run)
 
     async def _endpoint_clock(self, poller: FleetPoller) -> EndpointClock:

@@ -75,3 +75,24 @@ def test_a_job_keeps_its_pool_through_the_shells_gap_while_a_city_of_its_key_is_
     scheduled = RunTracker(book, run_job_names(spec, RUN_KEY), options=RunOptions(inline_keep_alive=560))
     scheduled.observe([], whole=True)
     assert scheduled.keep_alive_at_create(first, 240) == 240
+
+
+def test_one_at_a_time_a_group_the_plan_gives_no_pool_still_hands_them_on() -> None:
+    """A group as wide as its cities gets no keep-alive from the plan (a scheduler starts them all together); one at a
+    time every city of it is another's successor, so each but the last keeps its pool the inline keep-alive."""
+    spec, _, book = one_group(n=3, instances=3, warm_pools=3)
+    first, _, last = ranked(book)
+    assert book.turns[first].keep_alive_seconds == 0
+    assert book.turns[first].automatic_keep_alive
+    tracker = RunTracker(
+        book, run_job_names(spec, RUN_KEY), options=RunOptions(one_at_a_time=True, inline_keep_alive=600)
+    )
+    tracker.observe([], whole=True)
+    assert tracker.keep_alive_at_create(first, 0) == 600
+    tracker.observe(
+        [summary(spec, c, "Completed") for c in ranked(book)[:2]] + [summary(spec, last)], whole=True
+    )
+    assert tracker.keep_alive_at_create(last, 0) == 0
+    scheduled = RunTracker(book, run_job_names(spec, RUN_KEY), options=RunOptions(inline_keep_alive=600))
+    scheduled.observe([], whole=True)
+    assert scheduled.keep_alive_at_create(first, 0) == 0
