@@ -17,6 +17,7 @@ listing says which cities have jobs, a job's ``sagemaker-fleet:airflow-try`` tag
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -58,6 +59,7 @@ from sagemaker_fleet.triggers.offloop import off_loop
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.sweep import RunSweeps
     from sagemaker_fleet.fleetspec.model import FleetSpec
+    from sagemaker_fleet.plan import FleetPlan
     from sagemaker_fleet.triggers.poller import FleetPoller
 
 
@@ -92,6 +94,14 @@ class Outcome:
     message: str = ""
     links: dict[str, Any] | None = None
     retry: bool = True
+
+
+def planned_cities(spec: FleetSpec, plan: FleetPlan) -> FleetSpec:
+    """``spec`` with the cities of ``plan`` only, in the spec's order (``KeyError`` for a city the spec lacks)."""
+    planned = {job.city for job in plan.jobs}
+    for city in planned:
+        spec.city(city)
+    return dataclasses.replace(spec, cities=tuple(city for city in spec.cities if city.name in planned))
 
 
 def job_link_xcoms(region: str | None, domain: str | None, job_name: str) -> dict[str, Any]:
@@ -193,9 +203,10 @@ class FleetCityTrigger(RunPollerTrigger):
     async def _build_dispatch(
         self, spec: FleetSpec, run: RunInfo, sweeps: RunSweeps, clock: EndpointClock
     ) -> RunSweeps:
-        """The run's dispatch, built onto the poller's ``sweeps`` by its plan (none: every city starts at once)."""
-        names = run_job_names(spec, run.run_key)
+        """The run's dispatch, built onto the poller's ``sweeps`` by its plan (none: every city starts at once). With
+        a plan the run's cities are the plan's: the task's conf carries none (:meth:`FleetTrainingOperator._conf`)."""
         if not self.options.plan_task_id:
+            names = run_job_names(spec, run.run_key)
             return build_run_dispatch(DispatchBook.empty(), names, self.cadence, sweeps=sweeps)
         from sagemaker_fleet.plan import FleetPlan
 
@@ -206,6 +217,7 @@ class FleetCityTrigger(RunPollerTrigger):
             plan = FleetPlan.from_json(data)
             if plan.fleet != spec.fleet:
                 raise UnfitPlanError(f"the plan is for fleet {plan.fleet!r}, not {spec.fleet!r}")
+            spec = planned_cities(spec, plan)
             book = DispatchBook.from_plan(plan, spec)
         except (PlanFormatError, KeyError) as exc:  # KeyError: a city or group the fleet file no longer has
             raise UnfitPlanError(
@@ -231,6 +243,7 @@ class FleetCityTrigger(RunPollerTrigger):
             options = RunOptions(
                 carry_pools=self.options.carry_pools, one_at_a_time=True, inline_keep_alive=keep
             )
+        names = run_job_names(spec, run.run_key)
         return build_run_dispatch(book, names, self.cadence, options=options, sweeps=sweeps)
 
     # ------------------------------------------------------------------------------------------ running
@@ -357,6 +370,8 @@ class FleetCityTrigger(RunPollerTrigger):
         self.signals = poller.signals
         clock = await self._endpoint_clock(poller)
         tracker = await poller.track(lambda sweeps: self._build_dispatch(spec, run, sweeps, clock))
+        if tracker.book.turns and self.city not in tracker.book.turns:
+            return Outcome("skipped", message="not among this run's cities (the run's plan)")
         self.city_run = city_run = CityRun(
             spec,
             spec.city(self.city),
