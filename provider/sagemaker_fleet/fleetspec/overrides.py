@@ -8,6 +8,7 @@ task and every training task, so both see the same fleet.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -43,17 +44,24 @@ def apply_overrides(spec: FleetSpec, overrides: FleetOverrides) -> FleetSpec:
     issues = _city_issues(spec, overrides.cities) + _type_issues(spec, overrides.instance_type)
     if issues:
         raise RunConfError(issues)
-    wanted = set(overrides.cities)
+    if overrides.cities:
+        spec = only_cities(spec, set(overrides.cities))
     cities = []
     for city in spec.cities:
-        if wanted and city.name not in wanted:
-            continue
         if not overrides.spot and city.spot is not None:
             city = dataclasses.replace(city, spot=None)
         if overrides.instance_type is not None:
             city = dataclasses.replace(city, instance_type=overrides.instance_type)
         cities.append(city)
     return dataclasses.replace(spec, cities=tuple(cities))
+
+
+def only_cities(spec: FleetSpec, names: Collection[str]) -> FleetSpec:
+    """``spec`` with the cities named in ``names`` only, in the spec's order; ``KeyError`` for a name it does not
+    have (a run's plan names the run's cities: a city trigger restricts the fleet to them)."""
+    for name in names:
+        spec.city(name)
+    return dataclasses.replace(spec, cities=tuple(city for city in spec.cities if city.name in names))
 
 
 def _city_issues(spec: FleetSpec, cities: tuple[str, ...]) -> list[SpecIssue]:

@@ -17,7 +17,6 @@ listing says which cities have jobs, a job's ``sagemaker-fleet:airflow-try`` tag
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -34,6 +33,7 @@ from sagemaker_fleet.dispatch import DispatchBook, RunOptions, build_run_dispatc
 from sagemaker_fleet.dispatch.cadence import Cadence, inline_keep_alive
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
+from sagemaker_fleet.fleetspec.overrides import only_cities
 from sagemaker_fleet.fleetspec.runspec import load_run_spec
 from sagemaker_fleet.jobs.describe import summarize
 from sagemaker_fleet.jobs.progress import run_job_names
@@ -59,7 +59,6 @@ from sagemaker_fleet.triggers.offloop import off_loop
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.sweep import RunSweeps
     from sagemaker_fleet.fleetspec.model import FleetSpec
-    from sagemaker_fleet.plan import FleetPlan
     from sagemaker_fleet.triggers.poller import FleetPoller
 
 
@@ -94,14 +93,6 @@ class Outcome:
     message: str = ""
     links: dict[str, Any] | None = None
     retry: bool = True
-
-
-def planned_cities(spec: FleetSpec, plan: FleetPlan) -> FleetSpec:
-    """``spec`` with the cities of ``plan`` only, in the spec's order (``KeyError`` for a city the spec lacks)."""
-    planned = {job.city for job in plan.jobs}
-    for city in planned:
-        spec.city(city)
-    return dataclasses.replace(spec, cities=tuple(city for city in spec.cities if city.name in planned))
 
 
 def job_link_xcoms(region: str | None, domain: str | None, job_name: str) -> dict[str, Any]:
@@ -217,7 +208,7 @@ class FleetCityTrigger(RunPollerTrigger):
             plan = FleetPlan.from_json(data)
             if plan.fleet != spec.fleet:
                 raise UnfitPlanError(f"the plan is for fleet {plan.fleet!r}, not {spec.fleet!r}")
-            spec = planned_cities(spec, plan)
+            spec = only_cities(spec, {job.city for job in plan.jobs})
             book = DispatchBook.from_plan(plan, spec)
         except (PlanFormatError, KeyError) as exc:  # KeyError: a city or group the fleet file no longer has
             raise UnfitPlanError(
