@@ -395,6 +395,15 @@ def fleet_spec_page() -> str:
         "",
     ]
     body += table(("constants", "what"), _model_constants(PACKAGE / "fleetspec" / "model.py"))
+    body += [
+        "### Input limits",
+        "",
+        "What the provider takes from whoever writes a fleet file or triggers a run "
+        "(`sagemaker_fleet.fleetspec.limits`), each refused before it costs anything: `validate` exits 2, a fleet "
+        "DAG's task fails without retries, naming the limit.",
+        "",
+    ]
+    body += table(("constants", "what"), _model_constants(PACKAGE / "fleetspec" / "limits.py"))
     intro = [
         "Every key of a fleet spec file, one YAML mapping. Types are strict (a quoted number is text) and unknown "
         "keys are errors. Rendered from the layers of `sagemaker_fleet.fleetspec.model` (their `description=`), "

@@ -5,8 +5,8 @@ lookup): a plan task, the training task ``train`` mapped over the cities the pla
 per thousand cities, :mod:`sagemaker_fleet.operators.cities`), the run's idle pools released, the cost report, and
 the outcome (which fails the run when a city did not train: the report, which runs whatever happened, cannot). Each
 city's task instance starts on a worker, defers at once and is ended from the triggerer: it waits there for its
-turn — the run-time plan (with the previous run's durations and, in the manual DAG, the form's cities, spot and
-instance type) decides each warm-pool group's order and width, and the run's shared poller starts the next city of
+turn — the run-time plan (with the previous run's durations and the run's conf: the form's cities, spot and
+instance type, or the same keys given to any fleet DAG) decides each warm-pool group's order and width, and the run's shared poller starts the next city of
 a group in the sweep that sees one of its jobs end. docs/concepts/hand-off.md says why (Airflow's cost per city is constant).
 """
 
@@ -63,8 +63,10 @@ def build_fleet_dag(
     :param dag_id, schedule, start_date, tags, default_args: the DAG's (``dag_id`` default ``fleet_{fleet}``; the
         tags ``sagemaker-fleet`` and the fleet's name are added; ``default_args`` are merged over
         :data:`DEFAULT_ARGS`); ``**dag_kwargs``: passed on to Airflow's ``DAG``.
-    :param manual: add the trigger form (cities, spot, instance type, dry run); the run-time plan of the chosen
-        variant decides the order and widths.
+    :param manual: add the trigger form (cities, spot, instance type, dry run) and a run note on every run. Every
+        fleet DAG, with the form or without, reads the same keys from a run's conf and refuses any other before
+        anything is launched (:mod:`sagemaker_fleet.fleetspec.runconf`); the run-time plan of the chosen variant
+        decides the order and widths.
     :param connections: the AWS and api-server connections (:class:`~sagemaker_fleet.dags.config.ConnectionConfig`).
     :param dispatch: the poll interval, the capacity back-off and whether the run's idle warm pools are carried to
         the next run (:class:`~sagemaker_fleet.dags.config.DispatchConfig`).
@@ -85,7 +87,8 @@ def build_fleet_dag(
     city_task = {
         "spec_path": spec_path,
         "plan_task_id": PLAN_TASK_ID,
-        "use_params": manual,
+        # every fleet DAG reads the run's conf (the form only offers it): sagemaker_fleet.fleetspec.runconf
+        "use_params": True,
         "poll_interval": dispatch.poll_interval,
         "capacity_retry_seconds": dispatch.capacity_retry_seconds,
         "aws_conn_id": connections.aws_conn_id,
@@ -187,7 +190,8 @@ def _fleet_dag(
             task_id=PLAN_TASK_ID,
             spec_path=spec_path,
             chunks=chunks,
-            use_params=manual,
+            use_params=True,
+            run_note=manual,
             aws_conn_id=connections.aws_conn_id,
             api_conn_id=connections.api_conn_id,
         )
@@ -209,14 +213,14 @@ def _fleet_dag(
             spec_path=spec_path,
             trigger_rule="all_done",
             carry_pools=dispatch.carry_pools,
-            use_params=manual,
+            use_params=True,
             aws_conn_id=connections.aws_conn_id,
         )
         report = FleetCostReportOperator(
             task_id=REPORT_TASK_ID,
             spec_path=spec_path,
             trigger_rule="all_done",
-            use_params=manual,
+            use_params=True,
             aws_conn_id=connections.aws_conn_id,
             outlets=[report_asset, models_alias],
             out_dir=report_dir,

@@ -7,7 +7,11 @@ optional (no red star: empty means the whole fleet), ``values_display`` labels t
 others, so what a person always chooses (the cities, a dry run) stays there and the capacity overrides are folded
 into a section of their own. The city list is offered, not enforced by the schema: Airflow would answer
 a mistyped name from the REST API with the whole list and the schema; the plan task refuses it instead, naming
-only that city (:func:`sagemaker_fleet.fleetspec.overrides.apply_overrides`).
+only that city (:func:`sagemaker_fleet.fleetspec.overrides.apply_overrides`). The schema bounds the list: at most the
+fleet's cities, each at most a city name's length, so Airflow refuses a larger one when the run is triggered.
+
+The form's fields are the keys every fleet DAG's conf takes (:data:`~sagemaker_fleet.fleetspec.runconf.CONF_KEYS`),
+with their defaults: a DAG without the form reads the same keys from a run's conf.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from airflow.sdk import Param
+
+from sagemaker_fleet.fleetspec.limits import CITY_NAME_MAX
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
@@ -33,7 +39,10 @@ def manual_params(spec: FleetSpec) -> dict[str, Param]:
             [],
             # a string too, so that `airflow dags trigger -c '{"cities": "lima,oslo"}'` works (split on commas)
             type=["null", "array", "string"],
-            items={"type": "string"},
+            items={"type": "string", "maxLength": CITY_NAME_MAX},
+            maxItems=len(spec.cities),
+            # every name of the fleet, each with a comma and a space
+            maxLength=sum(len(city.name) + 2 for city in spec.cities),
             examples=[city.name for city in spec.cities],
             title="Cities",
             description=f"Train only the cities picked here (type to search the {len(spec.cities)}); "

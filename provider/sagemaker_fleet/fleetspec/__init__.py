@@ -19,7 +19,9 @@ Rules of the fields:
 - ``formats.py``: what a valid value of each text field looks like, and the fix;
 - ``crossfield.py``: rules between fields of one city that SageMaker would enforce only once a job runs;
 - ``spot_rules.py``: a city's spot and keep-alive rules;
-- ``limits.py``: the values SageMaker bounds (KMS key, VPC ids, environment, hyperparameters);
+- ``resource_rules.py``: the values SageMaker bounds (KMS key, VPC ids, environment, hyperparameters);
+- ``limits.py``: how much the provider takes from a user: a file's bytes and nodes, cities, a conf's bytes, a
+  refusal's length;
 - ``instance_types.py``: the training instance types the checks know, and the nearest one to a typo;
 - ``ecr.py``: an ECR image URI taken apart, as DescribeImages names it;
 - ``sharing.py``: the ``sharing`` block (a share of the account's quotas, a priority, the board);
@@ -45,7 +47,8 @@ Errors and messages:
 Runs and advice:
 
 - ``names.py``: job names, their tags and S3 paths — the name is a submission's idempotency key;
-- ``runspec.py``: this run's spec, the trigger form's params applied;
+- ``runspec.py``: this run's spec, the run's conf applied;
+- ``runconf.py``: a run's conf, the contract every fleet DAG keeps (the trigger form's keys, nothing else);
 - ``overrides.py``: run-time overrides (a subset of cities, spot off, another instance type);
 - ``draft.py``: a spec drafted from training jobs you already run (``sagemaker-fleet import``);
 - ``draft_cities.py``: the cities of such a draft, read out of the jobs' names;

@@ -4,7 +4,7 @@ Two passes. The structural one validates the pydantic layers (:mod:`sagemaker_fl
 level, then each city on its own, so that one bad city never hides another's errors; a refused value is reported
 (:mod:`~sagemaker_fleet.fleetspec.messages`), dropped (:mod:`~sagemaker_fleet.fleetspec.repair`) and the layer
 validated again. The semantic one checks the values pydantic accepted: formats
-(:mod:`~sagemaker_fleet.fleetspec.formats`), limits (:mod:`~sagemaker_fleet.fleetspec.limits` for a city's
+(:mod:`~sagemaker_fleet.fleetspec.formats`), limits (:mod:`~sagemaker_fleet.fleetspec.resource_rules` for a city's
 resources), and the rules between fields (:mod:`~sagemaker_fleet.fleetspec.crossfield`), each city with
 ``defaults`` underneath (:mod:`~sagemaker_fleet.fleetspec.resolve`) and its ``job:`` layers
 (:mod:`~sagemaker_fleet.fleetspec.job_layers`, checked against botocore's model when the reader hands one in). A
@@ -37,7 +37,6 @@ from sagemaker_fleet.fleetspec.formats import (
 from sagemaker_fleet.fleetspec.instance_types import is_training_instance_type, unknown_instance_type
 from sagemaker_fleet.fleetspec.issue import SpecIssue
 from sagemaker_fleet.fleetspec.job_layers import JobLayers, written_for_all
-from sagemaker_fleet.fleetspec.limits import resource_problems
 from sagemaker_fleet.fleetspec.messages import UNION_TAG_RE, mapping_not_bool, plain, unknown_key, with_fix
 from sagemaker_fleet.fleetspec.model import (
     ASSUMED_QUOTA,
@@ -59,6 +58,7 @@ from sagemaker_fleet.fleetspec.price_table import unpriced_warnings
 from sagemaker_fleet.fleetspec.render import label_cities
 from sagemaker_fleet.fleetspec.repair import repair, stand_in
 from sagemaker_fleet.fleetspec.resolve import Resolved, city_spec
+from sagemaker_fleet.fleetspec.resource_rules import resource_problems
 from sagemaker_fleet.fleetspec.sharing import parse_sharing
 from sagemaker_fleet.fleetspec.spot_rules import keep_alive_of, spot_of
 from sagemaker_fleet.fleetspec.triggerer import triggerer_warnings
@@ -443,6 +443,6 @@ class SpecBuilder:
         return instance_type
 
     def _check_resources(self, resolved: Resolved) -> None:
-        """The city's KMS key, VPC ids, environment and hyperparameters (:mod:`~sagemaker_fleet.fleetspec.limits`)."""
+        """The city's KMS key, VPC ids, environment and hyperparameters (:mod:`~sagemaker_fleet.fleetspec.resource_rules`)."""
         for path, message in resource_problems(resolved):
             self.error(path, message)

@@ -19,7 +19,8 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.fleetspec.load import load_fleet_spec
+from sagemaker_fleet.fleetspec.errors import FleetSpecError
+from sagemaker_fleet.fleetspec.load import load_fleet_spec, read_spec_bytes
 from sagemaker_fleet.fleetspec.model import FleetSpec
 
 if TYPE_CHECKING:
@@ -58,9 +59,9 @@ def load_fleet_spec_cached(path: str | Path, model: ModelSource | None = None) -
     """:func:`~sagemaker_fleet.fleetspec.load.load_fleet_spec`, through the cache. A spec with errors raises as
     ever (only valid specs are cached); the version of the model a template was checked against keys it too."""
     try:
-        data = Path(path).read_bytes()
-    except OSError:
-        return _load(path, model)  # the loader says what is wrong with the path
+        data = read_spec_bytes(path)
+    except FleetSpecError:
+        return _load(path, model)  # the loader says what is wrong with the path or the file's size
     checked = (model.version if model is not None else "-").encode()
     key = hashlib.sha256(
         b"%d\0%s\0%s\0%s\0%s\0"

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 
+from sagemaker_fleet.fleetspec.limits import CITY_NAME_MAX
 from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_API_MAX
 
 #: No '-' in a fleet's name: job names are ``{fleet}-{city}-{run_key}``, so the first '-' ends the fleet and two
 #: fleets can never name the same job (fleet ``city`` + city ``demand-paris`` vs fleet ``city-demand`` + ``paris``).
 FLEET_RE = re.compile(r"[a-z0-9]{1,20}")
-CITY_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,199}$")
+CITY_RE = re.compile(rf"^[a-z0-9][a-z0-9-]{{0,{CITY_NAME_MAX - 1}}}$")
 REGION_RE = re.compile(r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$")
 ROLE_ARN_RE = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$")
 S3_URI_RE = re.compile(r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\s]*)?$")

@@ -14,6 +14,8 @@ import json
 from functools import cache
 from importlib import resources
 
+from sagemaker_fleet.fleetspec.limits import SHOWN_VALUE_MAX, shown
+
 
 @cache
 def training_instance_types() -> frozenset[str]:
@@ -42,11 +44,12 @@ def nearest_training_instance_type(value: str) -> str | None:
 
 
 def unknown_instance_type(value: str) -> str:
-    """The message for ``value`` that is no SageMaker training instance type: the nearest known one as the fix."""
-    nearest = nearest_training_instance_type(value)
+    """The message for ``value`` that is no SageMaker training instance type: the nearest known one as the fix
+    (``value`` quoted in at most :data:`~sagemaker_fleet.fleetspec.limits.SHOWN_VALUE_MAX` characters)."""
+    nearest = nearest_training_instance_type(value) if len(value) <= SHOWN_VALUE_MAX else None
     fix = (
         f"did you mean {nearest}?"
         if nearest
         else "use a SageMaker training instance type such as ml.m5.xlarge"
     )
-    return f"{value!r} is not a SageMaker training instance type; {fix}"
+    return f"{shown(value)} is not a SageMaker training instance type; {fix}"

@@ -1,129 +1,54 @@
-"""A city's values that SageMaker bounds: the volume's KMS key, the VPC's ids, the environment and the
-hyperparameters (pure). Each problem is a ``(field path, message)`` pair, the message saying why and the fix, as in
-:mod:`~sagemaker_fleet.fleetspec.crossfield`; the loader reports them with the YAML line."""
+"""How much the provider takes from the people who write a fleet file or trigger a run: bytes, YAML nodes, cities,
+a name's length, a message's length (pure, standard library only).
+
+Each bound is refused before it costs anything: a fleet file's bytes before it is read, its YAML nodes (aliases
+expanded) before any check walks them, a run's conf before any task plans or launches. A refusal names the bound
+and the fix (``sagemaker-fleet validate`` exits 2; a fleet DAG's task fails without retries). SageMaker's own
+bounds of each field (hyperparameters, environment, …) are in :mod:`sagemaker_fleet.fleetspec.model`; the spec
+reference (docs/reference/fleet-spec.md) lists both, generated from the two modules.
+"""
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING
+import reprlib
 
-from sagemaker_fleet.fleetspec.crossfield import Problem, has_line_break
-from sagemaker_fleet.fleetspec.formats import ENV_KEY_RE, KMS_RE, SECURITY_GROUP_RE, SUBNET_RE
-from sagemaker_fleet.fleetspec.model import (
-    ENVIRONMENT_MAX,
-    ENVIRONMENT_VALUE_MAX,
-    HYPERPARAMETER_KEY_MAX,
-    HYPERPARAMETER_VALUE_MAX,
-    HYPERPARAMETERS_MAX,
-)
-from sagemaker_fleet.fleetspec.placeholders import PlaceholderError, names_in
-from sagemaker_fleet.fleetspec.resolve import hyper_text
-
-if TYPE_CHECKING:
-    from sagemaker_fleet.fleetspec.resolve import Resolved
-
-
-def resource_problems(resolved: Resolved) -> list[Problem]:
-    """The city's KMS key, VPC ids, environment and hyperparameters against SageMaker's formats and limits."""
-    problems: list[Problem] = []
-    kms = resolved.value("volume_kms_key_id")
-    if kms is not None and not KMS_RE.fullmatch(kms):
-        problems.append(
-            (
-                resolved.path("volume_kms_key_id"),
-                "use a KMS key id, alias or ARN (letters, digits, ':', '/', '_', '-')",
-            )
-        )
-    vpc = resolved.value("vpc")
-    if vpc is not None:
-        problems += _ids(resolved.member_path("vpc", "subnets", "Subnets"), vpc.subnets, SUBNET_RE)
-        problems += _ids(
-            resolved.member_path("vpc", "security_group_ids", "SecurityGroupIds"),
-            vpc.security_group_ids,
-            SECURITY_GROUP_RE,
-        )
-    return problems + _environment(resolved) + _hyperparameters(resolved)
+#: A fleet file's size in bytes. A 20,000-city file is about 1.3 MB, one with a ``job:`` on every city about 6 MB;
+#: a larger file is refused unread, so the reader never holds more than this.
+SPEC_BYTES_MAX = 8 * 1024 * 1024
+#: YAML nodes of a fleet file with every alias expanded: nine aliases of nine aliases, eight deep, are hundreds of
+#: millions of nodes written in a kilobyte (an alias bomb), which every check after the reader would walk. A
+#: 20,000-city file with ``job:`` templates has about 112,000.
+SPEC_NODES_MAX = 500_000
+#: Cities of one fleet: the largest fleet ``validate`` is measured on (benchmarks/bench_validate.py).
+CITIES_MAX = 20_000
+#: A city's name, in a fleet file (its pattern) and in a run's conf.
+CITY_NAME_MAX = 200
+#: A run's conf (Airflow's ``dag_run.conf``, the trigger form's values) as JSON, in bytes: room for 1,250 city
+#: names of the longest kind or 18,000 of 12 characters (a run of the whole fleet names none), and nothing larger
+#: reaches a task.
+CONF_BYTES_MAX = 256 * 1024
+#: A value quoted in a refusal (a conf key, an unknown city, an instance type) is cut to this many characters.
+SHOWN_VALUE_MAX = 60
+#: A refusal's message in characters: what a task's failure, the run note and the Fleet view repeat, whatever
+#: was sent.
+MESSAGE_MAX = 2_000
 
 
-def _ids(path: str, ids: list[str], pattern: re.Pattern[str]) -> list[Problem]:
-    example = "subnet-0a1b2c3d" if path.endswith((".subnets", ".Subnets")) else "sg-0a1b2c3d"
-    return [
-        (f"{path}[{i}]", f"{value!r} is not valid; use an id such as {example}")
-        for i, value in enumerate(ids)
-        if not pattern.fullmatch(value)
-    ]
+def shown(value: object, limit: int = SHOWN_VALUE_MAX) -> str:
+    """``value`` as a refusal quotes it: its ``repr`` in at most about ``limit`` characters (a long text with its
+    length said, a list or mapping cut after its first few items)."""
+    if isinstance(value, str):
+        return repr(value) if len(value) <= limit else f"{value[:limit]!r}… ({len(value):,} characters)"
+    brief = reprlib.Repr()
+    brief.maxstring = brief.maxother = limit
+    brief.maxlist = brief.maxdict = brief.maxset = brief.maxtuple = 5
+    brief.maxlevel = 2
+    text = brief.repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}…"
 
 
-def _environment(resolved: Resolved) -> list[Problem]:
-    problems: list[Problem] = []
-    env: dict[str, str] = resolved.value("environment") or {}
-    if len(env) > ENVIRONMENT_MAX:
-        problems.append(
-            (
-                resolved.path("environment"),
-                f"SageMaker accepts at most {ENVIRONMENT_MAX} environment variables",
-            )
-        )
-    for key, value in env.items():
-        if not ENV_KEY_RE.fullmatch(key):
-            problems.append(
-                (
-                    f"{resolved.path('environment')}[{key}]",
-                    "environment names are letters, digits and '_', not starting with a digit; rename it",
-                )
-            )
-        elif (placeholder := _placeholder_problem(value)) is not None:
-            problems.append((f"{resolved.path('environment')}[{key}]", placeholder))
-        elif len(value) > ENVIRONMENT_VALUE_MAX:
-            problems.append(
-                (
-                    f"{resolved.path('environment')}[{key}]",
-                    f"the value has {len(value)} characters; SageMaker accepts at most {ENVIRONMENT_VALUE_MAX}, "
-                    "shorten it",
-                )
-            )
-    return problems
-
-
-def _hyperparameters(resolved: Resolved) -> list[Problem]:
-    problems: list[Problem] = []
-    hyper = resolved.value("hyperparameters") or {}
-    if len(hyper) > HYPERPARAMETERS_MAX:
-        problems.append(
-            (
-                resolved.path("hyperparameters"),
-                f"SageMaker accepts at most {HYPERPARAMETERS_MAX} hyperparameters",
-            )
-        )
-    for key, value in hyper.items():
-        path = f"{resolved.path('hyperparameters')}[{key}]"
-        text = hyper_text(value)
-        if len(key) > HYPERPARAMETER_KEY_MAX or len(text) > HYPERPARAMETER_VALUE_MAX:
-            problems.append(
-                (
-                    path,
-                    f"hyperparameter names are ≤ {HYPERPARAMETER_KEY_MAX} and values ≤ {HYPERPARAMETER_VALUE_MAX} "
-                    "characters; shorten it",
-                )
-            )
-        elif (placeholder := _placeholder_problem(text)) is not None:
-            problems.append((path, placeholder))
-        elif has_line_break(key) or has_line_break(text):
-            problems.append(
-                (
-                    path,
-                    "SageMaker refuses a hyperparameter name or value with a line break in it; write it on one "
-                    "line (or pass multi-line text through an S3 file)",
-                )
-            )
-    return problems
-
-
-def _placeholder_problem(text: str) -> str | None:
-    """Why a shorthand value's placeholders cannot be filled (an unknown name, a lone brace), or None: they mean
-    what they mean in ``job:`` (:mod:`~sagemaker_fleet.fleetspec.placeholders`)."""
-    try:
-        names_in(text)
-    except PlaceholderError as exc:
-        return str(exc)
-    return None
+def capped(message: str, limit: int = MESSAGE_MAX) -> str:
+    """``message`` cut to ``limit`` characters, saying how much was left out."""
+    if len(message) <= limit:
+        return message
+    return f"{message[: limit - 40]}… ({len(message) - limit + 40:,} more characters)"

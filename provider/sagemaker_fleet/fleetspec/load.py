@@ -22,26 +22,47 @@ from typing import TYPE_CHECKING
 from sagemaker_fleet.fleetspec.build import SpecBuilder
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.issue import SpecIssue
-from sagemaker_fleet.fleetspec.yamlread import read_yaml
+from sagemaker_fleet.fleetspec.limits import SPEC_BYTES_MAX
+from sagemaker_fleet.fleetspec.yamlread import read_yaml, too_large
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.fleetspec.request_model import ModelSource
 
-__all__ = ["build_fleet_spec", "load_fleet_spec", "parse_fleet_spec"]
+__all__ = ["build_fleet_spec", "load_fleet_spec", "parse_fleet_spec", "read_spec_bytes"]
 
 
 def load_fleet_spec(path: str | Path, model: ModelSource | None = None) -> FleetSpec:
     """Load and validate the fleet file at ``path``; raises :class:`FleetSpecError` listing every problem."""
-    path = Path(path)
+    data = read_spec_bytes(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise FleetSpecError([SpecIssue("", f"cannot read the file: {exc.strerror}")], str(path)) from exc
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         issue = SpecIssue("", f"the file is not UTF-8 text ({exc.reason}); save it as UTF-8")
         raise FleetSpecError([issue], str(path)) from exc
     return parse_fleet_spec(text, source=str(path), model=model)
+
+
+def read_spec_bytes(path: str | Path) -> bytes:
+    """The fleet file's bytes, at most :data:`~sagemaker_fleet.fleetspec.limits.SPEC_BYTES_MAX` of them read (a
+    larger file, or a device that never ends, is refused without reading the rest); :class:`FleetSpecError` when
+    it cannot be read or is larger."""
+    try:
+        with Path(path).open("rb") as file:
+            data = file.read(SPEC_BYTES_MAX + 1)
+    except OSError as exc:
+        raise FleetSpecError([SpecIssue("", f"cannot read the file: {exc.strerror}")], str(path)) from exc
+    if len(data) > SPEC_BYTES_MAX:
+        size = _size(path)
+        raise FleetSpecError([too_large(size if size > SPEC_BYTES_MAX else len(data))], str(path))
+    return data
+
+
+def _size(path: str | Path) -> int:
+    try:
+        return Path(path).stat().st_size
+    except OSError:
+        return 0
 
 
 def parse_fleet_spec(text: str, source: str = "<spec>", model: ModelSource | None = None) -> FleetSpec:

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
+from sagemaker_fleet.fleetspec.limits import CITIES_MAX
+
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.job_template import JobTemplate
 
@@ -252,6 +254,7 @@ class FleetLayer(_Layer):
     )
     cities: list[object] = Field(
         min_length=1,
+        max_length=CITIES_MAX,
         json_schema_extra={"yaml_type": "list of mappings of city fields"},
         description="the cities, each a mapping of city fields with at least name and train_s3_uri",
     )

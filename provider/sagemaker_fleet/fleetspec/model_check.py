@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.fleetspec.job_fields import OWNED_TAG, owned
 from sagemaker_fleet.fleetspec.job_merge import KEYED_LISTS
+from sagemaker_fleet.fleetspec.limits import shown
 from sagemaker_fleet.fleetspec.names import TAG_PREFIX
 from sagemaker_fleet.fleetspec.paths import join
 from sagemaker_fleet.fleetspec.placeholders import PlaceholderError, names_in
@@ -301,5 +302,9 @@ def _fix(shape: FieldShape | None) -> str:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
+    """``value`` quoted in a message, in at most 60 characters: never the whole ``repr`` of a large value."""
+    if isinstance(value, str):
+        text = repr(value[:61])
+    else:
+        text = repr(value) if isinstance(value, int | float | bool) else shown(value, 60)
     return text if len(text) <= 60 else f"{text[:57]}..."

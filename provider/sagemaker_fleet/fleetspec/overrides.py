@@ -1,18 +1,22 @@
-"""Run-time overrides of a fleet (the UI trigger form): a subset of cities, spot off, another instance type.
+"""Run-time overrides of a fleet (a run's conf, the trigger form): a subset of cities, spot off, another instance
+type.
 
-Applied identically by the plan task and every training task, so both see the same fleet.
+Read from the conf by :func:`~sagemaker_fleet.fleetspec.runconf.parse_run_conf` and applied identically by the plan
+task and every training task, so both see the same fleet.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from sagemaker_fleet.fleetspec.errors import FleetSpecError
+from sagemaker_fleet.fleetspec.errors import RunConfError
 from sagemaker_fleet.fleetspec.instance_types import is_training_instance_type, unknown_instance_type
 from sagemaker_fleet.fleetspec.issue import SpecIssue
+from sagemaker_fleet.fleetspec.limits import shown
+from sagemaker_fleet.fleetspec.render import some_names
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
@@ -27,47 +31,61 @@ class FleetOverrides:
     spot: bool = True
     instance_type: str | None = None
 
-    @classmethod
-    def from_params(cls, params: Mapping[str, Any] | None) -> FleetOverrides:
-        params = params or {}
-        cities = params.get("cities") or ()
-        if isinstance(cities, str):
-            cities = [c.strip() for c in cities.split(",") if c.strip()]
-        instance_type = params.get("instance_type") or None
-        return cls(cities=tuple(cities), spot=bool(params.get("spot", True)), instance_type=instance_type)
-
     @property
     def empty(self) -> bool:
         return self == FleetOverrides()
 
 
 def apply_overrides(spec: FleetSpec, overrides: FleetOverrides) -> FleetSpec:
-    """The fleet as this run trains it; unknown cities or an instance type without quota are errors."""
+    """The fleet as this run trains it; :class:`RunConfError` for more cities than the fleet has, cities it does not
+    have (the first few named, the rest counted) or an instance type without a quota."""
     if overrides.empty:
         return spec
-    known = {city.name for city in spec.cities}
-    issues = [
-        SpecIssue("params.cities", f"unknown city {name!r}; pick cities of fleet {spec.fleet}")
-        for name in overrides.cities
-        if name not in known
-    ]
-    itype = overrides.instance_type
-    if itype is not None and not is_training_instance_type(itype):
-        issues.append(SpecIssue("params.instance_type", unknown_instance_type(itype)))
-    elif itype is not None and spec.quotas and itype not in spec.quotas:
-        issues.append(
-            SpecIssue("params.instance_type", f"no quota for {itype}; use one of {sorted(spec.quotas)}")
-        )
+    issues = _city_issues(spec, overrides.cities) + _type_issues(spec, overrides.instance_type)
     if issues:
-        raise FleetSpecError(issues, "trigger params")
-    wanted = set(overrides.cities)
+        raise RunConfError(issues)
+    if overrides.cities:
+        spec = only_cities(spec, set(overrides.cities))
     cities = []
     for city in spec.cities:
-        if wanted and city.name not in wanted:
-            continue
         if not overrides.spot and city.spot is not None:
             city = dataclasses.replace(city, spot=None)
-        if itype is not None:
-            city = dataclasses.replace(city, instance_type=itype)
+        if overrides.instance_type is not None:
+            city = dataclasses.replace(city, instance_type=overrides.instance_type)
         cities.append(city)
     return dataclasses.replace(spec, cities=tuple(cities))
+
+
+def only_cities(spec: FleetSpec, names: Collection[str]) -> FleetSpec:
+    """``spec`` with the cities named in ``names`` only, in the spec's order; ``KeyError`` for a name it does not
+    have (a run's plan names the run's cities: a city trigger restricts the fleet to them)."""
+    for name in names:
+        spec.city(name)
+    return dataclasses.replace(spec, cities=tuple(city for city in spec.cities if city.name in names))
+
+
+def _city_issues(spec: FleetSpec, cities: tuple[str, ...]) -> list[SpecIssue]:
+    known = {city.name for city in spec.cities}
+    if len(cities) > len(known):
+        return [
+            SpecIssue(
+                "params.cities",
+                f"{len(cities):,} cities named; fleet {spec.fleet} has {len(known):,}: name at most "
+                f"{len(known):,}, or leave `cities` out to train the whole fleet",
+            )
+        ]
+    unknown = [shown(name) for name in cities if name not in known]
+    if not unknown:
+        return []
+    noun = "city" if len(unknown) == 1 else "cities"
+    return [
+        SpecIssue("params.cities", f"unknown {noun} {some_names(unknown)}; pick cities of fleet {spec.fleet}")
+    ]
+
+
+def _type_issues(spec: FleetSpec, itype: str | None) -> list[SpecIssue]:
+    if itype is not None and not is_training_instance_type(itype):
+        return [SpecIssue("params.instance_type", unknown_instance_type(itype))]
+    if itype is not None and spec.quotas and itype not in spec.quotas:
+        return [SpecIssue("params.instance_type", f"no quota for {itype}; use one of {sorted(spec.quotas)}")]
+    return []

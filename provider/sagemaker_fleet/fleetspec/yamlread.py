@@ -1,9 +1,11 @@
 """Read a fleet file's YAML into plain data, the line of every field path, and its duplicate keys.
 
 Whatever the text, the outcome is data or a :class:`FleetSpecError` naming the line and the fix, never a Python
-error: nesting is bounded (PyYAML composes recursively, so ``[[[[…`` would exhaust the stack), an alias may not
-hold itself, and a value a tag or its looks force into a type it cannot have (``2026-13-45``, a number of 5,000
-digits, ``!!bool maybe``) is reported where it is written.
+error: the text's size is bounded (:data:`~sagemaker_fleet.fleetspec.limits.SPEC_BYTES_MAX`), nesting is bounded
+(PyYAML composes recursively, so ``[[[[…`` would exhaust the stack), an alias may not hold itself, the document's
+nodes with every alias expanded are bounded (:data:`~sagemaker_fleet.fleetspec.limits.SPEC_NODES_MAX`: PyYAML
+shares an aliased node, but every check after it walks each use), and a value a tag or its looks force into a type
+it cannot have (``2026-13-45``, a number of 5,000 digits, ``!!bool maybe``) is reported where it is written.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import yaml
 
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.issue import SpecIssue
+from sagemaker_fleet.fleetspec.limits import SPEC_BYTES_MAX, SPEC_NODES_MAX
 from sagemaker_fleet.fleetspec.paths import join
 
 #: Levels a document may nest. A fleet spec needs 5 (``cities[0].vpc.subnets[0]``); the bound only keeps the
@@ -53,6 +56,8 @@ class _Loader(yaml.SafeLoader):
 
 def read_yaml(text: str, source: str) -> tuple[object, dict[str, int], list[SpecIssue]]:
     """The document, the line of every field path, and duplicate keys (PyYAML silently keeps the last one)."""
+    if len(text) > SPEC_BYTES_MAX or len(text.encode("utf-8", "surrogatepass")) > SPEC_BYTES_MAX:
+        raise FleetSpecError([too_large(len(text.encode("utf-8", "surrogatepass")))], source)
     try:
         loader = _Loader(text)
     except yaml.reader.ReaderError as exc:
@@ -62,7 +67,10 @@ def read_yaml(text: str, source: str) -> tuple[object, dict[str, int], list[Spec
         lines: dict[str, int] = {}
         duplicates: list[SpecIssue] = []
         _index_lines(node, "", lines, duplicates, set())
-        _Depths(source).check(node)
+        shape = _Shape(source)
+        shape.check(node)
+        if shape.nodes(node) > SPEC_NODES_MAX:
+            raise FleetSpecError([_too_many_nodes(shape.nodes(node))], source)
         return _construct(loader, node, source), lines, duplicates
     finally:
         loader.dispose()
@@ -157,14 +165,20 @@ def _children(node: yaml.Node, path: str) -> list[tuple[yaml.Node, str]]:
     return []
 
 
-class _Depths:
-    """Heights of the document's nodes, aliases expanded; each node is measured once, so many aliases of one node
-    cost nothing. Fails when the document nests deeper than :data:`MAX_NESTING` or an alias holds its anchor."""
+class _Shape:
+    """Heights and sizes of the document's nodes, aliases expanded; each node is measured once, so many aliases of
+    one node cost nothing to measure. :meth:`check` fails when the document nests deeper than :data:`MAX_NESTING`
+    or an alias holds its anchor; :meth:`nodes` is a checked node's size, every alias in it counted as the nodes it
+    stands for."""
 
     def __init__(self, source: str) -> None:
         self.source = source
         self.heights: dict[int, int] = {}
+        self.sizes: dict[int, int] = {}
         self.open: set[int] = set()
+
+    def nodes(self, node: yaml.Node) -> int:
+        return self.sizes[id(node)]
 
     def check(self, node: yaml.Node, path: str = "", depth: int = 1) -> int:
         if id(node) in self.open:
@@ -184,9 +198,28 @@ class _Depths:
             height = 1 + max((self.check(child, at, depth + 1) for child, at in children), default=0)
             self.open.discard(id(node))
             self.heights[id(node)] = height
+            self.sizes[id(node)] = 1 + sum(self.sizes[id(child)] for child, _ in children)
         if depth + height - 1 > MAX_NESTING:
             raise FleetSpecError([_too_deep(node.start_mark.line + 1)], self.source)
         return height
+
+
+def too_large(size: int) -> SpecIssue:
+    """A fleet file over :data:`SPEC_BYTES_MAX`."""
+    return SpecIssue(
+        "",
+        f"the file has {size:,} bytes; a fleet spec may have at most {SPEC_BYTES_MAX:,} (SPEC_BYTES_MAX): "
+        "split the fleet into several files, or move what every city shares into `defaults` or `job:`",
+    )
+
+
+def _too_many_nodes(nodes: int) -> SpecIssue:
+    return SpecIssue(
+        "",
+        f"the document has {nodes:,} values with its aliases expanded; a fleet spec may have at most "
+        f"{SPEC_NODES_MAX:,} (SPEC_NODES_MAX): write out what the aliases repeat, or split the fleet into "
+        "several files",
+    )
 
 
 def _too_deep(line: int) -> SpecIssue:

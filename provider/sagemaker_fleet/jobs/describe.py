@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from sagemaker_fleet.jobs.record import parse_training_job
@@ -60,14 +61,56 @@ def startup_seconds(description: Description) -> float | None:
     return seconds if trained else None
 
 
-#: Fields of a DescribeTrainingJob response that may hold secrets (API tokens in the container's environment,
-#: passwords passed as hyperparameters): they never travel in a trigger event, which Airflow logs and stores.
-SECRET_FIELDS = frozenset({"Environment", "HyperParameters"})
+#: What of a DescribeTrainingJob response may travel in a trigger event, which Airflow stores in its database and
+#: writes to the triggerer's and the task's logs: each top-level member named here, whole (``None``) or only the
+#: members listed. It is what the job was (name, status, failure reason, times, billing, resources, warm pool,
+#: artifacts, final metrics, the fields of its warm-pool key and its data channels) — never how the container runs
+#: (entrypoint, arguments, environment, hyperparameters, debugger, profiler, experiment, MLflow settings), nor a
+#: member AWS adds later: a field travels only once it is named here.
+EVENT_FIELDS: Mapping[str, frozenset[str] | None] = MappingProxyType(
+    {
+        "TrainingJobName": None,
+        "TrainingJobArn": None,
+        "TrainingJobStatus": None,
+        "SecondaryStatus": None,
+        "FailureReason": None,
+        "SecondaryStatusTransitions": None,
+        "CreationTime": None,
+        "TrainingStartTime": None,
+        "TrainingEndTime": None,
+        "LastModifiedTime": None,
+        "TrainingTimeInSeconds": None,
+        "BillableTimeInSeconds": None,
+        "ResourceConfig": None,
+        "WarmPoolStatus": None,
+        "EnableManagedSpotTraining": None,
+        "StoppingCondition": None,
+        "ModelArtifacts": None,
+        "FinalMetricDataList": None,
+        "RoleArn": None,
+        "VpcConfig": None,
+        "EnableNetworkIsolation": None,
+        "EnableInterContainerTrafficEncryption": None,
+        "SessionChainingConfig": None,
+        "InputDataConfig": None,
+        "AlgorithmSpecification": frozenset({"TrainingImage", "TrainingInputMode", "AlgorithmName"}),
+    }
+)
 
 
-def without_secrets(description: Description) -> dict[str, Any]:
-    """``description`` less :data:`SECRET_FIELDS`."""
-    return {key: value for key, value in description.items() if key not in SECRET_FIELDS}
+def event_description(description: Description) -> dict[str, Any]:
+    """``description`` as a trigger event carries it: the members of :data:`EVENT_FIELDS` only, JSON-safe."""
+    kept: dict[str, Any] = {}
+    for key, members in EVENT_FIELDS.items():
+        value = description.get(key)
+        if value is None:
+            continue
+        if members is not None:
+            if not isinstance(value, Mapping):
+                continue
+            value = {name: item for name, item in value.items() if name in members}
+        kept[key] = value
+    return cast("dict[str, Any]", to_json_safe(kept))
 
 
 class JobSummary(TypedDict):

@@ -10,7 +10,7 @@ triggerer (Airflow parses the whole file for a task's callbacks) — so those im
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -20,8 +20,6 @@ from sagemaker_fleet.compat import under_dag_test
 from sagemaker_fleet.fleetspec.names import context_run_key
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 
 #: The AWS connection's templated fields (as ``aws_template_fields`` in the Amazon provider has them).
@@ -32,6 +30,16 @@ def task_run_key(context: Mapping[str, Any]) -> str:
     """The run key of the run a task's ``context`` belongs to, the same in every task of the run: a test run's
     under ``airflow dags test`` (:func:`~sagemaker_fleet.fleetspec.names.run_key_for`)."""
     return context_run_key(context, test=under_dag_test())
+
+
+def task_conf(context: Mapping[str, Any]) -> dict[str, Any]:
+    """The run's conf as a fleet DAG's tasks read it (:mod:`sagemaker_fleet.fleetspec.runconf` checks it): the
+    params Airflow hands the task — the form's values, or on a DAG without the form the conf itself — with the
+    run's own ``conf`` over them, so that a deployment where conf does not override params (``[core]
+    dag_run_conf_overrides_params = False``) still has a run's ``dry_run`` and unknown keys seen."""
+    params = context.get("params") or {}
+    conf = getattr(context.get("dag_run"), "conf", None)
+    return {**params, **(conf if isinstance(conf, Mapping) else {})}
 
 
 def aws_template_fields(*fields: str) -> tuple[str, ...]:

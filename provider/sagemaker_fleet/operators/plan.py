@@ -12,11 +12,12 @@ from sagemaker_fleet.cost import PriceBook
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.errors import SageMakerFleetError
-from sagemaker_fleet.fleetspec.errors import FleetSpecError
+from sagemaker_fleet.fleetspec.errors import FleetSpecError, RunConfError
+from sagemaker_fleet.fleetspec.limits import capped
 from sagemaker_fleet.fleetspec.names import reports_s3_prefix, split_s3_uri
 from sagemaker_fleet.fleetspec.regions import KnownRegion, region_mismatch
 from sagemaker_fleet.links.fleet import FleetViewLink, fleet_view_url
-from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_run_key
+from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_conf, task_run_key
 from sagemaker_fleet.operators.cities import split_cities
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID, write_run_note
 from sagemaker_fleet.plan import DurationHistory, plan_fleet
@@ -29,7 +30,7 @@ from sagemaker_fleet.runnote import (
     plan_line,
     refused_line,
 )
-from sagemaker_fleet.triggers.errors import UnplannableFleetError, run_spec, unusable
+from sagemaker_fleet.triggers.errors import RefusedConfError, UnplannableFleetError, run_spec, unusable
 
 #: The XCom key of the plan's summary (cities, starts, makespan).
 #: Earlier reports tried, newest first, before planning without history.
@@ -42,8 +43,8 @@ class PlanMismatchError(SageMakerFleetError, AirflowFailException):
 
 
 class RefusedParamsError(SageMakerFleetError, AirflowFailException):
-    """The trigger form asked for what the fleet cannot do (an unknown city, a type without quota); retrying
-    cannot help, a new run with other choices does."""
+    """The run's conf (the trigger form's values) breaks a fleet DAG's contract or asks what the fleet cannot do
+    (an unknown key or city, a type without quota); retrying cannot help, a new run with other choices does."""
 
 
 if TYPE_CHECKING:
@@ -62,9 +63,12 @@ class PlanFleetOperator(FleetAwsOperator):
 
     :param spec_path: the fleet YAML (templated).
     :param chunks: how many mapped training tasks the DAG has (one per thousand cities when it was parsed).
-    :param use_params: apply the run's params (cities, spot, instance_type, dry_run) as overrides (the manual
-        DAG), and write the run's note: what was asked, the planned starts and makespan, the expected cost — or,
-        when the fleet cannot do what was asked, why the run was refused (the task then fails without retries).
+    :param use_params: read the run's conf (cities, spot, instance_type, dry_run: every fleet DAG does,
+        :mod:`sagemaker_fleet.fleetspec.runconf`) and plan the run it asks for; a conf that breaks the contract, or
+        that the fleet cannot do, fails the task without retries before anything is planned.
+    :param run_note: with ``use_params``, write the run's note on every run (the manual DAG): what was asked, the
+        planned starts and makespan, the expected cost — or why the run was refused. Without it only a run whose
+        conf asked something gets one (``airflow dags test DAG DATE -c '{"dry_run": true}'``).
     :param use_history: plan with the durations of the latest earlier report under ``{output}/reports/``.
     :param account_quotas: read the account's quotas from Service Quotas and plan within the lower of them and the
         spec's (the spec's alone when it has none): :mod:`sagemaker_fleet.preflight.effective`. Unreadable (no
@@ -82,6 +86,7 @@ class PlanFleetOperator(FleetAwsOperator):
         spec_path: str,
         chunks: int = 1,
         use_params: bool = False,
+        run_note: bool = True,
         use_history: bool = True,
         account_quotas: bool = True,
         api_conn_id: str | None = DEFAULT_API_CONN_ID,
@@ -91,14 +96,21 @@ class PlanFleetOperator(FleetAwsOperator):
         self.spec_path = spec_path
         self.chunks = chunks
         self.use_params = use_params
+        self.run_note = run_note
         self.use_history = use_history
         self.account_quotas = account_quotas
         self.api_conn_id = api_conn_id
 
     def execute(self, context: Context) -> Any:
-        this_run = run_spec(self.spec_path, context.get("params") or {}, use_params=self.use_params)
+        conf = task_conf(context) if self.use_params else None
+        # the manual DAG notes every run; another notes a run that was asked something (`dags test -c '{...}'`)
+        noted = self.use_params and (self.run_note or bool(conf))
+        try:
+            this_run = run_spec(self.spec_path, conf, use_params=self.use_params)
+        except RefusedConfError as exc:
+            self._refuse(context, "", exc, noted)
         dry_run = this_run.dry_run
-        asked = asked_line(this_run.overrides, this_run.fleet, dry_run) if self.use_params else ""
+        asked = asked_line(this_run.overrides, this_run.fleet, dry_run) if noted else ""
         run_key = task_run_key(context)
         self._check_region(this_run.fleet.region)
         try:
@@ -108,11 +120,11 @@ class PlanFleetOperator(FleetAwsOperator):
             history = self._history(spec, run_key) if self.use_history else None
             plan = plan_fleet(spec, run_key, history).within(account)
         except (FleetSpecError, PlanError) as exc:
-            if not self.use_params:  # the fleet file itself: a retry would read it again
+            if not self.use_params or (this_run.conf.empty and not noted):  # the fleet file itself
                 raise (
                     unusable(exc) if isinstance(exc, FleetSpecError) else UnplannableFleetError(str(exc))
                 ) from exc
-            self._refuse(context, asked, exc)
+            self._refuse(context, asked, exc, noted)
         try:
             parts = split_cities(start_order(plan), self.chunks)
         except ValueError as exc:
@@ -132,7 +144,7 @@ class PlanFleetOperator(FleetAwsOperator):
         for chunk, cities in enumerate(parts[1:], start=1):
             context["ti"].xcom_push(key=cities_xcom_key(chunk), value=cities)
         context["ti"].xcom_push(key=SUMMARY_XCOM_KEY, value=plan.summary.to_json())
-        if self.use_params:
+        if noted:
             prices = PriceBook.for_spec(spec)
             estimate = estimate_plan_cost(plan.to_json(), spec, prices)
             first = (
@@ -184,11 +196,19 @@ class PlanFleetOperator(FleetAwsOperator):
             (self.log.warning if note.level == "warning" else self.log.info)("%s", note.text)
         return spec, account
 
-    def _refuse(self, context: Context, asked: str, exc: FleetSpecError | PlanError) -> NoReturn:
-        """Say in the run's note why nothing is launched, and fail without retries."""
-        reasons = [str(issue) for issue in exc.issues] if isinstance(exc, FleetSpecError) else [str(exc)]
-        write_run_note(context, [refused_line(reasons), asked], self.api_conn_id, self.log)
-        raise RefusedParamsError("refused: " + "; ".join(reasons)) from exc
+    def _refuse(self, context: Context, asked: str, exc: FleetSpecError | PlanError, noted: bool) -> NoReturn:
+        """Say in the run's note (``noted``) why nothing is launched, and fail without retries."""
+        if isinstance(exc, RunConfError):
+            reasons = exc.reasons()
+        elif isinstance(exc, FleetSpecError):
+            reasons = [str(issue) for issue in exc.issues]
+        else:
+            reasons = [str(exc)]
+        if noted:
+            write_run_note(
+                context, [refused_line(reasons), *([asked] if asked else [])], self.api_conn_id, self.log
+            )
+        raise RefusedParamsError(capped("refused: " + "; ".join(reasons))) from exc
 
     def _history(self, spec: FleetSpec, run_key: str) -> DurationHistory | None:
         """The newest earlier report.json of this fleet in S3 that reads, if any. A missing bucket or report is not

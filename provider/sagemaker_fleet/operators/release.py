@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cost.report import RunJobIndex
+from sagemaker_fleet.fleetspec.errors import RunConfError
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
-from sagemaker_fleet.fleetspec.runspec import dry_run_of
+from sagemaker_fleet.fleetspec.runconf import parse_run_conf
 from sagemaker_fleet.jobs.release import IdlePool, PoolRelease, idle_pool, release_decision
-from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_run_key
+from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_conf, task_run_key
 from sagemaker_fleet.triggers.errors import fleet_spec
 
 if TYPE_CHECKING:
@@ -30,7 +31,8 @@ class FleetPoolReleaseOperator(FleetAwsOperator):
 
     :param spec_path: the fleet YAML (templated).
     :param carry_pools: keep a pool that will still be alive when the DAG's next scheduled run starts.
-    :param use_params: a dry run (the trigger form's ``dry_run``) launched nothing, so there is nothing to end.
+    :param use_params: read the run's conf: a dry run (``dry_run``), or a run whose conf the plan task refused,
+        launched nothing, so there is nothing to end.
 
     Returns ``{"ended": [{job_name, instance_type, instance_count, idle_seconds_left}], "kept": [job names],
     "idle_seconds_saved": s}``: the pools ended (with the keep-alive seconds each had left) and kept, and the
@@ -48,8 +50,8 @@ class FleetPoolReleaseOperator(FleetAwsOperator):
         self.use_params = use_params
 
     def execute(self, context: Context) -> dict[str, Any]:
-        if dry_run_of(context.get("params"), self.use_params):
-            return {"ended": [], "kept": [], "idle_seconds_saved": 0}  # a dry run launched nothing
+        if self.use_params and not self._launched(context):
+            return {"ended": [], "kept": [], "idle_seconds_saved": 0}
         spec = fleet_spec(self.spec_path)
         run_key = task_run_key(context)
         index = RunJobIndex.for_run(spec, run_key)
@@ -76,6 +78,17 @@ class FleetPoolReleaseOperator(FleetAwsOperator):
             "kept": [p.job_name for p in decision.keep],
             "idle_seconds_saved": saved,
         }
+
+    def _launched(self, context: Context) -> bool:
+        """Whether this run may have launched anything: not a dry run, nor a run whose conf the plan task refused."""
+        try:
+            conf = parse_run_conf(task_conf(context))
+        except RunConfError as exc:
+            self.log.info("nothing to end: the plan task refused this run's conf (%s)", exc)
+            return False
+        if conf.dry_run:
+            self.log.info("nothing to end: a dry run launched nothing")
+        return not conf.dry_run
 
     @staticmethod
     def _now() -> dt.datetime:

@@ -18,13 +18,13 @@ from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.cost.publish import upload_refusal, upload_report_files, write_report_files
 from sagemaker_fleet.cost.report import released_pools
 from sagemaker_fleet.cost.summary import summary_lines
-from sagemaker_fleet.fleetspec.errors import FleetSpecError
+from sagemaker_fleet.fleetspec.errors import RunConfError
 from sagemaker_fleet.fleetspec.names import models_s3_prefix, report_s3_uri, split_s3_uri
 from sagemaker_fleet.links.fleet import FleetCostReportLink
 from sagemaker_fleet.observability.facets import RUN_FACET, models_event_extra, run_facet_fields
 from sagemaker_fleet.observability.metrics import report_measurements
 from sagemaker_fleet.observability.stats import send
-from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_run_key
+from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_conf, task_run_key
 from sagemaker_fleet.triggers.errors import run_spec
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ class FleetCostReportOperator(FleetAwsOperator):
     :param spec_path: the fleet YAML (templated).
     :param out_dir: local folder for the files (templated); default: a temporary folder.
     :param upload: also put the files under ``{output_s3_uri}/reports/{run_key}/``.
-    :param use_params: apply the run's params (cities, spot, instance_type, dry_run) like the other tasks.
+    :param use_params: read the run's conf (cities, spot, instance_type, dry_run) like the other tasks.
     :param plan_task_id: a plan task whose ``plan`` XCom prices a dry run.
     :param release_task_id: the task that ended the run's idle pools (``FleetPoolReleaseOperator``): the report
         shows how much idle time that saved.
@@ -76,15 +76,15 @@ class FleetCostReportOperator(FleetAwsOperator):
         self._lineage: dict[str, Any] | None = None
 
     def execute(self, context: Context) -> dict[str, Any]:
-        this_run = run_spec(self.spec_path, context.get("params") or {}, use_params=self.use_params)
-        spec = this_run.fleet
-        if self.use_params:
-            try:
-                spec = this_run.spec
-            except FleetSpecError as exc:  # the plan task refused these params: nothing was launched
-                raise AirflowSkipException(
-                    f"nothing to report: the plan task refused this run's params ({exc})"
-                ) from exc
+        try:
+            this_run = run_spec(
+                self.spec_path, task_conf(context) if self.use_params else None, use_params=self.use_params
+            )
+            spec = this_run.spec if self.use_params else this_run.fleet
+        except RunConfError as exc:  # the plan task refused this conf: nothing was launched
+            raise AirflowSkipException(
+                f"nothing to report: the plan task refused this run's conf ({exc})"
+            ) from None
         run_key = task_run_key(context)
         book = PriceBook.for_spec(spec)
         if this_run.dry_run:

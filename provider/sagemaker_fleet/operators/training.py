@@ -11,7 +11,7 @@ from sagemaker_fleet.compat import AirflowException, AirflowSkipException
 from sagemaker_fleet.contract import PLAN_XCOM_KEY, task_try_id
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.observability.lineage import lineage_ids
-from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_run_key
+from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_conf, task_run_key
 from sagemaker_fleet.triggers.defaults import (
     CITY_TRIGGER_CLASSPATH,
     CityOptions,
@@ -61,7 +61,8 @@ class FleetTrainingOperator(FleetAwsOperator):
         0 (the default): 30 s of the endpoint's clock, against AWS and against the sped-up simulator alike.
     :param capacity_retry_seconds: base back-off when the instance quota is in use (ResourceLimitExceeded).
     :param capacity_timeout_seconds: give up waiting for capacity after this long.
-    :param use_params: apply the run's params (cities, spot, instance_type, dry_run) — the manual DAG's form.
+    :param use_params: read the run's conf (cities, spot, instance_type, dry_run), as every fleet DAG does
+        (:mod:`sagemaker_fleet.fleetspec.runconf`): only its known keys travel to the trigger.
     :param aws_conn_id, region_name, verify, botocore_config: the AWS connection the trigger uses
         (:class:`~sagemaker_fleet.operators.aws.FleetAwsOperator`'s).
 
@@ -144,11 +145,10 @@ class FleetTrainingOperator(FleetAwsOperator):
         retry mends comes back here, to :meth:`execute_complete`). Under ``airflow dags test`` Airflow runs the
         trigger in line; with ``deferrable=False`` it runs here."""
         ti = context["ti"]
-        params = context.get("params")
         inline = _under_dag_test()
         task_try = TaskTry(
             run_key=self.run_key or task_run_key(context),
-            params=dict(params) if params is not None and self.use_params else None,
+            params=self._conf(context),
             try_id=task_try_id(ti.run_id, ti.try_number),
             dag_id=ti.dag_id,
             run_id=ti.run_id,
@@ -173,6 +173,26 @@ class FleetTrainingOperator(FleetAwsOperator):
         # a synchronous wait cannot read the plan: start at once
         trigger.options = dataclasses.replace(trigger.options, plan_task_id=None)
         return self.execute_complete(context, asyncio.run(_first_event(trigger)))
+
+    def _conf(self, context: Context) -> dict[str, Any] | None:
+        """What of the run's conf travels to the trigger (with ``use_params``): its known keys that differ from
+        their defaults, never the conf as sent; the cities not at all where the run's plan names them (a deferred
+        city reads the plan), so a city's trigger row stays the same size however many cities the run has. A conf
+        that breaks the fleet DAG's contract fails the task without retries."""
+        if not self.use_params:
+            return None
+        from sagemaker_fleet.fleetspec.errors import RunConfError
+        from sagemaker_fleet.fleetspec.runconf import parse_run_conf
+
+        try:
+            conf = parse_run_conf(task_conf(context)).to_json()
+        except RunConfError as exc:
+            from sagemaker_fleet.triggers.errors import refused
+
+            raise refused(exc) from None
+        if self.deferrable and self.plan_task_id:
+            conf.pop("cities", None)
+        return conf or None
 
     def _plan(self, context: Context) -> Any:
         """The run's plan (the plan task's ``plan`` XCom), or None without a plan task."""

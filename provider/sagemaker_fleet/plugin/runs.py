@@ -145,9 +145,9 @@ def load_fleet_run(session: Session, dag_id: str, run_id: str) -> FleetRunRecord
             f"DAG {dag_id!r} is not a SageMaker fleet DAG: it has no fleet plan task "
             f"(fleet DAGs are built by build_fleet_dag and tagged {FLEET_DAG_TAG!r})"
         )
-    defaults = _params_of(dag)
-    use_params = "dry_run" in defaults  # the manual DAG's form
-    params = {**defaults, **(dag_run.conf or {})} if use_params else {}
+    # every fleet DAG reads the run's conf, with the form or without (sagemaker_fleet.fleetspec.runconf)
+    use_params = True
+    params = {**_params_of(dag), **(dag_run.conf or {})}
     report = _xcom(session, dag_id, run_id, REPORT_TASK_ID, "return_value")
     return FleetRunRecord(
         dag_id=dag_id,

@@ -33,6 +33,7 @@ from sagemaker_fleet.dispatch import DispatchBook, RunOptions, build_run_dispatc
 from sagemaker_fleet.dispatch.cadence import Cadence, inline_keep_alive
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
+from sagemaker_fleet.fleetspec.overrides import only_cities
 from sagemaker_fleet.fleetspec.runspec import load_run_spec
 from sagemaker_fleet.jobs.describe import summarize
 from sagemaker_fleet.jobs.progress import run_job_names
@@ -193,9 +194,10 @@ class FleetCityTrigger(RunPollerTrigger):
     async def _build_dispatch(
         self, spec: FleetSpec, run: RunInfo, sweeps: RunSweeps, clock: EndpointClock
     ) -> RunSweeps:
-        """The run's dispatch, built onto the poller's ``sweeps`` by its plan (none: every city starts at once)."""
-        names = run_job_names(spec, run.run_key)
+        """The run's dispatch, built onto the poller's ``sweeps`` by its plan (none: every city starts at once). With
+        a plan the run's cities are the plan's: the task's conf carries none (:meth:`FleetTrainingOperator._conf`)."""
         if not self.options.plan_task_id:
+            names = run_job_names(spec, run.run_key)
             return build_run_dispatch(DispatchBook.empty(), names, self.cadence, sweeps=sweeps)
         from sagemaker_fleet.plan import FleetPlan
 
@@ -206,6 +208,7 @@ class FleetCityTrigger(RunPollerTrigger):
             plan = FleetPlan.from_json(data)
             if plan.fleet != spec.fleet:
                 raise UnfitPlanError(f"the plan is for fleet {plan.fleet!r}, not {spec.fleet!r}")
+            spec = only_cities(spec, {job.city for job in plan.jobs})
             book = DispatchBook.from_plan(plan, spec)
         except (PlanFormatError, KeyError) as exc:  # KeyError: a city or group the fleet file no longer has
             raise UnfitPlanError(
@@ -232,6 +235,7 @@ class FleetCityTrigger(RunPollerTrigger):
             options = RunOptions(
                 carry_pools=self.options.carry_pools, one_at_a_time=True, inline_keep_alive=keep
             )
+        names = run_job_names(spec, run.run_key)
         return build_run_dispatch(book, names, self.cadence, options=options, sweeps=sweeps)
 
     # ------------------------------------------------------------------------------------------ running
@@ -358,6 +362,8 @@ class FleetCityTrigger(RunPollerTrigger):
         self.signals = poller.signals
         clock = await self._endpoint_clock(poller)
         tracker = await poller.track(lambda sweeps: self._build_dispatch(spec, run, sweeps, clock))
+        if tracker.book.turns and self.city not in tracker.book.turns:
+            return Outcome("skipped", message="not among this run's cities (the run's plan)")
         self.city_run = city_run = CityRun(
             spec,
             spec.city(self.city),

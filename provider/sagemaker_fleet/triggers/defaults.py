@@ -55,7 +55,8 @@ class TaskTry(TriggerSettings):
     task's context on the worker when it defers.
 
     :param run_key: the run's key (the job names'); the trigger refuses to start without one.
-    :param params: the run's params (the manual DAG's form), when the city task applies them.
+    :param params: the run's conf as it travels (``RunConf.to_json``: its known keys that differ from their
+        defaults, the cities only where no plan names them), when the city task reads it.
     :param try_id: ``{run_id}/{try_number}``, the tag a city's jobs carry.
     :param dag_id, run_id: the run, for reading the plan task's XCom.
     :param end_from_trigger: end the task from the trigger (no second worker start); False: a synchronous wait,
@@ -83,7 +84,7 @@ class TaskTry(TriggerSettings):
 class CityOptions(TriggerSettings):
     """How the city takes its turn and its warm pool: the training task's own settings.
 
-    :param use_params: apply the run's params (cities, spot, instance_type, dry_run): the manual DAG's form.
+    :param use_params: read the run's conf (cities, spot, instance_type, dry_run), as every fleet DAG does.
     :param plan_task_id: the task whose ``plan`` XCom orders the run; without it the city starts at once.
     :param keep_alive_seconds: the warm pool's keep-alive when no plan orders the run (the plan's turn decides
         otherwise); templated on the operator, so it may arrive as text.

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.compat import AirflowFailException
 from sagemaker_fleet.errors import ForeignJobError, SageMakerFleetError
-from sagemaker_fleet.fleetspec.errors import FleetSpecError
+from sagemaker_fleet.fleetspec.errors import FleetSpecError, RunConfError
 from sagemaker_fleet.fleetspec.names import InvalidRunKeyError
 from sagemaker_fleet.fleetspec.runspec import RunSpec, load_run_spec
 from sagemaker_fleet.plan.errors import PlanError, PlanFormatError
@@ -31,6 +31,11 @@ class FleetFailure(SageMakerFleetError, AirflowFailException):
 
 class UnusableSpecError(FleetSpecError, FleetFailure):
     """The fleet file (or the run's params applied to it) is invalid: a retry would read the same file."""
+
+
+class RefusedConfError(RunConfError, FleetFailure):
+    """The run's conf breaks a fleet DAG's contract (an unknown key, a blank or repeated city, past a limit: its
+    message says which): nothing is launched, and a retry would read the same conf."""
 
 
 class UnknownCityError(FleetFailure, KeyError):
@@ -78,10 +83,13 @@ def retry_cannot_help(exc: BaseException) -> bool:
 
 def run_spec(path: str, params: Mapping[str, Any] | None = None, *, use_params: bool = False) -> RunSpec:
     """This run's spec (:func:`~sagemaker_fleet.fleetspec.runspec.load_run_spec`) for a task;
-    :class:`UnusableSpecError` when the fleet file is invalid (one that cannot be read is raised as it is: a retry
-    may read it). The params' own errors come from :attr:`RunSpec.spec`, as the task decides."""
+    :class:`RefusedConfError` when the run's conf breaks the fleet DAG's contract, :class:`UnusableSpecError` when
+    the fleet file is invalid (one that cannot be read is raised as it is: a retry may read it). What the fleet says
+    of the conf (a city it does not have) comes from :attr:`RunSpec.spec`, as the task decides."""
     try:
         return load_run_spec(path, params, use_params=use_params)
+    except RunConfError as exc:
+        raise refused(exc) from None
     except FleetSpecError as exc:
         if not retry_cannot_help(exc):
             raise
@@ -96,6 +104,11 @@ def fleet_spec(path: str) -> FleetSpec:
 def unusable(exc: FleetSpecError) -> UnusableSpecError:
     """``exc`` as the failure it is for a task: one no retry can mend."""
     return exc if isinstance(exc, UnusableSpecError) else UnusableSpecError(list(exc.issues), exc.source)
+
+
+def refused(exc: RunConfError) -> RefusedConfError:
+    """``exc`` as the failure it is for a task: one no retry can mend, with the same message."""
+    return exc if isinstance(exc, RefusedConfError) else RefusedConfError(list(exc.issues))
 
 
 def fleet_city(spec: FleetSpec, city: str) -> CitySpec:

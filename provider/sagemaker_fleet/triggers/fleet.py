@@ -9,14 +9,15 @@ from typing import Any
 from airflow.triggers.base import TriggerEvent
 
 from sagemaker_fleet.contract import POLL_INTERVAL
-from sagemaker_fleet.jobs.describe import summarize, to_json_safe, without_secrets
+from sagemaker_fleet.jobs.describe import event_description, summarize
 from sagemaker_fleet.triggers.base import RunPollerTrigger
 from sagemaker_fleet.triggers.poller import JobWatchError, watch_until_terminal
 
 
 class FleetJobTrigger(RunPollerTrigger):
-    """Fires once the training job ``job_name`` is Completed, Failed or Stopped, with its summary and its
-    description less ``Environment`` and ``HyperParameters`` (they may hold secrets).
+    """Fires once the training job ``job_name`` is Completed, Failed or Stopped, with its summary and what of its
+    description may travel (:data:`~sagemaker_fleet.jobs.describe.EVENT_FIELDS`: status, times, billing, resources,
+    artifacts; never the container's entrypoint, arguments, environment or hyperparameters).
 
     :param job_name: the job to wait for.
     :param name_contains: what every job of the run's name contains; jobs sharing it share one poller.
@@ -48,14 +49,13 @@ class FleetJobTrigger(RunPollerTrigger):
         except JobWatchError as exc:
             yield TriggerEvent({"status": "error", "job_name": self.job_name, "message": str(exc)})
             return
-        # the terminal update is the poller's DescribeTrainingJob response; it travels with the event (less the
-        # environment and hyperparameters, which may hold secrets: Airflow logs events and stores them), so the
-        # resumed task needs no second call
+        # the terminal update is the poller's DescribeTrainingJob response; what of it may travel goes with the event
+        # (an allow-list: Airflow logs events and stores them), so the resumed task needs no second call
         yield TriggerEvent(
             {
                 "status": "terminal",
                 "job_name": self.job_name,
                 "job": summarize(described),
-                "description": to_json_safe(without_secrets(described)),
+                "description": event_description(described),
             }
         )

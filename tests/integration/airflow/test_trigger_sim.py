@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -14,6 +15,7 @@ from sagemaker_fleet.triggers.fleet import FleetJobTrigger
 from sagemaker_fleet.triggers.poller import FleetPoller
 from sim_fixtures import first_event
 from task_logs import capture_task_logs
+from trigger_runs import city_trigger, run_triggers
 
 pytestmark = pytest.mark.integration
 CITIES = ("seoul", "tokyo", "lagos", "lima", "oslo")
@@ -168,3 +170,64 @@ def test_the_event_carries_no_environment_or_hyperparameters(aws_sim, fleets_dir
         TrainingJobName="small-seoul-20261129"
     )
     assert described["Environment"] == {"API_TOKEN": "planted-secret-41c7"}  # the job itself has them
+
+
+# ------------------------------------------------------------------ what travels in an event (an allow-list)
+
+SECRET = "tok-9f3a1c-DO-NOT-LOG"
+SECRET_FLEET = """\
+fleet: secrets
+region: us-east-1
+role_arn: arn:aws:iam::111122223333:role/FleetTraining
+image_uri: 111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4
+output_s3_uri: s3://acme-ml/fleets/secrets
+quotas:
+  ml.m5.xlarge: {instances: 2, warm_pools: 1}
+job:
+  AlgorithmSpecification:
+    ContainerEntrypoint: [python, -m, demand.train, "--token=%s"]
+    ContainerArguments: [--api-key, "%s", --city, "{city}"]
+  Environment: {API_TOKEN: "%s"}
+  HyperParameters: {password: "%s"}
+defaults: {instance_type: ml.m5.xlarge}
+cities:
+  - {name: lima, train_s3_uri: "s3://acme-ml/data/lima/"}
+""" % ((SECRET,) * 4)
+
+
+def test_a_jobs_entrypoint_arguments_environment_and_hyperparameters_never_travel_in_an_event(
+    aws_sim, tmp_path
+) -> None:
+    """The job carries a token in its entrypoint, arguments, environment and hyperparameters; neither trigger's
+    event (the job trigger's description, the city trigger's result and lineage) nor its log has it."""
+    path = tmp_path / "secrets.yaml"
+    path.write_text(SECRET_FLEET)
+    aws_sim.set_work(60, city="lima")
+    aws_sim.set_speed(200)
+    try:
+        city = city_trigger(
+            path, "lima", run_key="20261129", try_id="manual__1/1", poll_interval=0.3, end_from_trigger=False
+        )
+        with capture_task_logs() as logs:
+            (city_event,) = run_triggers([city])
+        described = aws_sim.boto3_client("sagemaker").describe_training_job(
+            TrainingJobName="secrets-lima-20261129"
+        )
+        assert described["Environment"] == {"API_TOKEN": SECRET}  # the job has them: AWS keeps them
+        assert SECRET in described["AlgorithmSpecification"]["ContainerArguments"]
+        job_trigger = FleetJobTrigger(
+            job_name="secrets-lima-20261129", name_contains="-20261129", poll_interval=0.1
+        )
+        job_event = asyncio.run(asyncio.wait_for(first_event(job_trigger), timeout=60))
+    finally:
+        aws_sim.set_speed(1)
+    assert city_event.payload["status"] == "success"
+    assert city_event.payload["result"]["job"]["status"] == "Completed"
+    assert job_event["status"] == "terminal"
+    assert job_event["description"]["TrainingJobStatus"] == "Completed"
+    assert job_event["description"]["AlgorithmSpecification"] == {
+        "TrainingImage": "111122223333.dkr.ecr.us-east-1.amazonaws.com/demand:1.4",
+        "TrainingInputMode": "FastFile",
+    }
+    for stored in (json.dumps(city_event.payload), json.dumps(job_event), json.dumps(logs, default=str)):
+        assert SECRET not in stored

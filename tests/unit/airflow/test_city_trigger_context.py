@@ -29,8 +29,15 @@ DEMO = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "demo.yaml"
 LOGICAL = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
 
 
-def deferred(run_type: str = "scheduled", try_number: int = 2, *, manual: bool = False) -> tuple[Any, str]:
-    """The trigger the fleet DAG's mapped task instance of the demo's first city defers to, and the city."""
+def deferred(
+    run_type: str = "scheduled",
+    try_number: int = 2,
+    *,
+    manual: bool = False,
+    conf: dict[str, Any] | None = None,
+) -> tuple[Any, str]:
+    """The trigger the fleet DAG's mapped task instance of the demo's first city defers to, and the city (``conf``:
+    the run's conf, over the form's defaults)."""
     dag = build_fleet_dag(DEMO, dag_id="ctx", schedule=None if manual else "@daily", manual=manual)
     city = load_fleet_spec(DEMO).cities[0].name
     task = dag.get_task(TRAIN_TASK_ID).unmap({"city": city})
@@ -43,7 +50,7 @@ def deferred(run_type: str = "scheduled", try_number: int = 2, *, manual: bool =
         "run_id": run_id,
         "logical_date": LOGICAL,
         "dag_run": SimpleNamespace(run_id=run_id, run_type=run_type),
-        "params": {"cities": [city], "spot": True, "instance_type": None, "dry_run": False},
+        "params": {"cities": [city], "spot": True, "instance_type": None, "dry_run": False, **(conf or {})},
     }
     with pytest.raises(TaskDeferred) as deferral:
         task.execute(context)
@@ -67,12 +74,20 @@ def test_the_run_comes_from_the_task_context_on_the_worker() -> None:
     assert trigger.task_try.end_from_trigger is True  # the triggerer ends the task: no second worker start
 
 
-def test_a_manual_run_is_keyed_by_its_run_id_and_carries_the_form() -> None:
-    trigger, city = deferred(run_type="manual", manual=True)
+def test_a_manual_run_is_keyed_by_its_run_id_and_carries_what_its_conf_changes() -> None:
+    """The row carries the conf's known keys that differ from their defaults; not the cities, which the run's plan
+    names (the trigger reads it), so the row does not grow with the number of cities picked."""
+    trigger, city = deferred(
+        run_type="manual", manual=True, conf={"spot": False, "instance_type": "ml.c5.xlarge"}
+    )
     run = trigger._run_info()
     assert run.run_key != "20261129"
-    assert run.params == {"cities": [city], "spot": True, "instance_type": None, "dry_run": False}
+    assert run.params == {"spot": False, "instance_type": "ml.c5.xlarge"}
     assert trigger.options.use_params is True
+    trigger, city = deferred(run_type="manual", manual=True)
+    assert (
+        trigger._run_info().params is None
+    )  # the form's defaults and a city the plan names: nothing to carry
 
 
 def test_the_trigger_carries_the_run_not_the_dag() -> None:

@@ -37,7 +37,7 @@ def test_bad_params_raise_from_the_spec_as_the_params_error_not_the_files() -> N
     with pytest.raises(FleetSpecError) as caught:
         _ = run.spec
     assert not isinstance(caught.value, UnusableSpecError)
-    assert caught.value.source == "trigger params"
+    assert caught.value.source == "the run's conf"
     assert run_spec(str(SMALL), {"cities": ["atlantis"]}).spec == run.fleet  # params not applied
 
 

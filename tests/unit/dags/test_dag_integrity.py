@@ -88,7 +88,10 @@ def test_daily_dag_trains_every_city_in_one_task_mapped_over_the_plans_order() -
     kwargs = train.partial_kwargs
     assert kwargs["spec_path"] == str(spec_path)
     assert kwargs["plan_task_id"] == PLAN_TASK_ID
-    assert kwargs["use_params"] is False
+    # a DAG without the form reads the run's conf as the manual DAG does (sagemaker_fleet.fleetspec.runconf)
+    assert kwargs["use_params"] is True
+    assert (plan.use_params, plan.run_note) == (True, False)
+    assert dag.params == {} or not dict(dag.params)  # and offers no form
     assert "start_from_trigger" not in kwargs
     assert not train.start_from_trigger
     # the training tasks end in the triggerer, where Airflow registers no asset event: the report emits the models
@@ -240,6 +243,28 @@ def test_manual_dag_has_the_trigger_form() -> None:
     train = dag.get_task(TRAIN_TASK_ID)
     assert train.partial_kwargs["use_params"] is True
     assert dag.get_task(PLAN_TASK_ID).use_params is True
+    assert dag.get_task(PLAN_TASK_ID).run_note is True
+
+
+def test_the_form_offers_exactly_the_keys_every_fleet_dag_takes_and_bounds_the_cities() -> None:
+    """A field added to the form without the conf contract (or the other way round) fails here: the plan task
+    would refuse the form's own key as unknown."""
+    from airflow.exceptions import ParamValidationError  # the SDK's own from Airflow 3.1, the same class
+
+    from sagemaker_fleet.fleetspec.limits import CITY_NAME_MAX
+    from sagemaker_fleet.fleetspec.runconf import CONF_KEYS
+
+    spec = load_fleet_spec(DAGS / "fleets" / "small.yaml")
+    dag = build_fleet_dag(DAGS / "fleets" / "small.yaml", dag_id="m", manual=True)
+    assert tuple(dag.params) == CONF_KEYS
+    names = [city.name for city in spec.cities]
+    dag.params["cities"] = names
+    dag.params.validate()  # the whole fleet picked
+    dag.params["cities"] = ", ".join(names)
+    dag.params.validate()
+    for too_many in ([*names, "one-more"], ["x" * (CITY_NAME_MAX + 1)], ", ".join(names) + ", one-more"):
+        with pytest.raises(ParamValidationError, match="param cities"):  # raised as the value is set
+            dag.params["cities"] = too_many
 
 
 def test_the_500_city_fleet_offers_every_city_in_the_picker() -> None:

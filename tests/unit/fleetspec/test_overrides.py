@@ -1,4 +1,4 @@
-"""The trigger form's overrides (cities, spot, instance type) as the plan and every training task apply them."""
+"""The run's overrides (cities, spot, instance type) as the plan and every training task apply them."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
+from sagemaker_fleet.fleetspec.runconf import parse_run_conf
 
 DEMO = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "demo.yaml"
 
@@ -19,16 +20,16 @@ def spec():
 
 
 def test_the_form_defaults_change_nothing(spec) -> None:
-    overrides = FleetOverrides.from_params(
+    overrides = parse_run_conf(
         {"cities": [], "spot": True, "instance_type": None, "dry_run": False}
-    )
+    ).overrides
     assert overrides.empty
     assert apply_overrides(spec, overrides) is spec
 
 
 def test_a_subset_keeps_the_fleet_order_and_each_city_as_it_was(spec) -> None:
     picked = [spec.cities[7].name, spec.cities[2].name]
-    run = apply_overrides(spec, FleetOverrides.from_params({"cities": picked}))
+    run = apply_overrides(spec, parse_run_conf({"cities": picked}).overrides)
     assert [c.name for c in run.cities] == [spec.cities[2].name, spec.cities[7].name]
     assert run.cities[0] == spec.cities[2]
     assert (run.fleet, run.quotas) == (spec.fleet, spec.quotas)
@@ -36,7 +37,7 @@ def test_a_subset_keeps_the_fleet_order_and_each_city_as_it_was(spec) -> None:
 
 def test_cities_typed_as_text_are_split_on_commas(spec) -> None:
     first, second = spec.cities[0].name, spec.cities[1].name
-    assert FleetOverrides.from_params({"cities": f" {first}, {second} ,"}).cities == (first, second)
+    assert parse_run_conf({"cities": f" {first}, {second} "}).overrides.cities == (first, second)
 
 
 def test_spot_off_turns_every_spot_city_on_demand_and_nothing_else(spec) -> None:

@@ -1,4 +1,4 @@
-"""This run's spec (``load_run_spec``): the fleet file as read, the run's params as applied, and the dry run."""
+"""This run's spec (``load_run_spec``): the fleet file as read, the run's conf as applied, and the dry run."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from sagemaker_fleet.fleetspec.errors import FleetSpecError
+from sagemaker_fleet.fleetspec.errors import FleetSpecError, RunConfError
 from sagemaker_fleet.fleetspec.overrides import FleetOverrides
-from sagemaker_fleet.fleetspec.runspec import RunSpec, dry_run_of, load_run_spec
+from sagemaker_fleet.fleetspec.runspec import RunSpec, load_run_spec
 
 DEMO = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "demo.yaml"
 
@@ -80,24 +80,35 @@ def test_no_params_is_the_whole_fleet(fleet_file: Path) -> None:
     assert run.dry_run is False
 
 
-def test_a_dry_run_is_read_from_the_params_only_when_the_task_uses_them(fleet_file: Path) -> None:
+def test_a_dry_run_is_read_from_the_conf_only_when_the_task_uses_it(fleet_file: Path) -> None:
     assert load_run_spec(fleet_file, {"dry_run": True}).dry_run is True
     assert load_run_spec(fleet_file, {"dry_run": True}, use_params=False).dry_run is False
-    assert load_run_spec(fleet_file, {"dry_run": 0}).dry_run is False
-    assert dry_run_of(None) is False
-    assert dry_run_of({"dry_run": "yes"}) is True
-    assert dry_run_of({"dry_run": True}, use_params=False) is False
+    assert load_run_spec(fleet_file, {"dry_run": False}).dry_run is False
+
+
+@pytest.mark.parametrize("value", ["yes", "false", 0, 1, None])
+def test_a_dry_run_that_is_not_true_or_false_is_refused_before_the_file_is_read(
+    tmp_path: Path, value: object
+) -> None:
+    """``"dry_run": "false"`` was a dry run and ``"dry_run": 0`` a real one (Python's truth): neither is guessed."""
+    with pytest.raises(RunConfError) as caught:
+        load_run_spec(tmp_path / "no-such-file.yaml", {"dry_run": value})  # the conf first: no file needed
+    assert "params.dry_run" in str(caught.value)
+    assert "give true or false" in str(caught.value)
 
 
 def test_a_bad_override_raises_from_the_spec_not_from_the_loader(fleet_file: Path) -> None:
     run = load_run_spec(
         fleet_file, {"cities": ["atlantis"], "instance_type": "ml.p3.2xlarge", "dry_run": True}
     )
-    assert run.dry_run is True  # decided before the overrides are checked (a dry run's city skips)
-    with pytest.raises(FleetSpecError) as caught:
+    assert run.dry_run is True  # decided before the fleet checks the overrides (a dry run's city skips)
+    with pytest.raises(RunConfError) as caught:
         _ = run.spec
-    assert caught.value.source == "trigger params"
+    assert isinstance(caught.value, FleetSpecError)
+    assert caught.value.source == "the run's conf"
     text = str(caught.value)
-    assert text.startswith("trigger params: 2 error(s) in fleet spec:")
-    assert "unknown city 'atlantis'; pick cities of fleet citydemand" in text
+    assert text.startswith(
+        "the run's conf is refused: params.cities: unknown city 'atlantis'; pick cities of "
+    )
+    assert "\n" not in text
     assert "no quota for ml.p3.2xlarge; use one of ['ml.c5.xlarge', 'ml.m5.xlarge']" in text

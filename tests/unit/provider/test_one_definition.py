@@ -201,6 +201,13 @@ ALLOWED_TWINS: dict[str, set[str]] = {
     "a unit (prices are per hour), not the keep-alive the developer guide documents (fleetspec/model.py)": {
         "cost/model.py:SECONDS_PER_HOUR",
     },
+    "input limits (fleetspec/limits.py): 60 characters of a quoted value are not the capacity back-off's 60 s "
+    "(contract.py), a 2,000-character refusal not the paging guard's 2,000 pages (jobs/paging.py), a city name's "
+    "200 characters not the pilot's 200 rows of data (cli/pilot/data.py)": {
+        "fleetspec/limits.py:SHOWN_VALUE_MAX",
+        "fleetspec/limits.py:MESSAGE_MAX",
+        "fleetspec/limits.py:CITY_NAME_MAX",
+    },
     "the training channel's name in InputDataConfig, not the training task's id (contract.py)": {
         "fleetspec/job_fields.py:TRAIN_CHANNEL",
     },
