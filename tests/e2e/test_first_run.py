@@ -235,7 +235,7 @@ def keep_logs(folder: Path) -> None:
     version = ".".join(map(str, airflow_version(block_env(folder))))
     kept = REPO / "build" / f"first-run-{version}"
     kept.mkdir(parents=True, exist_ok=True)
-    for name in ("first-run.log", "sim.log", "again.log"):
+    for name in ("first-run.log", "sim.log", "again.log", "conf-2026-12-06.log", "conf-2026-12-07.log"):
         if (folder / name).exists():
             (kept / name).write_text((folder / name).read_text())
 
@@ -434,6 +434,60 @@ def test_sigterm_then_the_same_date_again_attaches_to_the_job_left_training(firs
     assert all(j["status"] == "Completed" for j in jobs), [(j["name"], j["status"]) for j in jobs]
     idle = [j["name"] for j in jobs if j["warm_pool_status"] == "Available"]
     assert idle == [], f"pools left idling after the run: {idle}"
+
+
+def dags_test_with_conf(folder: Path, date: str, conf: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+    """``airflow dags test`` of the page's (scheduled) DAG for ``date`` with ``-c CONF``: a manual run of it."""
+    done = subprocess.run(
+        ["airflow", "dags", "test", DAG_ID, date, "-c", json.dumps(conf)],
+        env=sim_env(folder),
+        cwd=folder,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+    (folder / f"conf-{date}.log").write_text(done.stdout)
+    return done
+
+
+def jobs_of_date(date: str) -> list[str]:
+    import datetime as dt
+
+    from sagemaker_fleet.fleetspec.names import run_key_for
+
+    key = run_key_for(
+        dt.datetime.fromisoformat(date).replace(tzinfo=dt.UTC), "x", "manual", dag_id=DAG_ID, test=True
+    )
+    return [job["name"] for job in SimClient(SIM_URL).state()["jobs"] if job["name"].endswith(f"-{key}")]
+
+
+def run_state(output: str, date: str) -> str:
+    """How Airflow marked the run of ``date`` (its ``Marking run <DagRun …> successful`` line), or its line."""
+    marked = f"Marking run <DagRun {DAG_ID} @ {date}"
+    assert marked in output, output[-3000:]
+    line = output.split(marked, 1)[1].split("\n", 1)[0]
+    return next((state for state in ("successful", "failed") if f"> {state}" in line), line)
+
+
+def test_a_dry_run_conf_on_the_scheduled_dag_launches_nothing(first_run: FirstRun) -> None:
+    """The page's `-c '{"dry_run": true}'`, with one store, on its daily DAG (built without the trigger form): the
+    plan of that store and its expected cost in the log, every training task skipped, no job — the scheduled DAG
+    ignored its conf before and trained the whole fleet."""
+    done = dags_test_with_conf(first_run.folder, "2026-12-06", {"dry_run": True, "cities": ["lyon"]})
+    assert done.returncode == 0, done.stdout[-5000:]
+    assert jobs_of_date("2026-12-06") == []
+    assert run_state(done.stdout, "2026-12-06") == "successful"
+    assert "run note: - Dry run, nothing launched: expected cost" in done.stdout
+    assert "dry run: nothing launched" in done.stdout
+
+
+def test_an_unknown_conf_key_fails_the_run_naming_it_before_any_job(first_run: FirstRun) -> None:
+    done = dags_test_with_conf(first_run.folder, "2026-12-07", {"citys": ["lyon"], "dry_run": False})
+    assert jobs_of_date("2026-12-07") == []
+    assert "params.citys: unknown key; did you mean `cities`?" in done.stdout, done.stdout[-5000:]
+    assert "RefusedParamsError: refused: params.citys" in done.stdout  # the plan task, without retries
+    assert run_state(done.stdout, "2026-12-07") == "failed"
 
 
 def test_the_page_names_the_commands_this_module_runs() -> None:
