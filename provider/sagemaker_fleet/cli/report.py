@@ -1,8 +1,10 @@
-"""``sagemaker-fleet report FLEET.yaml --run-key K [--out DIR]``: the cost report of one run.
+"""``sagemaker-fleet report FLEET.yaml --run-key K [--out DIR] [--plan PLAN.json]``: the cost report of one run.
 
 Reads the run's jobs with ListTrainingJobs + DescribeTrainingJob (AWS, or the simulator through ``--endpoint-url``
 / ``AWS_ENDPOINT_URL``), writes report.json, report.csv and report.html into DIR (default
-``./out/reports/{run_key}``) and uploads them to ``{output_s3_uri}/reports/{run_key}/``.
+``./out/reports/{run_key}``) and uploads them to ``{output_s3_uri}/reports/{run_key}/``. With ``--plan`` (the run's
+plan JSON: the plan task's ``plan`` XCom, or ``sagemaker-fleet plan --format json``) the report names groups as the
+plan does and compares the run with it, group by group; without it that section says how to get it.
 
 Upload policy: ``--no-upload`` skips it. A missing bucket (``NoSuchBucket``) is a warning — the local report is the
 product and a dev or simulator account often has no bucket — so the command still exits 0. Any other upload error
@@ -44,6 +46,8 @@ from sagemaker_fleet.cost.summary import summary_lines
 from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
 from sagemaker_fleet.fleetspec.names import InvalidRunKeyError, report_s3_uri
 from sagemaker_fleet.jobs.prices import PriceBook
+from sagemaker_fleet.plan import FleetPlan
+from sagemaker_fleet.plan.errors import PlanFormatError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -55,6 +59,8 @@ if TYPE_CHECKING:
 
 #: exit code of ``report`` for a run without any training job (nothing written, nothing uploaded)
 NO_JOBS_EXIT = 3
+#: A ``--plan`` file larger than this is no plan (a plan of 10,000 cities is about 4 MB).
+MAX_PLAN_BYTES = 64 * 1024 * 1024
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,6 +76,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="SageMaker and S3 endpoint, e.g. the simulator's (default: AWS_ENDPOINT_URL or AWS itself)",
     )
     parser.add_argument("--no-upload", action="store_true", help="write the files locally only")
+    parser.add_argument(
+        "--plan",
+        type=Path,
+        default=None,
+        metavar="PLAN.json",
+        help="the run's plan (the plan task's `plan` XCom, or `sagemaker-fleet plan FLEET.yaml --run-key K "
+        "--format json`): the report compares the run with it per group (planned warm starts, warm starts got, "
+        "why each missed one started cold)",
+    )
     parser.add_argument(
         "--price-list",
         action="store_true",
@@ -96,9 +111,8 @@ def _fail(message: str, code: int) -> int:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        spec = load_fleet_spec(args.spec)
-        index = RunJobIndex.for_run(spec, args.run_key)
-    except (FleetSpecError, InvalidRunKeyError) as exc:
+        spec, index, plan = _read_inputs(args)
+    except (FleetSpecError, InvalidRunKeyError, PlanFormatError) as exc:
         return _fail(str(exc), 2)
     out_dir = args.out if args.out is not None else Path("out") / "reports" / args.run_key
     created, problem = _unwritable(out_dir)
@@ -139,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
             generated_at=datetime.now(UTC),
             index=index,
             other_runs=other_runs,
+            plan=plan,
         )
     except CostReportError as exc:
         return _fail(str(exc), 1)
@@ -156,6 +171,46 @@ def run(args: argparse.Namespace) -> int:
         )
     _print_summary(report, files.html)
     return code
+
+
+def _read_inputs(args: argparse.Namespace) -> tuple[FleetSpec, RunJobIndex, FleetPlan | None]:
+    """The spec, the run's job names and the ``--plan`` given; raises the error that names what to fix."""
+    spec = load_fleet_spec(args.spec)
+    index = RunJobIndex.for_run(spec, args.run_key)
+    plan = read_plan(args.plan, spec.fleet, args.run_key) if args.plan is not None else None
+    return spec, index, plan
+
+
+def read_plan(path: Path, fleet: str, run_key: str) -> FleetPlan:
+    """The plan JSON at ``path``, checked to be the plan of ``fleet``'s run ``run_key``; raises
+    :class:`PlanFormatError` naming the flag, what is wrong and what to pass instead."""
+    fix = f"pass the plan of fleet {fleet} run {run_key} (the plan task's `plan` XCom of that run)"
+    try:
+        return _plan_file(path, fleet, run_key, fix)
+    except PlanFormatError as exc:
+        raise PlanFormatError(f"--plan {path}: {exc}") from exc
+
+
+def _plan_file(path: Path, fleet: str, run_key: str, fix: str) -> FleetPlan:
+    try:
+        if path.stat().st_size > MAX_PLAN_BYTES:
+            raise PlanFormatError(f"larger than {MAX_PLAN_BYTES:,} bytes, not a plan; {fix}")
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PlanFormatError(f"cannot read the file: {exc.strerror}; {fix}") from exc
+    except UnicodeDecodeError as exc:
+        raise PlanFormatError(f"not UTF-8 text ({exc.reason}); {fix}") from exc
+    try:
+        plan = FleetPlan.from_json(text)
+    except PlanFormatError as exc:
+        raise PlanFormatError(f"not a plan JSON ({exc}); {fix}") from exc
+    except (ValueError, RecursionError) as exc:  # a number of 5,000 digits, or [[[[… nested 100,000 deep
+        raise PlanFormatError(f"not JSON (nested too deeply or a number too long); {fix}") from exc
+    if (plan.fleet, plan.run_key) != (fleet, run_key):
+        raise PlanFormatError(
+            f"the plan of fleet {plan.fleet} run {plan.run_key}, not of {fleet} run {run_key}; {fix}"
+        )
+    return plan
 
 
 def _unwritable(out_dir: Path) -> tuple[bool, str | None]:

@@ -8,7 +8,10 @@ wrappers (``collect``, ``publish``, ``pricelist``) take their clients as argumen
 - ``lanes.py``: the run's lanes as SageMaker ran them, rebuilt from ``WarmPoolStatus.ReusedByJob``;
 - ``crossruns.py``: warm pools handed between the run and other runs of the account;
 - ``metrics.py``: each city's final metrics and the best and worst city of each metric;
-- ``report.py``: the cost report of one run, from its lines, totals and lanes;
+- ``groups.py``: each job's warm-pool group, named as the run's plan names it (its city's group);
+- ``against_plan.py``: the run against its plan per group: warm starts planned and got, why each missed one
+  started cold, the idle pools nobody took;
+- ``report.py``: the cost report of one run, from its lines, totals, lanes and plan;
 - ``estimate.py``: what a plan is expected to cost before anything is launched (the dry run);
 - ``summary.py``: the few lines the CLI prints and the report task logs;
 - ``collect.py``: fetches one run's DescribeTrainingJob responses (thin I/O);
@@ -34,10 +37,11 @@ from sagemaker_fleet.cost.errors import (
     UnsupportedTrainingJobError,
 )
 from sagemaker_fleet.cost.export import JOB_FIELDS, render_csv, render_json, report_json
+from sagemaker_fleet.cost.groups import GroupInfo
 from sagemaker_fleet.cost.lanes import Lane, PoolChain, build_lanes
 from sagemaker_fleet.cost.model import CostLine, cost_line
 from sagemaker_fleet.cost.page import render_html
-from sagemaker_fleet.cost.report import CostReport, GroupInfo, RunJobIndex, build_cost_report
+from sagemaker_fleet.cost.report import CostReport, RunJobIndex, build_cost_report
 from sagemaker_fleet.cost.summary import summary_lines
 from sagemaker_fleet.cost.totals import CostTotals, total, totals_by
 from sagemaker_fleet.jobs.prices import Price, PriceBook, PriceSource, PriceTable, load_price_table

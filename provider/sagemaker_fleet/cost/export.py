@@ -1,4 +1,5 @@
-"""``report.json`` and ``report.csv`` (docs/formats.md, cost report files): the stable fields first, in their order, extras after.
+"""``report.json`` and ``report.csv`` (docs/formats.md, cost report files): the stable fields first, in their order, extras
+after; ``plan_against_actual`` (the run against its plan, per group) when the report has the plan.
 
 Money is rounded to micro-dollars (6 places) and percentages to 2 places when written; totals are summed before
 rounding. The CSV has one row per job with exactly the JSON job object's columns. A run whose jobs report final
@@ -17,11 +18,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cost.metrics import city_metrics, metric_names, summarize
+from sagemaker_fleet.cost.totals import CostTotals
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.cost.against_plan import MissedWarmStart
     from sagemaker_fleet.cost.model import CostLine
     from sagemaker_fleet.cost.report import CostReport
-    from sagemaker_fleet.cost.totals import CostTotals
 
 #: The stable job fields (docs/formats.md, cost report files), in their order. Never rename or drop one.
 STABLE_JOB_FIELDS = (
@@ -61,6 +63,9 @@ EXTRA_JOB_FIELDS = (
     "pool_from_job",
     "pool_from_other_run",
     "reused_by_other_run",
+    "pool_untaken",
+    "planned_start",
+    "missed_warm_start",
 )
 JOB_FIELDS = STABLE_JOB_FIELDS + EXTRA_JOB_FIELDS
 
@@ -91,6 +96,9 @@ EXTRA_TOTAL_FIELDS = (
     "pools_given_to_other_runs",
     "pools_taken_from_other_runs",
     "unpriced_jobs",
+    "untaken_pools",
+    "untaken_retained_billable_seconds",
+    "untaken_retained_cost_usd",
 )
 #: A job's money fields: null in the JSON (empty in the CSV) for a job whose instance type has no price.
 JOB_MONEY_FIELDS = frozenset({"price_per_hour", "cost_usd", "on_demand_cost_usd", "retained_cost_usd"})
@@ -106,7 +114,14 @@ def _time(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def job_json(line: CostLine, lane: str | None = None) -> dict[str, Any]:
+def job_json(
+    line: CostLine,
+    lane: str | None = None,
+    planned_start: str | None = None,
+    missed: MissedWarmStart | None = None,
+) -> dict[str, Any]:
+    """A job's object: ``planned_start`` is how the run's plan starts its city (None: no plan, or a city it does not
+    have), ``missed`` the planned warm start this job missed (:mod:`sagemaker_fleet.cost.against_plan`)."""
     values: dict[str, Any] = {
         "city": line.city,
         "job_name": line.job_name,
@@ -142,6 +157,9 @@ def job_json(line: CostLine, lane: str | None = None) -> dict[str, Any]:
         "pool_from_job": line.pool_from_job,
         "pool_from_other_run": line.pool_from_other_run,
         "reused_by_other_run": line.reused_by_other_run,
+        "pool_untaken": line.pool_untaken,
+        "planned_start": planned_start,
+        "missed_warm_start": missed.reason if missed is not None else None,
     }
     if not line.priced:  # no source knows its price: unknown, not zero
         values.update(dict.fromkeys(JOB_MONEY_FIELDS))
@@ -186,6 +204,9 @@ def totals_json(totals: CostTotals) -> dict[str, Any]:
         "pools_given_to_other_runs": totals.pools_given_to_other_runs,
         "pools_taken_from_other_runs": totals.pools_taken_from_other_runs,
         "unpriced_jobs": totals.unpriced_jobs,
+        "untaken_pools": totals.untaken_pools,
+        "untaken_retained_billable_seconds": totals.untaken_retained_billable_seconds,
+        "untaken_retained_cost_usd": _money(totals.untaken_retained_cost_usd),
     }
     return {name: values[name] for name in STABLE_TOTAL_FIELDS + EXTRA_TOTAL_FIELDS}
 
@@ -194,11 +215,29 @@ def lane_of_jobs(report: CostReport) -> dict[str, str]:
     return {job: lane.label for lane in report.lanes for job in lane.jobs}
 
 
+def missed_of_jobs(report: CostReport) -> dict[str, MissedWarmStart]:
+    """Job name → the planned warm start it missed (empty without the plan)."""
+    return {m.job_name: m for m in report.against_plan.missed} if report.against_plan else {}
+
+
+def report_jobs(report: CostReport) -> list[dict[str, Any]]:
+    """The report's job objects, in its line order (the rows of report.csv)."""
+    lanes, missed = lane_of_jobs(report), missed_of_jobs(report)
+    return [
+        job_json(
+            line,
+            lanes.get(line.job_name),
+            report.planned_starts.get(line.city),
+            missed.get(line.job_name),
+        )
+        for line in report.lines
+    ]
+
+
 def report_json(report: CostReport) -> dict[str, Any]:
     """The ``report.json`` document: ``fleet, run_key, jobs, totals`` (stable), then extras."""
-    lanes = lane_of_jobs(report)
     metrics = metrics_json(report)
-    jobs = [job_json(line, lanes.get(line.job_name)) for line in report.lines]
+    jobs = report_jobs(report)
     if metrics is not None:
         jobs = [{**job, "metrics": dict(line.metrics)} for job, line in zip(jobs, report.lines, strict=True)]
     document = {
@@ -217,8 +256,9 @@ def report_json(report: CostReport) -> dict[str, Any]:
                 "instance_type": g.instance_type,
                 "instance_count": g.instance_count,
                 "spot": g.spot,
+                "planned": g.planned,
                 "key": g.key.to_json() if g.key else None,
-                **totals_json(report.by_group[g.id]),
+                **totals_json(report.by_group.get(g.id, CostTotals())),
             }
             for g in report.groups
         ],
@@ -235,6 +275,7 @@ def report_json(report: CostReport) -> dict[str, Any]:
         "cities_without_jobs": list(report.cities_without_jobs),
         "pools_released": dataclasses.asdict(report.released) if report.released else None,
         "other_runs_pools": other_runs_json(report),
+        "plan_against_actual": report.against_plan.to_json() if report.against_plan else None,
     }
     if metrics is not None:
         document["metrics"] = metrics
@@ -291,9 +332,7 @@ def render_csv(report: CostReport) -> str:
     writer = csv.writer(out, lineterminator="\n")
     names = metric_names(report.lines)
     writer.writerow([*JOB_FIELDS, *(f"metric:{name}" for name in names)])
-    lanes = lane_of_jobs(report)
-    for line in report.lines:
-        row = job_json(line, lanes.get(line.job_name))
+    for line, row in zip(report.lines, report_jobs(report), strict=True):
         metrics = dict(line.metrics)
         writer.writerow(
             [_csv_cell(row[name]) for name in JOB_FIELDS] + [_csv_cell(metrics.get(name)) for name in names]

@@ -86,6 +86,21 @@ class CostLine:
         return self._usd(self.retained_billable_seconds)
 
     @property
+    def pool_untaken(self) -> bool:
+        """The job's warm pool idled, was billed for it, and ended with no job taking it over (no ``ReusedByJob``):
+        idle money nobody took. A pool still Available is not counted: a job may still take it."""
+        return (
+            self.retained_billable_seconds > 0
+            and self.warm_pool_status == "Terminated"
+            and self.reused_by_job is None
+        )
+
+    @property
+    def untaken_retained_cost_usd(self) -> float:
+        """The retained cost of a pool nobody took (:attr:`pool_untaken`), else 0."""
+        return self.retained_cost_usd if self.pool_untaken else 0.0
+
+    @property
     def spot_savings_usd(self) -> float:
         return self.on_demand_cost_usd - self.cost_usd if self.spot else 0.0
 

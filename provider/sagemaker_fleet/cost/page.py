@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from sagemaker_fleet.cost.against_plan import NO_PLAN
 from sagemaker_fleet.cost.charts import city_chart, spend_chart, starts_chart
 from sagemaker_fleet.cost.export import lane_of_jobs
 from sagemaker_fleet.cost.gantt import render_gantt
@@ -42,6 +43,7 @@ tr.Failed td{color:#b71c1c}tr.Stopped td{color:#6d4c41}
 .key{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px;vertical-align:-1px}
 .note{color:#5b6475;font-size:12px;max-width:1100px}
 .empty{color:#5b6475}
+.warn{border:1px solid #f0b429;background:#fff8e6;border-radius:8px;padding:8px 12px;max-width:1100px}
 input[type=search]{font:inherit;padding:3px 6px;margin:4px 0;width:260px}
 """
 
@@ -294,6 +296,69 @@ def _totals_table(
     )
 
 
+PLAN_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("group", False),
+    ("pool key", False),
+    ("planned jobs", True),
+    ("planned warm", True),
+    ("warm got", True),
+    ("planned warm missed", True),
+    ("why missed", False),
+    ("pools nobody took", True),
+    ("idle cost nobody took", True),
+)
+
+
+def plan_section(report: CostReport) -> str:
+    """The run against its plan: a flag when it got far fewer warm starts than planned, a row per group, and each
+    missed warm start with its reason; one line saying how to get it when the report was made without the plan."""
+    against = report.against_plan
+    if against is None:
+        return f'<p class="note" id="no-plan">{esc(NO_PLAN)}</p>'
+    flag = (
+        f'<p class="warn" id="plan-short">Far fewer warm starts than planned: {esc(against.headline())}.</p>'
+        if against.short
+        else f'<p class="note" id="plan-headline">{esc(against.headline())}.</p>'
+    )
+    rows = "".join(
+        "<tr>"
+        + "".join(
+            [
+                _cell(g.group.id),
+                _cell(g.group.label),
+                _cell(g.planned_jobs, True),
+                _cell(g.planned_warm_starts, True),
+                _cell(g.warm_starts, True),
+                _cell(len(g.missed), True),
+                _cell(g.reasons() + (f"; {g.not_started} not started" if g.not_started else "")),
+                _cell(g.untaken_pools, True),
+                _cell(usd(g.untaken_retained_cost_usd, 4), True, round(g.untaken_retained_cost_usd, 6)),
+            ]
+        )
+        + "</tr>"
+        for g in against.groups
+    )
+    missed = "".join(
+        f"<tr>{_cell(m.city)}{_cell(m.job_name)}{_cell(m.group)}{_cell(m.reason)}{_cell(m.detail)}</tr>"
+        for m in against.missed
+    )
+    missed_table = (
+        f'<table id="missed-warm">{_head([(n, False) for n in ("city", "job", "group", "reason", "why")])}'
+        f"<tbody>{missed}</tbody></table>"
+        if missed
+        else '<p class="empty">Every planned warm start that ran started warm.</p>'
+    )
+    return (
+        f'{flag}<div class="scroll"><table id="plan-groups">{_head(PLAN_COLUMNS)}<tbody>{rows}</tbody></table>'
+        f'</div><h3>Planned warm starts that started cold</h3><div class="scroll">{missed_table}</div>'
+        '<p class="note">Warm got counts every warm start of the group, planned or not (the run hands a pool to '
+        "whichever city of the group is ready). A planned warm start is missed when the city's first job started "
+        "cold; why is read from what SageMaker said of its lane predecessor's pool (ReusedByJob, retained time, "
+        "keep-alive). Idle cost nobody took: the retained warm-pool time billed for pools that ended with no job "
+        "taking them over.</p>"
+    )
+
+
 def _groups_table(report: CostReport) -> str:
     rows = [((g.id, g.label), report.by_group[g.id]) for g in report.groups if g.id in report.by_group]
     rows += [((f"all {itype}", "instance type"), t) for itype, t in report.by_instance_type.items()]
@@ -393,6 +458,7 @@ def render_html(report: CostReport) -> str:
 <h1>{esc(title_text)}</h1>
 <p class="meta">{esc(report.region)} · input mode {esc(report.input_mode)} · generated {esc(report.generated_at.isoformat(timespec="seconds"))} · {t.jobs} submissions</p>
 {_cards(t)}
+<h2>Plan against actual</h2>{plan_section(report)}
 <h2>Spend and spot savings</h2>{spend_chart(t)}
 <h2>Warm and cold starts</h2>{starts_chart(t)}
 <h2>Warm pools across runs</h2>{_other_runs(report)}

@@ -1,4 +1,5 @@
-"""The cost report of one run: cost lines, totals per run, city, group and instance type, and lanes.
+"""The cost report of one run: cost lines, totals per run, city, group and instance type, lanes, and the run
+against its plan when the plan is known.
 
 Pure: it takes DescribeTrainingJob responses (however they were fetched — AWS, the simulator, a test) and a
 :class:`PriceBook`, and returns values. Writing files and talking to AWS live in ``publish`` and ``collect``.
@@ -7,14 +8,16 @@ Pure: it takes DescribeTrainingJob responses (however they were fetched — AWS,
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.cost.against_plan import PlanAgainstActual, plan_against_actual
 from sagemaker_fleet.cost.crossruns import OtherRunsPools
 from sagemaker_fleet.cost.disclosure import Disclosure
 from sagemaker_fleet.cost.errors import UnattributedJobError
+from sagemaker_fleet.cost.groups import GroupInfo, RunPlan, assign_groups
 from sagemaker_fleet.cost.lanes import Lane, build_lanes
 from sagemaker_fleet.cost.model import CostLine, cost_line
 from sagemaker_fleet.cost.totals import CostTotals, total, totals_by
@@ -26,7 +29,6 @@ from sagemaker_fleet.jobs.starts import observe_start
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
-    from sagemaker_fleet.jobs.keys import WarmPoolKey
     from sagemaker_fleet.jobs.prices import Price, PriceBook
     from sagemaker_fleet.jobs.record import Description
 
@@ -58,18 +60,6 @@ class RunJobIndex:
             f"training job {record.name} belongs to no city of this fleet's run {self.run_key}: its name is not "
             f"one the run creates and it has no {CITY_TAG} tag; leave it out of the report's input"
         )
-
-
-@dataclass(frozen=True)
-class GroupInfo:
-    """A warm-pool group as the report sees it: jobs with one matching key, split by spot."""
-
-    id: str
-    label: str
-    instance_type: str
-    instance_count: int
-    spot: bool
-    key: WarmPoolKey | None
 
 
 @dataclass(frozen=True)
@@ -124,6 +114,10 @@ class CostReport:
     released: ReleasedPools | None = None
     #: what the report looked up of pools taken from other runs (:mod:`sagemaker_fleet.cost.crossruns`)
     other_runs: OtherRunsPools = field(default_factory=OtherRunsPools)
+    #: the run against its plan, per group (None: the report was made without the plan)
+    against_plan: PlanAgainstActual | None = None
+    #: how the plan starts each planned city (city → ``cold``/``warm``; empty without the plan)
+    planned_starts: Mapping[str, str] = field(default_factory=dict)
 
 
 def build_cost_report(
@@ -136,11 +130,13 @@ def build_cost_report(
     index: RunJobIndex | None = None,
     other_runs: OtherRunsPools | None = None,
     disclosure: Disclosure | None = None,
+    plan: RunPlan | None = None,
 ) -> CostReport:
     """Price every submission in ``describes`` (DescribeTrainingJob responses of the run) and total them;
     ``other_runs``: the other runs' jobs that handed a job of the run their pool (:func:`~.collect.find_other_runs_givers`);
     ``disclosure``: whose jobs the report may name beside the run's (default: the run's own fleet's): any other
-    run's job is left out of every line and counted (:mod:`.disclosure`)."""
+    run's job is left out of every line and counted (:mod:`.disclosure`);
+    ``plan``: the run's plan (a ``FleetPlan``), whose groups the report names and compares the run with."""
     generated_at = generated_at or datetime.now(UTC)
     index = index or RunJobIndex.for_run(spec, run_key)
     other_runs = other_runs or OtherRunsPools()
@@ -150,10 +146,10 @@ def build_cost_report(
     handed_by = {record.reused_by_job: record for record in records if record.reused_by_job}
     names = {record.name for record in records}
     givers = {taker: giver for taker, giver in other_runs.givers.items() if taker not in handed_by}
-    groups, group_of = _assign_groups(records)
+    attributed = [(record, *index.attribute(record)) for record in records]
+    groups, group_of = assign_groups([(city, record) for record, city, _ in attributed], spec, plan)
     lines: list[CostLine] = []
-    for record in records:
-        city, attempt = index.attribute(record)
+    for record, city, attempt in attributed:
         previous = handed_by.get(record.name)
         giver = givers.get(record.name)
         start = observe_start(
@@ -185,6 +181,7 @@ def build_cost_report(
         lines.append(line)
     lines.sort(key=lambda line: (line.city, line.attempt, line.job_name))
     seen_cities = {line.city for line in lines}
+    by_group = totals_by(lines, lambda line: line.group)
     return CostReport(
         fleet=spec.fleet,
         run_key=run_key,
@@ -194,7 +191,7 @@ def build_cost_report(
         lines=tuple(lines),
         totals=total(lines),
         by_city=totals_by(lines, lambda line: line.city),
-        by_group=totals_by(lines, lambda line: line.group),
+        by_group=by_group,
         by_instance_type=totals_by(lines, lambda line: line.instance_type),
         groups=groups,
         lanes=tuple(build_lanes(lines)),
@@ -202,43 +199,6 @@ def build_cost_report(
         price_table_as_of=prices.table.as_of,
         cities_without_jobs=tuple(city.name for city in spec.cities if city.name not in seen_cities),
         other_runs=other_runs.disclosed(disclosure),
+        against_plan=plan_against_actual(plan, lines, groups, by_group) if plan is not None else None,
+        planned_starts={job.city: job.start for job in plan.jobs} if plan is not None else {},
     )
-
-
-def _group_sort_key(record: TrainingJobRecord) -> tuple[str, ...]:
-    key = record.pool_key
-    role = key.role_arn if key else ""
-    return (record.instance_type, f"{record.instance_count:04d}", role, str(record.spot), repr(key))
-
-
-def _assign_groups(records: Sequence[TrainingJobRecord]) -> tuple[tuple[GroupInfo, ...], dict[str, str]]:
-    """Group ids ``g0, g1, …`` in (instance type, count, role, spot) order; one id per matching key and spot."""
-    ids: dict[tuple[str, ...], GroupInfo] = {}
-    group_of: dict[str, str] = {}
-    for record in sorted(records, key=_group_sort_key):
-        sort_key = _group_sort_key(record)
-        info = ids.get(sort_key)
-        if info is None:
-            info = GroupInfo(
-                id=f"g{len(ids)}",
-                label=_group_label(record),
-                instance_type=record.instance_type,
-                instance_count=record.instance_count,
-                spot=record.spot,
-                key=record.pool_key,
-            )
-            ids[sort_key] = info
-        group_of[record.name] = info.id
-    return tuple(ids.values()), group_of
-
-
-def _group_label(record: TrainingJobRecord) -> str:
-    parts = [f"{record.instance_type} ×{record.instance_count}"]
-    if record.pool_key is not None:
-        parts.append(record.pool_key.role_arn.rsplit("/", 1)[-1])
-        parts.append(f"{record.pool_key.volume_size_gb} GB")
-        if record.pool_key.subnets:
-            parts.append("VPC")
-    if record.spot:
-        parts.append("spot")
-    return " · ".join(parts)

@@ -1,14 +1,24 @@
-"""The few lines the CLI prints and the report task logs."""
+"""The few lines the CLI prints and the report task logs.
+
+A line that starts with :data:`WARNING` flags a run that needs a look (far fewer warm starts than planned): the
+report task logs it as a warning, without the prefix; the command prints it as it is.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sagemaker_fleet.cost.against_plan import NO_PLAN
 from sagemaker_fleet.cost.svg import usd
+from sagemaker_fleet.fleetspec.render import some_names
 from sagemaker_fleet.jobs.duration_text import duration
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import CostReport
+
+WARNING = "warning: "
+#: Missed warm starts the summary names one by one (report.html lists every one).
+MISSED_SHOWN = 5
 
 
 def summary_lines(report: CostReport) -> list[str]:
@@ -24,6 +34,7 @@ def summary_lines(report: CostReport) -> list[str]:
         *_unpriced(report),
         *_other_runs(report),
         *_released(report),
+        *plan_lines(report),
     ]
 
 
@@ -37,6 +48,36 @@ def _unpriced(report: CostReport) -> list[str]:
         f"{report.totals.unpriced_jobs} job(s) (their seconds are counted); run `sagemaker-fleet prices refresh` or "
         "add the price to the fleet spec as `prices:`"
     ]
+
+
+def plan_lines(report: CostReport) -> list[str]:
+    """The run against its plan: the headline (a :data:`WARNING` line when far fewer warm starts than planned),
+    a line per group that planned warm starts or left pools nobody took, and the first missed warm starts."""
+    against = report.against_plan
+    if against is None:
+        return [NO_PLAN]
+    head = (
+        f"{WARNING}far fewer warm starts than planned — {against.headline()}"
+        if against.short
+        else f"plan against actual: {against.headline()}"
+    )
+    lines = [head]
+    for g in against.groups:
+        if not (g.planned_warm_starts or g.untaken_pools):
+            continue
+        why = f" — missed {len(g.missed)} ({g.reasons()})" if g.missed else ""
+        waiting = f", {g.not_started} not started" if g.not_started else ""
+        lines.append(
+            f"  group {g.group.id} ({g.group.label}): {g.planned_jobs} job(s) planned, {g.planned_warm_starts} "
+            f"warm planned, {g.warm_starts} warm got{why}{waiting}; {g.untaken_pools} pool(s) nobody took "
+            f"({usd(g.untaken_retained_cost_usd)})"
+        )
+    missed = against.missed
+    lines += [f"  {m.city} ({m.group}): {m.reason} — {m.detail}" for m in missed[:MISSED_SHOWN]]
+    if len(missed) > MISSED_SHOWN:
+        rest = some_names([m.city for m in missed[MISSED_SHOWN:]])
+        lines.append(f"  and {len(missed) - MISSED_SHOWN} more missed ({rest}): report.html lists every one")
+    return lines
 
 
 def _other_runs(report: CostReport) -> list[str]:

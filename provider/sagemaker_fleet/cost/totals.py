@@ -42,6 +42,9 @@ class CostTotals:
     pools_taken_from_other_runs: int = 0  # warm starts on another run's pool (counted in warm_starts too)
     #: jobs on an instance type no price source knows: their money is in none of the totals above
     unpriced_jobs: int = 0
+    untaken_pools: int = 0  # warm pools that idled, billed, and ended with no job taking them over
+    untaken_retained_billable_seconds: int = 0  # their retained (idle) seconds, as SageMaker billed them
+    untaken_retained_cost_usd: float = 0.0  # what that idle time cost (counted in retained_cost_usd too)
 
     @property
     def spot_savings_pct(self) -> float:
@@ -82,6 +85,11 @@ def total(lines: Sequence[CostLine]) -> CostTotals:
         pools_given_to_other_runs=count(lambda line: line.reused_by_other_run),
         pools_taken_from_other_runs=count(lambda line: line.pool_from_other_run),
         unpriced_jobs=count(lambda line: not line.priced),
+        untaken_pools=count(lambda line: line.pool_untaken),
+        untaken_retained_billable_seconds=sum(
+            line.retained_billable_seconds for line in lines if line.pool_untaken
+        ),
+        untaken_retained_cost_usd=usd(lambda line: line.untaken_retained_cost_usd),
     )
 
 

@@ -167,7 +167,7 @@ def _fleet_dag(
     from sagemaker_fleet.operators.outcome import FleetOutcomeOperator
     from sagemaker_fleet.operators.plan import PlanFleetOperator
     from sagemaker_fleet.operators.release import FleetPoolReleaseOperator
-    from sagemaker_fleet.operators.report import FleetCostReportOperator
+    from sagemaker_fleet.operators.report import FleetCostReportOperator, models_asset
 
     report_dir = report_config.report_dir or settings.get("report_dir")
     report_asset = Asset(name=f"{spec.fleet}-reports", uri=reports_s3_prefix(spec.output_s3_uri))
@@ -223,6 +223,8 @@ def _fleet_dag(
             use_params=True,
             aws_conn_id=connections.aws_conn_id,
             outlets=[report_asset, models_alias],
+            # the models it reads and emits an event for, declared so that Airflow keeps the asset active
+            inlets=[models_asset(spec)],
             out_dir=report_dir,
             plan_task_id=PLAN_TASK_ID,
             release_task_id=RELEASE_TASK_ID,

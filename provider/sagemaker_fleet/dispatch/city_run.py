@@ -274,11 +274,20 @@ class CityRun:
         while True:
             await self.io.wait_turn(Wait(self.name, step.attempt, first=first, since=self.io.now()))
             keep_alive = self._keep_alive_at_create(request, keep_alive)
+            tail = self._tail_at_create(step, keep_alive)
+            self._mark_tail(
+                name, tail is not None
+            )  # before the create: a sweep meanwhile must not end its pool
             try:
                 attachment = await self.io.create(request)
             except BaseException:
+                self._mark_tail(name, False)
                 self.io.release(self.name)
                 raise
+            if attachment is None or not attachment.created:
+                self._mark_tail(
+                    name, False
+                )  # no job, or one created earlier: the sweep's rules decide its pool
             if attachment is None:
                 self.refusals += 1
                 self._refused(step.attempt)
@@ -301,15 +310,7 @@ class CityRun:
                 continue
             if attachment.status not in TERMINAL_STATUSES:
                 self.watching = attachment.job_name  # from its creation on: a stop (on_kill) must find it
-            verb = "created" if attachment.created else "attached to existing"
-            self.log.info(
-                "%s: %s %s (%s, keep-alive %d s)",
-                self.name,
-                verb,
-                attachment.job_name,
-                "spot" if step.spot else "on-demand",
-                keep_alive,
-            )
+            self._created(attachment, step, keep_alive, tail)
             if self.tracker is not None:
                 self.tracker.observe([attachment.description], listed=False)
             return attachment
@@ -322,6 +323,35 @@ class CityRun:
         turn = tracker.book.turns.get(self.name) if tracker is not None else None
         if tracker is not None and tracker.account is not None and turn is not None:
             tracker.account.refused(turn.quota_for(attempt))
+
+    def _tail_at_create(self, step: NextStep, keep_alive: int) -> str | None:
+        """The city's group when its job is created on-demand with keep-alive 0 although its turn planned one (no
+        city of the group is left to take its pool), else None."""
+        turn = self.tracker.book.turns.get(self.name) if self.tracker is not None else None
+        if step.spot or keep_alive or turn is None or not (turn.warm_pool and turn.keep_alive_seconds > 0):
+            return None
+        return turn.group
+
+    def _mark_tail(self, name: str, tail: bool) -> None:
+        """Record job ``name`` as a tail already given keep-alive 0 (:meth:`RunTracker.release_tail`), or not: a
+        job created with keep-alive 0 needs no UpdateTrainingJob to end a pool it never asked for."""
+        if self.tracker is not None:
+            self.tracker.release_tail(name, made=tail)
+
+    def _created(self, attachment: Attachment, step: NextStep, keep_alive: int, tail: str | None) -> None:
+        """Say how the job was created as to its pool, and why it keeps none when its turn planned one (``tail``:
+        its group, no city of which is left to take the pool); for a job created earlier, the keep-alive it has."""
+        if step.spot:
+            pool = "spot: no warm pool"
+        elif not attachment.created:
+            resources = attachment.description.get("ResourceConfig") or {}
+            pool = f"on-demand, keep-alive {int(resources.get('KeepAlivePeriodInSeconds') or 0)} s"
+        elif tail is not None:
+            pool = f"on-demand, keep-alive 0 s: no city of group {tail} is left to take its pool"
+        else:
+            pool = f"on-demand, keep-alive {keep_alive} s"
+        verb = "created" if attachment.created else "attached to existing"
+        self.log.info("%s: %s %s (%s)", self.name, verb, attachment.job_name, pool)
 
     def _keep_alive_at_create(self, request: CreateTrainingJobRequestTypeDef, planned: int) -> int:
         """The keep-alive the job is created with, written into ``request``: the tracker's

@@ -116,6 +116,7 @@ class PoolEnd:
 
     job_name: str
     running: bool
+    group: str = ""  #: the job's group in the plan, for the line that says it
 
 
 class RunSweeps:
@@ -277,10 +278,10 @@ class RunSweeps:
             return
         for name in tracker.tail_jobs():
             tracker.release_tail(name)
-            yield PoolEnd(name, running=True)
+            yield PoolEnd(name, running=True, group=tracker.group_of_job(name))
         for name in tracker.surplus_pools():
             tracker.release_pool(name)
-            yield PoolEnd(name, running=False)
+            yield PoolEnd(name, running=False, group=tracker.group_of_job(name))
 
     def ends_pending(self) -> bool:
         """Whether a pool end is still to be handed out: a shell keeps sweeping for it after its last watch ended

@@ -210,6 +210,12 @@ class RunTracker:
         """The keep-alive ``city``'s job is created with (:func:`.pool_ends.keep_alive_at_create`)."""
         return pool_ends.keep_alive_at_create(self.view, city, planned)
 
+    def group_of_job(self, name: str) -> str:
+        """The plan's group of job ``name``'s city ("" for a job the tracker has not seen or a city off the plan)."""
+        job = self.state.jobs.get(name)
+        turn = self.book.turns.get(job.city) if job is not None else None
+        return turn.group if turn is not None else ""
+
     def release_pool(self, name: str, made: bool = True) -> None:
         """``name``'s idle pool is being ended (one of :meth:`surplus_pools`): it holds nothing from now on.
         ``made=False``: the change was not made after all (throttled, the endpoint unreachable): hand it out again."""

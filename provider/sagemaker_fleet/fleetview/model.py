@@ -8,7 +8,6 @@ Airflow plugin, the tests and any other shell. Costs come from the cost report's
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cost.crossruns import Giver, OtherRunsPools
 from sagemaker_fleet.cost.estimate import estimate_plan_cost, expected_cost_by_city
-from sagemaker_fleet.cost.export import job_json, metrics_json
+from sagemaker_fleet.cost.export import metrics_json, report_jobs
 from sagemaker_fleet.cost.gantt import TimeScale, render_gantt, time_scale
 from sagemaker_fleet.cost.report import RunJobIndex, build_cost_report
 from sagemaker_fleet.dispatch import DispatchBook, build_run_dispatch
@@ -31,7 +30,6 @@ from sagemaker_fleet.plan.fleet_plan import FleetPlan
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.disclosure import Disclosure
     from sagemaker_fleet.cost.model import CostLine
-    from sagemaker_fleet.cost.report import GroupInfo
     from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.jobs.prices import PriceBook
 
@@ -52,6 +50,8 @@ VIEW_JOB_FIELDS = (
     "training_seconds",
     "billable_seconds",
     "retained_billable_seconds",
+    "planned_start",
+    "missed_warm_start",
 )
 #: Airflow DAG-run states after which nothing more will start.
 RUN_ENDED = frozenset({"success", "failed"})
@@ -150,6 +150,7 @@ def build_fleet_view(
     it may name beside the run's (default: the run's own fleet's; the plugin adds the fleets whose DAGs the reader
     may read); every other run's job is left unnamed."""
     spec, now = inputs.spec, observed_now(inputs.describes, inputs.now)
+    plan = FleetPlan.from_json(dict(inputs.plan)) if inputs.plan is not None else None
     index = RunJobIndex.for_run(spec, run.run_key)
     other_runs = OtherRunsPools(
         givers={taker: Giver(giver) for taker, giver in inputs.account.givers.items()},
@@ -164,6 +165,7 @@ def build_fleet_view(
         index=index,
         other_runs=other_runs,
         disclosure=disclosure,
+        plan=plan,
     )
     latest: dict[str, CostLine] = {}
     for line in report.lines:  # sorted by city, then attempt
@@ -220,18 +222,17 @@ def build_fleet_view(
             "spot_savings_usd": _round(report.totals.spot_savings_usd),
         },
         "gantt": {
-            "plan_svg": render_plan_gantt(
-                inputs.plan, scale, labels_of_plan(inputs.plan), _plan_group_names(inputs.plan, report.groups)
-            )
-            if inputs.plan
-            else "",
+            "plan_svg": render_plan_gantt(inputs.plan, scale, labels) if inputs.plan else "",
             "actual_svg": render_gantt(
                 report.lines, report.lanes, labels, scale=scale, svg_id="actual-gantt"
             ),
             "span_seconds": scale.span_seconds if scale else 0,
         },
         "waiting": waiting,
-        "jobs": [_job(line, spec.region, now) for line in report.lines],
+        "jobs": [
+            _job(line, exported, spec.region, now)
+            for line, exported in zip(report.lines, report_jobs(report), strict=True)
+        ],
         "resubmissions": _resubmissions(report.lines),
         "failures": [
             {
@@ -254,31 +255,9 @@ def build_fleet_view(
             "final": inputs.stats.final,
         },
         "account": account_json(inputs.account, inputs.spec, inputs.plan, report.lines),
+        # the run against its plan, per group (report.json's section; None before the plan task has run)
+        "plan_against_actual": report.against_plan.to_json() if report.against_plan else None,
     }
-
-
-def labels_of_plan(plan: Mapping[str, Any] | None) -> dict[str, str]:
-    """Plan group id → ``instance type ×count · spot`` (what a person reads on a lane's row)."""
-    out: dict[str, str] = {}
-    for group in (plan or {}).get("groups") or ():
-        key = group.get("key") or {}
-        label = f"{key.get('instance_type', '?')} ×{key.get('instance_count', 1)}"
-        out[str(group["group"])] = label + (" · spot" if group.get("spot") else "")
-    return out
-
-
-def _plan_group_names(plan: Mapping[str, Any] | None, groups: Sequence[GroupInfo]) -> dict[str, str]:
-    """Plan group id → the id the actual lanes use for the same matching key and spot (the report numbers groups
-    by what ran), or the group's instance label while none of its jobs has run."""
-    actual = {
-        (json.dumps(g.key.to_json(), sort_keys=True), g.spot): g.id for g in groups if g.key is not None
-    }
-    labels = labels_of_plan(plan)
-    names: dict[str, str] = {}
-    for group in (plan or {}).get("groups") or ():
-        found = actual.get((json.dumps(group.get("key"), sort_keys=True), bool(group.get("spot"))))
-        names[str(group["group"])] = found or labels[str(group["group"])]
-    return names
 
 
 def _planned_cities(plan: Mapping[str, Any] | None) -> list[str]:
@@ -327,10 +306,9 @@ def _tracker(inputs: ViewInputs) -> RunTracker:
     return tracker
 
 
-def _job(line: CostLine, region: str, now: datetime) -> dict[str, Any]:
-    """A job's row: the report.json job fields it shows (same names, same values), its cost to the hundredth of a
-    cent, what it runs up unbilled, and its links."""
-    exported = job_json(line)
+def _job(line: CostLine, exported: Mapping[str, Any], region: str, now: datetime) -> dict[str, Any]:
+    """A job's row: the report.json job fields it shows (``exported``: same names, same values), its cost to the
+    hundredth of a cent, what it runs up unbilled, and its links."""
     return {
         **{name: exported[name] for name in VIEW_JOB_FIELDS},
         "cost_usd": round(line.cost_usd, 4),

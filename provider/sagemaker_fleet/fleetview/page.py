@@ -93,6 +93,30 @@ TAB_SCRIPT = """
       rows) : el('p', 'No warm pool went between this run and another run.', 'empty'));
     return box;
   }
+  function againstPlan(p) {
+    var box = el('div');
+    if (!p) { box.appendChild(el('p', 'No plan yet: the plan task has not published it.', 'empty')); return box; }
+    var head = el('p', (p.short ? 'Far fewer warm starts than planned: ' : '') + p.headline + '.',
+      p.short ? 'warn' : 'note');
+    head.id = p.short ? 'plan-short' : 'plan-headline';
+    box.appendChild(head);
+    box.appendChild(table('plan-groups', ['group', 'pool key', 'planned jobs', 'planned warm', 'warm got',
+      'planned warm missed', 'why missed', 'pools nobody took', 'idle cost nobody took'],
+      p.groups.map(function (g) {
+        return [g.group, g.label, g.planned_jobs, g.planned_warm_starts, g.warm_starts, g.missed_warm_starts.length,
+          g.missed_reasons + (g.planned_warm_not_started ? '; ' + g.planned_warm_not_started + ' not started' : ''),
+          g.untaken_pools, usd(g.untaken_retained_cost_usd)];
+      })));
+    var missed = [];
+    p.groups.forEach(function (g) {
+      g.missed_warm_starts.forEach(function (m) { missed.push([m.city, m.job_name, m.group, m.reason, m.detail]); });
+    });
+    if (missed.length) {
+      box.appendChild(el('h3', 'Planned warm starts that started cold'));
+      box.appendChild(table('missed-warm', ['city', 'job', 'group', 'reason', 'why'], missed));
+    }
+    return box;
+  }
   function render(v) {
     var out = document.createDocumentFragment();
     if (!v.fleet_dag) {
@@ -135,6 +159,7 @@ TAB_SCRIPT = """
     lanes.appendChild(el('h3', 'What happened'));
     var actual = el('div', null, 'scroll'); actual.innerHTML = v.gantt.actual_svg;
     lanes.appendChild(actual);
+    out.appendChild(section('Plan against actual', againstPlan(v.plan_against_actual)));
     out.appendChild(section('Lanes: plan and reality', lanes));
     out.appendChild(section('The account: capacity beside other runs', account(v.account)));
     out.appendChild(section('Cities waiting (' + v.waiting.length + ')', v.waiting.length ?

@@ -65,23 +65,17 @@ def _planned_job(
     return "".join(parts)
 
 
-def render_plan_gantt(
-    plan: Mapping[str, Any],
-    scale: TimeScale,
-    group_labels: Mapping[str, str],
-    group_names: Mapping[str, str] | None = None,
-) -> str:
-    """The planned lanes SVG (one row per planned lane, numbered within its group), or an empty-state paragraph.
-    ``group_names``: what to call each plan group on its rows (the actual lanes' id for the same group)."""
-    names = group_names or {}
-    lanes = sorted(_lanes(plan), key=lambda item: (names.get(item[0][0], item[0][0]), item[0][1]))
+def render_plan_gantt(plan: Mapping[str, Any], scale: TimeScale, group_labels: Mapping[str, str]) -> str:
+    """The planned lanes SVG (one row per planned lane, numbered within its group, named as the actual lanes are:
+    the plan's group ids), or an empty-state paragraph."""
+    lanes = _lanes(plan)
     if not lanes:
         return '<p class="empty">The plan has no jobs.</p>'
     parts = chart_head("plan-gantt", "planned lanes", len(lanes), scale)
     numbers: dict[str, int] = {}
     for row, ((group, _), jobs) in enumerate(lanes):
         numbers[group] = numbers.get(group, 0) + 1
-        label = f"{names.get(group, group)} · lane {numbers[group]}"
+        label = f"{group} · lane {numbers[group]}"
         y, head = lane_head(row, label, group_labels.get(group, group))
         parts += head
         for job, successor in zip(jobs, [*jobs[1:], None], strict=True):

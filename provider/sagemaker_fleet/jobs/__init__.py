@@ -2,7 +2,8 @@
 
 - ``request.py``: a city's CreateTrainingJob request, its ``job:`` template merged on top, with the job tags
   (``sagemaker-fleet:*``, named in ``fleetspec/names.py``);
-- ``keys.py``: the warm-pool matching key, which jobs may share a pool;
+- ``keys.py``: the warm-pool matching key, which jobs may share a pool; ``groups.py``: the group of a city (its key
+  and spot, numbered in spec order), the one name the plan, the report, the Fleet view and the logs give it;
 - ``record.py``: DescribeTrainingJob responses as typed values; ``describe.py``: their compact JSON summary;
 - ``statuses.py``: the job, start-up and warm-pool statuses and the error codes the package acts on;
 - ``attempts.py``: what to do next for a city given its earlier submissions; ``attachment.py``: what creating a

@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
-from sagemaker_fleet.compat import AirflowFailException, has_external_views
+from sagemaker_fleet.compat import AirflowFailException, has_external_views, under_dag_test
 from sagemaker_fleet.contract import PLAN_XCOM_KEY, SUMMARY_XCOM_KEY, cities_xcom_key
 from sagemaker_fleet.cost import PriceBook
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
@@ -16,6 +16,7 @@ from sagemaker_fleet.fleetspec.errors import FleetSpecError, RunConfError
 from sagemaker_fleet.fleetspec.limits import capped
 from sagemaker_fleet.fleetspec.names import reports_s3_prefix, split_s3_uri
 from sagemaker_fleet.fleetspec.regions import KnownRegion, region_mismatch
+from sagemaker_fleet.jobs.groups import group_label
 from sagemaker_fleet.links.fleet import FleetViewLink, fleet_view_url
 from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_conf, task_run_key
 from sagemaker_fleet.operators.cities import split_cities
@@ -131,15 +132,8 @@ class PlanFleetOperator(FleetAwsOperator):
             raise PlanMismatchError(str(exc)) from exc
         book = DispatchBook.from_plan(plan, spec)
         self.log.info("plan %s/%s: %s", spec.fleet, run_key, json.dumps(plan.summary.to_json()))
-        for group in plan.groups:
-            self.log.info(
-                "group %s (%s%s): %d jobs, %d at once",
-                group.group,
-                group.key.instance_type,
-                ", spot" if group.spot else "",
-                group.jobs,
-                book.widths[group.group],
-            )
+        for line in group_lines(plan, book.widths, one_at_a_time=under_dag_test()):
+            self.log.info("%s", line)
         context["ti"].xcom_push(key=PLAN_XCOM_KEY, value=plan.to_json())
         for chunk, cities in enumerate(parts[1:], start=1):
             context["ti"].xcom_push(key=cities_xcom_key(chunk), value=cities)
@@ -258,6 +252,33 @@ def _fleet_view(context: Context) -> list[str]:
     ti = context["ti"]
     url = fleet_view_url(ti.dag_id, ti.run_id)
     return [fleet_view_line(url)] if url else []
+
+
+def group_lines(plan: FleetPlan, widths: Mapping[str, int], *, one_at_a_time: bool = False) -> list[str]:
+    """A line per group of the plan, named as the report and the Fleet view name it: its jobs and lanes, how many
+    run at once (``widths``: the dispatch's), and its planned warm starts — or why it keeps no pool. Under
+    ``airflow dags test`` (``one_at_a_time``) the line says that the cities start one at a time all the same."""
+    lines = []
+    for group in plan.groups:
+        key = group.key
+        warm = sum(1 for job in plan.jobs if job.group == group.group and job.start == "warm")
+        pools = (
+            "spot: no warm pool"
+            if group.spot
+            else f"{warm} warm start(s) planned"
+            if group.warm_pool
+            else "no warm pool planned"
+        )
+        at_once = (
+            f"up to {widths[group.group]} at once as planned; airflow dags test starts them one at a time"
+            if one_at_a_time
+            else f"up to {widths[group.group]} at once"
+        )
+        lines.append(
+            f"group {group.group} ({group_label(key, group.spot, key.instance_type, key.instance_count)}): "
+            f"{group.jobs} job(s) in {group.lanes} lane(s), {at_once}; {pools}"
+        )
+    return lines
 
 
 def start_order(plan: FleetPlan) -> list[str]:

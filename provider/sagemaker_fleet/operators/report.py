@@ -17,7 +17,7 @@ from sagemaker_fleet.cost.collect import describe_run_jobs, find_other_runs_give
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.cost.publish import upload_refusal, upload_report_files, write_report_files
 from sagemaker_fleet.cost.report import released_pools
-from sagemaker_fleet.cost.summary import summary_lines
+from sagemaker_fleet.cost.summary import WARNING, summary_lines
 from sagemaker_fleet.fleetspec.errors import RunConfError
 from sagemaker_fleet.fleetspec.names import models_s3_prefix, report_s3_uri, split_s3_uri
 from sagemaker_fleet.links.fleet import FleetCostReportLink
@@ -25,6 +25,8 @@ from sagemaker_fleet.observability.facets import RUN_FACET, models_event_extra, 
 from sagemaker_fleet.observability.metrics import report_measurements
 from sagemaker_fleet.observability.stats import send
 from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_conf, task_run_key
+from sagemaker_fleet.plan import FleetPlan
+from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.triggers.errors import run_spec
 
 if TYPE_CHECKING:
@@ -46,7 +48,8 @@ class FleetCostReportOperator(FleetAwsOperator):
     :param out_dir: local folder for the files (templated); default: a temporary folder.
     :param upload: also put the files under ``{output_s3_uri}/reports/{run_key}/``.
     :param use_params: read the run's conf (cities, spot, instance_type, dry_run) like the other tasks.
-    :param plan_task_id: a plan task whose ``plan`` XCom prices a dry run.
+    :param plan_task_id: the plan task whose ``plan`` XCom prices a dry run and that the report compares the run
+        with, group by group (planned warm starts, warm starts got, why each missed one started cold).
     :param release_task_id: the task that ended the run's idle pools (``FleetPoolReleaseOperator``): the report
         shows how much idle time that saved.
     """
@@ -95,14 +98,27 @@ class FleetCostReportOperator(FleetAwsOperator):
         index = RunJobIndex.for_run(spec, run_key)
         describes = describe_run_jobs(self.hook.conn, spec.fleet, index)
         other_runs = find_other_runs_givers(self.hook.conn, index, describes)
-        report = build_cost_report(spec, run_key, describes, book, index=index, other_runs=other_runs)
+        report = build_cost_report(
+            spec,
+            run_key,
+            describes,
+            book,
+            index=index,
+            other_runs=other_runs,
+            plan=self._plan(context, spec.fleet, run_key),
+        )
         release = context["ti"].xcom_pull(task_ids=self.release_task_id) if self.release_task_id else None
         if isinstance(release, dict):
             report = dataclasses.replace(report, released=released_pools(release, book))
         out = Path(self.out_dir) if self.out_dir else Path(tempfile.mkdtemp(prefix="sagemaker-fleet-"))
         files = write_report_files(report, out / run_key if self.out_dir else out)
         for line in summary_lines(report):
-            (self.log.warning if line.startswith("no price for") else self.log.info)(line)
+            if line.startswith(WARNING):
+                self.log.warning("%s", line.removeprefix(WARNING))
+            elif line.startswith("no price for"):
+                self.log.warning("%s", line)
+            else:
+                self.log.info("%s", line)
         self.log.info("report page: %s", files.html)
         uploaded = self.upload and self._upload(context, files, report_s3_uri(spec.output_s3_uri, run_key))
         self._observe(context, spec, report, describes, files.json, uploaded)
@@ -113,7 +129,36 @@ class FleetCostReportOperator(FleetAwsOperator):
             "totals": document["totals"],
             "pools_released": document["pools_released"],
             "other_runs_pools": document["other_runs_pools"],
+            "plan_against_actual": _headline(document["plan_against_actual"]),
         }
+
+    def _plan(self, context: Context, fleet: str, run_key: str) -> FleetPlan | None:
+        """The run's plan from the plan task's XCom, to compare the run with; None (the report says so) when the
+        task published none or one that does not read or is another run's."""
+        data = context["ti"].xcom_pull(task_ids=self.plan_task_id, key=PLAN_XCOM_KEY)
+        if data is None:
+            self.log.info(
+                "task %s published no plan: the report shows no plan against actual", self.plan_task_id
+            )
+            return None
+        try:
+            plan = FleetPlan.from_json(data)
+        except PlanFormatError as exc:
+            self.log.warning(
+                "the plan of task %s does not read (%s): no plan against actual", self.plan_task_id, exc
+            )
+            return None
+        if (plan.fleet, plan.run_key) != (fleet, run_key):
+            self.log.warning(
+                "the plan of task %s is for fleet %s run %s, not %s run %s: no plan against actual",
+                self.plan_task_id,
+                plan.fleet,
+                plan.run_key,
+                fleet,
+                run_key,
+            )
+            return None
+        return plan
 
     def _upload(self, context: Context, files: ReportFiles, prefix: str) -> bool:
         """Upload the report's files under ``prefix`` and link the page; whether they were uploaded. An upload S3
@@ -158,8 +203,7 @@ class FleetCostReportOperator(FleetAwsOperator):
         the lineage listener (:meth:`get_openlineage_facets_on_complete`)."""
         send(report_measurements(report))
         descriptions: list[Description] = list(describes)
-        models_uri = models_s3_prefix(spec.output_s3_uri)
-        extra = models_event_extra(report, descriptions, models_uri)
+        extra = models_event_extra(report, descriptions, models_s3_prefix(spec.output_s3_uri))
         alias = next(
             (
                 o
@@ -169,9 +213,7 @@ class FleetCostReportOperator(FleetAwsOperator):
             None,
         )
         if alias is not None and extra["cities"]:
-            context["outlet_events"][alias].add(
-                Asset(name=models_asset_name(spec.fleet), uri=models_uri), extra=alias_event_extra(extra)
-            )
+            context["outlet_events"][alias].add(models_asset(spec), extra=alias_event_extra(extra))
             self.log.info("models asset: %d cities trained in run %s", extra["trained"], report.run_key)
         self._lineage = {
             "inputs": [c["model_uri"] for c in extra["cities"] if c["model_uri"]],
@@ -189,3 +231,18 @@ class FleetCostReportOperator(FleetAwsOperator):
         lineage = self._lineage or {}
         facets = {RUN_FACET: lineage["facet"]} if lineage.get("facet") else {}
         return operator_lineage(lineage.get("inputs") or (), lineage.get("outputs") or (), facets)
+
+
+def models_asset(spec: FleetSpec) -> Asset:
+    """The fleet's models asset (``{output_s3_uri}/models/``): the event the report emits through the models alias,
+    and the report task's inlet in the fleet DAG — declared there so that Airflow registers it as active: an event
+    for an asset no DAG declares is logged as one "for inactive AssetModel"."""
+    return Asset(name=models_asset_name(spec.fleet), uri=models_s3_prefix(spec.output_s3_uri))
+
+
+def _headline(against: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The task's return value keeps the plan comparison's totals, not every group and missed city (the XCom stays
+    small for a fleet of thousands: report.json has the rest)."""
+    if against is None:
+        return None
+    return {key: value for key, value in against.items() if key != "groups"}

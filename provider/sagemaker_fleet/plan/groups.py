@@ -1,8 +1,6 @@
-"""Cities grouped by warm-pool matching key (the one :func:`city_key`), spot cities in groups of their own.
+"""The spec's groups (:func:`sagemaker_fleet.jobs.groups.spec_groups`: one matching key, spot apart, numbered in
+spec order) with what the planner needs of each city: expected training, keep-alive and image.
 
-Only jobs of one group can hand a pool on to each other. Spot cities never keep a pool (docs/sagemaker-behaviour.md, warm pools),
-so a spot city and an on-demand city with the same key land in different groups. Groups are numbered
-``g0, g1, …`` in the order their first city appears in the spec, so the numbering is stable across runs.
 Inside a group the cities are sorted longest-expected-first (ties by name): the order lanes take them in.
 """
 
@@ -13,7 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sagemaker_fleet.fleetspec.render import some_names
-from sagemaker_fleet.jobs.keys import KeyedByPool, WarmPoolKey, city_key
+from sagemaker_fleet.jobs.groups import group_id, spec_groups
+from sagemaker_fleet.jobs.keys import KeyedByPool, WarmPoolKey
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
@@ -41,7 +40,7 @@ class CityGroup(KeyedByPool):
 
     @property
     def group_id(self) -> str:
-        return f"g{self.index}"
+        return group_id(self.index)
 
     @property
     def label(self) -> str:
@@ -57,23 +56,25 @@ class CityGroup(KeyedByPool):
 
 def group_cities(spec: FleetSpec, training: Sequence[int]) -> tuple[CityGroup, ...]:
     """Group ``spec.cities`` (``training[i]`` is city i's expected training seconds)."""
-    members: dict[tuple[WarmPoolKey, bool], list[JobTask]] = {}
-    for index, city in enumerate(spec.cities):
-        task = JobTask(
-            city=index,
-            name=city.name,
-            training=training[index],
-            keep_alive=city.keep_alive,
-            image=city.image_uri,
+    groups = []
+    for group in spec_groups(spec):
+        tasks = [
+            JobTask(
+                city=index,
+                name=spec.cities[index].name,
+                training=training[index],
+                keep_alive=spec.cities[index].keep_alive,
+                image=spec.cities[index].image_uri,
+            )
+            for index in group.cities
+        ]
+        groups.append(
+            CityGroup(
+                index=group.index,
+                key=group.key,
+                spot=group.spot,
+                tasks=tuple(sorted(tasks, key=lambda task: (-task.training, task.name))),
+                training_total=sum(task.training for task in tasks),
+            )
         )
-        members.setdefault((city_key(city), city.spot is not None), []).append(task)
-    return tuple(
-        CityGroup(
-            index=number,
-            key=key,
-            spot=spot,
-            tasks=tuple(sorted(tasks, key=lambda task: (-task.training, task.name))),
-            training_total=sum(task.training for task in tasks),
-        )
-        for number, ((key, spot), tasks) in enumerate(members.items())
-    )
+    return tuple(groups)

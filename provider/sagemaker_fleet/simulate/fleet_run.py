@@ -20,7 +20,6 @@ from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.plan.planner import plan_fleet
 from sagemaker_fleet.simulate.endpoint import RunEndpoint
-from sagemaker_fleet.simulate.missed import missed_warm_starts
 from sagemaker_fleet.simulate.polling import PerJobPoller, SimulatedFleetPoller
 from sagemaker_fleet.simulate.result import SimulationResult
 from sagemaker_fleet.simulate.strategies import DispatchStrategy, NaiveStrategy, Strategy
@@ -136,9 +135,9 @@ class FleetRun:
             describes,
             prices,
             generated_at=datetime.fromtimestamp(self.engine.now(), UTC),
+            plan=self.plan,
         )
         outcomes = self.states()
-        began = datetime.fromtimestamp(self.starts_at, UTC)
         return SimulationResult(
             strategy=self.options.strategy,
             seed=self.options.seed,
@@ -154,9 +153,6 @@ class FleetRun:
             quota_rejections=counters["errors"].get("CreateTrainingJob:ResourceLimitExceeded", 0),
             report=report,
             plan_summary=self.plan.summary if self.plan is not None else None,
-            missed_warm_starts=tuple(
-                missed_warm_starts(self.plan, report.lines, began) if self.plan is not None else ()
-            ),
         )
 
     def describes(self, names: list[str] | None = None) -> list[dict[str, Any]]:

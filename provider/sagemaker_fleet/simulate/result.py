@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from sagemaker_fleet.cost.export import totals_json
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.cost.against_plan import MissedWarmStart
     from sagemaker_fleet.cost.report import CostReport
     from sagemaker_fleet.plan.model import PlanSummary
-    from sagemaker_fleet.simulate.missed import MissedWarmStart
 
 #: The operations the simulate JSON counts, in its stable order (docs/formats.md, simulate JSON).
 COUNTED_OPERATIONS = ("CreateTrainingJob", "DescribeTrainingJob", "ListTrainingJobs")
@@ -42,8 +42,12 @@ class SimulationResult:
     quota_rejections: int  # CreateTrainingJob answered ResourceLimitExceeded (retried after a back-off)
     report: CostReport = field(repr=False, compare=False)
     plan_summary: PlanSummary | None = field(default=None, compare=False)
-    #: The plan's warm starts that started cold, each with its reason (planned strategy only).
-    missed_warm_starts: tuple[MissedWarmStart, ...] = field(default=(), compare=False)
+
+    @property
+    def missed_warm_starts(self) -> tuple[MissedWarmStart, ...]:
+        """The plan's warm starts that started cold, each with its reason (the report's, planned strategy only)."""
+        against = self.report.against_plan
+        return against.missed if against is not None else ()
 
     @property
     def resubmitted(self) -> int:

@@ -46,7 +46,7 @@ from sagemaker_fleet.observability.stats import RunSignals, send
 from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
 from sagemaker_fleet.triggers.city_io import PollerCityIO
-from sagemaker_fleet.triggers.dags_test import GAPS, dags_test_task_gap, stop_on_sigterm
+from sagemaker_fleet.triggers.dags_test import GAPS, dags_test_task_gap, one_at_a_time_line, stop_on_sigterm
 from sagemaker_fleet.triggers.defaults import (
     CityOptions,
     CityTiming,
@@ -223,15 +223,7 @@ class FleetCityTrigger(RunPollerTrigger):
             GAPS.city_started()
             turn = book.turns.get(self.city)
             keep = inline_keep_alive(clock.poll_interval, dags_test_task_gap(), clock.speed)
-            self.log.info(
-                "%s: the run's cities start one at a time in the order Airflow runs them (airflow dags test): this "
-                "one starts now%s; while a city of its warm-pool key is still to come, its job keeps its pool at "
-                "least %d s (Airflow's own gap between tasks%s), so that the next one takes it",
-                self.city,
-                f" (planned {turn.order + 1} of {len(book.turns)}, group {turn.group})" if turn else "",
-                keep,
-                f" at the endpoint's speed {clock.speed:g}" if clock.speed != 1 else "",
-            )
+            self.log.info("%s", one_at_a_time_line(self.city, turn, len(book.turns), keep, clock.speed))
             options = RunOptions(
                 carry_pools=self.options.carry_pools, one_at_a_time=True, inline_keep_alive=keep
             )

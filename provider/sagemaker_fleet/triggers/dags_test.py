@@ -1,6 +1,7 @@
 """What a city trigger needs under ``airflow dags test``, which runs a deferred task's trigger in line, in its own
 process: SIGTERM stops the test (:func:`stop_on_sigterm`); each job keeps its pool through Airflow's own gap between
-two tasks (:func:`dags_test_task_gap`, and :data:`GAPS`: what this process measured)."""
+two tasks (:func:`dags_test_task_gap`, and :data:`GAPS`: what this process measured); the line that says the run's
+cities start one at a time (:func:`one_at_a_time_line`)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ import signal
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sagemaker_fleet.compat import AIRFLOW_VERSION
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.book import Turn
 
 T = TypeVar("T")
 
@@ -84,3 +88,24 @@ async def stop_on_sigterm(work: Awaitable[T], on_stop: Callable[[], None]) -> T:
         raise SystemExit(128 + signals[0]) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def one_at_a_time_line(city: str, turn: Turn | None, cities: int, keep: int, speed: float) -> str:
+    """What the city's trigger says when ``airflow dags test`` starts the run's cities one at a time: its place in
+    the plan and what its job does with its pool. The "created" line then says the keep-alive the job got (0 when
+    no city of its group is left to come), so the two never disagree: this one only states the rule."""
+    head = (
+        f"{city}: the run's cities start one at a time in the order Airflow runs them (airflow dags test): "
+        "this one starts now"
+    )
+    if turn is None:
+        return head
+    place = f" (planned {turn.order + 1} of {cities}, group {turn.group})"
+    if not turn.warm_pool:
+        kind = "spot jobs keep no warm pool" if turn.spot else "its group keeps no warm pool"
+        return f"{head}{place}; {kind}"
+    at_speed = f" at the endpoint's speed {speed:g}" if speed != 1 else ""
+    return (
+        f"{head}{place}; while a city of group {turn.group} is still to come, its job keeps its pool at least "
+        f"{keep} s (Airflow's own gap between tasks{at_speed}), so that the next one takes it"
+    )

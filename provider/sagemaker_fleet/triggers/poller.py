@@ -400,10 +400,11 @@ class FleetPoller:
             # nothing to end
             log.info("%s: %s: %s", name, "keep-alive not updated" if running else "warm pool not ended", exc)
             return
+        group = f"group {end.group}" if end.group else "its group"
         if running:
-            log.info("%s: keep-alive set to 0 (no city of its group is left to take its pool over)", name)
+            log.info("%s: keep-alive set to 0 (no city of %s is left to take its pool over)", name, group)
         else:
-            log.info("%s: warm pool ended (no city of its group is left to take it over)", name)
+            log.info("%s: warm pool ended (no city of %s is left to take it over)", name, group)
 
     async def read_board(self, bucket: str, prefix: str, modified_after: float) -> list[object] | None:
         return await self.board.records(bucket, prefix, modified_after)

@@ -216,6 +216,13 @@ def test_the_view_of_a_running_fleet_from_one_listing_through_the_hook(
     assert view["cost"]["expected_usd"] is not None
     assert 'class="job planned"' in view["gantt"]["plan_svg"]
     assert view["gantt"]["actual_svg"].count('class="job"') == 2
+    # one name per group: the jobs and the plan against actual carry the plan's group ids (the XCom's)
+    plan = db_state["plan"]
+    planned_group = {job["city"]: job["group"] for job in plan["jobs"]}
+    assert {j["city"]: j["group"] for j in view["jobs"]} == {c: planned_group[c] for c in ("seoul", "tokyo")}
+    against = view["plan_against_actual"]
+    assert [g["group"] for g in against["groups"]] == [g["group"] for g in plan["groups"]]
+    assert against["planned_warm_starts"] == plan["summary"]["warm_starts"]
     # a second viewer within the cache's lifetime costs SageMaker nothing
     again = client.get(f"{PREFIX}/api/runs/{FLEET_DAG}/{RUN_ID}", headers=viewer).json()
     assert again["generated_at"] == view["generated_at"]

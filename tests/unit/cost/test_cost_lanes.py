@@ -22,9 +22,10 @@ def lanes_of(describes: list[dict[str, object]]) -> dict[str, list[list[str]]]:
 
 def test_chain_follows_reused_by_job_in_order() -> None:
     lanes = lanes_of(demo_run())
-    assert lanes["g1 · lane 1"][0] == ["demo-seoul-20261129", "demo-tokyo-20261129", "demo-lagos-20261129"]
-    assert lanes["g1 · lane 2"] == [["demo-lima-20261129"]]  # overlaps the chain: its own lane
-    assert lanes["g2 · lane 1"] == [["demo-perth-20261129"], ["demo-perth-20261129-r2"]]
+    # groups as the plan numbers them: seoul's key g0, perth's spot g1 (the spec's order)
+    assert lanes["g0 · lane 1"][0] == ["demo-seoul-20261129", "demo-tokyo-20261129", "demo-lagos-20261129"]
+    assert lanes["g0 · lane 2"] == [["demo-lima-20261129"]]  # overlaps the chain: its own lane
+    assert lanes["g1 · lane 1"] == [["demo-perth-20261129"], ["demo-perth-20261129-r2"]]
 
 
 def test_a_chain_starting_after_another_ends_shares_its_lane() -> None:

@@ -54,7 +54,7 @@ def test_report_json_and_summary_show_it_and_say_nothing_without_a_release() -> 
         "idle_cost_saved_usd": 0.45,
         "kept": 1,
     }
-    assert summary_lines(released)[-1] == (
+    assert (
         "at the run's end 2 idle warm pool(s) ended: 30 min 00 s of idle instance time "
         "($0.45) not billed · 1 kept for the next run"
-    )
+    ) in summary_lines(released)

@@ -116,6 +116,10 @@ def test_daily_dag_trains_every_city_in_one_task_mapped_over_the_plans_order() -
         ("Asset", "citydemand-reports"),
         ("AssetAlias", "citydemand-trained-models"),
     ]
+    # the models asset the alias resolves to is declared (Airflow keeps it active: no "inactive AssetModel")
+    assert [(type(i).__name__, i.name, i.uri) for i in report.inlets] == [
+        ("Asset", "citydemand-models", f"{spec.output_s3_uri.rstrip('/')}/models")  # Airflow drops the last /
+    ]
     # the run's state: the outcome (the other leaf) fails it when a city did not train
     outcome = dag.get_task(OUTCOME_TASK_ID)
     assert outcome.trigger_rule == "all_done"

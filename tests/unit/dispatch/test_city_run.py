@@ -186,3 +186,72 @@ def test_the_task_log_says_which_job_a_restarted_trigger_counted_on_finding_it_e
         "sent now"
     ]
     assert not any("ended while no trigger watched it" in line for line in retry.lines)
+
+
+class Creates:
+    """A shell that creates every job at once (its turn comes at once) and records the requests."""
+
+    def __init__(self) -> None:
+        self.requests: list[Any] = []
+
+    def now(self) -> float:
+        return 0.0
+
+    async def wait_turn(self, wait: Wait) -> None:
+        return None
+
+    def release(self, city_name: str) -> None:
+        raise AssertionError("nothing is refused")
+
+    async def create(self, request: Any) -> Any:
+        from sagemaker_fleet.jobs.attachment import Attachment
+
+        self.requests.append(request)
+        return Attachment.just_created(request, "arn:job", dt.datetime(2026, 11, 29, tzinfo=dt.UTC))
+
+
+def test_a_job_created_without_the_keep_alive_its_turn_planned_says_why_once_and_gets_no_update() -> None:
+    """The city's turn plans a keep-alive, but every other city of its group already has a job: it is created with
+    keep-alive 0 and its line says so and why — and the sweep sends no UpdateTrainingJob(keep-alive 0), which the
+    poller used to log as a second "keep-alive set to 0" for a job that never asked for a pool."""
+    from sagemaker_fleet.dispatch import DispatchBook, RunTracker
+    from sagemaker_fleet.fleetspec.model import InstanceQuota
+    from sagemaker_fleet.jobs.attempts import NextStep
+    from sagemaker_fleet.jobs.progress import run_job_names
+    from sagemaker_fleet.plan import plan_fleet
+    from unit.dispatch.test_dispatch_tracker import summary
+
+    spec = fleet(
+        [city("a", 900), city("b", 800), city("c", 700)],
+        {"ml.m5.xlarge": InstanceQuota(instances=1, warm_pools=1)},
+    )
+    plan = plan_fleet(spec, RUN_KEY)
+    middle = next(job for job in plan.jobs if job.position == 1)
+    assert middle.keep_alive_seconds > 0
+    others = [job.city for job in plan.jobs if job.city != middle.city]
+    tracker = RunTracker(DispatchBook.from_plan(plan, spec), run_job_names(spec, RUN_KEY))
+    tracker.observe([summary(spec, name, "Completed", pool="Terminated") for name in others], whole=True)
+    io, log = Creates(), Lines()
+    run = CityRun(spec, spec.city(middle.city), RUN_KEY, io, log, tracker)
+    attachment = asyncio.run(run.submit(NextStep("submit", 1), first=True))
+    assert attachment is not None
+    assert "KeepAlivePeriodInSeconds" not in io.requests[0]["ResourceConfig"]
+    group = middle.group
+    assert log.lines == [
+        f"{middle.city}: created {attachment.job_name} (on-demand, keep-alive 0 s: no city of group {group} is left "
+        "to take its pool)"
+    ]
+    tracker.observe([summary(spec, middle.city)], whole=False)  # listed while it runs
+    assert tracker.tail_jobs() == []
+
+
+def test_a_spot_job_s_line_says_it_keeps_no_pool() -> None:
+    from sagemaker_fleet.jobs.attempts import NextStep
+    from unit.plan.plan_fleets import spot
+
+    spec = fleet([city("perth", spot=spot())])
+    io, log = Creates(), Lines()
+    run = CityRun(spec, spec.city("perth"), RUN_KEY, io, log)
+    attachment = asyncio.run(run.submit(NextStep("submit", 1, spot=True), first=True))
+    assert attachment is not None
+    assert log.lines == [f"perth: created {attachment.job_name} (spot: no warm pool)"]

@@ -77,9 +77,12 @@ def test_each_pool_end_is_handed_out_once_and_a_shell_that_stops_leaves_the_rest
     )
     ends = sweeps.pool_ends()
     first = next(ends)
-    assert first == PoolEnd(summary(spec, "c1")["TrainingJobName"], running=True)
+    group = book.turns["c1"].group
+    assert first == PoolEnd(summary(spec, "c1")["TrainingJobName"], running=True, group=group)
     ends.close()  # the shell failed after the first: the idle pool is still to end
-    assert list(sweeps.pool_ends()) == [PoolEnd(summary(spec, "c0")["TrainingJobName"], running=False)]
+    assert list(sweeps.pool_ends()) == [
+        PoolEnd(summary(spec, "c0")["TrainingJobName"], running=False, group=group)
+    ]
     assert list(sweeps.pool_ends()) == []
 
 

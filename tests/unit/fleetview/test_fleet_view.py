@@ -115,12 +115,14 @@ def test_timelines_draw_every_planned_and_every_actual_job_on_one_axis() -> None
     view, plan, _ = _view()
     assert view["gantt"]["plan_svg"].count('class="job planned"') == len(plan["jobs"])
     assert view["gantt"]["actual_svg"].count('class="job"') == 4
-    # plan rows are named like the actual lanes of the same group (the report's g0: every job so far is on
-    # ml.m5.xlarge on demand), and by their instances while none of the group's jobs has run
-    plan_svg = view["gantt"]["plan_svg"]
-    assert ">g0 · lane 1<" in plan_svg
-    assert ">ml.g5.xlarge ×4 · lane 1<" in plan_svg
-    assert ">ml.m5.xlarge ×1 · spot · lane 1<" in plan_svg
+    # plan rows and actual lanes carry the plan's group names (g0 ml.m5.xlarge on demand, g1 its spot city, g2
+    # ml.g5.xlarge), also for a group none of whose jobs has run yet
+    plan_svg, actual_svg = view["gantt"]["plan_svg"], view["gantt"]["actual_svg"]
+    for name in ("g0", "g1", "g2"):
+        assert f">{name} · lane 1<" in plan_svg
+    assert ">g0 · lane 1<" in actual_svg
+    assert {job["group"] for job in view["jobs"]} == {"g0"}
+    assert {job["group"] for job in plan["jobs"] if job["city"] in ("seoul", "tokyo", "lima")} == {"g0"}
     makespan = max(j["planned_end_seconds"] for j in plan["jobs"])
     assert view["gantt"]["span_seconds"] == max(makespan, 2600.0)
 
