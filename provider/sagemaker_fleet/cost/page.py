@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from sagemaker_fleet.cost.against_plan import NO_PLAN
 from sagemaker_fleet.cost.charts import city_chart, spend_chart, starts_chart
 from sagemaker_fleet.cost.export import lane_of_jobs
 from sagemaker_fleet.cost.gantt import render_gantt
+from sagemaker_fleet.cost.html import cell, head
 from sagemaker_fleet.cost.metrics import city_metrics, metric_names, summarize
+from sagemaker_fleet.cost.page_runs import other_runs_section, plan_section
 from sagemaker_fleet.cost.svg import COLORS, esc, usd
 from sagemaker_fleet.jobs.duration_text import duration
 
@@ -146,80 +147,6 @@ def _cards(t: CostTotals) -> str:
 
 #: What a report shows in place of another fleet's job (:mod:`.disclosure`): whoever reads the report may not read
 #: that fleet's runs.
-NOT_SHOWN = "a job of another fleet (not named)"
-
-
-def _other_runs(report: CostReport) -> str:
-    """The pools handed between this run and other runs of the account, and what could not be read. Other runs'
-    jobs are named only where the report's disclosure allows (the run's own fleet); the rest are counted."""
-    given = [line for line in report.lines if line.reused_by_other_run]
-    taken = [line for line in report.lines if line.pool_from_other_run]
-    looked = report.other_runs
-    rows = [
-        f"<tr>{_cell(line.city)}{_cell(line.job_name)}{_cell('took the pool of')}"
-        f"{_cell(line.pool_from_job or NOT_SHOWN)}</tr>"
-        for line in taken
-    ] + [
-        f"<tr>{_cell(line.city)}{_cell(line.job_name)}{_cell('pool taken by')}"
-        f"{_cell(line.reused_by_job or NOT_SHOWN)}</tr>"
-        for line in given
-    ]
-    head = _head([("city", False), ("job of this run", False), ("", False), ("job of another run", False)])
-    table = (
-        f'<table id="other-runs">{head}<tbody>{"".join(rows)}</tbody></table>'
-        if rows
-        else '<p class="empty">No warm pool went between this run and another run.</p>'
-    )
-    notes: list[tuple[str, str]] = []
-    if looked.listing_denied:
-        notes.append(
-            (
-                "other-runs-unknown",
-                "The credentials may not list the account's training jobs (AccessDenied): pools this run took from "
-                "other runs are unknown and counted by start-up time only.",
-            )
-        )
-    elif looked.unknown or looked.unknown_not_shown:
-        named = f": {', '.join(looked.unknown)}" if looked.unknown else ""
-        hidden = (
-            f" ({looked.unknown_not_shown} of other fleets, not named)" if looked.unknown_not_shown else ""
-        )
-        notes.append(
-            (
-                "other-runs-unknown",
-                f"{len(looked.unknown) + looked.unknown_not_shown} job(s) of other runs could not be described "
-                f"(AccessDenied){hidden}{named}. A pool one of them handed to this run is counted only where the "
-                "listing named the taker, and no image re-pull is flagged on it.",
-            )
-        )
-    if not looked.looked_up and not taken:
-        notes.append(
-            (
-                "other-runs-not-looked-up",
-                "Pools taken from other runs were not looked up: only the run's jobs were read.",
-            )
-        )
-    note = "".join(f'<p class="note" id="{name}">{esc(text)}</p>' for name, text in notes)
-    return (
-        f'<p class="note">SageMaker matches warm pools across the account: {len(taken)} job(s) of this run '
-        f"started on another run's pool (counted as their warm starts) and {len(given)} pool(s) of this run went "
-        f"to another run's job (its warm start, not this run's). Jobs of other fleets are counted, not named."
-        f"</p>{table}{note}"
-    )
-
-
-def _cell(value: object, numeric: bool = False, sort_value: object | None = None) -> str:
-    cls = ' class="n"' if numeric else ""
-    data = f' data-v="{esc(sort_value)}"' if sort_value is not None else ""
-    return f"<td{cls}{data}>{esc('' if value is None else value)}</td>"
-
-
-def _head(columns: Sequence[tuple[str, bool]]) -> str:
-    numeric_th = '<th class="n">'
-    cells = "".join(f"{numeric_th if numeric else '<th>'}{esc(name)}</th>" for name, numeric in columns)
-    return f"<thead><tr>{cells}</tr></thead>"
-
-
 def _start_label(line: CostLine) -> str:
     return "warm, image re-pulled" if line.start == "warm" and line.image_pulled else line.start
 
@@ -229,26 +156,26 @@ def _jobs_table(report: CostReport) -> str:
     rows = []
     for line in report.lines:
         cells = [
-            _cell(line.city),
-            _cell(line.attempt, True),
-            _cell(line.job_name),
-            _cell(f"{line.status} / {line.secondary_status}"),
-            _cell(f"{line.instance_count} × {line.instance_type}"),
-            _cell("spot" if line.spot else "on-demand"),
-            _cell(f"{_start_label(line)} ({line.start_evidence})"),
-            _cell(duration(line.startup_seconds), True, round(line.startup_seconds, 3)),
-            _cell(line.training_seconds, True),
-            _cell(line.billable_seconds, True),
-            _cell(line.retained_billable_seconds, True),
+            cell(line.city),
+            cell(line.attempt, True),
+            cell(line.job_name),
+            cell(f"{line.status} / {line.secondary_status}"),
+            cell(f"{line.instance_count} × {line.instance_type}"),
+            cell("spot" if line.spot else "on-demand"),
+            cell(f"{_start_label(line)} ({line.start_evidence})"),
+            cell(duration(line.startup_seconds), True, round(line.startup_seconds, 3)),
+            cell(line.training_seconds, True),
+            cell(line.billable_seconds, True),
+            cell(line.retained_billable_seconds, True),
             *_money_cells(line),
-            _cell(f"{line.spot_savings_pct:.1f}", True),
-            _cell(lanes.get(line.job_name, "")),
-            _cell(line.failure_reason or ""),
+            cell(f"{line.spot_savings_pct:.1f}", True),
+            cell(lanes.get(line.job_name, "")),
+            cell(line.failure_reason or ""),
         ]
         rows.append(f'<tr class="{esc(line.status)}">{"".join(cells)}</tr>')
     return (
         '<input type="search" id="job-filter" placeholder="filter jobs (city, status, lane…)">'
-        f'<div class="scroll"><table id="jobs" class="sortable">{_head(JOB_COLUMNS)}'
+        f'<div class="scroll"><table id="jobs" class="sortable">{head(JOB_COLUMNS)}'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
 
@@ -271,17 +198,17 @@ TOTAL_COLUMNS: tuple[tuple[str, bool], ...] = (
 def _totals_cells(t: CostTotals) -> str:
     return "".join(
         [
-            _cell(t.jobs, True),
-            _cell(t.completed, True),
-            _cell(t.failed, True),
-            _cell(t.stopped, True),
-            _cell(usd(t.cost_usd, 4), True, round(t.cost_usd, 6)),
-            _cell(usd(t.on_demand_cost_usd, 4), True, round(t.on_demand_cost_usd, 6)),
-            _cell(usd(t.spot_savings_usd, 4), True, round(t.spot_savings_usd, 6)),
-            _cell(usd(t.retained_cost_usd, 4), True, round(t.retained_cost_usd, 6)),
-            _cell(t.warm_starts, True),
-            _cell(t.cold_starts, True),
-            _cell(duration(t.startup_seconds_saved), True, round(t.startup_seconds_saved, 3)),
+            cell(t.jobs, True),
+            cell(t.completed, True),
+            cell(t.failed, True),
+            cell(t.stopped, True),
+            cell(usd(t.cost_usd, 4), True, round(t.cost_usd, 6)),
+            cell(usd(t.on_demand_cost_usd, 4), True, round(t.on_demand_cost_usd, 6)),
+            cell(usd(t.spot_savings_usd, 4), True, round(t.spot_savings_usd, 6)),
+            cell(usd(t.retained_cost_usd, 4), True, round(t.retained_cost_usd, 6)),
+            cell(t.warm_starts, True),
+            cell(t.cold_starts, True),
+            cell(duration(t.startup_seconds_saved), True, round(t.startup_seconds_saved, 3)),
         ]
     )
 
@@ -289,73 +216,10 @@ def _totals_cells(t: CostTotals) -> str:
 def _totals_table(
     table_id: str, first: Sequence[tuple[str, bool]], rows: Sequence[tuple[Sequence[str], CostTotals]]
 ) -> str:
-    body = "".join(f"<tr>{''.join(_cell(v) for v in names)}{_totals_cells(t)}</tr>" for names, t in rows)
+    body = "".join(f"<tr>{''.join(cell(v) for v in names)}{_totals_cells(t)}</tr>" for names, t in rows)
     return (
-        f'<div class="scroll"><table id="{esc(table_id)}" class="sortable">{_head([*first, *TOTAL_COLUMNS])}'
+        f'<div class="scroll"><table id="{esc(table_id)}" class="sortable">{head([*first, *TOTAL_COLUMNS])}'
         f"<tbody>{body}</tbody></table></div>"
-    )
-
-
-PLAN_COLUMNS: tuple[tuple[str, bool], ...] = (
-    ("group", False),
-    ("pool key", False),
-    ("planned jobs", True),
-    ("planned warm", True),
-    ("warm got", True),
-    ("planned warm missed", True),
-    ("why missed", False),
-    ("pools nobody took", True),
-    ("idle cost nobody took", True),
-)
-
-
-def plan_section(report: CostReport) -> str:
-    """The run against its plan: a flag when it got far fewer warm starts than planned, a row per group, and each
-    missed warm start with its reason; one line saying how to get it when the report was made without the plan."""
-    against = report.against_plan
-    if against is None:
-        return f'<p class="note" id="no-plan">{esc(NO_PLAN)}</p>'
-    flag = (
-        f'<p class="warn" id="plan-short">Far fewer warm starts than planned: {esc(against.headline())}.</p>'
-        if against.short
-        else f'<p class="note" id="plan-headline">{esc(against.headline())}.</p>'
-    )
-    rows = "".join(
-        "<tr>"
-        + "".join(
-            [
-                _cell(g.group.id),
-                _cell(g.group.label),
-                _cell(g.planned_jobs, True),
-                _cell(g.planned_warm_starts, True),
-                _cell(g.warm_starts, True),
-                _cell(len(g.missed), True),
-                _cell(g.reasons() + (f"; {g.not_started} not started" if g.not_started else "")),
-                _cell(g.untaken_pools, True),
-                _cell(usd(g.untaken_retained_cost_usd, 4), True, round(g.untaken_retained_cost_usd, 6)),
-            ]
-        )
-        + "</tr>"
-        for g in against.groups
-    )
-    missed = "".join(
-        f"<tr>{_cell(m.city)}{_cell(m.job_name)}{_cell(m.group)}{_cell(m.reason)}{_cell(m.detail)}</tr>"
-        for m in against.missed
-    )
-    missed_table = (
-        f'<table id="missed-warm">{_head([(n, False) for n in ("city", "job", "group", "reason", "why")])}'
-        f"<tbody>{missed}</tbody></table>"
-        if missed
-        else '<p class="empty">Every planned warm start that ran started warm.</p>'
-    )
-    return (
-        f'{flag}<div class="scroll"><table id="plan-groups">{_head(PLAN_COLUMNS)}<tbody>{rows}</tbody></table>'
-        f'</div><h3>Planned warm starts that started cold</h3><div class="scroll">{missed_table}</div>'
-        '<p class="note">Warm got counts every warm start of the group, planned or not (the run hands a pool to '
-        "whichever city of the group is ready). A planned warm start is missed when the city's first job started "
-        "cold; why is read from what SageMaker said of its lane predecessor's pool (ReusedByJob, retained time, "
-        "keep-alive). Idle cost nobody took: the retained warm-pool time billed for pools that ended with no job "
-        "taking them over.</p>"
     )
 
 
@@ -383,12 +247,12 @@ def _metrics_section(report: CostReport) -> str:
     )
     columns = [("city", False), *((name, True) for name in names)]
     rows = "".join(
-        f"<tr>{_cell(city)}{''.join(_cell(values.get(name), True, values.get(name)) for name in names)}</tr>"
+        f"<tr>{cell(city)}{''.join(cell(values.get(name), True, values.get(name)) for name in names)}</tr>"
         for city, values in by_city.items()
     )
     return (
         f'<h2>Final metrics</h2><ul class="note" id="metric-summary">{notes}</ul>'
-        f'<div class="scroll"><table id="metrics" class="sortable">{_head(columns)}'
+        f'<div class="scroll"><table id="metrics" class="sortable">{head(columns)}'
         f"<tbody>{rows}</tbody></table></div>"
     )
 
@@ -413,16 +277,16 @@ def _money_cells(line: CostLine) -> list[str]:
     """A job's price, its source, cost and on-demand equivalent — "no price" for a type no source knows."""
     if not line.priced:
         return [
-            _cell("no price", True, ""),
-            _cell(line.price_source),
-            _cell("—", True, ""),
-            _cell("—", True, ""),
+            cell("no price", True, ""),
+            cell(line.price_source),
+            cell("—", True, ""),
+            cell("—", True, ""),
         ]
     return [
-        _cell(line.price_per_hour, True),
-        _cell(line.price_source),
-        _cell(usd(line.cost_usd, 4), True, round(line.cost_usd, 6)),
-        _cell(usd(line.on_demand_cost_usd, 4), True, round(line.on_demand_cost_usd, 6)),
+        cell(line.price_per_hour, True),
+        cell(line.price_source),
+        cell(usd(line.cost_usd, 4), True, round(line.cost_usd, 6)),
+        cell(usd(line.on_demand_cost_usd, 4), True, round(line.on_demand_cost_usd, 6)),
     ]
 
 
@@ -461,7 +325,7 @@ def render_html(report: CostReport) -> str:
 <h2>Plan against actual</h2>{plan_section(report)}
 <h2>Spend and spot savings</h2>{spend_chart(t)}
 <h2>Warm and cold starts</h2>{starts_chart(t)}
-<h2>Warm pools across runs</h2>{_other_runs(report)}
+<h2>Warm pools across runs</h2>{other_runs_section(report)}
 <h2>Lane timeline</h2>{legend()}<div class="scroll">{render_gantt(report.lines, report.lanes, group_labels)}</div>
 {_group_key(report)}
 <h2>Cost per city</h2>{city_chart(report.by_city)}{missing_note}
