@@ -298,6 +298,14 @@ def test_no_error_line_but_the_failed_try(first_run: FirstRun) -> None:
     assert [line for line in errors if line not in failed] == [], "\n".join(errors[:10])
 
 
+def test_no_warning_comes_from_our_code(first_run: FirstRun) -> None:
+    """No deprecated Airflow API called by the provider, no asset event for an asset no DAG declares (the log of a
+    first run repeated such warnings); Airflow's and the Amazon provider's own warnings are theirs."""
+    from dags_test_output import warnings_from_our_code
+
+    assert warnings_from_our_code(first_run.output) == []
+
+
 def test_the_shorthands_and_the_templates_placeholders_reach_sagemaker(first_run: FirstRun) -> None:
     """Every field of the job: template, and the shorthand's ``demand-{city}``, as SageMaker got them."""
     client = SimClient(SIM_URL).boto3_client("sagemaker", region_name="eu-west-3")
