@@ -2,8 +2,12 @@
 
 - ``city.py``: ``FleetCityTrigger``, one city of a run (the training task), over ``city_io.py`` (its I/O);
 - ``poller.py``: ``FleetPoller``, the run's shared poller, with ``client.py`` (its client, requests sent again
-  through an outage), ``watch.py`` (waiting for a job's end) and ``budget.py`` (the waiting cities' log lines);
+  through an outage), ``board_client.py`` (its S3 calls for the account's board), ``watch.py`` (waiting for a job's
+  end) and ``budget.py`` (the waiting cities' log lines);
 - ``fleet.py``: ``FleetJobTrigger``, waits for one job; ``conditions.py``: the sensors' triggers;
 - ``base.py``: the AWS connection of every trigger; ``defaults.py``: what a worker needs to defer to the city
-  trigger; ``errors.py``: failures a retry cannot mend.
+  trigger; ``errors.py``: failures a retry cannot mend; ``offloop.py``: a blocking call off the triggerer's event
+  loop;
+- ``inline.py``: what a city trigger needs when ``airflow dags test`` runs it in line (SIGTERM, Airflow's gap
+  between two tasks).
 """

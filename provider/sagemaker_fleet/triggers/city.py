@@ -46,7 +46,6 @@ from sagemaker_fleet.observability.stats import RunSignals, send
 from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
 from sagemaker_fleet.triggers.city_io import PollerCityIO
-from sagemaker_fleet.triggers.dags_test import GAPS, dags_test_task_gap, one_at_a_time_line, stop_on_sigterm
 from sagemaker_fleet.triggers.defaults import (
     CityOptions,
     CityTiming,
@@ -54,6 +53,7 @@ from sagemaker_fleet.triggers.defaults import (
     city_trigger_kwargs,
 )
 from sagemaker_fleet.triggers.errors import TriggerContextError, UnfitPlanError, retry_cannot_help
+from sagemaker_fleet.triggers.inline import GAPS, dags_test_task_gap, one_at_a_time_line, stop_on_sigterm
 from sagemaker_fleet.triggers.offloop import off_loop
 
 if TYPE_CHECKING:

@@ -547,7 +547,7 @@ def test_one_at_a_time_against_a_sped_up_simulator_each_job_keeps_its_pool_throu
     import yaml
 
     from sagemaker_fleet.dispatch.cadence import AWS_CADENCE, inline_keep_alive
-    from sagemaker_fleet.triggers.dags_test import dags_test_task_gap
+    from sagemaker_fleet.triggers.inline import dags_test_task_gap
 
     fleet = yaml.safe_load(DISPATCH.read_text())
     fleet["orchestration_latency_seconds"] = 60

@@ -8,7 +8,7 @@ from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.jobs.groups import city_groups
 from sagemaker_fleet.operators.plan import group_lines
 from sagemaker_fleet.plan import plan_fleet
-from sagemaker_fleet.triggers.dags_test import one_at_a_time_line
+from sagemaker_fleet.triggers.inline import one_at_a_time_line
 from unit.plan.plan_fleets import RUN_KEY, city, fleet, spot
 
 

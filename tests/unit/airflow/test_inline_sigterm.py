@@ -9,7 +9,7 @@ import signal
 
 import pytest
 
-from sagemaker_fleet.triggers.city import stop_on_sigterm
+from sagemaker_fleet.triggers.inline import stop_on_sigterm
 
 
 def test_sigterm_cancels_the_work_says_what_it_leaves_and_exits_143() -> None:

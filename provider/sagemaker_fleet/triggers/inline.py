@@ -1,7 +1,7 @@
-"""What a city trigger needs under ``airflow dags test``, which runs a deferred task's trigger in line, in its own
-process: SIGTERM stops the test (:func:`stop_on_sigterm`); each job keeps its pool through Airflow's own gap between
-two tasks (:func:`dags_test_task_gap`, and :data:`GAPS`: what this process measured); the line that says the run's
-cities start one at a time (:func:`one_at_a_time_line`)."""
+"""What a city trigger needs when Airflow runs it in line: ``airflow dags test`` runs a deferred task's trigger in
+the test's own process, not in a triggerer. SIGTERM stops the test (:func:`stop_on_sigterm`); each job keeps its pool
+through Airflow's own gap between two tasks (:func:`dags_test_task_gap`, and :data:`GAPS`: what this process
+measured); the line that says the run's cities start one at a time (:func:`one_at_a_time_line`)."""
 
 from __future__ import annotations
 

@@ -7,14 +7,14 @@ from __future__ import annotations
 import pytest
 
 from sagemaker_fleet.compat import AIRFLOW_VERSION
-from sagemaker_fleet.triggers import dags_test
-from sagemaker_fleet.triggers.dags_test import DAGS_TEST_TASK_GAP_SECONDS, TaskGaps, dags_test_task_gap
+from sagemaker_fleet.triggers import inline
+from sagemaker_fleet.triggers.inline import DAGS_TEST_TASK_GAP_SECONDS, TaskGaps, dags_test_task_gap
 
 
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     now = [1000.0]
-    monkeypatch.setattr(dags_test.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(inline.time, "monotonic", lambda: now[0])
     return now
 
 
@@ -22,7 +22,7 @@ def test_a_measured_gap_longer_than_the_tables_is_the_one_used(
     clock: list[float], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gaps = TaskGaps()
-    monkeypatch.setattr(dags_test, "GAPS", gaps)
+    monkeypatch.setattr(inline, "GAPS", gaps)
     table = DAGS_TEST_TASK_GAP_SECONDS[AIRFLOW_VERSION[:2]]
     assert dags_test_task_gap() == table  # nothing measured yet
     gaps.job_ended()
