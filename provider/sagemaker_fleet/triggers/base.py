@@ -16,8 +16,9 @@ from typing import Any, ClassVar
 from airflow.triggers.base import BaseTrigger
 
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
+from sagemaker_fleet.triggers.client import TRIGGERER_RETRIES
 from sagemaker_fleet.triggers.defaults import AWS_CONNECTION_FIELDS, aws_connection
-from sagemaker_fleet.triggers.poller import TRIGGERER_RETRIES, FleetPoller, run_poller
+from sagemaker_fleet.triggers.poller import FleetPoller, run_poller
 
 
 class FleetAwsTrigger(BaseTrigger):

@@ -11,7 +11,7 @@ from airflow.triggers.base import TriggerEvent
 from sagemaker_fleet.contract import POLL_INTERVAL
 from sagemaker_fleet.jobs.describe import event_description, summarize
 from sagemaker_fleet.triggers.base import RunPollerTrigger
-from sagemaker_fleet.triggers.poller import JobWatchError, watch_until_terminal
+from sagemaker_fleet.triggers.watch import JobWatchError, watch_until_terminal
 
 
 class FleetJobTrigger(RunPollerTrigger):

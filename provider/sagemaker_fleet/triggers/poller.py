@@ -34,14 +34,8 @@ from sagemaker_fleet.hooks.fleet import SageMakerFleetHook, error_code
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, KEEP_ALIVE_REFUSALS, THROTTLING_CODES
 from sagemaker_fleet.triggers.board_client import BoardClient
 from sagemaker_fleet.triggers.budget import WaitLineBudget
-from sagemaker_fleet.triggers.client import TRIGGERER_RETRIES, RunClient, aws_host
-from sagemaker_fleet.triggers.watch import (
-    JobWatchError,
-    JobWatchers,
-    Update,
-    watch_deadline,
-    watch_until_terminal,
-)
+from sagemaker_fleet.triggers.client import RunClient, aws_host
+from sagemaker_fleet.triggers.watch import JobWatchError, JobWatchers, Update
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.cadence import Cadence
@@ -50,17 +44,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.jobs.paging import JobFilters
     from sagemaker_fleet.observability.stats import RunSignals
 
-# JobWatchError, watch_until_terminal and watch_deadline (triggers/watch.py) and TRIGGERER_RETRIES (client.py) are
-# imported from here by the triggers and by users' code from before the split
-__all__ = [
-    "MAX_CONSECUTIVE_ERRORS",
-    "TRIGGERER_RETRIES",
-    "FleetPoller",
-    "JobWatchError",
-    "run_poller",
-    "watch_deadline",
-    "watch_until_terminal",
-]
+__all__ = ["MAX_CONSECUTIVE_ERRORS", "FleetPoller", "run_poller"]
 
 log = logging.getLogger(__name__)
 

@@ -229,7 +229,7 @@ def test_which_errors_a_retry_would_meet_again() -> None:
     from sagemaker_fleet.fleetspec.errors import SpecIssue
     from sagemaker_fleet.hooks.fleet import CapacityUnavailableError, ForeignJobError
     from sagemaker_fleet.triggers.errors import retry_cannot_help
-    from sagemaker_fleet.triggers.poller import JobWatchError
+    from sagemaker_fleet.triggers.watch import JobWatchError
 
     unreadable = FleetSpecError([SpecIssue("", "cannot read the file")], "f.yaml")
     unreadable.__cause__ = FileNotFoundError("f.yaml")
