@@ -28,7 +28,8 @@ from sagemaker_fleet.dispatch.book import DispatchBook, QuotaKey, Turn, peak_lan
 from sagemaker_fleet.dispatch.build import build_run_dispatch
 from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.rules import DispatchRules, RunOptions
-from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
+from sagemaker_fleet.dispatch.state import Wait
+from sagemaker_fleet.dispatch.tracker import RunTracker
 
 __all__ = [
     "Cadence",

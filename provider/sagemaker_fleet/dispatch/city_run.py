@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from sagemaker_fleet.dispatch.cadence import AWS_CADENCE, Cadence
-from sagemaker_fleet.dispatch.tracker import Wait
+from sagemaker_fleet.dispatch.state import Wait
 from sagemaker_fleet.fleetspec.names import job_name
 from sagemaker_fleet.jobs.attempts import (
     NextStep,

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.account import AccountView
     from sagemaker_fleet.dispatch.board import ShareBoard
     from sagemaker_fleet.dispatch.cadence import Cadence
-    from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
+    from sagemaker_fleet.dispatch.state import Wait
+    from sagemaker_fleet.dispatch.tracker import RunTracker
 
 #: Consecutive listings a watched job may be missing from before it is described directly.
 MISSES_BEFORE_DESCRIBE = 2

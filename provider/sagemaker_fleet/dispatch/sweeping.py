@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, Unpack
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.state import Wait
     from sagemaker_fleet.dispatch.sweep import Listed, Listing, PoolEnd, RunSweeps
-    from sagemaker_fleet.dispatch.tracker import Wait
     from sagemaker_fleet.jobs.paging import JobFilters
 
 

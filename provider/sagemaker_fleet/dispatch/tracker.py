@@ -46,8 +46,6 @@ from typing import TYPE_CHECKING, Any
 from sagemaker_fleet.dispatch import admission, handoff, pool_ends
 from sagemaker_fleet.dispatch.cadence import AWS_CADENCE
 from sagemaker_fleet.dispatch.rules import DEFAULT_OPTIONS
-
-# CREATION_MARGIN, JobState and Wait are imported from here too (the shells, the Fleet view, users' code)
 from sagemaker_fleet.dispatch.state import CREATION_MARGIN, JobState, RunState, RunView, Wait
 from sagemaker_fleet.jobs.paging import as_datetime
 
@@ -57,8 +55,6 @@ if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.cadence import Cadence
     from sagemaker_fleet.dispatch.fair_share import FairShare
     from sagemaker_fleet.dispatch.rules import RunOptions
-
-__all__ = ["CREATION_MARGIN", "JobState", "RunTracker", "Wait"]
 
 
 class RunTracker:

@@ -20,7 +20,7 @@ from sagemaker_fleet.cost.export import metrics_json, report_jobs
 from sagemaker_fleet.cost.gantt import TimeScale, render_gantt, time_scale
 from sagemaker_fleet.cost.report import RunJobIndex, build_cost_report
 from sagemaker_fleet.dispatch import DispatchBook, build_run_dispatch
-from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
+from sagemaker_fleet.dispatch.state import Wait
 from sagemaker_fleet.fleetview.account import AccountSnapshot, account_json
 from sagemaker_fleet.fleetview.plan_svg import plan_makespan, render_plan_gantt
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
@@ -30,6 +30,7 @@ from sagemaker_fleet.plan.fleet_plan import FleetPlan
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.disclosure import Disclosure
     from sagemaker_fleet.cost.model import CostLine
+    from sagemaker_fleet.dispatch.tracker import RunTracker
     from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.jobs.prices import PriceBook
 

@@ -28,8 +28,8 @@ from sagemaker_fleet.simulate.errors import SimulationError
 if TYPE_CHECKING:
     import datetime as dt
 
+    from sagemaker_fleet.dispatch.state import Wait
     from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd, RunSweeps
-    from sagemaker_fleet.dispatch.tracker import Wait
     from sagemaker_fleet.simulate.endpoint import Endpoint
     from sagemaker_fleet.simulate.timeline import Timeline
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from mypy_boto3_sagemaker.type_defs import CreateTrainingJobRequestTypeDef
 
-    from sagemaker_fleet.dispatch.tracker import Wait
+    from sagemaker_fleet.dispatch.state import Wait
     from sagemaker_fleet.jobs.attachment import Attachment
     from sagemaker_fleet.jobs.record import Description
     from sagemaker_fleet.triggers.poller import FleetPoller

@@ -39,8 +39,9 @@ from sagemaker_fleet.triggers.watch import JobWatchError, JobWatchers, Update
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.cadence import Cadence
+    from sagemaker_fleet.dispatch.state import Wait
     from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd
-    from sagemaker_fleet.dispatch.tracker import RunTracker, Wait
+    from sagemaker_fleet.dispatch.tracker import RunTracker
     from sagemaker_fleet.jobs.paging import JobFilters
     from sagemaker_fleet.observability.stats import RunSignals
 

@@ -11,7 +11,7 @@ from sagemaker_fleet.dispatch.city_run import CityRun
 from unit.plan.plan_fleets import RUN_KEY, city, fleet
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.dispatch.tracker import Wait
+    from sagemaker_fleet.dispatch.state import Wait
 
 
 class QuotaInUse:

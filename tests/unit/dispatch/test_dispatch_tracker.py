@@ -19,7 +19,7 @@ from sagemaker_fleet.dispatch import (
     Wait,
     peak_lanes,
 )
-from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN
+from sagemaker_fleet.dispatch.state import CREATION_MARGIN
 from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.fleetspec.names import job_name
 from sagemaker_fleet.jobs.progress import run_job_names

@@ -6,8 +6,8 @@ import datetime as dt
 
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait, build_run_dispatch
 from sagemaker_fleet.dispatch.cadence import Cadence
+from sagemaker_fleet.dispatch.state import CREATION_MARGIN
 from sagemaker_fleet.dispatch.sweep import MAX_BACKOFF_FACTOR, MISSES_BEFORE_DESCRIBE, PoolEnd, RunSweeps
-from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN
 from unit.dispatch.test_dispatch_tracker import T0, dispatch_for, hand_book, summary
 
 FLOOR = dt.datetime(2026, 11, 28, tzinfo=dt.UTC)

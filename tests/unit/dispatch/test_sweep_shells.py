@@ -28,7 +28,7 @@ from botocore.exceptions import ClientError
 from sagemaker_fleet.dispatch import DispatchBook, Wait, build_run_dispatch
 from sagemaker_fleet.dispatch.board import RunDemand
 from sagemaker_fleet.dispatch.cadence import Cadence
-from sagemaker_fleet.dispatch.tracker import CREATION_MARGIN
+from sagemaker_fleet.dispatch.state import CREATION_MARGIN
 from sagemaker_fleet.fleetspec.model import InstanceQuota, SharingSettings
 from sagemaker_fleet.fleetspec.names import job_name, run_name_contains
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook

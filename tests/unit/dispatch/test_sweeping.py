@@ -13,8 +13,8 @@ from sagemaker_fleet.dispatch.sweeping import Answer, Swept, sweep_once
 from unit.dispatch.test_board import run
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.state import Wait
     from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd, RunSweeps
-    from sagemaker_fleet.dispatch.tracker import Wait
 
 WALL = 1_000_000.0
 
