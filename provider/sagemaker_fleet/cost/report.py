@@ -21,10 +21,9 @@ from sagemaker_fleet.cost.groups import GroupInfo, RunPlan, assign_groups
 from sagemaker_fleet.cost.lanes import Lane, build_lanes
 from sagemaker_fleet.cost.model import CostLine, cost_line
 from sagemaker_fleet.cost.totals import CostTotals, total, totals_by
-from sagemaker_fleet.fleetspec.names import MAX_SUBMISSIONS, validate_run_key
+from sagemaker_fleet.fleetspec.names import ATTEMPT_TAG, CITY_TAG, MAX_SUBMISSIONS, validate_run_key
 from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.jobs.record import TrainingJobRecord, parse_training_job
-from sagemaker_fleet.jobs.request import ATTEMPT_TAG, CITY_TAG
 from sagemaker_fleet.jobs.starts import observe_start
 
 if TYPE_CHECKING:

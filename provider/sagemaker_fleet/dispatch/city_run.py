@@ -18,20 +18,14 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from sagemaker_fleet.dispatch.cadence import AWS_CADENCE, Cadence
 from sagemaker_fleet.dispatch.state import Wait
-from sagemaker_fleet.fleetspec.names import job_name
+from sagemaker_fleet.fleetspec.names import FORCED_TAG, STOPPED_BY_TAG, TRY_TAG, job_name
 from sagemaker_fleet.jobs.attempts import (
     NextStep,
     capacity_delay,
     next_step,
     stopped_by_someone,
 )
-from sagemaker_fleet.jobs.request import (
-    FORCED_TAG,
-    STOPPED_BY_TAG,
-    TRY_TAG,
-    Submission,
-    compile_training_request,
-)
+from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from sagemaker_fleet.errors import ForeignJobError, SageMakerFleetError
-from sagemaker_fleet.jobs.attachment import Attachment as Attachment  # still importable from here
+from sagemaker_fleet.jobs.attachment import Attachment
 from sagemaker_fleet.jobs.paging import JobFilters, job_listing
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def _tag_dict(tags: Any) -> dict[str, str]:
 
 
 def _owner(request: Mapping[str, Any]) -> dict[str, str]:
-    from sagemaker_fleet.jobs.request import OWNER_TAGS
+    from sagemaker_fleet.fleetspec.names import OWNER_TAGS
 
     tags = _tag_dict(request.get("Tags"))
     return {key: tags[key] for key in OWNER_TAGS if key in tags}

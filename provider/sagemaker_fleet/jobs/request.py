@@ -10,19 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
-from sagemaker_fleet.fleetspec.job_fields import CHECKPOINT_LOCAL_PATH as CHECKPOINT_LOCAL_PATH
-from sagemaker_fleet.fleetspec.job_fields import TRAIN_CHANNEL
+from sagemaker_fleet.fleetspec.job_fields import CHECKPOINT_LOCAL_PATH, TRAIN_CHANNEL
 from sagemaker_fleet.fleetspec.job_merge import merge_job
-from sagemaker_fleet.fleetspec.names import ATTEMPT_TAG as ATTEMPT_TAG
-from sagemaker_fleet.fleetspec.names import CITY_TAG as CITY_TAG
-from sagemaker_fleet.fleetspec.names import FLEET_TAG as FLEET_TAG
-from sagemaker_fleet.fleetspec.names import FORCED_TAG as FORCED_TAG
-from sagemaker_fleet.fleetspec.names import OWNER_TAGS as OWNER_TAGS
-from sagemaker_fleet.fleetspec.names import RUN_KEY_TAG as RUN_KEY_TAG
-from sagemaker_fleet.fleetspec.names import STOPPED_BY_TAG as STOPPED_BY_TAG
-from sagemaker_fleet.fleetspec.names import TAG_PREFIX as TAG_PREFIX
-from sagemaker_fleet.fleetspec.names import TRY_TAG as TRY_TAG
-from sagemaker_fleet.fleetspec.names import checkpoint_s3_uri, job_name, model_s3_uri
+from sagemaker_fleet.fleetspec.names import (
+    ATTEMPT_TAG,
+    FORCED_TAG,
+    OWNER_TAGS,
+    TRY_TAG,
+    checkpoint_s3_uri,
+    job_name,
+    model_s3_uri,
+)
 from sagemaker_fleet.fleetspec.placeholders import render, values_for
 from sagemaker_fleet.jobs.keys import matching_request_fields
 

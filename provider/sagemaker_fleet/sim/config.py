@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from sagemaker_fleet.fleetspec.model import InstanceQuota
-from sagemaker_fleet.jobs.request import ATTEMPT_TAG, CITY_TAG, FLEET_TAG
+from sagemaker_fleet.fleetspec.names import ATTEMPT_TAG, CITY_TAG, FLEET_TAG
 from sagemaker_fleet.sim.startup_model import StartupModel
 from sagemaker_fleet.sim.workload import WorkModel
 

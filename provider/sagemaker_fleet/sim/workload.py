@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
-from sagemaker_fleet.jobs.request import CITY_TAG, FLEET_TAG
+from sagemaker_fleet.fleetspec.names import CITY_TAG, FLEET_TAG
 from sagemaker_fleet.sim.seeding import stream
 
 if TYPE_CHECKING:

@@ -32,12 +32,11 @@ from sagemaker_fleet.contract import PLAN_XCOM_KEY, POLL_INTERVAL
 from sagemaker_fleet.dispatch import DispatchBook, RunOptions, build_run_dispatch
 from sagemaker_fleet.dispatch.cadence import Cadence, inline_keep_alive
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
-from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
+from sagemaker_fleet.fleetspec.names import STOPPED_BY_TAG, run_key_floor, run_name_contains
 from sagemaker_fleet.fleetspec.overrides import only_cities
 from sagemaker_fleet.fleetspec.runspec import load_run_spec
 from sagemaker_fleet.jobs.describe import summarize
 from sagemaker_fleet.jobs.progress import run_job_names
-from sagemaker_fleet.jobs.request import STOPPED_BY_TAG
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.observability import lineage as ol
 from sagemaker_fleet.observability.facets import JOB_FACET, job_facet_fields, model_artifact, training_inputs

@@ -226,8 +226,9 @@ def test_a_failure_a_retry_may_mend_still_ends_the_task_from_the_triggerer_and_i
 def test_which_errors_a_retry_would_meet_again() -> None:
     from botocore.exceptions import ClientError
 
+    from sagemaker_fleet.errors import ForeignJobError
     from sagemaker_fleet.fleetspec.errors import SpecIssue
-    from sagemaker_fleet.hooks.fleet import CapacityUnavailableError, ForeignJobError
+    from sagemaker_fleet.hooks.fleet import CapacityUnavailableError
     from sagemaker_fleet.triggers.errors import retry_cannot_help
     from sagemaker_fleet.triggers.watch import JobWatchError
 

@@ -21,8 +21,9 @@ from botocore.model import ListShape, MapShape, Shape, StringShape, StructureSha
 from botocore.validate import ParamValidator
 
 from sagemaker_fleet.fleetspec import CitySpec, FleetSpec, SpotSettings, VpcSettings, load_fleet_spec
+from sagemaker_fleet.fleetspec.job_fields import CHECKPOINT_LOCAL_PATH
 from sagemaker_fleet.fleetspec.names import checkpoint_s3_uri, job_name, model_s3_uri
-from sagemaker_fleet.jobs.request import CHECKPOINT_LOCAL_PATH, Submission, compile_training_request
+from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sagemaker_fleet.sim.server.shapes import SERVICE_NOW
 
 FLEETS_DIR = Path(__file__).resolve().parents[3] / "dags" / "fleets"
