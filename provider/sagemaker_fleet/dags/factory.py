@@ -22,16 +22,16 @@ from airflow.sdk import DAG, Asset, AssetAlias, XComArg, get_parsing_context
 from sagemaker_fleet import settings
 from sagemaker_fleet.contract import (
     FLEET_DAG_TAG,
+    NOTIFY_TASK_ID,
+    OUTCOME_TASK_ID,
+    PLAN_TASK_ID,
+    RELEASE_TASK_ID,
     REPORT_TASK_ID,
     cities_task_id,
     models_alias_name,
     train_task_chunk,
     train_task_id,
 )
-from sagemaker_fleet.contract import NOTIFY_TASK_ID as NOTIFY_TASK_ID  # documented here (the fleet DAG guide)
-from sagemaker_fleet.contract import OUTCOME_TASK_ID as OUTCOME_TASK_ID  # documented here
-from sagemaker_fleet.contract import PLAN_TASK_ID as PLAN_TASK_ID  # documented here
-from sagemaker_fleet.contract import RELEASE_TASK_ID as RELEASE_TASK_ID  # documented here
 from sagemaker_fleet.dags.config import MOVED_KEYWORDS, ConnectionConfig, DispatchConfig, ReportConfig
 from sagemaker_fleet.operators.cities import FleetCitiesOperator, chunks_for
 from sagemaker_fleet.operators.training import FleetTrainingOperator

@@ -18,9 +18,8 @@ import pytest
 from airflow.serialization.serialized_objects import BaseSerialization
 
 from sagemaker_fleet.compat import TaskDeferred
-from sagemaker_fleet.contract import TRAIN_TASK_ID
+from sagemaker_fleet.contract import PLAN_TASK_ID, TRAIN_TASK_ID
 from sagemaker_fleet.dags import build_fleet_dag
-from sagemaker_fleet.dags.factory import PLAN_TASK_ID
 from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.triggers.city import FleetCityTrigger, TriggerContextError
 from sagemaker_fleet.triggers.defaults import TriggerHandle

@@ -8,8 +8,9 @@ import pytest
 from airflow.sdk import BaseNotifier
 
 from sagemaker_fleet.compat import NOTIFIER_FAILURE_RAISES
+from sagemaker_fleet.contract import NOTIFY_TASK_ID, OUTCOME_TASK_ID
 from sagemaker_fleet.dags import ReportConfig
-from sagemaker_fleet.dags.factory import NOTIFY_TASK_ID, OUTCOME_TASK_ID, build_fleet_dag
+from sagemaker_fleet.dags.factory import build_fleet_dag
 from sagemaker_fleet.operators.notify import DEFAULT_MESSAGE, FleetNotifyOperator, render_message, run_summary
 
 #: {city: its mapped task instance's key in get_task_states} (the plan's start order: lima, oslo, seoul)

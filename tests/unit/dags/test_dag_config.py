@@ -7,10 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from sagemaker_fleet.contract import PLAN_TASK_ID, RELEASE_TASK_ID, REPORT_TASK_ID, TRAIN_TASK_ID
+from sagemaker_fleet.contract import (
+    NOTIFY_TASK_ID,
+    PLAN_TASK_ID,
+    RELEASE_TASK_ID,
+    REPORT_TASK_ID,
+    TRAIN_TASK_ID,
+)
 from sagemaker_fleet.dags import ConnectionConfig, DispatchConfig, ReportConfig, build_fleet_dag
 from sagemaker_fleet.dags.config import MOVED_KEYWORDS
-from sagemaker_fleet.dags.factory import NOTIFY_TASK_ID
 
 SMALL = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "small.yaml"
 

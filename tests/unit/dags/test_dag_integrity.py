@@ -11,14 +11,9 @@ from airflow.sdk import XComArg
 from airflow.sdk.definitions.mappedoperator import MappedOperator
 
 from sagemaker_fleet.compat import base_hook, dag_serialization
-from sagemaker_fleet.contract import TRAIN_TASK_ID
+from sagemaker_fleet.contract import OUTCOME_TASK_ID, PLAN_TASK_ID, RELEASE_TASK_ID, TRAIN_TASK_ID
 from sagemaker_fleet.dags import DispatchConfig
-from sagemaker_fleet.dags.factory import (
-    OUTCOME_TASK_ID,
-    PLAN_TASK_ID,
-    RELEASE_TASK_ID,
-    build_fleet_dag,
-)
+from sagemaker_fleet.dags.factory import build_fleet_dag
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.operators.cities import FleetCitiesOperator
 from sagemaker_fleet.operators.training import FleetTrainingOperator
