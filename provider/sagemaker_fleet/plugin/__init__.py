@@ -9,11 +9,11 @@ Registered through the ``airflow.plugins`` entry point. Turn it off with ``[sage
 built only when the api-server asks for it, so schedulers and workers that load plugins import none of it.
 
 - ``__init__.py``: the plugin itself (the tab, the nav entry, the app on demand);
-- ``app.py``: the view's FastAPI app, mounted under :data:`~sagemaker_fleet.plugin.settings.URL_PREFIX`;
+- ``app.py``: the view's FastAPI app, mounted under :data:`~sagemaker_fleet.contract.FLEET_VIEW_URL_PREFIX`;
 - ``runs.py``: what the api-server knows of a fleet run, from Airflow's metadata DB, and which fleets a user may
   read;
 - ``views.py``: a run's view, read once for every viewer and drawn for each (what they may see of other fleets);
-- ``settings.py``: where the view is served and whether it is on;
+- ``settings.py``: whether the view is on;
 - ``token.py``: Airflow 3.0 only, the view's pages in a plain browser tab behind Airflow's own auth.
 """
 
@@ -25,7 +25,8 @@ from typing import Any
 from airflow.plugins_manager import AirflowPlugin
 
 from sagemaker_fleet.compat import has_external_views
-from sagemaker_fleet.plugin.settings import URL_PREFIX, URL_ROUTE, fleet_view_enabled
+from sagemaker_fleet.contract import FLEET_VIEW_URL_PREFIX, FLEET_VIEW_URL_ROUTE
+from sagemaker_fleet.plugin.settings import fleet_view_enabled
 
 
 class SageMakerFleetPlugin(AirflowPlugin):
@@ -39,7 +40,7 @@ class SageMakerFleetPlugin(AirflowPlugin):
             return []
         from sagemaker_fleet.plugin.app import create_app
 
-        return [{"app": create_app(), "url_prefix": URL_PREFIX, "name": "SageMaker Fleet view"}]
+        return [{"app": create_app(), "url_prefix": FLEET_VIEW_URL_PREFIX, "name": "SageMaker Fleet view"}]
 
     @property
     def external_views(self) -> list[dict[str, Any]]:  # type: ignore[override]
@@ -48,15 +49,15 @@ class SageMakerFleetPlugin(AirflowPlugin):
         return [
             {
                 "name": "Fleet",
-                "href": f"{URL_PREFIX}/runs/{{DAG_ID}}/{{RUN_ID}}",
+                "href": f"{FLEET_VIEW_URL_PREFIX}/runs/{{DAG_ID}}/{{RUN_ID}}",
                 "destination": "dag_run",
-                "url_route": URL_ROUTE,
+                "url_route": FLEET_VIEW_URL_ROUTE,
             },
             {
                 "name": "SageMaker fleets",
-                "href": f"{URL_PREFIX}/runs",
+                "href": f"{FLEET_VIEW_URL_PREFIX}/runs",
                 "destination": "nav",
                 "category": "browse",
-                "url_route": f"{URL_ROUTE}-runs",
+                "url_route": f"{FLEET_VIEW_URL_ROUTE}-runs",
             },
         ]

@@ -1,4 +1,4 @@
-"""The Fleet view's FastAPI app, mounted by Airflow's api-server under :data:`URL_PREFIX`.
+"""The Fleet view's FastAPI app, mounted by Airflow's api-server under :data:`FLEET_VIEW_URL_PREFIX`.
 
 Every route asks Airflow who the caller is and whether they may read the DAG, with the core API's own
 dependencies (``requires_access_dag`` for a run's routes, ``get_user`` plus the auth manager's readable DAG ids for
@@ -21,13 +21,12 @@ from fastapi import Depends, FastAPI, HTTPException, status
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from sagemaker_fleet.compat import UI_TOKEN_IN_LOCAL_STORAGE, has_external_views
-from sagemaker_fleet.contract import fleet_view_path
+from sagemaker_fleet.contract import FLEET_VIEW_URL_PREFIX, fleet_view_path
 from sagemaker_fleet.cost.publish import CONTENT_TYPES
 from sagemaker_fleet.fleetspec.names import report_s3_uri, split_s3_uri
 from sagemaker_fleet.fleetview.page import fleet_page, runs_page
 from sagemaker_fleet.fleetview.source import ViewCache
 from sagemaker_fleet.plugin.runs import FleetRunRecord, NotAFleetRunError, fleet_runs, load_fleet_run
-from sagemaker_fleet.plugin.settings import URL_PREFIX
 from sagemaker_fleet.plugin.views import REFRESH_SECONDS, disclosure_for, draw, read_run, spec_of, still_good
 
 log = logging.getLogger(__name__)
@@ -73,7 +72,7 @@ def _report_bytes(record: FleetRunRecord, name: str) -> bytes:
 
 
 def root(user: GetUserDep) -> RedirectResponse:
-    return RedirectResponse(f"{URL_PREFIX}/runs")
+    return RedirectResponse(f"{FLEET_VIEW_URL_PREFIX}/runs")
 
 
 def list_runs(user: GetUserDep, session: SessionDep) -> JSONResponse:
@@ -82,7 +81,7 @@ def list_runs(user: GetUserDep, session: SessionDep) -> JSONResponse:
 
 
 def runs(user: GetUserDep) -> HTMLResponse:
-    return HTMLResponse(runs_page(URL_PREFIX, tab=has_external_views()))
+    return HTMLResponse(runs_page(FLEET_VIEW_URL_PREFIX, tab=has_external_views()))
 
 
 def run_view(dag_id: str, run_id: str, user: GetUserDep, session: SessionDep) -> JSONResponse:
@@ -106,7 +105,7 @@ def run_page(dag_id: str, run_id: str) -> HTMLResponse:
     back = (
         None if has_external_views() else fleet_view_path(dag_id, run_id, tab=True).rsplit("/plugin/", 1)[0]
     )
-    return HTMLResponse(fleet_page(URL_PREFIX, dag_id, run_id, REFRESH_SECONDS, run_href=back))
+    return HTMLResponse(fleet_page(FLEET_VIEW_URL_PREFIX, dag_id, run_id, REFRESH_SECONDS, run_href=back))
 
 
 def report_file(dag_id: str, run_id: str, name: str, session: SessionDep) -> Response:
@@ -149,5 +148,5 @@ def create_app() -> FastAPI:
     if UI_TOKEN_IN_LOCAL_STORAGE:
         from sagemaker_fleet.plugin.token import install
 
-        install(app, URL_PREFIX)
+        install(app, FLEET_VIEW_URL_PREFIX)
     return app

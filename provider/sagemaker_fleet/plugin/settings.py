@@ -1,11 +1,7 @@
-"""Where the Fleet view is served and whether it is on (``[sagemaker_fleet] fleet_view``, default on)."""
+"""Whether the Fleet view is on (``[sagemaker_fleet] fleet_view``, default on). Where it is served is the DAG's
+contract (:data:`~sagemaker_fleet.contract.FLEET_VIEW_URL_PREFIX`)."""
 
 from __future__ import annotations
-
-from sagemaker_fleet.contract import FLEET_VIEW_URL_PREFIX as URL_PREFIX
-from sagemaker_fleet.contract import FLEET_VIEW_URL_ROUTE as URL_ROUTE
-
-__all__ = ["URL_PREFIX", "URL_ROUTE", "fleet_view_enabled"]
 
 
 def fleet_view_enabled() -> bool:

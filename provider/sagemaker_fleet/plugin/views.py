@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from sagemaker_fleet.contract import FLEET_VIEW_URL_PREFIX
 from sagemaker_fleet.cost.disclosure import Disclosure
 from sagemaker_fleet.cost.report import RunJobIndex
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
@@ -40,7 +41,6 @@ from sagemaker_fleet.plugin.runs import (
     readable_fleets,
     run_stamp,
 )
-from sagemaker_fleet.plugin.settings import URL_PREFIX
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
@@ -74,7 +74,7 @@ def spec_of(record: FleetRunRecord) -> FleetSpec:
 def report_url(record: FleetRunRecord) -> str | None:
     if record.report is None or record.report.get("dry_run"):
         return None
-    return f"{URL_PREFIX}/runs/{quote(record.dag_id, safe='')}/{quote(record.run_id, safe='')}/report.html"
+    return f"{FLEET_VIEW_URL_PREFIX}/runs/{quote(record.dag_id, safe='')}/{quote(record.run_id, safe='')}/report.html"
 
 
 def _hook(record: FleetRunRecord, spec: FleetSpec) -> Any:
