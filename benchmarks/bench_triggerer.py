@@ -526,7 +526,7 @@ def parent(args: argparse.Namespace) -> None:
     from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
     from sagemaker_fleet.sim.startup_model import StartupModel
     from sagemaker_fleet.sim.workload import WorkModel
-    from sagemaker_fleet.testing.stack import aws_connection_json
+    from sagemaker_fleet.testing.component_env import aws_connection_json
 
     ours_default = float(
         inspect.signature(FleetTrainingOperator.__init__).parameters["poll_interval"].default

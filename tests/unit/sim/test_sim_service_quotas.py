@@ -9,11 +9,10 @@ import pytest
 
 from sagemaker_fleet.fleetspec.instance_types import training_instance_types
 from sagemaker_fleet.fleetspec.model import InstanceQuota
-from sagemaker_fleet.jobs.service_quotas import account_quotas
+from sagemaker_fleet.jobs.service_quotas import PAGE_MAX, account_quotas
 from sagemaker_fleet.sim.config import UNLIMITED_QUOTA, SimConfig
 from sagemaker_fleet.sim.errors import SimApiError
 from sagemaker_fleet.sim.service_quotas import (
-    PAGE_MAX,
     get_service_quota,
     list_service_quotas,
     quota_code,
