@@ -151,8 +151,9 @@ def main() -> None:  # noqa: C901 - a linear script
     args = parser.parse_args()
     run_started = started_now()
 
-    from sagemaker_fleet.cost import PriceBook, load_price_table
     from sagemaker_fleet.fleetspec import load_fleet_spec
+    from sagemaker_fleet.fleetspec.price_table import load_price_table
+    from sagemaker_fleet.jobs.prices import PriceBook
     from sagemaker_fleet.sim import SimConfig
     from sagemaker_fleet.sim.client import SimClient
     from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer

@@ -134,9 +134,10 @@ def main() -> None:  # noqa: C901 - a linear script
     run_started = started_now()
 
     from orchestration_latency import percentile, planned_handoffs
-    from sagemaker_fleet.cost import PriceBook, load_price_table
     from sagemaker_fleet.dispatch.cadence import Cadence
     from sagemaker_fleet.fleetspec import load_fleet_spec
+    from sagemaker_fleet.fleetspec.price_table import load_price_table
+    from sagemaker_fleet.jobs.prices import PriceBook
     from sagemaker_fleet.plan import FleetPlan
     from sagemaker_fleet.sim.client import SimClient, billed_cost
     from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer

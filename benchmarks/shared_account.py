@@ -104,8 +104,9 @@ def fleets_of(scenario: str, args: argparse.Namespace) -> list[tuple[str, int]]:
 
 
 def run_scenario(scenario: str, args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - a linear script
-    from sagemaker_fleet.cost import PriceBook, load_price_table
     from sagemaker_fleet.fleetspec import load_fleet_spec
+    from sagemaker_fleet.fleetspec.price_table import load_price_table
+    from sagemaker_fleet.jobs.prices import PriceBook
     from sagemaker_fleet.sim.client import SimClient, billed_cost
     from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer
     from sagemaker_fleet.sim.workload import WorkModel

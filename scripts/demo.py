@@ -146,8 +146,9 @@ def main() -> int:
     if args.stop:
         return stop()
 
-    from sagemaker_fleet.cost import PriceBook, load_price_table
     from sagemaker_fleet.fleetspec import load_fleet_spec
+    from sagemaker_fleet.fleetspec.price_table import load_price_table
+    from sagemaker_fleet.jobs.prices import PriceBook
     from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings
 
     started = time.monotonic()

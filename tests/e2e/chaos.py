@@ -18,8 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sagemaker_fleet.cost import PriceBook, load_price_table
 from sagemaker_fleet.fleetspec.names import run_key_for
+from sagemaker_fleet.fleetspec.price_table import load_price_table
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.sim.client import billed_cost
 from sagemaker_fleet.testing.stack import ti_label
 

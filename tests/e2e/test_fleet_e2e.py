@@ -50,10 +50,12 @@ from e2e.observability import (
     check_models_asset,
     observability_env,
 )
-from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, load_price_table
+from sagemaker_fleet.cost import RunJobIndex, build_cost_report
 from sagemaker_fleet.cost.collect import describe_run_jobs
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.fleetspec.names import job_name
+from sagemaker_fleet.fleetspec.price_table import load_price_table
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.plan import FleetPlan
 from sagemaker_fleet.sim.client import billed_cost
 from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings, ti_label

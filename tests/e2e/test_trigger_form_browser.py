@@ -30,10 +30,10 @@ from typing import Any
 
 import pytest
 
-from sagemaker_fleet.cost import PriceBook
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.cost.svg import usd
 from sagemaker_fleet.fleetspec import FleetSpec, load_fleet_spec
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.sim import SimConfig
 from sagemaker_fleet.sim.client import SimClient
 from sagemaker_fleet.sim.server import ServerSettings, SimulatorServer

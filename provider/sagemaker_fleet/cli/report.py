@@ -33,7 +33,7 @@ from sagemaker_fleet.cost.collect import (
     describe_run_jobs,
     find_other_runs_givers,
 )
-from sagemaker_fleet.cost.errors import CostReportError, PriceListError
+from sagemaker_fleet.cost.errors import PriceListError
 from sagemaker_fleet.cost.pricelist import (
     PRICE_LIST_API_REGIONS,
     PriceListCache,
@@ -45,6 +45,7 @@ from sagemaker_fleet.cost.report import RunJobIndex, build_cost_report
 from sagemaker_fleet.cost.summary import summary_lines
 from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
 from sagemaker_fleet.fleetspec.names import InvalidRunKeyError, report_s3_uri
+from sagemaker_fleet.jobs.errors import CostReportError
 from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.plan import FleetPlan
 from sagemaker_fleet.plan.errors import PlanFormatError

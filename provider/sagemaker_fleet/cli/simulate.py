@@ -28,7 +28,7 @@ from sagemaker_fleet.cli.inputs import (
 )
 from sagemaker_fleet.cli.simulate_account import ArgumentError, FleetArgument, offset, offsets_of, run_account
 from sagemaker_fleet.cli.simulate_text import ratios, render_comparison, render_summary
-from sagemaker_fleet.cost.errors import CostReportError
+from sagemaker_fleet.jobs.errors import CostReportError
 
 if TYPE_CHECKING:
     from sagemaker_fleet.simulate import SimulationResult

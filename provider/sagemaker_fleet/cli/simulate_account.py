@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cli.inputs import INPUT_ERRORS, load_spec, refused, run_key_of
 from sagemaker_fleet.cli.simulate_text import render_summary
-from sagemaker_fleet.cost.errors import CostReportError
 from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.fleetspec.names import validate_run_key
 from sagemaker_fleet.fleetspec.sharing import shares_over_100
 from sagemaker_fleet.jobs.duration_text import duration
+from sagemaker_fleet.jobs.errors import CostReportError
 
 if TYPE_CHECKING:
     from sagemaker_fleet.simulate import AccountResult, AccountRun

@@ -24,18 +24,13 @@ wrappers (``collect``, ``publish``, ``pricelist``) take their clients as argumen
 - ``gantt.py``: its lane timeline, each job drawn phase by phase;
 - ``svg.py``: escaping-by-default helpers for its SVG and HTML;
 - ``publish.py``: writes the three files to a folder and uploads them next to the run's models;
-- ``errors.py``: the report's errors, each naming what is missing and the fix.
+- ``errors.py``: the report's own errors (the package exports them with the job model's, which prices and
+  descriptions raise: ``sagemaker_fleet.jobs.errors``).
 """
 
 from __future__ import annotations
 
-from sagemaker_fleet.cost.errors import (
-    CostReportError,
-    PriceListError,
-    UnattributedJobError,
-    UnknownPriceError,
-    UnsupportedTrainingJobError,
-)
+from sagemaker_fleet.cost.errors import PriceListError, UnattributedJobError
 from sagemaker_fleet.cost.export import JOB_FIELDS, render_csv, render_json, report_json
 from sagemaker_fleet.cost.groups import GroupInfo
 from sagemaker_fleet.cost.lanes import Lane, PoolChain, build_lanes
@@ -44,14 +39,9 @@ from sagemaker_fleet.cost.page import render_html
 from sagemaker_fleet.cost.report import CostReport, RunJobIndex, build_cost_report
 from sagemaker_fleet.cost.summary import summary_lines
 from sagemaker_fleet.cost.totals import CostTotals, total, totals_by
-from sagemaker_fleet.jobs.prices import Price, PriceBook, PriceSource, PriceTable, load_price_table
-from sagemaker_fleet.jobs.record import (
-    StatusTransition,
-    TrainingJobRecord,
-    WarmPoolState,
-    parse_training_job,
-)
-from sagemaker_fleet.jobs.starts import StartObservation, observe_start
+
+# The report's errors are caught where users meet them: here, with the three the job model raises (jobs/errors.py)
+from sagemaker_fleet.jobs.errors import CostReportError, UnknownPriceError, UnsupportedTrainingJobError
 
 __all__ = [
     "JOB_FIELDS",
@@ -62,25 +52,14 @@ __all__ = [
     "GroupInfo",
     "Lane",
     "PoolChain",
-    "Price",
-    "PriceBook",
     "PriceListError",
-    "PriceSource",
-    "PriceTable",
     "RunJobIndex",
-    "StartObservation",
-    "StatusTransition",
-    "TrainingJobRecord",
     "UnattributedJobError",
     "UnknownPriceError",
     "UnsupportedTrainingJobError",
-    "WarmPoolState",
     "build_cost_report",
     "build_lanes",
     "cost_line",
-    "load_price_table",
-    "observe_start",
-    "parse_training_job",
     "render_csv",
     "render_html",
     "render_json",

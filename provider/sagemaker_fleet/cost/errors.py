@@ -1,20 +1,12 @@
-"""Errors of the cost report: each names what is missing and how to fix it.
+"""The cost report's own errors: each names what is missing and how to fix it.
 
-The base ``CostReportError`` and the two errors the job model raises (an unknown price, an unsupported job
-shape) are defined in ``sagemaker_fleet.jobs.errors`` and re-exported here.
+Their base ``CostReportError`` and the two errors the job model raises (an unknown price, an unsupported job
+shape) are defined in ``sagemaker_fleet.jobs.errors``; the package ``sagemaker_fleet.cost`` exports all five.
 """
 
 from __future__ import annotations
 
-from sagemaker_fleet.jobs.errors import CostReportError, UnknownPriceError, UnsupportedTrainingJobError
-
-__all__ = [
-    "CostReportError",
-    "PriceListError",
-    "UnattributedJobError",
-    "UnknownPriceError",
-    "UnsupportedTrainingJobError",
-]
+from sagemaker_fleet.jobs.errors import CostReportError
 
 
 class PriceListError(CostReportError):

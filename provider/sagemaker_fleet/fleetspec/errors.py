@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from sagemaker_fleet.errors import SageMakerFleetError
-from sagemaker_fleet.fleetspec.issue import SpecIssue
 from sagemaker_fleet.fleetspec.limits import capped
 from sagemaker_fleet.fleetspec.render import render_issues
 
-#: SpecIssue is defined in ``issue.py`` (render.py needs it too); it is still importable from here.
-__all__ = ["CONF_SOURCE", "FleetSpecError", "RunConfError", "SpecIssue"]
+if TYPE_CHECKING:
+    from sagemaker_fleet.fleetspec.issue import SpecIssue
 
 #: How a refusal of a run's conf names where the values came from.
 CONF_SOURCE = "the run's conf"

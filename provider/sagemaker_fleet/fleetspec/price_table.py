@@ -5,7 +5,7 @@ exists.
 
 It is read here, in the spec's layer, so that ``validate`` can warn about an instance type the fleet cannot be
 priced for (:mod:`~sagemaker_fleet.fleetspec.build`); the lookup that prices a run (spec ``prices:`` > Price List
-API > this table) is :class:`sagemaker_fleet.jobs.prices.PriceBook`, which re-exports these names.
+API > this table) is :class:`sagemaker_fleet.jobs.prices.PriceBook`.
 """
 
 from __future__ import annotations

@@ -12,13 +12,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from sagemaker_fleet.fleetspec.price_table import SHIPPED, PriceTable, TableEntry, load_price_table
+from sagemaker_fleet.fleetspec.price_table import SHIPPED, PriceTable, load_price_table
 from sagemaker_fleet.jobs.errors import UnknownPriceError
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
 
-__all__ = ["Price", "PriceBook", "PriceSource", "PriceTable", "TableEntry", "load_price_table"]
 
 #: Where a price came from; ``unknown``: no source knows the type, and every money figure of its jobs is left out
 #: of the report's totals (the seconds stand), with the fix named (:meth:`PriceBook.cover`).

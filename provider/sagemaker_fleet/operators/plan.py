@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from sagemaker_fleet.compat import AirflowFailException, has_external_views, under_dag_test
 from sagemaker_fleet.contract import PLAN_XCOM_KEY, SUMMARY_XCOM_KEY, cities_xcom_key
-from sagemaker_fleet.cost import PriceBook
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.errors import SageMakerFleetError
@@ -17,6 +16,7 @@ from sagemaker_fleet.fleetspec.limits import capped
 from sagemaker_fleet.fleetspec.names import reports_s3_prefix, split_s3_uri
 from sagemaker_fleet.fleetspec.regions import KnownRegion, region_mismatch
 from sagemaker_fleet.jobs.groups import group_label
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.links.fleet import FleetViewLink, fleet_view_url
 from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_conf, task_run_key
 from sagemaker_fleet.operators.cities import split_cities

@@ -12,7 +12,7 @@ from airflow.sdk import Asset, AssetAlias
 
 from sagemaker_fleet.compat import AirflowSkipException, alias_event_extra
 from sagemaker_fleet.contract import PLAN_TASK_ID, PLAN_XCOM_KEY, models_alias_name, models_asset_name
-from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, report_json
+from sagemaker_fleet.cost import RunJobIndex, build_cost_report, report_json
 from sagemaker_fleet.cost.collect import describe_run_jobs, find_other_runs_givers
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.cost.publish import upload_refusal, upload_report_files, write_report_files
@@ -20,6 +20,7 @@ from sagemaker_fleet.cost.report import released_pools
 from sagemaker_fleet.cost.summary import WARNING, summary_lines
 from sagemaker_fleet.fleetspec.errors import RunConfError
 from sagemaker_fleet.fleetspec.names import models_s3_prefix, report_s3_uri, split_s3_uri
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.links.fleet import FleetCostReportLink
 from sagemaker_fleet.observability.facets import RUN_FACET, models_event_extra, run_facet_fields
 from sagemaker_fleet.observability.metrics import report_measurements

@@ -12,10 +12,11 @@ import pytest
 import yaml
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report, report_json
+from sagemaker_fleet.cost import RunJobIndex, build_cost_report, report_json
 from sagemaker_fleet.cost.collect import describe_run_jobs, find_other_runs_givers
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.fleetspec.names import job_name, run_key_for
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.jobs.request import Submission, compile_training_request
 
 pytestmark = pytest.mark.integration

@@ -13,9 +13,9 @@ import pytest
 
 from airflow_db import latest_dag, sync_dag_folder
 from sagemaker_fleet.compat import has_external_views
-from sagemaker_fleet.cost import PriceBook
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.fleetspec.names import job_name, run_key_for
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sagemaker_fleet.plan import plan_fleet
 

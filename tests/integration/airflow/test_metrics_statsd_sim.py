@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from sagemaker_fleet.cost import PriceBook, RunJobIndex, build_cost_report
+from sagemaker_fleet.cost import RunJobIndex, build_cost_report
 from sagemaker_fleet.cost.collect import describe_run_jobs
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.fleetspec import load_fleet_spec
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.operators.report import FleetCostReportOperator
 from sagemaker_fleet.plan import plan_fleet
 from statsd_listener import airflow_statsd

@@ -13,7 +13,9 @@ import pytest
 
 from integration.cost.fake_sagemaker import FakeSageMaker, serve_fake_sagemaker
 from sagemaker_fleet.cli.main import main
-from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table, report_json
+from sagemaker_fleet.cost import build_cost_report, report_json
+from sagemaker_fleet.fleetspec.price_table import load_price_table
+from sagemaker_fleet.jobs.prices import PriceBook
 from unit.cost.cost_describes import RUN_KEY, SPEC_YAML, demo_run, demo_spec, describe_job
 
 pytestmark = pytest.mark.integration

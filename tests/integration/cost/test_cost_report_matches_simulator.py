@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from sagemaker_fleet.cli.main import main
-from sagemaker_fleet.cost import load_price_table
+from sagemaker_fleet.fleetspec.price_table import load_price_table
 from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sim_fixtures import advance_until
 from unit.cost.cost_describes import RUN_KEY, SPEC_YAML, demo_spec

@@ -227,7 +227,7 @@ def test_which_errors_a_retry_would_meet_again() -> None:
     from botocore.exceptions import ClientError
 
     from sagemaker_fleet.errors import ForeignJobError
-    from sagemaker_fleet.fleetspec.errors import SpecIssue
+    from sagemaker_fleet.fleetspec.issue import SpecIssue
     from sagemaker_fleet.hooks.fleet import CapacityUnavailableError
     from sagemaker_fleet.triggers.errors import retry_cannot_help
     from sagemaker_fleet.triggers.watch import JobWatchError

@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 
 from sagemaker_fleet.compat import AirflowFailException, has_external_views
-from sagemaker_fleet.cost import PriceBook, load_price_table
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.fleetspec.overrides import FleetOverrides, apply_overrides
+from sagemaker_fleet.fleetspec.price_table import load_price_table
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.operators.plan import PlanFleetOperator
 from sagemaker_fleet.plan.jsonread import JsonObject
 from sagemaker_fleet.plan.model import PlanSummary

@@ -9,8 +9,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table
+from sagemaker_fleet.cost import build_cost_report
 from sagemaker_fleet.fleetspec import parse_fleet_spec
+from sagemaker_fleet.fleetspec.price_table import load_price_table
+from sagemaker_fleet.jobs.prices import PriceBook
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost import CostReport

@@ -11,13 +11,15 @@ from typing import Any
 
 import pytest
 
-from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table, render_html
+from sagemaker_fleet.cost import build_cost_report, render_html
 from sagemaker_fleet.cost.collect import find_other_runs_givers
 from sagemaker_fleet.cost.crossruns import GIVER_LOOKBACK, Giver, OtherRunsPools, candidates
 from sagemaker_fleet.cost.disclosure import Disclosure
 from sagemaker_fleet.cost.export import render_csv, render_json, report_json
 from sagemaker_fleet.cost.report import RunJobIndex
 from sagemaker_fleet.cost.summary import summary_lines
+from sagemaker_fleet.fleetspec.price_table import load_price_table
+from sagemaker_fleet.jobs.prices import PriceBook
 from unit.cost.cost_describes import GENERATED_AT, RUN_KEY, T0, demo_spec, describe_job, end_of
 
 SEOUL, TOKYO, LIMA = "demo-seoul-20261129", "demo-tokyo-20261129", "demo-lima-20261129"

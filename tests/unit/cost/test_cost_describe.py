@@ -6,7 +6,7 @@ from datetime import datetime
 
 import pytest
 
-from sagemaker_fleet.cost.errors import UnsupportedTrainingJobError
+from sagemaker_fleet.jobs.errors import UnsupportedTrainingJobError
 from sagemaker_fleet.jobs.record import parse_training_job
 from unit.cost.cost_describes import describe_job
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sagemaker_fleet.cost import PriceBook, load_price_table
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.fleetspec import load_fleet_spec
+from sagemaker_fleet.fleetspec.price_table import load_price_table
+from sagemaker_fleet.jobs.prices import PriceBook
 
 DEMO = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "demo.yaml"
 
@@ -65,8 +66,9 @@ def test_an_empty_plan_costs_nothing() -> None:
 def test_a_type_without_a_price_counts_for_nothing_and_is_named() -> None:
     """A fleet in a region the price table does not cover: the estimate still comes (the seconds of the others),
     and says which types it could not price, instead of failing the plan task's note or the Fleet view."""
-    from sagemaker_fleet.cost import PriceBook, load_price_table
     from sagemaker_fleet.fleetspec import parse_fleet_spec
+    from sagemaker_fleet.fleetspec.price_table import load_price_table
+    from sagemaker_fleet.jobs.prices import PriceBook
     from sagemaker_fleet.plan import plan_fleet
 
     spec = parse_fleet_spec(

@@ -8,7 +8,9 @@ from html.parser import HTMLParser
 
 import pytest
 
-from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table, render_html
+from sagemaker_fleet.cost import build_cost_report, render_html
+from sagemaker_fleet.fleetspec.price_table import load_price_table
+from sagemaker_fleet.jobs.prices import PriceBook
 from unit.cost.cost_describes import RUN_KEY, demo_report, demo_spec, describe_job
 
 

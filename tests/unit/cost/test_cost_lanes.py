@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table
+from sagemaker_fleet.cost import build_cost_report
+from sagemaker_fleet.fleetspec.price_table import load_price_table
+from sagemaker_fleet.jobs.prices import PriceBook
 from unit.cost.cost_describes import RUN_KEY, demo_run, demo_spec, describe_job, end_of
 
 

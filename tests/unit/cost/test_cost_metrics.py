@@ -7,10 +7,12 @@ import csv
 import io
 from typing import Any
 
-from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table
+from sagemaker_fleet.cost import build_cost_report
 from sagemaker_fleet.cost.export import JOB_FIELDS, render_csv, report_json
 from sagemaker_fleet.cost.metrics import higher_is_better
 from sagemaker_fleet.cost.page import render_html
+from sagemaker_fleet.fleetspec.price_table import load_price_table
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.jobs.record import parse_training_job
 from unit.cost.cost_describes import GENERATED_AT, RUN_KEY, demo_report, demo_run, demo_spec
 

@@ -7,7 +7,9 @@ from importlib import resources
 
 import pytest
 
-from sagemaker_fleet.cost import PriceBook, UnknownPriceError, load_price_table
+from sagemaker_fleet.cost import UnknownPriceError
+from sagemaker_fleet.fleetspec.price_table import load_price_table
+from sagemaker_fleet.jobs.prices import PriceBook
 
 THIRD_PARTY_PRICES = {
     "ml.m5.xlarge": 0.23,

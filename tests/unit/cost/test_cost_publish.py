@@ -7,9 +7,11 @@ from typing import Any
 
 import pytest
 
-from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table, summary_lines
+from sagemaker_fleet.cost import build_cost_report, summary_lines
 from sagemaker_fleet.cost.publish import upload_report_files, write_report_files
 from sagemaker_fleet.fleetspec.names import report_s3_uri, split_s3_uri
+from sagemaker_fleet.fleetspec.price_table import load_price_table
+from sagemaker_fleet.jobs.prices import PriceBook
 from unit.cost.cost_describes import RUN_KEY, demo_report, demo_run, demo_spec
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from sagemaker_fleet.cost import PriceBook, load_price_table
 from sagemaker_fleet.cost.export import report_json
 from sagemaker_fleet.cost.report import ReleasedPools, released_pools
 from sagemaker_fleet.cost.summary import summary_lines
+from sagemaker_fleet.fleetspec.price_table import load_price_table
+from sagemaker_fleet.jobs.prices import PriceBook
 from unit.cost.cost_describes import demo_report, demo_spec
 
 RELEASE = {

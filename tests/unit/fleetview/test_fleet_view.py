@@ -6,12 +6,13 @@ import json
 from datetime import timedelta
 from typing import Any
 
-from sagemaker_fleet.cost import PriceBook, load_price_table
 from sagemaker_fleet.cost.disclosure import Disclosure
 from sagemaker_fleet.fleetspec.names import job_name
+from sagemaker_fleet.fleetspec.price_table import load_price_table
 from sagemaker_fleet.fleetview.account import other_fleets
 from sagemaker_fleet.fleetview.model import RunContext, ViewInputs, build_fleet_view, job_links
 from sagemaker_fleet.fleetview.source import RunJobsReader, ViewCache, is_final
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.plan import plan_fleet
 from unit.cost.cost_describes import RUN_KEY, T0, demo_spec, describe_job
 

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from sagemaker_fleet.cost import PriceBook, load_price_table
+from sagemaker_fleet.fleetspec.price_table import load_price_table
 from sagemaker_fleet.fleetview.model import RunContext, ViewInputs, build_fleet_view
 from sagemaker_fleet.fleetview.page import fleet_page
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.plan import plan_fleet
 from unit.cost.cost_describes import RUN_KEY, T0, demo_run, demo_spec
 from unit.cost.test_cost_metrics import with_metrics

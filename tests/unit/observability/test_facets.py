@@ -7,7 +7,9 @@ import dataclasses
 
 import pytest
 
-from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table
+from sagemaker_fleet.cost import build_cost_report
+from sagemaker_fleet.fleetspec.price_table import load_price_table
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.observability.facets import (
     job_facet_fields,
     model_artifact,

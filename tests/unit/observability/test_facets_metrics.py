@@ -9,7 +9,9 @@ from importlib import resources
 import jsonschema
 import pytest
 
-from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table
+from sagemaker_fleet.cost import build_cost_report
+from sagemaker_fleet.fleetspec.price_table import load_price_table
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.observability.facets import job_facet_fields, models_event_extra
 from unit.cost.cost_describes import RUN_KEY, demo_run, demo_spec
 from unit.cost.test_cost_metrics import with_metrics

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from contract_fields import SIMULATE_FIELDS
-from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table
+from sagemaker_fleet.cost import build_cost_report
 from sagemaker_fleet.fleetspec import FleetSpec, load_fleet_spec
+from sagemaker_fleet.fleetspec.price_table import load_price_table
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.simulate import FleetSimulation, Progress, SimulateOptions, simulate_fleet
 
 STABLE_FIELDS = SIMULATE_FIELDS
