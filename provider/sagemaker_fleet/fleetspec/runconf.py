@@ -21,13 +21,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sagemaker_fleet.fleetspec.errors import CONF_SOURCE, RunConfError
+from sagemaker_fleet.fleetspec.errors import RunConfError
 from sagemaker_fleet.fleetspec.issue import SpecIssue
 from sagemaker_fleet.fleetspec.limits import CITIES_MAX, CITY_NAME_MAX, CONF_BYTES_MAX, shown
 from sagemaker_fleet.fleetspec.overrides import FleetOverrides
 from sagemaker_fleet.fleetspec.render import some_names
 
-__all__ = ["CONF_KEYS", "CONF_SOURCE", "RunConf", "RunConfError", "parse_run_conf"]
+__all__ = ["CONF_KEYS", "RunConf", "parse_run_conf"]
 
 #: The keys a fleet DAG's conf may have, and the trigger form's params (:mod:`sagemaker_fleet.dags.form`).
 CONF_KEYS = ("cities", "spot", "instance_type", "dry_run")
