@@ -105,7 +105,7 @@ class CityTiming(TriggerSettings):
     """The city's clocks.
 
     :param poll_interval: real seconds between status sweeps of the run's jobs (at most 10 s while a city waits);
-        0: 30 s of the endpoint's clock (:func:`~sagemaker_fleet.dispatch.cadence.endpoint_poll_interval`).
+        0: 30 s of the endpoint's clock (:meth:`~sagemaker_fleet.dispatch.cadence.Cadence.endpoint_poll_interval`).
     :param capacity_retry_seconds: the base back-off while the instance quota is in use (ResourceLimitExceeded).
     :param capacity_timeout_seconds: give up waiting for capacity after this long.
     """
