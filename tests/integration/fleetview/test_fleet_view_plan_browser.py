@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
-from sagemaker_fleet.cost import PriceBook, load_price_table
 from sagemaker_fleet.fleetspec.model import InstanceQuota
+from sagemaker_fleet.fleetspec.price_table import load_price_table
 from sagemaker_fleet.fleetview.model import RunContext, ViewInputs, build_fleet_view
 from sagemaker_fleet.fleetview.page import fleet_page
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.plan import plan_fleet
 from unit.cost.cost_describes import RUN_KEY, T0, demo_spec, describe_job, end_of
 

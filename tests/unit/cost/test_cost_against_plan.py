@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from sagemaker_fleet.cost import PriceBook, build_cost_report, load_price_table
+from sagemaker_fleet.cost import build_cost_report
 from sagemaker_fleet.cost.against_plan import NO_PLAN, plan_against_actual
 from sagemaker_fleet.cost.export import JOB_FIELDS, render_csv, report_json
 from sagemaker_fleet.cost.groups import GroupInfo
@@ -19,7 +19,9 @@ from sagemaker_fleet.cost.page import render_html
 from sagemaker_fleet.cost.summary import WARNING, summary_lines
 from sagemaker_fleet.cost.totals import totals_by
 from sagemaker_fleet.fleetspec.model import InstanceQuota
+from sagemaker_fleet.fleetspec.price_table import load_price_table
 from sagemaker_fleet.jobs.groups import city_groups
+from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.plan import FleetPlan, plan_fleet
 from unit.cost.cost_describes import RUN_KEY, demo_spec, describe_job, end_of
 from unit.plan.plan_fleets import city, fleet
