@@ -148,7 +148,8 @@ def test_the_cost_report_sends_the_runs_billed_money(fast, monkeypatch, tmp_path
         "run_id": "scheduled__2026-11-29T00:00:00+00:00",
         "logical_date": None,
         "dag_run": SimpleNamespace(run_id="scheduled__2026-11-29T00:00:00+00:00", run_type="scheduled"),
-        "ti": SimpleNamespace(xcom_pull=lambda **_: None),  # no plan: the report says so and has no such section
+        # no plan: the report says so and has no such section
+        "ti": SimpleNamespace(xcom_pull=lambda **_: None),
         "outlet_events": {},
     }
     monkeypatch.setattr("sagemaker_fleet.operators.report.task_run_key", lambda _: RUN_KEY)
