@@ -287,6 +287,7 @@ def fleet_spec_page() -> str:
         model.SpotLayer: "spot",
         model.QuotaLayer: "quotas",
         model.SharingLayer: "sharing",
+        model.RegisterLayer: "register",
     }
     resolved: dict[type, type] = {
         model.FleetLayer: model.FleetSpec,
@@ -294,6 +295,7 @@ def fleet_spec_page() -> str:
         model.VpcLayer: model.VpcSettings,
         model.SpotLayer: model.SpotSettings,
         model.QuotaLayer: model.InstanceQuota,
+        model.RegisterLayer: model.RegisterSpec,
     }
     where: dict[type, str] = {
         model.FleetLayer: "the top level of the file",
@@ -302,6 +304,8 @@ def fleet_spec_page() -> str:
         model.SpotLayer: "`spot` of a city or of `defaults`",
         model.QuotaLayer: "`quotas.<instance type>`",
         model.SharingLayer: "`sharing` (or `sharing: true` / `sharing: false`)",
+        model.RegisterLayer: "`register` at the top level, in `defaults` and on a city (`register: null` leaves "
+        "a city out); the guide is docs/guides/model-registry.md",
     }
     renderer = SpecRenderer(sections)
     shorthands = {short.key: short.path for short in job_fields.SHORTHANDS}
@@ -386,6 +390,18 @@ def fleet_spec_page() -> str:
     body += table(
         ("request field", "botocore release"),
         [(code(path), release) for path, release in sorted(request_model.FIELDS_SINCE.items())],
+    )
+    from sagemaker_fleet.fleetspec import register
+
+    body += [
+        "### Fields the provider owns in register.inference",
+        "",
+        "`register.inference` holds CreateModelPackage's InferenceSpecification in AWS's names, merged like `job:` "
+        "and checked against the installed botocore's shape; `{city}`, `{fleet}` and `{run_key}` are filled.",
+        "",
+    ]
+    body += table(
+        ("field", "set by", "why"), [(code(o.path), o.use, o.why) for o in register.INFERENCE_OWNED.values()]
     )
     body += [
         "## Limits and defaults",

@@ -6,16 +6,27 @@ override any default), and the *resolved* values every later layer works with (f
 
 from __future__ import annotations
 
+import json
+import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+
+from sagemaker_fleet.fleetspec.names import GROUP_TAGS, TAGS_MAX
+from sagemaker_fleet.fleetspec.placeholders import render, render_value
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.job_template import JobTemplate
 
 InputMode = Literal["File", "FastFile", "Pipe"]
 SpotFallback = Literal["on_demand", "fail"]
+#: ``register.direction``: whether a lower or a higher value of the gate's metric is the better model.
+Direction = Literal["minimize", "maximize"]
+#: ``register.approve``: the ModelApprovalStatus a model that passes the gate is registered with.
+ApprovalStatus = Literal["Approved", "PendingManualApproval"]
+#: ``register.losers``: a model that does not pass is registered ``Rejected`` (with the reason), or not at all.
+LoserPolicy = Literal["reject", "skip"]
 
 #: Keep-alive limits: the API accepts up to 21600 s, the developer guide documents 3600 s.
 KEEP_ALIVE_API_MAX = 21600
@@ -53,6 +64,10 @@ DEFAULT_MAX_RUNTIME = 7200
 DEFAULT_EXPECTED = 1200
 DEFAULT_MAX_ATTEMPTS = 3
 DEFAULT_SPOT_FALLBACK: SpotFallback = "on_demand"
+DEFAULT_APPROVE: ApprovalStatus = "Approved"
+DEFAULT_LOSERS: LoserPolicy = "reject"
+#: ``register.tags``: the model package group's own tags, beside the provider's (fleet and city).
+REGISTER_TAGS_MAX = TAGS_MAX - len(GROUP_TAGS)
 
 _Seconds = Annotated[StrictInt, Field(ge=1)]
 _NonNegative = Annotated[StrictInt, Field(ge=0)]
@@ -62,6 +77,7 @@ _Finite = Annotated[StrictFloat, Field(allow_inf_nan=False)]
 _HyperValue = StrictStr | StrictInt | _Finite | StrictBool
 #: A ``job:`` layer: CreateTrainingJob fields in AWS's names, checked against botocore's model by the builder.
 _Job = dict[StrictStr, object]
+_Number = _Finite | StrictInt
 
 
 class _Layer(BaseModel):
@@ -133,124 +149,200 @@ class SharingLayer(_Layer):
     )
 
 
-class CityLayer(_Layer):
-    """Fields a city or ``defaults`` may set; a field present on the city wins over ``defaults``."""
+class RegisterLayer(_Layer):
+    """``register``: each city's trained model registered in its own model package group, through a gate that
+    compares it with the city's model in service (docs/guides/model-registry.md). Merged key by key over
+    ``defaults.register`` and the fleet's ``register`` (``inference`` as ``job:`` merges); ``register: null`` on a
+    city leaves it out. ``margin`` and ``margin_abs`` are one rule: the one a layer writes replaces the other."""
 
-    name: StrictStr | None = Field(
+    group: StrictStr | None = Field(
         None,
-        description="required on each city (not in defaults): lowercase letters, digits and '-', at most 200, "
-        "unique in the fleet",
+        description="required: the model package group of each city, a name with {city} (and {fleet}), such as "
+        "`{fleet}-{city}`: 1-63 letters, digits and '-' once filled; created when missing",
     )
-    train_s3_uri: StrictStr | None = Field(
+    metric: Annotated[StrictStr, Field(min_length=1, max_length=255)] | None = Field(
         None,
-        description="required on each city (not in defaults), unless its job: gives the train channel's S3Uri: "
-        "S3 URI of the city's training data, the `train` channel",
+        description="required: the final metric the gate compares, the Name of one of the job's "
+        "MetricDefinitions (such as validation:rmse)",
     )
-    role_arn: StrictStr | None = Field(None, description="IAM role the job runs as; overrides the fleet's")
-    image_uri: StrictStr | None = Field(None, description="training container image; overrides the fleet's")
-    instance_type: StrictStr | None = Field(
+    direction: Direction | None = Field(
+        None, description="required: `minimize` (lower is better: a loss, an RMSE) or `maximize`"
+    )
+    margin: Annotated[_Number, Field(ge=0, lt=1)] | None = Field(
         None,
-        description="one of SageMaker's training instance types, such as ml.m5.xlarge (required, here or in "
-        "defaults)",
+        description="relative: a new model must beat the city's champion by this share of the champion's "
+        "value (0.02: 2 %); give it or margin_abs",
     )
-    instance_count: Annotated[StrictInt, Field(ge=1, le=100)] | None = Field(
-        None, description="instances of the job, no more than the type's quota"
+    margin_abs: Annotated[_Number, Field(ge=0)] | None = Field(
+        None, description="absolute: a new model must beat the champion by this much, in the metric's unit"
     )
-    volume_size_gb: Annotated[StrictInt, Field(ge=1, le=16384)] | None = Field(
-        None, description="size of each instance's ML storage volume, in GB"
-    )
-    volume_kms_key_id: StrictStr | None = Field(
-        None, description="KMS key id, alias or ARN that encrypts the storage volume"
-    )
-    vpc: VpcLayer | None = Field(None, description="run the job in a VPC (both members required)")
-    enable_network_isolation: StrictBool | None = Field(
-        None, description="no network access for the training container"
-    )
-    enable_inter_container_traffic_encryption: StrictBool | None = Field(
-        None, description="encrypt the traffic between the job's instances"
-    )
-    max_runtime_seconds: _Seconds | None = Field(
-        None, description="SageMaker stops the job after this long (MaxRuntimeInSeconds), at most 28 days"
-    )
-    expected_seconds: _Seconds | None = Field(
+    bound: _Number | None = Field(
         None,
-        description="the planner's training time when no history says otherwise, at most max_runtime_seconds "
-        "(absent: the default, capped at max_runtime_seconds)",
+        description="what a city's first model (no Approved champion) must reach to be approved: at most this "
+        "when minimizing, at least when maximizing (absent: a first model waits for a person, "
+        "PendingManualApproval)",
     )
-    keep_alive: Literal["auto"] | _NonNegative | None = Field(
+    approve: ApprovalStatus | None = Field(
         None,
-        description=f"warm-pool keep-alive: `auto` (the planner decides; absent: auto) or whole seconds up to "
-        f"{KEEP_ALIVE_API_MAX} (a warning above {KEEP_ALIVE_GUIDE_MAX}); 0 or `auto` on spot cities",
+        description=f"the status a model that passes gets: Approved, or PendingManualApproval when people approve "
+        f"deployments (absent: {DEFAULT_APPROVE})",
     )
-    spot: SpotLayer | None = Field(None, description="train on managed spot capacity (absent: on demand)")
-    hyperparameters: dict[StrictStr, _HyperValue] | None = Field(
+    losers: LoserPolicy | None = Field(
         None,
-        description=f"at most {HYPERPARAMETERS_MAX}, names up to {HYPERPARAMETER_KEY_MAX} and values up to "
-        f"{HYPERPARAMETER_VALUE_MAX} characters, no line breaks; sent as text",
+        description=f"a model that does not pass: `reject` registers it Rejected with the reason, `skip` "
+        f"registers nothing (absent: {DEFAULT_LOSERS})",
     )
-    environment: dict[StrictStr, StrictStr] | None = Field(
+    tags: dict[StrictStr, StrictStr] | None = Field(
         None,
-        description=f"container environment: at most {ENVIRONMENT_MAX}, names [A-Za-z_][A-Za-z0-9_]*, values up "
-        f"to {ENVIRONMENT_VALUE_MAX} characters",
+        description=f"tags of each model package group when it is created, at most {REGISTER_TAGS_MAX}, "
+        "`key: value`",
     )
-    job: _Job | None = Field(
+    inference: _Job | None = Field(
         None,
-        description="CreateTrainingJob fields in AWS's names, merged over defaults.job and the fleet's job "
-        "(the job: template)",
+        description="required: CreateModelPackage's InferenceSpecification in AWS's names (Containers with the "
+        "serving Image, SupportedContentTypes, …); {city}, {fleet} and {run_key} are filled; each container's "
+        "ModelDataUrl is the job's model",
     )
 
 
-class FleetLayer(_Layer):
-    """Top-level keys of a fleet file; cities are parsed one by one so one bad city never hides another's errors."""
+# pydantic warns that a field named `register` shadows an attribute of the parent class: ABCMeta's `register`, a
+# method of the class (never of an instance, whose `register` is the field). The key is the contract's name.
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message='Field name "register"', category=UserWarning)
 
-    fleet: StrictStr = Field(
-        description="the fleet's name, 1-20 lowercase letters or digits, no '-': it starts every job name"
-    )
-    region: StrictStr = Field(description="AWS region code of the jobs, such as us-east-1")
-    role_arn: StrictStr | None = Field(
-        None,
-        description="IAM role the jobs run as; required unless the fleet-level job: writes RoleArn",
-    )
-    image_uri: StrictStr | None = Field(
-        None,
-        description="training container image; required unless the fleet-level job: writes "
-        "AlgorithmSpecification.TrainingImage",
-    )
-    output_s3_uri: StrictStr = Field(
-        description="S3 prefix under which models, checkpoints and reports go (a trailing '/' is dropped)"
-    )
-    input_mode: InputMode = Field(DEFAULT_INPUT_MODE, description="how the jobs read the training data")
-    orchestration_latency_seconds: Annotated[StrictInt, Field(ge=0, le=ORCHESTRATION_LATENCY_MAX)] = Field(
-        DEFAULT_ORCHESTRATION_LATENCY,
-        description="allowance between a job's end and its successor's CreateTrainingJob",
-    )
-    deadline_seconds: Annotated[StrictInt, Field(ge=1, le=DEADLINE_MAX)] | None = Field(
-        None,
-        description="the run's deadline: the planner adds cold lanes when warm lanes alone would miss it",
-    )
-    quotas: dict[StrictStr, QuotaLayer] | None = Field(
-        None,
-        description="per instance type, the account's quotas; once given, every type used needs an entry "
-        "(absent: 10 instances and 0 warm pools a type, with a warning)",
-    )
-    prices: dict[StrictStr, Annotated[_Finite | StrictInt, Field(ge=0, le=PRICE_MAX)]] | None = Field(
-        None, description="per instance type, USD per instance-hour, over the shipped price table"
-    )
-    sharing: SharingLayer | StrictBool | None = Field(
-        None,
-        description="the fleet's share and priority among the account's runs, or false (absent: take part)",
-    )
-    defaults: CityLayer = Field(
-        CityLayer(), description="city fields every city takes unless it sets them (not name, train_s3_uri)"
-    )
-    job: _Job | None = Field(
-        None, description="CreateTrainingJob fields in AWS's names for every city (the job: template)"
-    )
-    cities: list[object] = Field(
-        min_length=1,
-        json_schema_extra={"yaml_type": "list of mappings of city fields"},
-        description="the cities, each a mapping of city fields with at least name and train_s3_uri",
-    )
+    class CityLayer(_Layer):
+        """Fields a city or ``defaults`` may set; a field present on the city wins over ``defaults``."""
+
+        name: StrictStr | None = Field(
+            None,
+            description="required on each city (not in defaults): lowercase letters, digits and '-', at most 200, "
+            "unique in the fleet",
+        )
+        train_s3_uri: StrictStr | None = Field(
+            None,
+            description="required on each city (not in defaults), unless its job: gives the train channel's S3Uri: "
+            "S3 URI of the city's training data, the `train` channel",
+        )
+        role_arn: StrictStr | None = Field(
+            None, description="IAM role the job runs as; overrides the fleet's"
+        )
+        image_uri: StrictStr | None = Field(
+            None, description="training container image; overrides the fleet's"
+        )
+        instance_type: StrictStr | None = Field(
+            None,
+            description="one of SageMaker's training instance types, such as ml.m5.xlarge (required, here or in "
+            "defaults)",
+        )
+        instance_count: Annotated[StrictInt, Field(ge=1, le=100)] | None = Field(
+            None, description="instances of the job, no more than the type's quota"
+        )
+        volume_size_gb: Annotated[StrictInt, Field(ge=1, le=16384)] | None = Field(
+            None, description="size of each instance's ML storage volume, in GB"
+        )
+        volume_kms_key_id: StrictStr | None = Field(
+            None, description="KMS key id, alias or ARN that encrypts the storage volume"
+        )
+        vpc: VpcLayer | None = Field(None, description="run the job in a VPC (both members required)")
+        enable_network_isolation: StrictBool | None = Field(
+            None, description="no network access for the training container"
+        )
+        enable_inter_container_traffic_encryption: StrictBool | None = Field(
+            None, description="encrypt the traffic between the job's instances"
+        )
+        max_runtime_seconds: _Seconds | None = Field(
+            None, description="SageMaker stops the job after this long (MaxRuntimeInSeconds), at most 28 days"
+        )
+        expected_seconds: _Seconds | None = Field(
+            None,
+            description="the planner's training time when no history says otherwise, at most max_runtime_seconds "
+            "(absent: the default, capped at max_runtime_seconds)",
+        )
+        keep_alive: Literal["auto"] | _NonNegative | None = Field(
+            None,
+            description=f"warm-pool keep-alive: `auto` (the planner decides; absent: auto) or whole seconds up to "
+            f"{KEEP_ALIVE_API_MAX} (a warning above {KEEP_ALIVE_GUIDE_MAX}); 0 or `auto` on spot cities",
+        )
+        spot: SpotLayer | None = Field(None, description="train on managed spot capacity (absent: on demand)")
+        hyperparameters: dict[StrictStr, _HyperValue] | None = Field(
+            None,
+            description=f"at most {HYPERPARAMETERS_MAX}, names up to {HYPERPARAMETER_KEY_MAX} and values up to "
+            f"{HYPERPARAMETER_VALUE_MAX} characters, no line breaks; sent as text",
+        )
+        environment: dict[StrictStr, StrictStr] | None = Field(
+            None,
+            description=f"container environment: at most {ENVIRONMENT_MAX}, names [A-Za-z_][A-Za-z0-9_]*, values up "
+            f"to {ENVIRONMENT_VALUE_MAX} characters",
+        )
+        job: _Job | None = Field(
+            None,
+            description="CreateTrainingJob fields in AWS's names, merged over defaults.job and the fleet's job "
+            "(the job: template)",
+        )
+        register: RegisterLayer | None = Field(
+            None,
+            description="register the city's model through the champion gate, merged over defaults.register and "
+            "the fleet's register; null leaves the city out",
+        )
+
+    class FleetLayer(_Layer):
+        """Top-level keys of a fleet file; cities are parsed one by one so one bad city never hides another's errors."""
+
+        fleet: StrictStr = Field(
+            description="the fleet's name, 1-20 lowercase letters or digits, no '-': it starts every job name"
+        )
+        region: StrictStr = Field(description="AWS region code of the jobs, such as us-east-1")
+        role_arn: StrictStr | None = Field(
+            None,
+            description="IAM role the jobs run as; required unless the fleet-level job: writes RoleArn",
+        )
+        image_uri: StrictStr | None = Field(
+            None,
+            description="training container image; required unless the fleet-level job: writes "
+            "AlgorithmSpecification.TrainingImage",
+        )
+        output_s3_uri: StrictStr = Field(
+            description="S3 prefix under which models, checkpoints and reports go (a trailing '/' is dropped)"
+        )
+        input_mode: InputMode = Field(DEFAULT_INPUT_MODE, description="how the jobs read the training data")
+        orchestration_latency_seconds: Annotated[StrictInt, Field(ge=0, le=ORCHESTRATION_LATENCY_MAX)] = (
+            Field(
+                DEFAULT_ORCHESTRATION_LATENCY,
+                description="allowance between a job's end and its successor's CreateTrainingJob",
+            )
+        )
+        deadline_seconds: Annotated[StrictInt, Field(ge=1, le=DEADLINE_MAX)] | None = Field(
+            None,
+            description="the run's deadline: the planner adds cold lanes when warm lanes alone would miss it",
+        )
+        quotas: dict[StrictStr, QuotaLayer] | None = Field(
+            None,
+            description="per instance type, the account's quotas; once given, every type used needs an entry "
+            "(absent: 10 instances and 0 warm pools a type, with a warning)",
+        )
+        prices: dict[StrictStr, Annotated[_Finite | StrictInt, Field(ge=0, le=PRICE_MAX)]] | None = Field(
+            None, description="per instance type, USD per instance-hour, over the shipped price table"
+        )
+        sharing: SharingLayer | StrictBool | None = Field(
+            None,
+            description="the fleet's share and priority among the account's runs, or false (absent: take part)",
+        )
+        defaults: CityLayer = Field(
+            CityLayer(),
+            description="city fields every city takes unless it sets them (not name, train_s3_uri)",
+        )
+        job: _Job | None = Field(
+            None, description="CreateTrainingJob fields in AWS's names for every city (the job: template)"
+        )
+        register: RegisterLayer | None = Field(
+            None,
+            description="register every city's model through the champion gate (docs/guides/model-registry.md)",
+        )
+        cities: list[object] = Field(
+            min_length=1,
+            json_schema_extra={"yaml_type": "list of mappings of city fields"},
+            description="the cities, each a mapping of city fields with at least name and train_s3_uri",
+        )
 
 
 # --------------------------------------------------------------------------------------------- resolved values
@@ -302,6 +394,37 @@ ASSUMED_QUOTA = InstanceQuota(instances=10, warm_pools=0)
 
 
 @dataclass(frozen=True)
+class RegisterSpec:
+    """A city's ``register:`` layers merged and checked: the gate's rule and what each package is registered
+    with. Cities with the same layers share one value; ``group`` and ``inference`` keep their placeholders
+    (:meth:`group_name`, :meth:`inference_for`)."""
+
+    group: str
+    metric: str
+    direction: Direction
+    #: CreateModelPackage's InferenceSpecification as canonical JSON, placeholders not filled
+    inference: str
+    #: exactly one of the two is set: relative (a share of the champion's value) or absolute
+    margin: float | None = None
+    margin_abs: float | None = None
+    #: None: a city's first model waits for a person (PendingManualApproval)
+    bound: float | None = None
+    approve: ApprovalStatus = DEFAULT_APPROVE
+    losers: LoserPolicy = DEFAULT_LOSERS
+    tags: tuple[tuple[str, str], ...] = ()
+
+    def group_name(self, fleet: str, city: str) -> str:
+        """The city's model package group."""
+        return render(self.group, {"fleet": fleet, "city": city})
+
+    def inference_for(self, fleet: str, city: str, run_key: str) -> dict[str, Any]:
+        """The InferenceSpecification of a package of the city's run (placeholders filled, fresh containers)."""
+        value = render_value(json.loads(self.inference), {"fleet": fleet, "city": city, "run_key": run_key})
+        assert isinstance(value, dict)
+        return value
+
+
+@dataclass(frozen=True)
 class CitySpec:
     """One city with every default applied: what the planner, the request compiler and the report see."""
 
@@ -324,6 +447,8 @@ class CitySpec:
     environment: tuple[tuple[str, str], ...] = ()
     #: the city's ``job:`` layers merged (docs/guides/job-template.md); None for a spec without ``job:``
     job: JobTemplate | None = None
+    #: the city's ``register:`` layers merged (docs/guides/model-registry.md); None: its models are not registered
+    register: RegisterSpec | None = None
 
 
 @dataclass(frozen=True)
