@@ -278,7 +278,7 @@ def _model_constants(path: Path) -> list[tuple[str, str]]:
 
 
 def fleet_spec_page() -> str:
-    from sagemaker_fleet.fleetspec import formats, job_fields, model, request_model
+    from sagemaker_fleet.fleetspec import formats, job_fields, model, register_model, request_model
 
     sections: dict[type, str] = {
         model.FleetLayer: "Top level",
@@ -287,7 +287,7 @@ def fleet_spec_page() -> str:
         model.SpotLayer: "spot",
         model.QuotaLayer: "quotas",
         model.SharingLayer: "sharing",
-        model.RegisterLayer: "register",
+        register_model.RegisterLayer: "register",
     }
     resolved: dict[type, type] = {
         model.FleetLayer: model.FleetSpec,
@@ -295,7 +295,7 @@ def fleet_spec_page() -> str:
         model.VpcLayer: model.VpcSettings,
         model.SpotLayer: model.SpotSettings,
         model.QuotaLayer: model.InstanceQuota,
-        model.RegisterLayer: model.RegisterSpec,
+        register_model.RegisterLayer: register_model.RegisterSpec,
     }
     where: dict[type, str] = {
         model.FleetLayer: "the top level of the file",
@@ -304,7 +304,7 @@ def fleet_spec_page() -> str:
         model.SpotLayer: "`spot` of a city or of `defaults`",
         model.QuotaLayer: "`quotas.<instance type>`",
         model.SharingLayer: "`sharing` (or `sharing: true` / `sharing: false`)",
-        model.RegisterLayer: "`register` at the top level, in `defaults` and on a city (`register: null` leaves "
+        register_model.RegisterLayer: "`register` at the top level, in `defaults` and on a city (`register: null` leaves "
         "a city out); the guide is docs/guides/model-registry.md",
     }
     renderer = SpecRenderer(sections)

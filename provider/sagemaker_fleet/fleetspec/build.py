@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from sagemaker_fleet.fleetspec.crossfield import (
     count_vs_quota,
+    duplicate_cities,
     expected_vs_limits,
     output_uri_length,
 )
@@ -82,9 +83,8 @@ class SpecBuilder:
         self.model = model
         self.issues: list[SpecIssue] = []
         self._reported: set[SpecIssue] = set()
-        self._warnings: dict[
-            str, None
-        ] = {}  # ordered, each once (a default shared by many cities warns once)
+        # ordered, each once (a default shared by many cities warns once)
+        self._warnings: dict[str, None] = {}
         self.poisoned: set[str] = set()  # paths with a structural error: later checks stay quiet there
         self._above_poisoned: set[str] = set()  # every path holding a poisoned one
         self.city_names: dict[int, str] = {}  # index -> name of each city whose name is valid, for messages
@@ -144,12 +144,7 @@ class SpecBuilder:
         jobs = JobLayers(
             [("job", top.job), ("defaults.job", top.defaults.job)], model, self.refuse, top.fleet
         )
-        registers = RegisterLayers(
-            [("register", top.register), ("defaults.register", top.defaults.register)],
-            model,
-            self.refuse,
-            top.fleet,
-        )
+        registers = RegisterLayers.of(top, model, self.refuse)
         cities = [
             self._resolve(top, layer, i, quotas, (jobs, registers))
             for i, layer in enumerate(layers)
@@ -334,18 +329,8 @@ class SpecBuilder:
         }
 
     def _check_unique(self, layers: list[CityLayer | None]) -> None:
-        first: dict[str, int] = {}
-        for index, layer in enumerate(layers):
-            if layer is None or layer.name is None:
-                continue
-            if layer.name in first:
-                self.error(
-                    f"cities[{index}].name",
-                    f"duplicate city {layer.name!r} (first at cities[{first[layer.name]}]); "
-                    "city names must be unique in a fleet",
-                )
-            else:
-                first[layer.name] = index
+        for path, message in duplicate_cities([layer.name if layer else None for layer in layers]):
+            self.error(path, message)
 
     def _resolve(
         self,
@@ -360,13 +345,7 @@ class SpecBuilder:
         before = len(self.issues)
         label = self.city_names.get(index, f"cities[{index}]")
         resolved.job = jobs.for_city(index, city.job, label, resolved)
-        resolved.register = registers.for_city(
-            index,
-            city.register,
-            "register" in city.model_fields_set and city.register is None,
-            label,
-            resolved.job.template,
-        )
+        resolved.register = registers.for_city(index, city, label, resolved.job.template)
         name = self._required_match(resolved, "name", CITY_RE, "add the city's name")
         train = self._required_match(resolved, "train_s3_uri", S3_URI_RE, "add the city's data URI")
         role: str = resolved.value("role_arn") or top.role_arn or ""

@@ -15,11 +15,11 @@ from sagemaker_fleet.fleetspec.model import (
     CityLayer,
     FleetLayer,
     QuotaLayer,
-    RegisterLayer,
     SharingLayer,
     SpotLayer,
     VpcLayer,
 )
+from sagemaker_fleet.fleetspec.register_model import RegisterLayer
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

@@ -1,32 +1,27 @@
 """The fleet spec as typed values (the format: docs/reference/fleet-spec.md, generated from this module).
 
-Two shapes live here: the *layers* exactly as written in YAML (pydantic, every field optional so that a city may
+Two shapes live here (``register:``'s in :mod:`~sagemaker_fleet.fleetspec.register_model`): the *layers* exactly as written in YAML (pydantic, every field optional so that a city may
 override any default), and the *resolved* values every later layer works with (frozen dataclasses, every field set).
 """
 
 from __future__ import annotations
 
-import json
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import Field, StrictBool, StrictInt, StrictStr
 
-from sagemaker_fleet.fleetspec.names import GROUP_TAGS, TAGS_MAX
-from sagemaker_fleet.fleetspec.placeholders import render, render_value
+from sagemaker_fleet.fleetspec.layer_types import AwsFields as _Job
+from sagemaker_fleet.fleetspec.layer_types import Finite as _Finite
+from sagemaker_fleet.fleetspec.layer_types import Layer as _Layer
+from sagemaker_fleet.fleetspec.register_model import RegisterLayer, RegisterSpec
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.job_template import JobTemplate
 
 InputMode = Literal["File", "FastFile", "Pipe"]
 SpotFallback = Literal["on_demand", "fail"]
-#: ``register.direction``: whether a lower or a higher value of the gate's metric is the better model.
-Direction = Literal["minimize", "maximize"]
-#: ``register.approve``: the ModelApprovalStatus a model that passes the gate is registered with.
-ApprovalStatus = Literal["Approved", "PendingManualApproval"]
-#: ``register.losers``: a model that does not pass is registered ``Rejected`` (with the reason), or not at all.
-LoserPolicy = Literal["reject", "skip"]
 
 #: Keep-alive limits: the API accepts up to 21600 s, the developer guide documents 3600 s.
 KEEP_ALIVE_API_MAX = 21600
@@ -64,24 +59,11 @@ DEFAULT_MAX_RUNTIME = 7200
 DEFAULT_EXPECTED = 1200
 DEFAULT_MAX_ATTEMPTS = 3
 DEFAULT_SPOT_FALLBACK: SpotFallback = "on_demand"
-DEFAULT_APPROVE: ApprovalStatus = "Approved"
-DEFAULT_LOSERS: LoserPolicy = "reject"
-#: ``register.tags``: the model package group's own tags, beside the provider's (fleet and city).
-REGISTER_TAGS_MAX = TAGS_MAX - len(GROUP_TAGS)
 
 _Seconds = Annotated[StrictInt, Field(ge=1)]
 _NonNegative = Annotated[StrictInt, Field(ge=0)]
 _Quota = Annotated[StrictInt, Field(ge=0, le=QUOTA_MAX)]
-#: A number of YAML such as ``1e400`` is infinite and ``.nan`` is not a number: neither is a usable value.
-_Finite = Annotated[StrictFloat, Field(allow_inf_nan=False)]
 _HyperValue = StrictStr | StrictInt | _Finite | StrictBool
-#: A ``job:`` layer: CreateTrainingJob fields in AWS's names, checked against botocore's model by the builder.
-_Job = dict[StrictStr, object]
-_Number = _Finite | StrictInt
-
-
-class _Layer(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
 class VpcLayer(_Layer):
@@ -146,62 +128,6 @@ class SharingLayer(_Layer):
         None,
         description="S3 prefix where the account's runs post what they hold and wait for, the same for every "
         "fleet of the account (absent: s3://<bucket of output_s3_uri>/sagemaker-fleet/board/)",
-    )
-
-
-class RegisterLayer(_Layer):
-    """``register``: each city's trained model registered in its own model package group, through a gate that
-    compares it with the city's model in service (docs/guides/model-registry.md). Merged key by key over
-    ``defaults.register`` and the fleet's ``register`` (``inference`` as ``job:`` merges); ``register: null`` on a
-    city leaves it out. ``margin`` and ``margin_abs`` are one rule: the one a layer writes replaces the other."""
-
-    group: StrictStr | None = Field(
-        None,
-        description="required: the model package group of each city, a name with {city} (and {fleet}), such as "
-        "`{fleet}-{city}`: 1-63 letters, digits and '-' once filled; created when missing",
-    )
-    metric: Annotated[StrictStr, Field(min_length=1, max_length=255)] | None = Field(
-        None,
-        description="required: the final metric the gate compares, the Name of one of the job's "
-        "MetricDefinitions (such as validation:rmse)",
-    )
-    direction: Direction | None = Field(
-        None, description="required: `minimize` (lower is better: a loss, an RMSE) or `maximize`"
-    )
-    margin: Annotated[_Number, Field(ge=0, lt=1)] | None = Field(
-        None,
-        description="relative: a new model must beat the city's champion by this share of the champion's "
-        "value (0.02: 2 %); give it or margin_abs",
-    )
-    margin_abs: Annotated[_Number, Field(ge=0)] | None = Field(
-        None, description="absolute: a new model must beat the champion by this much, in the metric's unit"
-    )
-    bound: _Number | None = Field(
-        None,
-        description="what a city's first model (no Approved champion) must reach to be approved: at most this "
-        "when minimizing, at least when maximizing (absent: a first model waits for a person, "
-        "PendingManualApproval)",
-    )
-    approve: ApprovalStatus | None = Field(
-        None,
-        description=f"the status a model that passes gets: Approved, or PendingManualApproval when people approve "
-        f"deployments (absent: {DEFAULT_APPROVE})",
-    )
-    losers: LoserPolicy | None = Field(
-        None,
-        description=f"a model that does not pass: `reject` registers it Rejected with the reason, `skip` "
-        f"registers nothing (absent: {DEFAULT_LOSERS})",
-    )
-    tags: dict[StrictStr, StrictStr] | None = Field(
-        None,
-        description=f"tags of each model package group when it is created, at most {REGISTER_TAGS_MAX}, "
-        "`key: value`",
-    )
-    inference: _Job | None = Field(
-        None,
-        description="required: CreateModelPackage's InferenceSpecification in AWS's names (Containers with the "
-        "serving Image, SupportedContentTypes, …); {city}, {fleet} and {run_key} are filled; each container's "
-        "ModelDataUrl is the job's model",
     )
 
 
@@ -391,37 +317,6 @@ class SharingSettings:
 
 #: Assumed when a spec has no ``quotas`` block. AWS's default warm-pool quota is 0, so we assume none.
 ASSUMED_QUOTA = InstanceQuota(instances=10, warm_pools=0)
-
-
-@dataclass(frozen=True)
-class RegisterSpec:
-    """A city's ``register:`` layers merged and checked: the gate's rule and what each package is registered
-    with. Cities with the same layers share one value; ``group`` and ``inference`` keep their placeholders
-    (:meth:`group_name`, :meth:`inference_for`)."""
-
-    group: str
-    metric: str
-    direction: Direction
-    #: CreateModelPackage's InferenceSpecification as canonical JSON, placeholders not filled
-    inference: str
-    #: exactly one of the two is set: relative (a share of the champion's value) or absolute
-    margin: float | None = None
-    margin_abs: float | None = None
-    #: None: a city's first model waits for a person (PendingManualApproval)
-    bound: float | None = None
-    approve: ApprovalStatus = DEFAULT_APPROVE
-    losers: LoserPolicy = DEFAULT_LOSERS
-    tags: tuple[tuple[str, str], ...] = ()
-
-    def group_name(self, fleet: str, city: str) -> str:
-        """The city's model package group."""
-        return render(self.group, {"fleet": fleet, "city": city})
-
-    def inference_for(self, fleet: str, city: str, run_key: str) -> dict[str, Any]:
-        """The InferenceSpecification of a package of the city's run (placeholders filled, fresh containers)."""
-        value = render_value(json.loads(self.inference), {"fleet": fleet, "city": city, "run_key": run_key})
-        assert isinstance(value, dict)
-        return value
 
 
 @dataclass(frozen=True)

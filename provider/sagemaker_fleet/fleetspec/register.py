@@ -20,20 +20,21 @@ from typing import TYPE_CHECKING, Any
 from sagemaker_fleet.fleetspec.job_fields import OwnedField
 from sagemaker_fleet.fleetspec.job_layers import SAMPLE_RUN_KEY
 from sagemaker_fleet.fleetspec.job_merge import merge_job
-from sagemaker_fleet.fleetspec.model import (
+from sagemaker_fleet.fleetspec.model_check import LayerCheck, missing_members, value_problems
+from sagemaker_fleet.fleetspec.names import JOB_NAME_MAX, TAG_PREFIX
+from sagemaker_fleet.fleetspec.paths import join
+from sagemaker_fleet.fleetspec.placeholders import PlaceholderError, names_in, render
+from sagemaker_fleet.fleetspec.register_model import (
     DEFAULT_APPROVE,
     DEFAULT_LOSERS,
     REGISTER_TAGS_MAX,
     RegisterLayer,
     RegisterSpec,
 )
-from sagemaker_fleet.fleetspec.model_check import LayerCheck, missing_members, value_problems
-from sagemaker_fleet.fleetspec.names import JOB_NAME_MAX, TAG_PREFIX
-from sagemaker_fleet.fleetspec.paths import join
-from sagemaker_fleet.fleetspec.placeholders import PlaceholderError, names_in, render
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.job_template import JobTemplate
+    from sagemaker_fleet.fleetspec.model import CityLayer, FleetLayer
     from sagemaker_fleet.fleetspec.model_check import Deferred
     from sagemaker_fleet.fleetspec.request_model import RequestModel
 
@@ -114,14 +115,24 @@ class RegisterLayers:
         self._failing: dict[tuple[str, str], list[str]] = {}
         self._shared_merged: tuple[_Merged, str] | None = None
 
+    @classmethod
+    def of(cls, top: FleetLayer, model: RequestModel | None, report: Report) -> RegisterLayers:
+        """The fleet's and ``defaults``' layers of a spec's top level."""
+        return cls(
+            [("register", top.register), ("defaults.register", top.defaults.register)],
+            model,
+            report,
+            top.fleet,
+        )
+
     def for_city(
-        self, index: int, raw: RegisterLayer | None, off: bool, city: str, job: JobTemplate | None
+        self, index: int, layer: CityLayer, city: str, job: JobTemplate | None
     ) -> RegisterSpec | None:
-        """The city's register spec (None: not registered, or not valid: the problems are reported). ``off``: the
-        city writes ``register: null``."""
-        if off:
+        """The city's register spec (None: not registered — it writes ``register: null``, or nothing registers —
+        or not valid: the problems are reported). ``city``: the city's name as messages give it."""
+        if "register" in layer.model_fields_set and layer.register is None:
             return None
-        own = self._check(raw, f"cities[{index}].register")
+        own = self._check(layer.register, f"cities[{index}].register")
         if not self.shared and own is None:
             return None
         layers = [*self.shared, own] if own is not None else self.shared

@@ -22,7 +22,8 @@ from sagemaker_fleet.fleetspec.model import (
 )
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.fleetspec.model import CityLayer, FleetLayer, RegisterSpec
+    from sagemaker_fleet.fleetspec.model import CityLayer, FleetLayer
+    from sagemaker_fleet.fleetspec.register_model import RegisterSpec
 
 
 class Resolved:

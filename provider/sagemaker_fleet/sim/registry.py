@@ -171,7 +171,6 @@ class ModelRegistry:
             request=copy.deepcopy(dict(request)),
             approval=approval,
             modified_at=now,
-            approval_description=_optional_text(request.get("ApprovalDescription")),
             metadata=dict(request.get("CustomerMetadataProperties") or {}),
             tags=_tags(request.get("Tags")),
         )
@@ -347,10 +346,6 @@ def _max_results(value: object) -> int:
             [violation(value, "maxResults", f"Member must have value between 1 and {MAX_RESULTS_LIMIT}")]
         )
     return value
-
-
-def _optional_text(value: object) -> str | None:
-    return None if value is None else str(value)
 
 
 def _tags(tags: object) -> dict[str, str]:
