@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.jobs.keys import WarmPoolKey
     from sagemaker_fleet.jobs.prices import Price, PriceBook
     from sagemaker_fleet.jobs.record import Description
+    from sagemaker_fleet.registry.decision import RunDecisions
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,8 @@ class CostReport:
     released: ReleasedPools | None = None
     #: what the report looked up of pools taken from other runs (:mod:`sagemaker_fleet.cost.crossruns`)
     other_runs: OtherRunsPools = field(default_factory=OtherRunsPools)
+    #: each city's model through the registry's gate (a spec with ``register:``; None: not registered)
+    models: RunDecisions | None = None
 
 
 def build_cost_report(

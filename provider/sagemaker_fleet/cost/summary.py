@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from sagemaker_fleet.cost.svg import usd
 from sagemaker_fleet.jobs.duration_text import duration
+from sagemaker_fleet.registry.decision import summary_line
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import CostReport
@@ -23,6 +24,7 @@ def summary_lines(report: CostReport) -> list[str]:
         f" · start-up saved {duration(t.startup_seconds_saved)}",
         *_other_runs(report),
         *_released(report),
+        *([summary_line(report.models)] if report.models is not None else []),
     ]
 
 

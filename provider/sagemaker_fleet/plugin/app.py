@@ -33,6 +33,7 @@ from sagemaker_fleet.fleetview.page import fleet_page, runs_page
 from sagemaker_fleet.fleetview.source import RunJobsReader, ViewCache
 from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.plugin.runs import FleetRunRecord, NotAFleetRunError, fleet_runs, load_fleet_run
+from sagemaker_fleet.registry.decision import decisions_from_json
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
@@ -84,7 +85,14 @@ def _compute(session: Any, dag_id: str, run_id: str, reader: RunJobsReader | Non
     if reader is None or reader.run_key != record.run_key:
         reader = RunJobsReader(record.run_key, RunJobIndex.for_run(spec, record.run_key).names)
     describes, stats = reader.read(_hook(record, spec)) if not dry_run else ([], None)
-    inputs = ViewInputs(spec, record.plan, describes, PriceBook.for_spec(spec), utc_now())
+    inputs = ViewInputs(
+        spec,
+        record.plan,
+        describes,
+        PriceBook.for_spec(spec),
+        utc_now(),
+        models=decisions_from_json(record.models),
+    )
     if stats is not None:  # the run's jobs and the account's, as this refresh read them
         inputs = dataclasses.replace(inputs, stats=stats, account=reader.account)
     view = build_fleet_view(context, inputs)

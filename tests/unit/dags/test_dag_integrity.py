@@ -16,6 +16,7 @@ from sagemaker_fleet.dags import DispatchConfig
 from sagemaker_fleet.dags.factory import (
     OUTCOME_TASK_ID,
     PLAN_TASK_ID,
+    REGISTER_TASK_ID,
     RELEASE_TASK_ID,
     build_fleet_dag,
 )
@@ -264,3 +265,30 @@ def test_a_dag_file_that_safe_mode_skips_is_reported(tmp_path: Path) -> None:
     )
     report = check_dag_folder(tmp_path)
     assert any("safe mode skips" in problem for problem in report.problems)
+
+
+def test_a_spec_with_register_adds_one_task_after_the_cities(tmp_path: Path) -> None:
+    """The models go through the gate in one task, whatever the number of cities, beside the pools' release: the
+    report shows its decisions and the outcome fails the run when it did not end done."""
+    base = fleet_file(tmp_path, 1500).read_text(encoding="utf-8").split("\ncities:\n")
+    gated = tmp_path / "gated.yaml"
+    gated.write_text(
+        base[0]
+        + "\njob:\n  AlgorithmSpecification:\n    MetricDefinitions: [{Name: 'validation:rmse', Regex: 'r=(.*)'}]"
+        + "\nregister:\n  group: '{fleet}-{city}'\n  metric: validation:rmse\n  direction: minimize\n"
+        + "  margin: 0.02\n  inference: {Containers: [{Image: 111122223333.dkr.ecr.us-east-1.amazonaws.com/s:1}]}"
+        + "\ncities:\n"
+        + base[1],
+        encoding="utf-8",
+    )
+    dag = build_fleet_dag(gated, dag_id="g")
+    plain = build_fleet_dag(fleet_file(tmp_path, 1500), dag_id="p")
+    assert set(dag.task_ids) == set(plain.task_ids) | {REGISTER_TASK_ID}
+    register = dag.get_task(REGISTER_TASK_ID)
+    assert register.trigger_rule == "all_done"
+    assert set(register.upstream_task_ids) == {TRAIN_TASK_ID, "train_2"}
+    assert set(register.downstream_task_ids) == {"cost_report", OUTCOME_TASK_ID}
+    assert dag.get_task("cost_report").register_task_id == REGISTER_TASK_ID
+    assert dag.get_task(OUTCOME_TASK_ID).register_task_id == REGISTER_TASK_ID
+    assert plain.get_task("cost_report").register_task_id is None
+    assert {t.task_id for t in dag.tasks if not t.downstream_task_ids} == {"cost_report", OUTCOME_TASK_ID}
