@@ -953,7 +953,43 @@ def json_outputs() -> tuple[JsonOutput, ...]:
         ),
     ]
     outputs.insert(5, _csv_output(csv_header, metrics_header, report, spec_path, key))
+    outputs.append(_models_output())
     return tuple(outputs)
+
+
+def _models_output() -> JsonOutput:
+    """``models --json``: each city's standing in the registry. It reads a registry (AWS or ``sim serve``), so the
+    document is made by the same ``CityStanding.to_json`` from a champion and a city with no group yet."""
+    import datetime as dt
+
+    from sagemaker_fleet.registry.standing import CityStanding
+
+    now = dt.datetime(2026, 12, 6, tzinfo=dt.UTC)
+    package = "arn:aws:sagemaker:us-east-1:111122223333:model-package/citydemand-seoul/3"
+    seoul = CityStanding(
+        "seoul",
+        "citydemand-seoul",
+        champion="citydemand-seoul/3",
+        champion_arn=package,
+        champion_value=0.4123,
+        champion_created=now - dt.timedelta(days=1),
+        last="citydemand-seoul/3",
+        last_job="citydemand-seoul-20261205",
+        last_decision="approved",
+        last_status="Approved",
+        last_value=0.4123,
+        last_reason="validation:rmse 0.4123 ≤ 0.441 (the champion citydemand-seoul/2's 0.45 less 2 %): approved",
+    )
+    lagos = CityStanding("lagos", "citydemand-lagos", group_exists=False)
+    return JsonOutput(
+        "Models JSON",
+        "sagemaker-fleet models FLEET.yaml --json",
+        ("Command line", doc_link("formats.md", "command-line")),
+        ([seoul.to_json(now), lagos.to_json(now)],),
+        "It reads the model registry (AWS, or `sim serve` through `--endpoint-url`): the example is made by "
+        "`sagemaker_fleet.registry.standing.CityStanding.to_json` from a city with a champion and one with no "
+        "group yet.",
+    )
 
 
 def _csv_header(path: Path) -> list[str]:
@@ -1005,7 +1041,7 @@ def _csv_output(
 
 
 #: The commands whose JSON output the page documents; another command with a JSON option fails the generator.
-JSON_COMMANDS = ("plan", "simulate")
+JSON_COMMANDS = ("plan", "simulate", "models")
 
 
 def _no_json_commands() -> list[str]:

@@ -8,5 +8,6 @@ Pure, like the planner and the cost model: no Airflow, no AWS SDK; the calls go 
 - ``champion.py``: the champion and its metric, read from a group's listing and descriptions;
 - ``registration.py``: one city's registration in order (group, own package, champion, gate, package), and the
   run's, a few cities at a time; the register task and ``simulate`` call it;
+- ``standing.py``: where each city stands now (its champion, the last model and its decision): ``models``;
 - ``permissions.py``: the IAM actions and resources the registration needs.
 """

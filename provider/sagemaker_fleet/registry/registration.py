@@ -100,14 +100,14 @@ def register_city(client: RegistryClient, fleet: str, run_key: str, model: CityM
     group = spec.group_name(fleet, model.city)
     _ensure_group(client, group_request(spec, fleet, model.city))
     since = record.training_end_time or record.creation_time
-    found = look(_newest_first(client, group), record.name, since - CREATION_MARGIN if since else None)
+    found = look(newest_first(client, group), record.name, since - CREATION_MARGIN if since else None)
     if found.own is not None:
         return _found(client, model.city, group, record.name, found.own)
     champion: Mapping[str, Any] | None = None
     known: float | None = None
     if found.champion is not None:
-        champion = _describe_package(client, str(found.champion["ModelPackageArn"]))
-        known = champion_value(champion, spec.metric, _champion_job(client, champion, spec.metric))
+        champion = describe_package(client, str(found.champion["ModelPackageArn"]))
+        known = champion_value(champion, spec.metric, training_job_of(client, champion, spec.metric))
     rule = GateRule.of(spec)
     judgement = judge(
         rule,
@@ -175,7 +175,7 @@ def _ensure_group(client: RegistryClient, request: Mapping[str, Any]) -> None:
         client.describe_model_package_group(ModelPackageGroupName=name)
         return
     except Exception as exc:
-        if not _missing(exc):
+        if not is_missing(exc):
             raise
     try:
         client.create_model_package_group(**request)
@@ -184,7 +184,8 @@ def _ensure_group(client: RegistryClient, request: Mapping[str, Any]) -> None:
             raise
 
 
-def _newest_first(client: RegistryClient, group: str) -> Iterator[Mapping[str, Any]]:
+def newest_first(client: RegistryClient, group: str) -> Iterator[Mapping[str, Any]]:
+    """The group's packages, newest first, page by page as they are read."""
     listing = PagedListing(
         f"ListModelPackages({group!r})",
         {
@@ -199,13 +200,13 @@ def _newest_first(client: RegistryClient, group: str) -> Iterator[Mapping[str, A
         yield from listing.take(client.list_model_packages(**listing.request))
 
 
-def _describe_package(client: RegistryClient, arn: str) -> dict[str, Any]:
+def describe_package(client: RegistryClient, arn: str) -> dict[str, Any]:
     described = dict(client.describe_model_package(ModelPackageName=arn))
     described.pop("ResponseMetadata", None)
     return described
 
 
-def _champion_job(
+def training_job_of(
     client: RegistryClient, champion: Mapping[str, Any], metric: str
 ) -> Mapping[str, Any] | None:
     """The champion's training job, when its metric must be read there (None: recorded, unknown or gone)."""
@@ -215,12 +216,12 @@ def _champion_job(
     try:
         return dict(client.describe_training_job(TrainingJobName=name))
     except Exception as exc:
-        if _missing(exc):
+        if is_missing(exc):
             return None
         raise
 
 
-def _missing(exc: BaseException) -> bool:
+def is_missing(exc: BaseException) -> bool:
     """SageMaker's answer for a resource that does not exist: ValidationException ("… does not exist", "not
     found") for most Describe calls, ResourceNotFound for some."""
     code, message = aws_error_code(exc), aws_error_message(exc).lower()
@@ -249,7 +250,7 @@ def _found(
     client: RegistryClient, city: str, group: str, job_name: str, own: Mapping[str, Any]
 ) -> CityDecision:
     """The decision as the job's package records it: nothing is registered twice, and nothing decided again."""
-    package = _describe_package(client, str(own["ModelPackageArn"]))
+    package = describe_package(client, str(own["ModelPackageArn"]))
     metric = recorded_metric(package)
     champion_arn, champion = recorded_champion(package)
     status = str(package.get("ModelApprovalStatus") or "") or None

@@ -6,6 +6,7 @@ someone else (docs/guides/model-registry.md)."""
 from __future__ import annotations
 
 import copy
+import json
 import types
 from typing import TYPE_CHECKING, Any
 
@@ -275,3 +276,45 @@ def test_a_try_that_stopped_before_the_reason_is_mended_by_the_next(sim: SimClie
     (mended,) = packages(sim)
     assert mended["approval_description"] == again.reason
     assert again.reason.startswith("no Approved champion; validation:rmse ")
+
+
+def test_the_models_command_lists_each_city_s_champion_and_last_model(
+    sim: SimClient, tmp_path: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sagemaker_fleet.cli.main import main
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+
+    path = tmp_path / "gate.yaml"
+    path.write_text(yaml.safe_dump(SPEC))
+    spec = load()
+    first = train(sim, spec, "20261129")
+    decisions = register(sim, spec, "20261129", first)
+    second = train(sim, spec, "20261130")
+    again = register(sim, spec, "20261130", {c: second[c] for c in CITIES[:8]})
+    assert main(["models", str(path), "--endpoint-url", sim.url, "--json"]) == 0
+    shown = {row["city"]: row for row in json.loads(capsys.readouterr().out)}
+    for city in CITIES[:8]:
+        now = again.by_city()[city]
+        champion = now if now.decision == "approved" else decisions.by_city()[city]
+        if champion.decision == "approved":
+            assert shown[city]["champion_arn"] == champion.package_arn
+            assert shown[city]["champion_value"] == champion.challenger
+            assert shown[city]["champion_age_seconds"] >= 0
+        else:
+            assert shown[city]["champion"] is None
+        assert shown[city]["last_job"] == f"gate-{city}-20261130"
+        assert (shown[city]["last_decision"], shown[city]["last_value"]) == (now.decision, now.challenger)
+    assert shown[CITIES[8]]["last_job"] == f"gate-{CITIES[8]}-20261129"
+    assert main(["models", str(path), "--endpoint-url", sim.url]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["city", "champion", "validation:rmse", "age", "last", "model"]
+    assert len(lines) == 1 + len(CITIES)
+    sim.reset()
+    assert main(["models", str(path), "--endpoint-url", sim.url]) == 0
+    assert "no group gate-city00 yet" in capsys.readouterr().out
+    bare = tmp_path / "bare.yaml"
+    bare.write_text(yaml.safe_dump({k: v for k, v in SPEC.items() if k != "register"}))
+    assert main(["models", str(bare), "--endpoint-url", sim.url]) == 2
+    assert "no city registers its models" in capsys.readouterr().err
