@@ -228,7 +228,9 @@ class ModelRegistry:
         query = hashlib.sha256(
             json.dumps({k: request.get(k) for k in _LIST_KEYS}, sort_keys=True, default=str).encode()
         ).hexdigest()[:16]
-        chosen = self._selector(request)  # an unknown group is refused, as DescribeModelPackageGroup refuses it
+        chosen = self._selector(
+            request
+        )  # an unknown group is refused, as DescribeModelPackageGroup refuses it
         selected = [p for p in self.packages.values() if chosen(p)]
         by_name = request.get("SortBy") == "Name"
         selected.sort(
