@@ -116,7 +116,7 @@ def register_city(client: RegistryClient, fleet: str, run_key: str, model: CityM
         has_champion=champion is not None,
         champion_name=version_name(champion) if champion is not None else "",
     )
-    decision, status, tail = _verdict(judgement.outcome, spec)
+    decision, status, tail = verdict(judgement.outcome, spec)
     made = CityDecision(
         city=model.city,
         decision=decision,
@@ -233,8 +233,9 @@ def is_missing(exc: BaseException) -> bool:
 # -- decisions ---------------------------------------------------------------------------------------------------
 
 
-def _verdict(outcome: str, spec: RegisterSpec) -> tuple[Decision, str | None, str]:
-    """The decision, the package's approval status (None: none is registered) and the end of the reason."""
+def verdict(outcome: str, spec: RegisterSpec) -> tuple[Decision, str | None, str]:
+    """What the gate's outcome makes of a model under ``spec``: the decision, the package's approval status
+    (None: none is registered) and the end of the reason."""
     if outcome == "pass":
         if spec.approve == "Approved":
             return "approved", "Approved", "approved"

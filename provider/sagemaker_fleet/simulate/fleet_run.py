@@ -9,7 +9,9 @@ through its own :class:`~.endpoint.RunEndpoint`, so its simulate JSON counts the
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
@@ -19,6 +21,7 @@ from sagemaker_fleet.dispatch import DispatchBook, DispatchRules, RunOptions, Ru
 from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.plan.planner import plan_fleet
+from sagemaker_fleet.registry.whatif import first_run
 from sagemaker_fleet.simulate.endpoint import RunEndpoint
 from sagemaker_fleet.simulate.missed import missed_warm_starts
 from sagemaker_fleet.simulate.polling import PerJobPoller, SimulatedFleetPoller
@@ -29,6 +32,7 @@ from sagemaker_fleet.simulate.tasks import CityTask, SimulatedOperator
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from sagemaker_fleet.cost.model import CostLine
     from sagemaker_fleet.fleetspec.model import FleetSpec, InstanceQuota
     from sagemaker_fleet.plan.fleet_plan import FleetPlan
     from sagemaker_fleet.sim.engine import SimEngine
@@ -136,6 +140,9 @@ class FleetRun:
         )
         outcomes = self.states()
         began = datetime.fromtimestamp(self.starts_at, UTC)
+        models = first_run(self.spec, _trained(report.lines))
+        if models is not None:
+            report = dataclasses.replace(report, models=models)
         return SimulationResult(
             strategy=self.options.strategy,
             seed=self.options.seed,
@@ -154,8 +161,20 @@ class FleetRun:
             missed_warm_starts=tuple(
                 missed_warm_starts(self.plan, report.lines, began) if self.plan is not None else ()
             ),
+            models=models,
         )
 
     def describes(self, names: list[str] | None = None) -> list[dict[str, Any]]:
         """DescribeTrainingJob of the run's submissions now (all of them by default), as the cost report reads."""
         return [self.engine.describe_training_job(name) for name in names or list(self.operator.owner)]
+
+
+def _trained(lines: Iterable[CostLine]) -> dict[str, tuple[str, dict[str, float]]]:
+    """Each city's latest completed job and its final metrics (the what-if of the registry's gate)."""
+    latest: dict[str, CostLine] = {}
+    for line in lines:
+        if line.status == "Completed" and (
+            line.city not in latest or line.attempt > latest[line.city].attempt
+        ):
+            latest[line.city] = line
+    return {city: (line.job_name, dict(line.metrics)) for city, line in latest.items()}

@@ -20,6 +20,7 @@ from sagemaker_fleet.cost.export import totals_json
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import CostReport
     from sagemaker_fleet.plan.model import PlanSummary
+    from sagemaker_fleet.registry.decision import RunDecisions
     from sagemaker_fleet.simulate.missed import MissedWarmStart
 
 #: The operations the simulate JSON counts, in its stable order (docs/formats.md, simulate JSON).
@@ -44,6 +45,8 @@ class SimulationResult:
     plan_summary: PlanSummary | None = field(default=None, compare=False)
     #: The plan's warm starts that started cold, each with its reason (planned strategy only).
     missed_warm_starts: tuple[MissedWarmStart, ...] = field(default=(), compare=False)
+    #: The registry gate's expected decisions for a first run (a spec with ``register:``; None without).
+    models: RunDecisions | None = field(default=None, compare=False)
 
     @property
     def resubmitted(self) -> int:
@@ -90,4 +93,6 @@ class SimulationResult:
                 "missed_warm_starts": [missed.to_json() for missed in self.missed_warm_starts],
             }
         out["warm_image_pulls"] = totals["warm_image_pulls"]
+        if self.models is not None:  # a spec with register: only (the simulate JSON of others is unchanged)
+            out["models"] = self.models.to_json()
         return out
