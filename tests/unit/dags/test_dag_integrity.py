@@ -292,3 +292,30 @@ def test_a_spec_with_register_adds_one_task_after_the_cities(tmp_path: Path) -> 
     assert dag.get_task(OUTCOME_TASK_ID).register_task_id == REGISTER_TASK_ID
     assert plain.get_task("cost_report").register_task_id is None
     assert {t.task_id for t in dag.tasks if not t.downstream_task_ids} == {"cost_report", OUTCOME_TASK_ID}
+
+
+def test_a_dag_with_bad_register_input_is_not_made_and_says_why(tmp_path: Path) -> None:
+    """A spec whose register: is wrong makes no DAG (nothing of it could launch): the DAG folder check names each
+    field, as `validate` does."""
+    spec = fleet_file(tmp_path, 3).read_text(encoding="utf-8").split("\ncities:\n")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        spec[0]
+        + "\njob:\n  AlgorithmSpecification:\n    MetricDefinitions: [{Name: 'validation:rmse', Regex: 'r=(.*)'}]"
+        + "\nregister:\n  group: '{fleet}-models'\n  metric: validation:mape\n  direction: minimize\n"
+        + "  margin: 1.5\n  inference: {Containers: [{Image: 111122223333.dkr.ecr.us-east-1.amazonaws.com/s:1}]}"
+        + "\ncities:\n"
+        + spec[1],
+        encoding="utf-8",
+    )
+    (tmp_path / "bad_dag.py").write_text(
+        "from sagemaker_fleet.dags import build_fleet_dag\n"
+        f"dag = build_fleet_dag({str(bad)!r}, dag_id='bad')\n",
+        encoding="utf-8",
+    )
+    problems = "\n".join(check_dag_folder(tmp_path).problems)
+    assert "register.group" in problems
+    assert "has no {city}" in problems
+    assert "register.metric" in problems
+    assert "'validation:mape' is not one of the job's MetricDefinitions" in problems
+    assert "register.margin" in problems
