@@ -1,10 +1,13 @@
 """What the commands share about their input: the fleet spec read with its warnings on stderr, the ``--history``
-file when given, the ``--run-key`` flag and its one default, and one way of saying why the input does not allow a
-run (exit 2)."""
+file when given, the ``--run-key`` flag and its one default, one way of saying why the input does not allow a
+run (exit 2), and the libraries' log lines kept off stdout while a command prints its result there."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
@@ -64,3 +67,19 @@ def refused(exc: Exception, spec_path: str | None = None) -> int:
         message = f"{spec_path}: {exc}"
     print(message, file=sys.stderr)
     return 2
+
+
+@contextlib.contextmanager
+def library_logs_to_stderr() -> Iterator[None]:
+    """While a command runs, the root logger writes WARNING and above to stderr only (once Airflow is imported,
+    3.0's logging sends botocore's INFO lines to stdout, the stream of a command's report or JSON); as it was
+    afterwards."""
+    root = logging.getLogger()
+    handlers, level = root.handlers, root.level
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+    root.handlers = [handler]
+    try:
+        yield
+    finally:
+        root.handlers, root.level = handlers, level

@@ -15,6 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cli.argtypes import endpoint_url, workers
+from sagemaker_fleet.cli.inputs import library_logs_to_stderr
 from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
 from sagemaker_fleet.jobs.duration_text import duration
 from sagemaker_fleet.registry.registration import DEFAULT_REGISTER_WORKERS
@@ -42,6 +43,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    with library_logs_to_stderr():  # the table or the JSON alone on stdout
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from sagemaker_fleet.hooks.request_model import BOTOCORE_MODEL
 
     try:

@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import logging
 import sys
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cli.argtypes import endpoint_url
-from sagemaker_fleet.cli.inputs import INPUT_ERRORS, load_spec, refused
+from sagemaker_fleet.cli.inputs import INPUT_ERRORS, library_logs_to_stderr, load_spec, refused
 from sagemaker_fleet.fleetspec.names import today_run_key
 from sagemaker_fleet.plan import plan_fleet
 from sagemaker_fleet.preflight.checks import AccountClients, preflight
@@ -81,21 +79,6 @@ def _airflow_features() -> list[Any]:
         return list(features())
 
 
-@contextlib.contextmanager
-def _library_logs_to_stderr() -> Iterator[None]:
-    """While the command runs, the root logger writes WARNING and above to stderr only (once Airflow is imported,
-    3.0's logging sends botocore's INFO lines to stdout, the report's stream); as it was afterwards."""
-    root = logging.getLogger()
-    handlers, level = root.handlers, root.level
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setLevel(logging.WARNING)
-    root.handlers = [handler]
-    try:
-        yield
-    finally:
-        root.handlers, root.level = handlers, level
-
-
 def installation_findings() -> list[Finding]:
     """The installed versions (one NOTE) and each version-bound feature: OK where this installation has it, a NOTE
     saying what the provider does instead where it does not (the Fleet tab needs Airflow 3.1, …)."""
@@ -119,7 +102,7 @@ def installation_findings() -> list[Finding]:
 
 
 def run(args: argparse.Namespace) -> int:
-    with _library_logs_to_stderr():
+    with library_logs_to_stderr():
         return _run(args)
 
 

@@ -3,6 +3,7 @@ the shapes botocore's model gives, and the faults a registry call can meet (thro
 
 from __future__ import annotations
 
+import datetime as dt
 import types
 from typing import TYPE_CHECKING, Any
 
@@ -153,8 +154,10 @@ def test_listing_filters_sorts_and_pages(sim: SimClient) -> None:
     )
     assert newest_approved == [arns[2]]
     created = sm.describe_model_package(ModelPackageName=arns[2])["CreationTime"]
-    assert listed(ModelPackageGroupName="demand-seoul", CreationTimeAfter=created) == arns[3:]
-    assert listed(ModelPackageGroupName="demand-seoul", CreationTimeBefore=created) == arns[:2]
+    # 5 s either side of the third package (10 s between packages): botocore 1.39 sends whole seconds only
+    after, before = created + dt.timedelta(seconds=5), created - dt.timedelta(seconds=5)
+    assert listed(ModelPackageGroupName="demand-seoul", CreationTimeAfter=after) == arns[3:]
+    assert listed(ModelPackageGroupName="demand-seoul", CreationTimeBefore=before) == arns[:2]
     assert len(listed(ModelPackageType="Both", MaxResults=100)) == 6
     assert listed(ModelPackageType="Both", NameContains="lagos", MaxResults=100) == [
         "arn:aws:sagemaker:us-east-1:123456789012:model-package/demand-lagos/1"
