@@ -8,15 +8,19 @@ RSS (every triggerer process together, supervisors included) and per city, Airfl
 (scheduler, its task processes, triggerer, dag-processor, api-server, Celery workers), the hand-off of every
 planned hand-off (P50/P99, real seconds: each job whose successor it made room for, pool reused or not), the time
 from the run's start until the last city's task instance deferred, warm starts against the plan, and duplicate or
-lost cities. Usage::
+lost cities. With ``--register`` the fleet has ``register:`` (docs/guides/model-registry.md): its jobs report a
+final metric and one more task, ``register_models``, registers every city's model through the champion gate
+after the cities; printed besides: the task's wall time and the decisions' counts. Usage::
 
     python benchmarks/scale.py                                  # 200, 500 and 1,000 cities
     python benchmarks/scale.py --sizes 2000 --executor CeleryExecutor --triggerers 2
+    python benchmarks/scale.py --sizes 1000 --register          # the same, each city's model registered
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import tempfile
@@ -26,11 +30,55 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from handoff_under_load import PeakRss, database, fleet_file, rss_kib
 from orchestration_latency import percentile, planned_handoffs
 from result_file import add_result_options, started_now, write_result
 
 DEFERRED_OR_LATER = ("deferred", "success", "failed", "skipped", "up_for_retry")
+#: What ``--register`` adds to the generated fleet: a metric each job reports, and the gate.
+REGISTER = {
+    "job": {
+        "AlgorithmSpecification": {
+            "MetricDefinitions": [{"Name": "validation:rmse", "Regex": "val_rmse=([0-9.]+)"}]
+        }
+    },
+    "register": {
+        "group": "{fleet}-{city}",
+        "metric": "validation:rmse",
+        "direction": "minimize",
+        "margin": 0.02,
+        "bound": 0.5,
+        "inference": {
+            "Containers": [{"Image": "111122223333.dkr.ecr.us-east-1.amazonaws.com/demand-serve:2.1"}]
+        },
+    },
+}
+
+
+def with_register(path: Path) -> None:
+    """The fleet file at ``path`` with :data:`REGISTER` added."""
+    data = yaml.safe_load(path.read_text())
+    data.update(REGISTER)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def registration(stack: Any, run_id: str) -> dict[str, Any]:
+    """The register task's wall time (its task instance's start to end) and the decisions' counts."""
+    (ti,) = [t for t in stack.task_instances("scale", run_id) if t["task_id"] == "register_models"]
+    began, ended = (
+        dt.datetime.fromisoformat(ti[k].replace("Z", "+00:00")) for k in ("start_date", "end_date")
+    )
+    entry = stack.api(
+        "GET", f"/api/v2/dags/scale/dagRuns/{run_id}/taskInstances/register_models/xcomEntries/return_value"
+    )
+    value = entry["value"] if isinstance(entry["value"], dict) else json.loads(entry["value"])
+    return {
+        "state": ti["state"],
+        "seconds": round((ended - began).total_seconds(), 1),
+        "counts": value["counts"],
+    }
 
 
 class DeferralClock:
@@ -107,6 +155,8 @@ def run_size(cities: int, args: argparse.Namespace, folder: Path) -> dict[str, A
     dags = folder / "dags"
     dags.mkdir(parents=True, exist_ok=True)
     path = fleet_file(dags, cities, args.width, args.seed)
+    if args.register:
+        with_register(path)
     spec = load_fleet_spec(path)
     (dags / "scale_dag.py").write_text(
         '"""airflow dag: the scale fleet."""\nfrom sagemaker_fleet.dags import DispatchConfig, build_fleet_dag\n'
@@ -161,6 +211,7 @@ def run_size(cities: int, args: argparse.Namespace, folder: Path) -> dict[str, A
             )
             value = entry["value"]
             plan = value if isinstance(value, dict) else json.loads(value)
+            registered = registration(stack, run_id) if args.register else None
         jobs = sim.state()["jobs"]
     (folder / f"simulator-jobs-{cities}.json").write_text(json.dumps(jobs, default=str))
     gaps = [gap / args.speed for _, gap in planned_handoffs(jobs, plan)]
@@ -206,6 +257,7 @@ def run_size(cities: int, args: argparse.Namespace, folder: Path) -> dict[str, A
         "triggerer_killed_at_s": killer.killed_at,
         "duplicates": sum(1 for c in spec.cities if c.spot is None and per_city[c.name] > 1),
         "lost": sum(1 for c in spec.cities if c.name not in completed),
+        **({"register": registered} if registered is not None else {}),
     }
 
 
@@ -229,6 +281,11 @@ def main() -> None:
         help="kill -9 the (first) triggerer this long after the run is triggered and start it again 5 s "
         "later: nothing may be lost or trained twice (CPU figures then miss the killed process)",
     )
+    parser.add_argument(
+        "--register",
+        action="store_true",
+        help="give the fleet register: (each city's model through the champion gate into the registry)",
+    )
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     add_result_options(parser)
@@ -244,6 +301,7 @@ def main() -> None:
     print(
         f"\n{args.executor}, {args.triggerers} triggerer(s), width {args.width}, speed {args.speed:g}×, "
         f"poll {args.poll:g} s, [core] parallelism {args.parallelism}, Airflow's [triggerer] defaults"
+        + (", register: on" if args.register else "")
     )
     header = (
         "cities",
@@ -263,6 +321,7 @@ def main() -> None:
         "warm/plan",
         "dup",
         "lost",
+        *(("register s", "approved/rejected") if args.register else ()),
     )
     print(" | ".join(header))
     for r in rows:
@@ -288,6 +347,14 @@ def main() -> None:
                     f"{r['warm']}/{r['warm_plan']}",
                     r["duplicates"],
                     r["lost"],
+                    *(
+                        (
+                            r["register"]["seconds"],
+                            f"{r['register']['counts']['approved']}/{r['register']['counts']['rejected']}",
+                        )
+                        if "register" in r
+                        else ()
+                    ),
                 )
             )
         )

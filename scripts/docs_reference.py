@@ -278,7 +278,7 @@ def _model_constants(path: Path) -> list[tuple[str, str]]:
 
 
 def fleet_spec_page() -> str:
-    from sagemaker_fleet.fleetspec import formats, job_fields, model, request_model
+    from sagemaker_fleet.fleetspec import formats, job_fields, model, register_model, request_model
 
     sections: dict[type, str] = {
         model.FleetLayer: "Top level",
@@ -287,6 +287,7 @@ def fleet_spec_page() -> str:
         model.SpotLayer: "spot",
         model.QuotaLayer: "quotas",
         model.SharingLayer: "sharing",
+        register_model.RegisterLayer: "register",
     }
     resolved: dict[type, type] = {
         model.FleetLayer: model.FleetSpec,
@@ -294,6 +295,7 @@ def fleet_spec_page() -> str:
         model.VpcLayer: model.VpcSettings,
         model.SpotLayer: model.SpotSettings,
         model.QuotaLayer: model.InstanceQuota,
+        register_model.RegisterLayer: register_model.RegisterSpec,
     }
     where: dict[type, str] = {
         model.FleetLayer: "the top level of the file",
@@ -302,6 +304,8 @@ def fleet_spec_page() -> str:
         model.SpotLayer: "`spot` of a city or of `defaults`",
         model.QuotaLayer: "`quotas.<instance type>`",
         model.SharingLayer: "`sharing` (or `sharing: true` / `sharing: false`)",
+        register_model.RegisterLayer: "`register` at the top level, in `defaults` and on a city (`register: null` leaves "
+        "a city out); the guide is docs/guides/model-registry.md",
     }
     renderer = SpecRenderer(sections)
     shorthands = {short.key: short.path for short in job_fields.SHORTHANDS}
@@ -386,6 +390,18 @@ def fleet_spec_page() -> str:
     body += table(
         ("request field", "botocore release"),
         [(code(path), release) for path, release in sorted(request_model.FIELDS_SINCE.items())],
+    )
+    from sagemaker_fleet.fleetspec import register
+
+    body += [
+        "### Fields the provider owns in register.inference",
+        "",
+        "`register.inference` holds CreateModelPackage's InferenceSpecification in AWS's names, merged like `job:` "
+        "and checked against the installed botocore's shape; `{city}`, `{fleet}` and `{run_key}` are filled.",
+        "",
+    ]
+    body += table(
+        ("field", "set by", "why"), [(code(o.path), o.use, o.why) for o in register.INFERENCE_OWNED.values()]
     )
     body += [
         "## Limits and defaults",
@@ -956,6 +972,7 @@ def json_outputs() -> tuple[JsonOutput, ...]:
         ),
     ]
     outputs.insert(5, _csv_output(csv_header, metrics_header, report, spec_path, key))
+    outputs.append(_models_output())
     return tuple(outputs)
 
 
@@ -971,6 +988,41 @@ PILOT_ARGS = (
     "--run-key",
     "p2612061230",
 )
+
+
+def _models_output() -> JsonOutput:
+    """``models --json``: each city's standing in the registry. It reads a registry (AWS or ``sim serve``), so the
+    document is made by the same ``CityStanding.to_json`` from a champion and a city with no group yet."""
+    import datetime as dt
+
+    from sagemaker_fleet.registry.standing import CityStanding
+
+    now = dt.datetime(2026, 12, 6, tzinfo=dt.UTC)
+    package = "arn:aws:sagemaker:us-east-1:111122223333:model-package/citydemand-seoul/3"
+    seoul = CityStanding(
+        "seoul",
+        "citydemand-seoul",
+        champion="citydemand-seoul/3",
+        champion_arn=package,
+        champion_value=0.4123,
+        champion_created=now - dt.timedelta(days=1),
+        last="citydemand-seoul/3",
+        last_job="citydemand-seoul-20261205",
+        last_decision="approved",
+        last_status="Approved",
+        last_value=0.4123,
+        last_reason="validation:rmse 0.4123 ≤ 0.441 (the champion citydemand-seoul/2's 0.45 less 2 %): approved",
+    )
+    lagos = CityStanding("lagos", "citydemand-lagos", group_exists=False)
+    return JsonOutput(
+        "Models JSON",
+        "sagemaker-fleet models FLEET.yaml --json",
+        ("Command line", doc_link("formats.md", "command-line")),
+        ([seoul.to_json(now), lagos.to_json(now)],),
+        "It reads the model registry (AWS, or `sim serve` through `--endpoint-url`): the example is made by "
+        "`sagemaker_fleet.registry.standing.CityStanding.to_json` from a city with a champion and one with no "
+        "group yet.",
+    )
 
 
 def _csv_header(path: Path) -> list[str]:
@@ -1022,7 +1074,7 @@ def _csv_output(
 
 
 #: The commands whose JSON output the page documents; another command with a JSON option fails the generator.
-JSON_COMMANDS = ("plan", "simulate", "iam", "pilot")
+JSON_COMMANDS = ("plan", "simulate", "iam", "pilot", "models")
 
 
 def _no_json_commands() -> list[str]:

@@ -15,6 +15,7 @@ from airflow.sdk import DAG, XComArg
 from sagemaker_fleet.operators.notify import FleetNotifyOperator
 from sagemaker_fleet.operators.outcome import FleetOutcomeOperator
 from sagemaker_fleet.operators.plan import PlanFleetOperator
+from sagemaker_fleet.operators.register import FleetRegisterOperator
 from sagemaker_fleet.operators.release import FleetPoolReleaseOperator
 from sagemaker_fleet.operators.report import FleetCostReportOperator
 from sagemaker_fleet.operators.training import FleetTrainingOperator
@@ -79,3 +80,11 @@ with DAG(
     plan >> train >> release >> report >> notify
     train >> outcome
     # [END howto_fleet_dependencies]
+
+    # [START howto_operator_fleet_register]
+    # a spec with register: (here small.yaml has none, so the task skips): the gate after every city, its
+    # decisions in the report (register_task_id) and in the run's outcome
+    register = FleetRegisterOperator(task_id="register_models", spec_path=SPEC)
+    report.register_task_id = outcome.register_task_id = "register_models"
+    train >> register >> [report, outcome]
+    # [END howto_operator_fleet_register]

@@ -12,6 +12,9 @@ from __future__ import annotations
 PLAN_TASK_ID = "plan"
 #: The task that ends the run's idle warm pools (``FleetPoolReleaseOperator``).
 RELEASE_TASK_ID = "release_pools"
+#: The task that registers each city's model through the champion gate (``FleetRegisterOperator``), in a DAG whose
+#: spec has ``register:``: the cost report, the Fleet view and the outcome read its return value and state.
+REGISTER_TASK_ID = "register_models"
 #: The cost report task (``FleetCostReportOperator``): where the Fleet view and the notice find the report.
 REPORT_TASK_ID = "cost_report"
 #: The training task of a run's first thousand cities, mapped over them (``train_2``, … for the next ones:

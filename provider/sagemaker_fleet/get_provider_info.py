@@ -35,6 +35,7 @@ def get_provider_info() -> dict[str, Any]:
                     "sagemaker_fleet.operators.report",
                     "sagemaker_fleet.operators.outcome",
                     "sagemaker_fleet.operators.release",
+                    "sagemaker_fleet.operators.register",
                     "sagemaker_fleet.operators.notify",
                 ],
             },

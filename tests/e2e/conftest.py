@@ -37,12 +37,20 @@ def twice_spec() -> FleetSpec:
 
 
 @pytest.fixture(scope="module")
-def e2e_server(e2e_spec: FleetSpec, twice_spec: FleetSpec) -> Iterator[SimulatorServer]:
+def registry_spec() -> FleetSpec:
+    return load_fleet_spec(E2E_DIR / "fleets" / "registry.yaml")
+
+
+@pytest.fixture(scope="module")
+def e2e_server(
+    e2e_spec: FleetSpec, twice_spec: FleetSpec, registry_spec: FleetSpec
+) -> Iterator[SimulatorServer]:
     """The simulator, in-process: the tests take it off the network (``outage``) and read its admin API."""
     config = SimConfig(
         seed=11,
-        work=WorkModel.from_fleets([e2e_spec, twice_spec]),
-        quotas=MappingProxyType({**e2e_spec.quotas, **twice_spec.quotas}),
+        work=WorkModel.from_fleets([e2e_spec, twice_spec, registry_spec]),
+        # the registry fleet runs on the e2e fleet's instance type, after it: the e2e fleet's quota stands
+        quotas=MappingProxyType({**registry_spec.quotas, **e2e_spec.quotas, **twice_spec.quotas}),
         spot=SpotMarketConfig(interruptions_per_hour=0.5, capacity_wait_mean_seconds=30.0),
     )
     with SimulatorServer(ServerSettings(speed=SPEED, config=config)) as server:

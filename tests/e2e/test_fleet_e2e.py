@@ -50,6 +50,7 @@ from e2e.observability import (
     check_models_asset,
     observability_env,
 )
+from e2e.registry import check_registry, run_registry
 from sagemaker_fleet.cost import RunJobIndex, build_cost_report
 from sagemaker_fleet.cost.collect import describe_run_jobs
 from sagemaker_fleet.dispatch import DispatchBook
@@ -776,7 +777,9 @@ def _outage_allowance(jobs: list[dict], outage: dict) -> int:
 # worker) the scheduler kill of this run caught two cities' task processes before they had deferred, and their
 # tries failed without a failed job.
 @pytest.mark.xdist_group("e2e-local-executor")
-def test_local_executor_on_postgres(tmp_path, e2e_server, e2e_sim, e2e_spec, postgres_url) -> None:
+def test_local_executor_on_postgres(
+    tmp_path, e2e_server, e2e_sim, e2e_spec, registry_spec, postgres_url
+) -> None:
     e2e_sim.reset(moto=False)
     # the run's metrics go to a StatsD listener of the test's and its lineage to a file (issue 27): the stack's
     # every component is set as a platform team would set it, and the checks below read what arrived
@@ -823,6 +826,11 @@ def test_local_executor_on_postgres(tmp_path, e2e_server, e2e_sim, e2e_spec, pos
         }
         (tmp_path / "observability.json").write_text(json.dumps(observed, indent=1))
         print("observability:", json.dumps(observed))
+        # the model registry's gate: a second fleet, with register:, run twice on the same stack once this run
+        # has ended (tests/e2e/registry.py)
+        gated = run_registry(stack, e2e_sim, registry_spec)
+        write_figures("local-executor-model-registry", gated, fleet_jobs(e2e_sim, registry_spec))
+        print("model registry:", json.dumps(check_registry(stack, e2e_sim, registry_spec, gated)))
     listener.close()
 
 

@@ -1,6 +1,6 @@
 """What the commands share about their input: the fleet spec read with its warnings on stderr, the ``--history``
-file when given, the ``--run-key`` flag and its one default, and one way of saying why the input does not allow a
-run (exit 2)."""
+file when given, the ``--run-key`` flag and its one default, one way of saying why the input does not allow a
+run (exit 2), and the libraries' log lines kept off stdout while a command prints its result there."""
 
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "sim": ("sim", "the simulated SageMaker endpoint (`sim serve`)"),
     "report": ("report", "cost report for one run from DescribeTrainingJob"),
+    "models": ("models", "each city's model in service; its champion, metric, age and last decision"),
     "preflight": ("preflight", "check the account before a run; its quotas, roles, buckets, data, images"),
     "request": ("request", "print a city's CreateTrainingJob request; as its task sends it"),
     "iam": ("iam", "print the fleet's least-privilege IAM policies; generated from its spec"),
@@ -37,7 +38,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 DESCRIPTION = (
     "Train many per-city models on Amazon SageMaker in warm-pool-aware order: check a fleet spec, plan it, "
     "simulate it in virtual time, check the account it runs in, write its least-privilege IAM policies, serve a "
-    "simulated SageMaker endpoint, report what a run cost, and pilot three stores in your own AWS account."
+    "simulated SageMaker endpoint, report what a run cost, show each city's model in service, and pilot three "
+    "stores in your own AWS account."
 )
 EPILOG = (
     "Run 'sagemaker-fleet COMMAND --help' for a command's options. Exit codes: 0 done, 1 a failure outside "

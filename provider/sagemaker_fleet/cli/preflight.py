@@ -58,6 +58,7 @@ def clients(session: boto3.session.Session, endpoint: str | None) -> AccountClie
         iam=client("iam"),
         s3=client("s3"),
         ecr=lambda region: client("ecr", region),
+        sagemaker=client("sagemaker"),
     )
 
 

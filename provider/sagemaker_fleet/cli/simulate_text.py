@@ -65,11 +65,32 @@ def render_summary(doc: dict[str, Any], real_seconds: float) -> str:
         f"List {calls['ListTrainingJobs']:,} · throttled {doc['throttled']:,} · "
         f"quota rejections {doc['quota_rejections']:,}",
     ]
+    models = doc.get("models")
+    if models:
+        lines += models_lines(models)
     missed = plan.get("missed_warm_starts", []) if plan else []
     if missed:
         lines.insert(3, f"missed     {len(missed)} planned warm start(s) started cold:")
         lines[4:4] = [f"  {m['city']}: {m['reason']} — {m['detail']}" for m in missed]
     return "\n".join(lines)
+
+
+def models_lines(models: dict[str, Any]) -> list[str]:
+    """The registry gate's what-if: each decision's count against an empty registry, and the cities it refuses."""
+    counts = models["counts"]
+    lines = [
+        f"models     what-if of a first run (no champion yet, the bound decides): {counts['approved']} approved, "
+        f"{counts['pending']} pending, {counts['rejected']} rejected, {counts['no_metric']} without the metric"
+    ]
+    for decision in ("rejected", "no_metric", "pending"):
+        cities = [c for c in models["cities"] if c["decision"] == decision]
+        if cities:
+            shown = ", ".join(
+                f"{c['city']} ({c['challenger']:g})" if "challenger" in c else c["city"] for c in cities[:5]
+            )
+            more = f" and {len(cities) - 5} more" if len(cities) > 5 else ""
+            lines.append(f"  {decision}: {shown}{more}")
+    return lines
 
 
 def _cell(value: Any) -> str:

@@ -22,6 +22,7 @@ from sagemaker_fleet.cost.crossruns import (
     to_describe,
 )
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
+from sagemaker_fleet.jobs.errors import aws_error_code
 from sagemaker_fleet.jobs.paging import PagedListing, list_request
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES
 
@@ -86,12 +87,6 @@ def describe_run_jobs(
         return list(pool.map(describe, names))
 
 
-def _error_code(exc: BaseException) -> str:
-    """The AWS error code of a botocore ``ClientError`` (read from its ``response``: no botocore import here)."""
-    response = getattr(exc, "response", None)
-    return str((response.get("Error") or {}).get("Code", "")) if isinstance(response, dict) else ""
-
-
 def find_other_runs_givers(
     client: TrainingJobReader,
     index: RunJobIndex,
@@ -120,7 +115,7 @@ def find_other_runs_givers(
         try:
             page = client.list_training_jobs(**listing.request)
         except Exception as exc:
-            if _error_code(exc) not in ACCESS_DENIED_CODES:
+            if aws_error_code(exc) not in ACCESS_DENIED_CODES:
                 raise
             return OtherRunsPools(looked_up=True, listing_denied=True, list_calls=calls)
         summaries += [s for s in listing.take(page) if s.get("TrainingJobName") not in index]
@@ -131,7 +126,7 @@ def find_other_runs_givers(
         try:
             return dict(client.describe_training_job(TrainingJobName=name))
         except Exception as exc:
-            code = _error_code(exc)
+            code = aws_error_code(exc)
             if code in ACCESS_DENIED_CODES:
                 denied.append(name)
                 return None

@@ -4,7 +4,9 @@ after; ``plan_against_actual`` (the run against its plan, per group) when the re
 Money is rounded to micro-dollars (6 places) and percentages to 2 places when written; totals are summed before
 rounding. The CSV has one row per job with exactly the JSON job object's columns. A run whose jobs report final
 metrics (MetricDefinitions) adds ``metrics`` to each job and to the document, and a ``metric:<name>`` column per
-metric to the CSV; a run without them has neither.
+metric to the CSV; a run without them has neither. A run whose models went through the registry's gate
+(``register:``) adds ``models`` to the document (the counts and each city's decision) and the ``model:*`` columns
+to the CSV, filled on the row of the job the decision was about.
 """
 
 from __future__ import annotations
@@ -102,6 +104,9 @@ EXTRA_TOTAL_FIELDS = (
 )
 #: A job's money fields: null in the JSON (empty in the CSV) for a job whose instance type has no price.
 JOB_MONEY_FIELDS = frozenset({"price_per_hour", "cost_usd", "on_demand_cost_usd", "retained_cost_usd"})
+
+#: The CSV's columns of a gated run: the decision about the row's job (empty on the city's other rows).
+MODEL_COLUMNS = ("model:decision", "model:value", "model:champion", "model:package_arn")
 
 MONEY_PLACES = 6
 
@@ -279,6 +284,8 @@ def report_json(report: CostReport) -> dict[str, Any]:
     }
     if metrics is not None:
         document["metrics"] = metrics
+    if report.models is not None:
+        document["models"] = report.models.to_json()
     return document
 
 
@@ -331,10 +338,19 @@ def render_csv(report: CostReport) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     names = metric_names(report.lines)
-    writer.writerow([*JOB_FIELDS, *(f"metric:{name}" for name in names)])
+    decided = (
+        {d.job_name: d for d in report.models.cities if d.job_name} if report.models is not None else None
+    )
+    models = MODEL_COLUMNS if decided is not None else ()
+    writer.writerow([*JOB_FIELDS, *(f"metric:{name}" for name in names), *models])
     for line, row in zip(report.lines, report_jobs(report), strict=True):
         metrics = dict(line.metrics)
-        writer.writerow(
-            [_csv_cell(row[name]) for name in JOB_FIELDS] + [_csv_cell(metrics.get(name)) for name in names]
-        )
+        cells = [_csv_cell(row[name]) for name in JOB_FIELDS] + [
+            _csv_cell(metrics.get(name)) for name in names
+        ]
+        if decided is not None:
+            d = decided.get(line.job_name)
+            values = (d.decision, d.challenger, d.champion, d.package_arn) if d else (None,) * 4
+            cells += [_csv_cell(value) for value in values]
+        writer.writerow(cells)
     return out.getvalue()

@@ -257,6 +257,45 @@ def _metrics_section(report: CostReport) -> str:
     )
 
 
+def _models_section(report: CostReport) -> str:
+    """Each city's model through the registry's gate: its value, the champion's, the decision, the package and
+    why (none without ``register:``)."""
+    if report.models is None:
+        return ""
+    counts = report.models.counts
+    note = ", ".join(f"{counts[key]} {label}" for key, label in _DECISION_LABELS.items())
+    columns = [
+        ("city", False),
+        ("decision", False),
+        ("metric", False),
+        ("value", True),
+        ("champion", True),
+        ("package", False),
+        ("why", False),
+    ]
+    rows = "".join(
+        f'<tr class="{esc(d.decision)}">{cell(d.city)}{cell(d.decision)}{cell(d.metric)}'
+        f"{cell(d.challenger, True, d.challenger)}{cell(d.champion, True, d.champion)}"
+        f"{cell(d.package_arn or 'not registered')}{cell(d.reason)}</tr>"
+        for d in report.models.cities
+    )
+    return (
+        f'<h2>Models</h2><p class="note" id="model-counts">{esc(note)}</p>'
+        f'<div class="scroll"><table id="models" class="sortable">{head(columns)}'
+        f"<tbody>{rows}</tbody></table></div>"
+    )
+
+
+#: The run's counts of decisions, as the page words them.
+_DECISION_LABELS = {
+    "approved": "approved",
+    "pending": "pending approval",
+    "rejected": "rejected",
+    "no_metric": "without the metric",
+    "not_trained": "not trained",
+}
+
+
 def legend() -> str:
     """The colour key of the lane timeline (shared with the Fleet view)."""
     keys = [
@@ -331,6 +370,7 @@ def render_html(report: CostReport) -> str:
 <h2>Cost per city</h2>{city_chart(report.by_city)}{missing_note}
 <details><summary>Every city</summary>{_city_table(report.by_city)}</details>
 {_metrics_section(report)}
+{_models_section(report)}
 <h2>Warm-pool groups and instance types</h2>{_groups_table(report)}
 <h2>Jobs</h2>{_jobs_table(report)}
 <h2>Prices and method</h2>{_prices_note(report)}

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.jobs.prices import Price, PriceBook
     from sagemaker_fleet.jobs.record import Description
+    from sagemaker_fleet.registry.decision import RunDecisions
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,8 @@ class CostReport:
     against_plan: PlanAgainstActual | None = None
     #: how the plan starts each planned city (city → ``cold``/``warm``; empty without the plan)
     planned_starts: Mapping[str, str] = field(default_factory=dict)
+    #: each city's model through the registry's gate (a spec with ``register:``; None: not registered)
+    models: RunDecisions | None = None
 
 
 def build_cost_report(

@@ -12,6 +12,7 @@ from sagemaker_fleet.cost.against_plan import NO_PLAN
 from sagemaker_fleet.cost.svg import usd
 from sagemaker_fleet.fleetspec.render import some_names
 from sagemaker_fleet.jobs.duration_text import duration
+from sagemaker_fleet.registry.decision import summary_line
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import CostReport
@@ -35,6 +36,7 @@ def summary_lines(report: CostReport) -> list[str]:
         *_other_runs(report),
         *_released(report),
         *plan_lines(report),
+        *([summary_line(report.models)] if report.models is not None else []),
     ]
 
 

@@ -1,4 +1,5 @@
-"""build_fleet_dag: plan → one training task mapped over the run's cities → cost report and outcome.
+"""build_fleet_dag: plan → one training task mapped over the run's cities → (the models registered) → cost report and
+outcome.
 
 The DAG has the same handful of tasks whatever the fleet's size (pure at parse time: no network, DB or connection
 lookup): a plan task, the training task ``train`` mapped over the cities the plan lists in start order (one more
@@ -8,6 +9,8 @@ city's task instance starts on a worker, defers at once and is ended from the tr
 turn — the run-time plan (with the previous run's durations and the run's conf: the form's cities, spot and
 instance type, or the same keys given to any fleet DAG) decides each warm-pool group's order and width, and the run's shared poller starts the next city of
 a group in the sweep that sees one of its jobs end. docs/concepts/hand-off.md says why (Airflow's cost per city is constant).
+A spec with ``register:`` adds one task after the cities, beside the pools' release, that registers each city's
+model through the champion gate (docs/guides/model-registry.md): one task whatever the number of cities.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from sagemaker_fleet.contract import (
     NOTIFY_TASK_ID,
     OUTCOME_TASK_ID,
     PLAN_TASK_ID,
+    REGISTER_TASK_ID,
     RELEASE_TASK_ID,
     REPORT_TASK_ID,
     cities_task_id,
@@ -166,6 +170,7 @@ def _fleet_dag(
     from sagemaker_fleet.operators.notify import FleetNotifyOperator
     from sagemaker_fleet.operators.outcome import FleetOutcomeOperator
     from sagemaker_fleet.operators.plan import PlanFleetOperator
+    from sagemaker_fleet.operators.register import FleetRegisterOperator
     from sagemaker_fleet.operators.release import FleetPoolReleaseOperator
     from sagemaker_fleet.operators.report import FleetCostReportOperator, models_asset
 
@@ -216,6 +221,18 @@ def _fleet_dag(
             use_params=True,
             aws_conn_id=connections.aws_conn_id,
         )
+        # the models through the champion gate, once every city has had its turn (a spec with register: only)
+        registers = any(city.register is not None for city in spec.cities)
+        register = (
+            FleetRegisterOperator(
+                task_id=REGISTER_TASK_ID,
+                spec_path=spec_path,
+                use_params=manual,
+                aws_conn_id=connections.aws_conn_id,
+            )
+            if registers
+            else None
+        )
         report = FleetCostReportOperator(
             task_id=REPORT_TASK_ID,
             spec_path=spec_path,
@@ -228,12 +245,20 @@ def _fleet_dag(
             out_dir=report_dir,
             plan_task_id=PLAN_TASK_ID,
             release_task_id=RELEASE_TASK_ID,
+            register_task_id=REGISTER_TASK_ID if registers else None,
         )
         # the report succeeds whatever happened, so the run's state comes from this second leaf
-        outcome = FleetOutcomeOperator(task_id=OUTCOME_TASK_ID, chunks=chunks, plan_task_id=PLAN_TASK_ID)
+        outcome = FleetOutcomeOperator(
+            task_id=OUTCOME_TASK_ID,
+            chunks=chunks,
+            plan_task_id=PLAN_TASK_ID,
+            register_task_id=REGISTER_TASK_ID if registers else None,
+        )
         plan >> sources[1:]
         plan >> trains >> release >> report
         trains >> outcome
+        if register is not None:
+            trains >> register >> [report, outcome]
         if report_config.on_success or report_config.on_failure:
             notify = FleetNotifyOperator(
                 task_id=NOTIFY_TASK_ID,

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from sagemaker_fleet.jobs.paging import CREATION_MARGIN as CREATION_MARGIN  # imported from here too
 from sagemaker_fleet.jobs.statuses import POOL_SETTLED
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
@@ -21,8 +22,6 @@ if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.rules import RunOptions
 
 Counts = Counter[str]
-#: The listing starts this long before the oldest unsettled job's creation (clock skew, listing lag).
-CREATION_MARGIN = dt.timedelta(minutes=5)
 
 
 @dataclass

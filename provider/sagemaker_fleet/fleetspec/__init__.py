@@ -37,6 +37,11 @@ Rules of the fields:
 - ``request_model.py``: CreateTrainingJob's request shape as plain values;
 - ``placeholders.py``: ``{city}``, ``{fleet}``, ``{run_key}`` in a template's strings.
 
+``register:`` (the model registry's gate):
+
+- ``register.py``: the fleet's, ``defaults``' and each city's layers, checked (the job's MetricDefinitions,
+  InferenceSpecification's shape) and merged into a city's ``RegisterSpec``.
+
 Errors and messages:
 
 - ``issue.py``: one problem (:class:`SpecIssue`);

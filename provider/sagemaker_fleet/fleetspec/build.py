@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from sagemaker_fleet.fleetspec.crossfield import (
     count_vs_quota,
+    duplicate_cities,
     expected_vs_limits,
     output_uri_length,
 )
@@ -55,6 +56,7 @@ from sagemaker_fleet.fleetspec.model import (
 )
 from sagemaker_fleet.fleetspec.paths import join, lineage
 from sagemaker_fleet.fleetspec.price_table import unpriced_warnings
+from sagemaker_fleet.fleetspec.register import RegisterLayers
 from sagemaker_fleet.fleetspec.render import label_cities
 from sagemaker_fleet.fleetspec.repair import repair, stand_in
 from sagemaker_fleet.fleetspec.resolve import Resolved, city_spec
@@ -81,9 +83,8 @@ class SpecBuilder:
         self.model = model
         self.issues: list[SpecIssue] = []
         self._reported: set[SpecIssue] = set()
-        self._warnings: dict[
-            str, None
-        ] = {}  # ordered, each once (a default shared by many cities warns once)
+        # ordered, each once (a default shared by many cities warns once)
+        self._warnings: dict[str, None] = {}
         self.poisoned: set[str] = set()  # paths with a structural error: later checks stay quiet there
         self._above_poisoned: set[str] = set()  # every path holding a poisoned one
         self.city_names: dict[int, str] = {}  # index -> name of each city whose name is valid, for messages
@@ -143,10 +144,14 @@ class SpecBuilder:
         jobs = JobLayers(
             [("job", top.job), ("defaults.job", top.defaults.job)], model, self.refuse, top.fleet
         )
+        registers = RegisterLayers.of(top, model, self.refuse)
         cities = [
-            self._resolve(top, layer, i, quotas, jobs) for i, layer in enumerate(layers) if layer is not None
+            self._resolve(top, layer, i, quotas, (jobs, registers))
+            for i, layer in enumerate(layers)
+            if layer is not None
         ]
         jobs.finish()
+        registers.finish()
         self._check_unique(layers)
         names = [layer.name for layer in layers if layer is not None and layer.name is not None]
         if names and not self._under_poisoned("output_s3_uri"):
@@ -203,10 +208,11 @@ class SpecBuilder:
         return top.model_copy(update=missing) if missing else top
 
     def _request_model(self, top: FleetLayer, layers: list[CityLayer | None]) -> RequestModel | None:
-        """botocore's model, loaded only for a spec with a ``job:`` layer (and only when the reader gave a source)."""
+        """botocore's model, loaded only for a spec with a ``job:`` or ``register:`` layer (and only when the reader
+        gave a source)."""
         if self.model is None:
             return None
-        if top.job or top.defaults.job or any(layer is not None and layer.job for layer in layers):
+        if any(layer is not None and (layer.job or layer.register) for layer in (top, top.defaults, *layers)):
             return self.model.load()
         return None
 
@@ -323,18 +329,8 @@ class SpecBuilder:
         }
 
     def _check_unique(self, layers: list[CityLayer | None]) -> None:
-        first: dict[str, int] = {}
-        for index, layer in enumerate(layers):
-            if layer is None or layer.name is None:
-                continue
-            if layer.name in first:
-                self.error(
-                    f"cities[{index}].name",
-                    f"duplicate city {layer.name!r} (first at cities[{first[layer.name]}]); "
-                    "city names must be unique in a fleet",
-                )
-            else:
-                first[layer.name] = index
+        for path, message in duplicate_cities([layer.name if layer else None for layer in layers]):
+            self.error(path, message)
 
     def _resolve(
         self,
@@ -342,12 +338,14 @@ class SpecBuilder:
         city: CityLayer,
         index: int,
         quotas: dict[str, InstanceQuota],
-        jobs: JobLayers,
+        layers: tuple[JobLayers, RegisterLayers],
     ) -> CitySpec | None:
+        jobs, registers = layers
         resolved = Resolved(top, city, index, self.poisoned)
         before = len(self.issues)
         label = self.city_names.get(index, f"cities[{index}]")
         resolved.job = jobs.for_city(index, city.job, label, resolved)
+        resolved.register = registers.for_city(index, city, label, resolved.job.template)
         name = self._required_match(resolved, "name", CITY_RE, "add the city's name")
         train = self._required_match(resolved, "train_s3_uri", S3_URI_RE, "add the city's data URI")
         role: str = resolved.value("role_arn") or top.role_arn or ""

@@ -102,3 +102,22 @@ _LINE_BREAKS = frozenset("\n\r\u0085\u2028\u2029")
 
 def has_line_break(text: str) -> bool:
     return any(ch in _LINE_BREAKS for ch in text)
+
+
+def duplicate_cities(names: list[str | None]) -> list[Problem]:
+    """Each city named like one before it (``names``: each city's name by index, None where it has none)."""
+    first: dict[str, int] = {}
+    problems = []
+    for index, name in enumerate(names):
+        if name is None:
+            continue
+        if name in first:
+            problems.append(
+                (
+                    f"cities[{index}].name",
+                    f"duplicate city {name!r} (first at cities[{first[name]}]); city names must be unique in a fleet",
+                )
+            )
+        else:
+            first[name] = index
+    return problems

@@ -70,6 +70,14 @@ FIXES: dict[str, str] = {
     ),
     "subnets": "list 1-16 subnet ids such as subnet-0a1b2c3d",
     "security_group_ids": "list 1-5 security group ids such as sg-0a1b2c3d",
+    "group": 'write a pattern with {city}, such as "{fleet}-{city}"',
+    "metric": "write the Name of one of the job's MetricDefinitions, such as validation:rmse",
+    "direction": "use minimize (lower is better) or maximize",
+    "margin": "write a share of the champion's value from 0 to below 1, such as 0.02 for 2 %",
+    "margin_abs": "write a number ≥ 0 in the metric's unit, such as 0.5",
+    "bound": "write the value a city's first model must reach, a plain number such as 25.0",
+    "approve": "use Approved or PendingManualApproval",
+    "losers": "use reject (register them Rejected, with the reason) or skip (register nothing)",
     "sharing": (
         "write a mapping such as `sharing: {share: 40%, priority: 10}`, or `sharing: false` for a fleet that "
         "posts nothing on the account's board"

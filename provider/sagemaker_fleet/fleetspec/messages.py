@@ -20,6 +20,7 @@ from sagemaker_fleet.fleetspec.model import (
     SpotLayer,
     VpcLayer,
 )
+from sagemaker_fleet.fleetspec.register_model import RegisterLayer
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -62,12 +63,13 @@ _ALLOWED: dict[str, type[BaseModel]] = {
     "vpc": VpcLayer,
     "quota": QuotaLayer,
     "sharing": SharingLayer,
+    "register": RegisterLayer,
 }
 
 #: The parts of an error's location that name a union member or a dict key's validator, not a field.
 UNION_TAG_RE = re.compile(
     r"^(int|str|float|bool|list\[.*\]|dict\[.*\]|literal\[.*\]|constrained-.*|function-.*|is-instance\[.*\]|"
-    r"nullable\[.*\]|json-or-python\[.*\]|lax-.*|union\[.*\]|\[key\]|(Sharing|Spot|Vpc|Quota|City)Layer)$"
+    r"nullable\[.*\]|json-or-python\[.*\]|lax-.*|union\[.*\]|\[key\]|(Sharing|Spot|Vpc|Quota|City|Register)Layer)$"
 )
 
 
@@ -76,7 +78,7 @@ def unknown_key(loc: list[int | str], prefix: str) -> str:
     key = str(loc[-1])
     parent = loc[-2] if len(loc) >= 2 else None
     grand = loc[-3] if len(loc) >= 3 else None
-    if parent in ("spot", "vpc", "sharing"):
+    if parent in ("spot", "vpc", "sharing", "register"):
         model = _ALLOWED[str(parent)]
     elif grand == "quotas":
         model = _ALLOWED["quota"]

@@ -1,17 +1,23 @@
 """The fleet spec as typed values (the format: docs/reference/fleet-spec.md, generated from this module).
 
-Two shapes live here: the *layers* exactly as written in YAML (pydantic, every field optional so that a city may
-override any default), and the *resolved* values every later layer works with (frozen dataclasses, every field set).
+Two shapes live here (``register:``'s in :mod:`~sagemaker_fleet.fleetspec.register_model`): the *layers* exactly as
+written in YAML (pydantic, every field optional so that a city may override any default), and the *resolved* values
+every later layer works with (frozen dataclasses, every field set).
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import Field, StrictBool, StrictInt, StrictStr
 
+from sagemaker_fleet.fleetspec.layer_types import AwsFields as _Job
+from sagemaker_fleet.fleetspec.layer_types import Finite as _Finite
+from sagemaker_fleet.fleetspec.layer_types import Layer as _Layer
 from sagemaker_fleet.fleetspec.limits import CITIES_MAX
+from sagemaker_fleet.fleetspec.register_model import RegisterLayer, RegisterSpec
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.job_template import JobTemplate
@@ -62,15 +68,7 @@ DEFAULT_SPOT_FALLBACK: SpotFallback = "on_demand"
 _Seconds = Annotated[StrictInt, Field(ge=1)]
 _NonNegative = Annotated[StrictInt, Field(ge=0)]
 _Quota = Annotated[StrictInt, Field(ge=0, le=QUOTA_MAX)]
-#: A number of YAML such as ``1e400`` is infinite and ``.nan`` is not a number: neither is a usable value.
-_Finite = Annotated[StrictFloat, Field(allow_inf_nan=False)]
 _HyperValue = StrictStr | StrictInt | _Finite | StrictBool
-#: A ``job:`` layer: CreateTrainingJob fields in AWS's names, checked against botocore's model by the builder.
-_Job = dict[StrictStr, object]
-
-
-class _Layer(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
 class VpcLayer(_Layer):
@@ -138,126 +136,146 @@ class SharingLayer(_Layer):
     )
 
 
-class CityLayer(_Layer):
-    """Fields a city or ``defaults`` may set; a field present on the city wins over ``defaults``."""
+# pydantic warns that a field named `register` shadows an attribute of the parent class: ABCMeta's `register`, a
+# method of the class (never of an instance, whose `register` is the field). The key is the contract's name.
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message='Field name "register"', category=UserWarning)
 
-    name: StrictStr | None = Field(
-        None,
-        description="required on each city (not in defaults): lowercase letters, digits and '-', at most 200, "
-        "unique in the fleet",
-    )
-    train_s3_uri: StrictStr | None = Field(
-        None,
-        description="required on each city (not in defaults), unless its job: gives the train channel's S3Uri: "
-        "S3 URI of the city's training data, the `train` channel",
-    )
-    role_arn: StrictStr | None = Field(None, description="IAM role the job runs as; overrides the fleet's")
-    image_uri: StrictStr | None = Field(None, description="training container image; overrides the fleet's")
-    instance_type: StrictStr | None = Field(
-        None,
-        description="one of SageMaker's training instance types, such as ml.m5.xlarge (required, here or in "
-        "defaults)",
-    )
-    instance_count: Annotated[StrictInt, Field(ge=1, le=100)] | None = Field(
-        None, description="instances of the job, no more than the type's quota"
-    )
-    volume_size_gb: Annotated[StrictInt, Field(ge=1, le=16384)] | None = Field(
-        None, description="size of each instance's ML storage volume, in GB"
-    )
-    volume_kms_key_id: StrictStr | None = Field(
-        None, description="KMS key id, alias or ARN that encrypts the storage volume"
-    )
-    vpc: VpcLayer | None = Field(None, description="run the job in a VPC (both members required)")
-    enable_network_isolation: StrictBool | None = Field(
-        None, description="no network access for the training container"
-    )
-    enable_inter_container_traffic_encryption: StrictBool | None = Field(
-        None, description="encrypt the traffic between the job's instances"
-    )
-    max_runtime_seconds: _Seconds | None = Field(
-        None, description="SageMaker stops the job after this long (MaxRuntimeInSeconds), at most 28 days"
-    )
-    expected_seconds: _Seconds | None = Field(
-        None,
-        description="the planner's training time when no history says otherwise, at most max_runtime_seconds "
-        "(absent: the default, capped at max_runtime_seconds)",
-    )
-    keep_alive: Literal["auto"] | _NonNegative | None = Field(
-        None,
-        description=f"warm-pool keep-alive: `auto` (the planner decides; absent: auto) or whole seconds up to "
-        f"{KEEP_ALIVE_API_MAX} (a warning above {KEEP_ALIVE_GUIDE_MAX}); 0 or `auto` on spot cities",
-    )
-    spot: SpotLayer | None = Field(None, description="train on managed spot capacity (absent: on demand)")
-    hyperparameters: dict[StrictStr, _HyperValue] | None = Field(
-        None,
-        description=f"at most {HYPERPARAMETERS_MAX}, names up to {HYPERPARAMETER_KEY_MAX} and values up to "
-        f"{HYPERPARAMETER_VALUE_MAX} characters, no line breaks; sent as text, with {{city}}, {{fleet}} and "
-        "{run_key} filled as in job: ({{ and }} for a literal brace)",
-    )
-    environment: dict[StrictStr, StrictStr] | None = Field(
-        None,
-        description=f"container environment: at most {ENVIRONMENT_MAX}, names [A-Za-z_][A-Za-z0-9_]*, values up "
-        f"to {ENVIRONMENT_VALUE_MAX} characters, with {{city}}, {{fleet}} and {{run_key}} filled as in job:",
-    )
-    job: _Job | None = Field(
-        None,
-        description="CreateTrainingJob fields in AWS's names, merged over defaults.job and the fleet's job "
-        "(the job: template)",
-    )
+    class CityLayer(_Layer):
+        """Fields a city or ``defaults`` may set; a field present on the city wins over ``defaults``."""
 
+        name: StrictStr | None = Field(
+            None,
+            description="required on each city (not in defaults): lowercase letters, digits and '-', at most 200, "
+            "unique in the fleet",
+        )
+        train_s3_uri: StrictStr | None = Field(
+            None,
+            description="required on each city (not in defaults), unless its job: gives the train channel's S3Uri: "
+            "S3 URI of the city's training data, the `train` channel",
+        )
+        role_arn: StrictStr | None = Field(
+            None, description="IAM role the job runs as; overrides the fleet's"
+        )
+        image_uri: StrictStr | None = Field(
+            None, description="training container image; overrides the fleet's"
+        )
+        instance_type: StrictStr | None = Field(
+            None,
+            description="one of SageMaker's training instance types, such as ml.m5.xlarge (required, here or in "
+            "defaults)",
+        )
+        instance_count: Annotated[StrictInt, Field(ge=1, le=100)] | None = Field(
+            None, description="instances of the job, no more than the type's quota"
+        )
+        volume_size_gb: Annotated[StrictInt, Field(ge=1, le=16384)] | None = Field(
+            None, description="size of each instance's ML storage volume, in GB"
+        )
+        volume_kms_key_id: StrictStr | None = Field(
+            None, description="KMS key id, alias or ARN that encrypts the storage volume"
+        )
+        vpc: VpcLayer | None = Field(None, description="run the job in a VPC (both members required)")
+        enable_network_isolation: StrictBool | None = Field(
+            None, description="no network access for the training container"
+        )
+        enable_inter_container_traffic_encryption: StrictBool | None = Field(
+            None, description="encrypt the traffic between the job's instances"
+        )
+        max_runtime_seconds: _Seconds | None = Field(
+            None, description="SageMaker stops the job after this long (MaxRuntimeInSeconds), at most 28 days"
+        )
+        expected_seconds: _Seconds | None = Field(
+            None,
+            description="the planner's training time when no history says otherwise, at most max_runtime_seconds "
+            "(absent: the default, capped at max_runtime_seconds)",
+        )
+        keep_alive: Literal["auto"] | _NonNegative | None = Field(
+            None,
+            description=f"warm-pool keep-alive: `auto` (the planner decides; absent: auto) or whole seconds up to "
+            f"{KEEP_ALIVE_API_MAX} (a warning above {KEEP_ALIVE_GUIDE_MAX}); 0 or `auto` on spot cities",
+        )
+        spot: SpotLayer | None = Field(None, description="train on managed spot capacity (absent: on demand)")
+        hyperparameters: dict[StrictStr, _HyperValue] | None = Field(
+            None,
+            description=f"at most {HYPERPARAMETERS_MAX}, names up to {HYPERPARAMETER_KEY_MAX} and values up to "
+            f"{HYPERPARAMETER_VALUE_MAX} characters, no line breaks; sent as text, with {{city}}, {{fleet}} and "
+            "{run_key} filled as in job: ({{ and }} for a literal brace)",
+        )
+        environment: dict[StrictStr, StrictStr] | None = Field(
+            None,
+            description=f"container environment: at most {ENVIRONMENT_MAX}, names [A-Za-z_][A-Za-z0-9_]*, values up "
+            f"to {ENVIRONMENT_VALUE_MAX} characters, with {{city}}, {{fleet}} and {{run_key}} filled as in job:",
+        )
+        job: _Job | None = Field(
+            None,
+            description="CreateTrainingJob fields in AWS's names, merged over defaults.job and the fleet's job "
+            "(the job: template)",
+        )
+        register: RegisterLayer | None = Field(
+            None,
+            description="register the city's model through the champion gate, merged over defaults.register and "
+            "the fleet's register; null leaves the city out",
+        )
 
-class FleetLayer(_Layer):
-    """Top-level keys of a fleet file; cities are parsed one by one so one bad city never hides another's errors."""
+    class FleetLayer(_Layer):
+        """Top-level keys of a fleet file; cities are parsed one by one so one bad city never hides another's errors."""
 
-    fleet: StrictStr = Field(
-        description="the fleet's name, 1-20 lowercase letters or digits, no '-': it starts every job name"
-    )
-    region: StrictStr = Field(description="AWS region code of the jobs, such as us-east-1")
-    role_arn: StrictStr | None = Field(
-        None,
-        description="IAM role the jobs run as; required unless the fleet-level job: writes RoleArn",
-    )
-    image_uri: StrictStr | None = Field(
-        None,
-        description="training container image; required unless the fleet-level job: writes "
-        "AlgorithmSpecification.TrainingImage",
-    )
-    output_s3_uri: StrictStr = Field(
-        description="S3 prefix under which models, checkpoints and reports go (a trailing '/' is dropped)"
-    )
-    input_mode: InputMode = Field(DEFAULT_INPUT_MODE, description="how the jobs read the training data")
-    orchestration_latency_seconds: Annotated[StrictInt, Field(ge=0, le=ORCHESTRATION_LATENCY_MAX)] = Field(
-        DEFAULT_ORCHESTRATION_LATENCY,
-        description="allowance between a job's end and its successor's CreateTrainingJob",
-    )
-    deadline_seconds: Annotated[StrictInt, Field(ge=1, le=DEADLINE_MAX)] | None = Field(
-        None,
-        description="the run's deadline: the planner adds cold lanes when warm lanes alone would miss it",
-    )
-    quotas: dict[StrictStr, QuotaLayer] | None = Field(
-        None,
-        description="per instance type, the account's quotas; once given, every type used needs an entry "
-        "(absent: 10 instances and 0 warm pools a type, with a warning)",
-    )
-    prices: dict[StrictStr, Annotated[_Finite | StrictInt, Field(ge=0, le=PRICE_MAX)]] | None = Field(
-        None, description="per instance type, USD per instance-hour, over the shipped price table"
-    )
-    sharing: SharingLayer | StrictBool | None = Field(
-        None,
-        description="the fleet's share and priority among the account's runs, or false (absent: take part)",
-    )
-    defaults: CityLayer = Field(
-        CityLayer(), description="city fields every city takes unless it sets them (not name, train_s3_uri)"
-    )
-    job: _Job | None = Field(
-        None, description="CreateTrainingJob fields in AWS's names for every city (the job: template)"
-    )
-    cities: list[object] = Field(
-        min_length=1,
-        max_length=CITIES_MAX,
-        json_schema_extra={"yaml_type": "list of mappings of city fields"},
-        description="the cities, each a mapping of city fields with at least name and train_s3_uri",
-    )
+        fleet: StrictStr = Field(
+            description="the fleet's name, 1-20 lowercase letters or digits, no '-': it starts every job name"
+        )
+        region: StrictStr = Field(description="AWS region code of the jobs, such as us-east-1")
+        role_arn: StrictStr | None = Field(
+            None,
+            description="IAM role the jobs run as; required unless the fleet-level job: writes RoleArn",
+        )
+        image_uri: StrictStr | None = Field(
+            None,
+            description="training container image; required unless the fleet-level job: writes "
+            "AlgorithmSpecification.TrainingImage",
+        )
+        output_s3_uri: StrictStr = Field(
+            description="S3 prefix under which models, checkpoints and reports go (a trailing '/' is dropped)"
+        )
+        input_mode: InputMode = Field(DEFAULT_INPUT_MODE, description="how the jobs read the training data")
+        orchestration_latency_seconds: Annotated[StrictInt, Field(ge=0, le=ORCHESTRATION_LATENCY_MAX)] = (
+            Field(
+                DEFAULT_ORCHESTRATION_LATENCY,
+                description="allowance between a job's end and its successor's CreateTrainingJob",
+            )
+        )
+        deadline_seconds: Annotated[StrictInt, Field(ge=1, le=DEADLINE_MAX)] | None = Field(
+            None,
+            description="the run's deadline: the planner adds cold lanes when warm lanes alone would miss it",
+        )
+        quotas: dict[StrictStr, QuotaLayer] | None = Field(
+            None,
+            description="per instance type, the account's quotas; once given, every type used needs an entry "
+            "(absent: 10 instances and 0 warm pools a type, with a warning)",
+        )
+        prices: dict[StrictStr, Annotated[_Finite | StrictInt, Field(ge=0, le=PRICE_MAX)]] | None = Field(
+            None, description="per instance type, USD per instance-hour, over the shipped price table"
+        )
+        sharing: SharingLayer | StrictBool | None = Field(
+            None,
+            description="the fleet's share and priority among the account's runs, or false (absent: take part)",
+        )
+        defaults: CityLayer = Field(
+            CityLayer(),
+            description="city fields every city takes unless it sets them (not name, train_s3_uri)",
+        )
+        job: _Job | None = Field(
+            None, description="CreateTrainingJob fields in AWS's names for every city (the job: template)"
+        )
+        register: RegisterLayer | None = Field(
+            None,
+            description="register every city's model through the champion gate (docs/guides/model-registry.md)",
+        )
+        cities: list[object] = Field(
+            min_length=1,
+            max_length=CITIES_MAX,
+            json_schema_extra={"yaml_type": "list of mappings of city fields"},
+            description="the cities, each a mapping of city fields with at least name and train_s3_uri",
+        )
 
 
 # --------------------------------------------------------------------------------------------- resolved values
@@ -331,6 +349,8 @@ class CitySpec:
     environment: tuple[tuple[str, str], ...] = ()
     #: the city's ``job:`` layers merged (docs/guides/job-template.md); None for a spec without ``job:``
     job: JobTemplate | None = None
+    #: the city's ``register:`` layers merged (docs/guides/model-registry.md); None: its models are not registered
+    register: RegisterSpec | None = None
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.fleetspec.job_fields import OWNED_TAG, owned
+from sagemaker_fleet.fleetspec.job_fields import OWNED_TAG, OwnedField, owned
 from sagemaker_fleet.fleetspec.job_merge import KEYED_LISTS
 from sagemaker_fleet.fleetspec.limits import shown
 from sagemaker_fleet.fleetspec.names import TAG_PREFIX
@@ -62,21 +62,33 @@ def _pattern(pattern: str) -> re.Pattern[str] | None:
         return None  # a Java-only construct: botocore does not check it either
 
 
-def _where(generic: str) -> str:
-    return f"CreateTrainingJob's {generic}" if generic else "CreateTrainingJob"
-
-
 class LayerCheck:
-    """Checks one layer's value; ``clean`` is what is left once every refused value is dropped."""
+    """Checks one layer's value; ``clean`` is what is left once every refused value is dropped.
 
-    def __init__(self, model: RequestModel | None, report: Report) -> None:
+    ``what`` names the shape checked in messages (CreateTrainingJob, or CreateModelPackage's InferenceSpecification
+    with ``root`` that shape and ``owned_at`` the fields the provider fills in it)."""
+
+    def __init__(
+        self,
+        model: RequestModel | None,
+        report: Report,
+        *,
+        what: str = "CreateTrainingJob",
+        root: FieldShape | None = None,
+        owned_at: Callable[[str], OwnedField | None] = owned,
+    ) -> None:
         self.model = model
         self.report = report
         self.deferred: list[Deferred] = []
+        self.what = what
+        self.root = root if root is not None else (model.request if model is not None else None)
+        self.owned_at = owned_at
 
     def check(self, value: Mapping[str, Any], at: str) -> dict[str, Any]:
-        shape = self.model.request if self.model is not None else None
-        return self._structure(value, shape, at, "")
+        return self._structure(value, self.root, at, "")
+
+    def _where(self, generic: str) -> str:
+        return f"{self.what}'s {generic}" if generic else self.what
 
     # -- containers ----------------------------------------------------------------------------------------
 
@@ -98,7 +110,7 @@ class LayerCheck:
         kept: dict[str, Any] = {}
         for key, item in value.items():
             member_path, member_generic = join(path, str(key)), f"{generic}.{key}" if generic else str(key)
-            field = owned(member_generic)
+            field = self.owned_at(member_generic)
             if field is not None:
                 self.report(
                     member_path, f"`{member_generic}` is the provider's: {field.why}; set {field.use} instead"
@@ -221,9 +233,9 @@ class LayerCheck:
         hint = (
             f"did you mean `{close[0]}`?"
             if close
-            else f"{_where(parent)} has {', '.join(sorted(shape.members))}"
+            else f"{self._where(parent)} has {', '.join(sorted(shape.members))}"
         )
-        return f"unknown field `{key}` in {_where(parent)}; {hint}"
+        return f"unknown field `{key}` in {self._where(parent)}; {hint}"
 
 
 def value_problems(value: Any, shape: FieldShape) -> Iterator[str]:

@@ -44,6 +44,8 @@ FLEET_TAG = f"{TAG_PREFIX}fleet"
 CITY_TAG = f"{TAG_PREFIX}city"
 RUN_KEY_TAG = f"{TAG_PREFIX}run-key"
 OWNER_TAGS = (FLEET_TAG, CITY_TAG, RUN_KEY_TAG)
+#: The provider's tags on a city's model package group (a group outlives runs: no run key).
+GROUP_TAGS = (FLEET_TAG, CITY_TAG)
 #: The submission's attempt number (1, 2, …): how the cost report attributes a job to its city and attempt.
 ATTEMPT_TAG = f"{TAG_PREFIX}attempt"
 #: On a submission that retrained a completed city because a retrain was forced: later tries of the run see it

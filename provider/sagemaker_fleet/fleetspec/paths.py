@@ -9,14 +9,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-#: Fields whose keys are user data (instance types, variable names): written ``quotas[ml.m5.xlarge]``; the maps of
-#: a ``job:`` template too (``job.HyperParameters[learning_rate]``).
+#: Fields whose keys are user data (instance types, variable names, tag keys): written ``quotas[ml.m5.xlarge]``; the
+#: maps of a ``job:`` template too (``job.HyperParameters[learning_rate]``).
 KEYED_FIELDS = frozenset(
     {
         "quotas",
         "prices",
         "hyperparameters",
         "environment",
+        "tags",
         "HyperParameters",
         "Environment",
         "ProfilingParameters",

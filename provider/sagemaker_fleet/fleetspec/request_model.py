@@ -46,12 +46,14 @@ class FieldShape:
 
 @dataclass(frozen=True, eq=False)
 class RequestModel:
-    """CreateTrainingJob's input shape, the installed SDK's version (named in "needs boto3 ≥ X" messages) and the
-    members of DescribeTrainingJob's answer (what ``import`` reads back)."""
+    """CreateTrainingJob's input shape, the installed SDK's version (named in "needs boto3 ≥ X" messages), the
+    members of DescribeTrainingJob's answer (what ``import`` reads back) and CreateModelPackage's
+    InferenceSpecification (what ``register.inference`` is checked against)."""
 
     request: FieldShape
     version: str
     described: frozenset[str] = frozenset()
+    inference: FieldShape | None = None
 
     def since(self, path: str) -> str | None:
         """The SDK release that added the field at ``path`` (list levels left out), when it is newer than this one."""

@@ -23,6 +23,7 @@ from sagemaker_fleet.fleetspec.model import (
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import CityLayer, FleetLayer
+    from sagemaker_fleet.fleetspec.register_model import RegisterSpec
 
 
 class Resolved:
@@ -36,6 +37,8 @@ class Resolved:
         self.index = index
         self.poisoned = poisoned
         self.job = job
+        #: the city's ``register:`` layers merged (:mod:`~sagemaker_fleet.fleetspec.register`)
+        self.register: RegisterSpec | None = None
 
     def value(self, name: str) -> Any:
         if name in self.city.model_fields_set:
@@ -137,6 +140,7 @@ def city_spec(
         ),
         environment=tuple(sorted((resolved.value("environment") or {}).items())),
         job=resolved.job.template,
+        register=resolved.register,
     )
 
 

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.tracker import RunTracker
     from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.jobs.prices import PriceBook
+    from sagemaker_fleet.registry.decision import RunDecisions
 
 #: The report.json job fields (:func:`sagemaker_fleet.cost.export.job_json`) a job's row shows, in its order.
 VIEW_JOB_FIELDS = (
@@ -92,6 +93,8 @@ class ViewInputs:
     now: datetime
     stats: ListingStats = field(default_factory=ListingStats)
     account: AccountSnapshot = field(default_factory=AccountSnapshot)
+    #: the run's models through the registry's gate (the register task's return value); None: none registered
+    models: RunDecisions | None = None
 
 
 def partition_of(region: str) -> str:
@@ -248,6 +251,8 @@ def build_fleet_view(
         "report_url": run.report_url,
         # each city's final metrics, the best and worst city of each (None: no job reports metrics)
         "metrics": metrics_json(report),
+        # each city's model through the registry's gate (None: the run registers no model, or not yet)
+        "models": inputs.models.to_json() if inputs.models is not None else None,
         "listing": {
             "list_calls": inputs.stats.list_calls,
             "describe_calls": inputs.stats.describe_calls,

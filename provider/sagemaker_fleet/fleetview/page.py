@@ -186,6 +186,20 @@ TAB_SCRIPT = """
       });
       out.appendChild(section('Final metrics', best));
     }
+    if (v.models) {
+      var k = v.models.counts;
+      var counts = el('p', k.approved + ' approved, ' + k.pending + ' pending approval, ' + k.rejected +
+        ' rejected, ' + k.no_metric + ' without the metric' + (k.not_trained ? ', ' + k.not_trained +
+        ' not trained' : ''), 'note');
+      counts.id = 'model-counts';
+      var box = el('div'); box.appendChild(counts);
+      box.appendChild(table('models', ['city', 'decision', 'metric', 'value', 'champion', 'package', 'why'],
+        v.models.cities.map(function (d) {
+          return [d.city, d.decision, d.metric || '', d.challenger === undefined ? '' : d.challenger,
+            d.champion === undefined ? '' : d.champion, d.package_arn || 'not registered', d.reason];
+        })));
+      out.appendChild(section('Models (' + v.models.cities.length + ')', box));
+    }
     var jobs = v.jobs.map(function (j) {
       var links = el('span');
       links.appendChild(link(j.console_url, 'console')); links.appendChild(link(j.logs_url, 'logs'));

@@ -20,6 +20,7 @@ from botocore.exceptions import ClientError
 
 from sagemaker_fleet.errors import ForeignJobError, SageMakerFleetError
 from sagemaker_fleet.jobs.attachment import Attachment
+from sagemaker_fleet.jobs.errors import aws_error_code
 from sagemaker_fleet.jobs.paging import JobFilters, job_listing
 
 if TYPE_CHECKING:
@@ -65,9 +66,7 @@ def _check_owner(request: Mapping[str, Any], tags: Mapping[str, str]) -> None:
 
 def error_code(exc: BaseException) -> str:
     """The AWS error code of a botocore ``ClientError`` (empty for anything else)."""
-    if isinstance(exc, ClientError):
-        return str(exc.response.get("Error", {}).get("Code", ""))
-    return ""
+    return aws_error_code(exc) if isinstance(exc, ClientError) else ""
 
 
 def _is_duplicate_name(exc: ClientError) -> bool:

@@ -1,9 +1,10 @@
-"""botocore's SageMaker model as the fleet spec checks ``job:`` against it: read once per process, on first use.
+"""botocore's SageMaker model as the fleet spec checks ``job:`` and ``register.inference`` against it: read once per
+process, on first use.
 
 The spec layer may not import botocore (the import-linter contracts keep it pure), so this loader — beside the
-hook, the package's one door to the AWS SDK — converts CreateTrainingJob's input shape into plain
+hook, the package's one door to the AWS SDK — converts CreateTrainingJob's input shape (and CreateModelPackage's InferenceSpecification) into plain
 :class:`~sagemaker_fleet.fleetspec.request_model.FieldShape` values and hands them in as a
-:class:`~sagemaker_fleet.fleetspec.request_model.ModelSource`. A spec without ``job:`` never calls :meth:`load`.
+:class:`~sagemaker_fleet.fleetspec.request_model.ModelSource`. A spec without ``job:`` or ``register:`` never calls :meth:`load`.
 """
 
 from __future__ import annotations
@@ -41,12 +42,16 @@ def _load(version: str) -> RequestModel:
     service = botocore.session.get_session().get_service_model("sagemaker")
     shape = service.operation_model("CreateTrainingJob").input_shape
     described = service.operation_model("DescribeTrainingJob").output_shape
+    package = service.operation_model("CreateModelPackage").input_shape
     assert shape is not None
     assert described is not None
+    assert package is not None
+    seen: dict[str, FieldShape] = {}
     return RequestModel(
-        request=_convert(shape, {}),
+        request=_convert(shape, seen),
         version=version,
         described=frozenset(described.members),
+        inference=_convert(package.members["InferenceSpecification"], seen),
     )
 
 

@@ -35,3 +35,16 @@ class UnknownPriceError(CostReportError, LookupError):
 
 class UnsupportedTrainingJobError(CostReportError, ValueError):
     """A training job shape the cost model does not price (heterogeneous clusters: the fleet never makes them)."""
+
+
+def aws_error_code(exc: BaseException) -> str:
+    """The AWS error code of a botocore ``ClientError`` (read from its ``response``: the pure core imports no
+    botocore), or "" for anything else."""
+    response = getattr(exc, "response", None)
+    return str((response.get("Error") or {}).get("Code", "")) if isinstance(response, dict) else ""
+
+
+def aws_error_message(exc: BaseException) -> str:
+    """The AWS error message of a botocore ``ClientError``, or "" for anything else."""
+    response = getattr(exc, "response", None)
+    return str((response.get("Error") or {}).get("Message", "")) if isinstance(response, dict) else ""

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from mypy_boto3_sagemaker.type_defs import ListTrainingJobsRequestTypeDef
 
 __all__ = [
+    "CREATION_MARGIN",
     "MAX_LIST_PAGES",
     "PAGE_SIZE",
     "JobFilters",
@@ -33,6 +34,9 @@ __all__ = [
 MAX_LIST_PAGES = 2000
 #: Summaries per ListTrainingJobs page: the most the API returns.
 PAGE_SIZE = 100
+#: A listing by creation time starts this long before the moment it looks from (clock skew between hosts, listing
+#: lag): the run's sweeps before the oldest unsettled job's creation, the registry's before a job's end.
+CREATION_MARGIN = dt.timedelta(minutes=5)
 
 
 class ListingError(SageMakerFleetError, RuntimeError):

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.cost.report import CostReport
     from sagemaker_fleet.fleetspec.model import FleetSpec
     from sagemaker_fleet.jobs.record import Description
+    from sagemaker_fleet.registry.decision import CityDecision
 
 #: The run facet of a city's training task (its latest job).
 JOB_FACET = "sagemakerFleetJob"
@@ -170,9 +171,13 @@ def trained_cities(report: CostReport, descriptions: Sequence[Description]) -> l
 def models_event_extra(
     report: CostReport, descriptions: Sequence[Description], models_uri: str
 ) -> dict[str, Any]:
-    """The ``extra`` of the run's models asset event (docs/guides/observability.md, the models asset)."""
+    """The ``extra`` of the run's models asset event (docs/guides/observability.md, the models asset).
+
+    A run whose models went through the registry's gate (``register:``) lists in ``cities`` only the cities whose
+    model was approved, each with its package; ``pending`` the ones waiting for a person; ``registry`` the counts.
+    A deploy DAG that acts on ``cities`` thus never ships a model that did not pass."""
     cities = trained_cities(report, descriptions)
-    return {
+    extra: dict[str, Any] = {
         "version": MODELS_EXTRA_VERSION,
         "fleet": report.fleet,
         "run_key": report.run_key,
@@ -180,12 +185,36 @@ def models_event_extra(
         "trained": len(cities),
         "cities": cities,
     }
+    if report.models is not None:
+        decisions = report.models.by_city()
+        extra["cities"] = [_gated(c, decisions[c["city"]]) for c in cities if _is(decisions, c, "approved")]
+        extra["pending"] = [_gated(c, decisions[c["city"]]) for c in cities if _is(decisions, c, "pending")]
+        extra["registry"] = report.models.counts
+    return extra
 
 
-def event_cities(extra: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    """The trained cities of a models asset event's ``extra`` (:func:`models_event_extra`): a list, or on Airflow 3.0
-    the list's JSON text (3.0 cannot record an alias's event whose extra holds a list)."""
-    cities = (extra or {}).get("cities") or []
+def _is(decisions: Mapping[str, CityDecision], city: Mapping[str, Any], decision: str) -> bool:
+    found = decisions.get(city["city"])
+    return found is not None and found.decision == decision and found.job_name == city["job_name"]
+
+
+def _gated(city: Mapping[str, Any], decision: CityDecision) -> dict[str, Any]:
+    """A trained city of the event, with what the gate decided: its package, the metric, the champion's value."""
+    return {
+        **city,
+        "package_arn": decision.package_arn,
+        "metric": decision.metric,
+        "value": decision.challenger,
+        "champion_value": decision.champion,
+        "champion_arn": decision.champion_arn,
+    }
+
+
+def event_cities(extra: Mapping[str, Any] | None, key: str = "cities") -> list[dict[str, Any]]:
+    """The cities of a models asset event's ``extra`` (:func:`models_event_extra`): those whose model the run
+    produced (with ``register:``: the approved ones), or ``key="pending"`` those waiting for a person's approval.
+    A list, or on Airflow 3.0 the list's JSON text (3.0 cannot record an alias's event whose extra holds a list)."""
+    cities = (extra or {}).get(key) or []
     if isinstance(cities, str):
         cities = json.loads(cities)
     return [dict(city) for city in cities]

@@ -4,6 +4,7 @@
 - ``cities.py``: the run's cities in plan order, one mapped training task per thousand (``FleetCitiesOperator``);
 - ``training.py``: ``FleetTrainingOperator``, one city, deferred at once to the city trigger;
 - ``release.py``: ``FleetPoolReleaseOperator``, ends the run's pools still idle once every city had its turn;
+- ``register.py``: ``FleetRegisterOperator``, each city's model through the champion gate into the model registry;
 - ``report.py``: ``FleetCostReportOperator``, the run's cost report from billed time, locally and on S3;
 - ``outcome.py``: ``FleetOutcomeOperator``, fails the run when a city did not train;
 - ``notify.py``: ``FleetNotifyOperator``, the run's notice through Airflow notifiers;

@@ -36,6 +36,10 @@ Starts: {{ summary.warm_starts }} warm, {{ summary.cold_starts }} cold.
 Cost ${{ '%.2f' % summary.cost_usd }} (idle warm pools ${{ '%.2f' % summary.idle_cost_usd }}, \
 spot saved ${{ '%.2f' % summary.spot_savings_usd }}).
 Report: {{ summary.report_uri }}
+{%- if summary.models %}
+Models: {{ summary.models.approved }} approved, {{ summary.models.pending }} pending, \
+{{ summary.models.rejected }} rejected, {{ summary.models.no_metric }} without the metric.
+{%- endif %}
 {%- endif %}
 {% if summary.failed %}Did not train: {{ summary.failed | join(', ') }}.{% endif %}"""
 
@@ -81,6 +85,8 @@ def run_summary(
             "idle_cost_usd": totals.get("retained_cost_usd", 0.0),
             "spot_savings_usd": totals.get("spot_savings_usd", 0.0),
             "expected_cost_usd": ((report or {}).get("estimate") or {}).get("expected_usd", 0.0),
+            # the registry gate's counts (approved, pending, rejected, no_metric, not_trained); None without it
+            "models": (report or {}).get("models"),
         }
     )
     return summary

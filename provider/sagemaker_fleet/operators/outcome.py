@@ -76,25 +76,38 @@ def run_city_states(
 
 
 class FleetOutcomeOperator(BaseOperator):
-    """Fail the run when any city's training task did not succeed (runs with ``trigger_rule="all_done"``).
+    """Fail the run when any city's training task did not succeed, or the models were not all registered (runs
+    with ``trigger_rule="all_done"``).
 
     :param chunks: the DAG's mapped training tasks (:mod:`sagemaker_fleet.operators.cities`).
     :param plan_task_id: the plan task, whose ``cities`` XComs name each mapped task instance's city.
+    :param register_task_id: the task that registers the run's models (a spec with ``register:``): the run fails
+        when it did not end done, since a city's model left unregistered is a decision not made.
     """
 
     ui_color = "#f0e4d7"
 
-    def __init__(self, *, chunks: int = 1, plan_task_id: str = PLAN_TASK_ID, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        chunks: int = 1,
+        plan_task_id: str = PLAN_TASK_ID,
+        register_task_id: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         kwargs.setdefault("trigger_rule", "all_done")
         super().__init__(**kwargs)
         self.chunks = chunks
         self.plan_task_id = plan_task_id
+        self.register_task_id = register_task_id
 
     def execute(self, context: Context) -> dict[str, Any]:
         keys, states = run_city_states(context, self.chunks, self.plan_task_id)
         failed = untrained(states, keys)
-        if failed:
-            raise AirflowFailException(outcome_message(failed, len(keys)))
+        unregistered = self._registration(context)
+        if failed or unregistered:
+            sentences = [outcome_message(failed, len(keys))] if failed else []
+            raise AirflowFailException(" ".join([*sentences, *unregistered]))
         trained = sum(1 for key in keys.values() if states.get(key) == "success")
         self.log.info(
             "All %d cities done (%d trained, %d left out of this run)",
@@ -103,3 +116,19 @@ class FleetOutcomeOperator(BaseOperator):
             len(keys) - trained,
         )
         return {"cities": len(keys), "trained": trained, "failed": {}}
+
+    def _registration(self, context: Context) -> list[str]:
+        """What to say when the register task did not end done (nothing when there is none)."""
+        if self.register_task_id is None:
+            return []
+        ti = context["ti"]
+        run_id = context["run_id"]
+        answer = ti.get_task_states(dag_id=ti.dag_id, task_ids=[self.register_task_id], run_ids=[run_id])
+        state = dict(answer.get(run_id, {})).get(self.register_task_id)
+        if state in DONE_STATES:
+            return []
+        return [
+            f"The run's models were not all registered: {self.register_task_id} is {state or 'none'}. Its log "
+            "names the cities; clear it to register them (the ones registered already are found, not decided "
+            "again)."
+        ]

@@ -22,12 +22,18 @@ from sagemaker_fleet.fleetspec.errors import RunConfError
 from sagemaker_fleet.fleetspec.names import models_s3_prefix, report_s3_uri, split_s3_uri
 from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.links.fleet import FleetCostReportLink
-from sagemaker_fleet.observability.facets import RUN_FACET, models_event_extra, run_facet_fields
+from sagemaker_fleet.observability.facets import (
+    RUN_FACET,
+    models_event_extra,
+    run_facet_fields,
+    trained_cities,
+)
 from sagemaker_fleet.observability.metrics import report_measurements
 from sagemaker_fleet.observability.stats import send
 from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_conf, task_run_key
 from sagemaker_fleet.plan import FleetPlan
 from sagemaker_fleet.plan.errors import PlanFormatError
+from sagemaker_fleet.registry.decision import RunDecisions, decisions_from_json
 from sagemaker_fleet.triggers.errors import run_spec
 
 if TYPE_CHECKING:
@@ -53,6 +59,8 @@ class FleetCostReportOperator(FleetAwsOperator):
         with, group by group (planned warm starts, warm starts got, why each missed one started cold).
     :param release_task_id: the task that ended the run's idle pools (``FleetPoolReleaseOperator``): the report
         shows how much idle time that saved.
+    :param register_task_id: the task that registered the run's models (``FleetRegisterOperator``): the report
+        shows each city's decision, and the models asset's event lists the approved cities only.
     """
 
     template_fields: Sequence[str] = aws_template_fields("spec_path", "out_dir")
@@ -67,10 +75,12 @@ class FleetCostReportOperator(FleetAwsOperator):
         use_params: bool = False,
         plan_task_id: str = PLAN_TASK_ID,
         release_task_id: str | None = None,
+        register_task_id: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.release_task_id = release_task_id
+        self.register_task_id = register_task_id
         self.spec_path = spec_path
         self.out_dir = out_dir
         self.upload = upload
@@ -111,6 +121,10 @@ class FleetCostReportOperator(FleetAwsOperator):
         release = context["ti"].xcom_pull(task_ids=self.release_task_id) if self.release_task_id else None
         if isinstance(release, dict):
             report = dataclasses.replace(report, released=released_pools(release, book))
+        if self.register_task_id:
+            models = decisions_from_json(context["ti"].xcom_pull(task_ids=self.register_task_id))
+            # no decisions (the task failed or was skipped): an empty set, so that no ungated model is announced
+            report = dataclasses.replace(report, models=models or RunDecisions(()))
         out = Path(self.out_dir) if self.out_dir else Path(tempfile.mkdtemp(prefix="sagemaker-fleet-"))
         files = write_report_files(report, out / run_key if self.out_dir else out)
         for line in summary_lines(report):
@@ -131,6 +145,7 @@ class FleetCostReportOperator(FleetAwsOperator):
             "pools_released": document["pools_released"],
             "other_runs_pools": document["other_runs_pools"],
             "plan_against_actual": _headline(document["plan_against_actual"]),
+            **({"models": document["models"]["counts"]} if "models" in document else {}),
         }
 
     def _plan(self, context: Context, fleet: str, run_key: str) -> FleetPlan | None:
@@ -213,11 +228,17 @@ class FleetCostReportOperator(FleetAwsOperator):
             ),
             None,
         )
-        if alias is not None and extra["cities"]:
+        if alias is not None and (extra["cities"] or extra.get("pending")):
             context["outlet_events"][alias].add(models_asset(spec), extra=alias_event_extra(extra))
-            self.log.info("models asset: %d cities trained in run %s", extra["trained"], report.run_key)
+            self.log.info(
+                "models asset: %d cities trained in run %s, %d in the event%s",
+                extra["trained"],
+                report.run_key,
+                len(extra["cities"]),
+                f" ({len(extra['pending'])} pending approval)" if "pending" in extra else "",
+            )
         self._lineage = {
-            "inputs": [c["model_uri"] for c in extra["cities"] if c["model_uri"]],
+            "inputs": [c["model_uri"] for c in trained_cities(report, descriptions) if c["model_uri"]],
             "outputs": [report_s3_uri(spec.output_s3_uri, report.run_key) + report_file.name]
             if uploaded
             else [],

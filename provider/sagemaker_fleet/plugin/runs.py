@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
-from sagemaker_fleet.contract import FLEET_DAG_TAG, PLAN_TASK_ID, PLAN_XCOM_KEY, REPORT_TASK_ID
+from sagemaker_fleet.contract import (
+    FLEET_DAG_TAG,
+    PLAN_TASK_ID,
+    PLAN_XCOM_KEY,
+    REGISTER_TASK_ID,
+    REPORT_TASK_ID,
+)
 from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.fleetspec.names import run_key_for
 
@@ -74,6 +80,7 @@ class FleetRunRecord:
     plan_task_state: str | None
     report: dict[str, Any] | None  # the report task's return value (local_html, totals), once it ran
     stamp: RunStamp | None = None
+    models: dict[str, Any] | None = None  # the register task's return value (the decisions), once it ran
 
 
 def _xcom(session: Session, dag_id: str, run_id: str, task_id: str, key: str) -> Any:
@@ -149,6 +156,11 @@ def load_fleet_run(session: Session, dag_id: str, run_id: str) -> FleetRunRecord
     use_params = True
     params = {**_params_of(dag), **(dag_run.conf or {})}
     report = _xcom(session, dag_id, run_id, REPORT_TASK_ID, "return_value")
+    models = (
+        _xcom(session, dag_id, run_id, REGISTER_TASK_ID, "return_value")
+        if REGISTER_TASK_ID in dag.task_dict
+        else None
+    )
     return FleetRunRecord(
         dag_id=dag_id,
         run_id=run_id,
@@ -162,6 +174,7 @@ def load_fleet_run(session: Session, dag_id: str, run_id: str) -> FleetRunRecord
         plan_task_state=_task_state(session, dag_id, run_id, PLAN_TASK_ID),
         report=report if isinstance(report, dict) else None,
         stamp=_stamp(dag_run),
+        models=models if isinstance(models, dict) else None,
     )
 
 

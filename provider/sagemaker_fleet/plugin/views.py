@@ -41,6 +41,7 @@ from sagemaker_fleet.plugin.runs import (
     readable_fleets,
     run_stamp,
 )
+from sagemaker_fleet.registry.decision import decisions_from_json
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
@@ -108,7 +109,14 @@ def read_run(session: Any, dag_id: str, run_id: str, reader: RunJobsReader | Non
         reader = RunJobsReader(record.run_key, RunJobIndex.for_run(spec, record.run_key).names)
     describes, stats = reader.read(_hook(record, spec)) if not dry_run else ([], None)
     final = record.state in RUN_ENDED and all(is_final(job) for job in describes)
-    inputs = ViewInputs(spec, record.plan, describes, PriceBook.for_spec(spec), utc_now())
+    inputs = ViewInputs(
+        spec,
+        record.plan,
+        describes,
+        PriceBook.for_spec(spec),
+        utc_now(),
+        models=decisions_from_json(record.models),  # the register task's decisions, once it ran
+    )
     if stats is not None:  # the run's jobs and the account's, as this refresh read them
         stats = dataclasses.replace(stats, final=final)
         inputs = dataclasses.replace(inputs, stats=stats, account=reader.account)

@@ -2,7 +2,8 @@
 
 The caller's identity first (STS GetCallerIdentity: it needs no permission, so it is also the test that the
 credentials and the endpoint work; its errors are the caller's to report), then the quotas, the roles, the
-output bucket, the account's board (listed only), the cities' data and the images.
+output bucket, the account's board (listed only), the cities' data, the images and, for a fleet with ``register:``,
+the model registry.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from sagemaker_fleet.preflight.findings import Finding
 from sagemaker_fleet.preflight.quota_checks import quota_findings
 from sagemaker_fleet.preflight.quotas import QuotaReadError, read_account_quotas
+from sagemaker_fleet.preflight.registry_checks import registry_findings
 from sagemaker_fleet.preflight.resources import (
     board_findings,
     data_findings,
@@ -37,6 +39,8 @@ class AccountClients:
     iam: Any
     s3: Any
     ecr: Callable[[str], Any]
+    #: the model registry's probes of a fleet with ``register:`` (None: not checked)
+    sagemaker: Any = None
 
 
 def preflight(spec: FleetSpec, plan: FleetPlan, clients: AccountClients) -> list[Finding]:
@@ -62,4 +66,6 @@ def preflight(spec: FleetSpec, plan: FleetPlan, clients: AccountClients) -> list
         clients.s3, {city.name: city.train_s3_uri for city in spec.cities if city.train_s3_uri}
     )
     findings += image_findings(clients.ecr, cities_by(spec, lambda city: city.image_uri))
+    if clients.sagemaker is not None:
+        findings += registry_findings(clients.sagemaker, spec)
     return findings

@@ -1,4 +1,5 @@
-"""The simulated SageMaker training control plane: warm pools, spot, billing, quotas and throttling.
+"""The simulated SageMaker training control plane: warm pools, spot, billing, quotas, throttling and the model
+registry.
 
 One engine (:class:`SimEngine`) serves both the HTTP endpoint (``sagemaker-fleet sim serve``, see
 :mod:`sagemaker_fleet.sim.server`) and the virtual-time ``simulate`` application (:mod:`sagemaker_fleet.simulate`). Production code never imports it.
@@ -16,7 +17,8 @@ One engine (:class:`SimEngine`) serves both the HTTP endpoint (``sagemaker-fleet
 - ``billing.py``: the billing figures of a finished job;
 - ``quotas.py``: the account's quotas per instance type;
 - ``service_quotas.py``: Service Quotas answered from the simulator's quotas;
-- ``faults.py``: seeded throttling (ThrottlingException);
+- ``registry.py``: the model registry (model package groups and their versioned packages);
+- ``faults.py``: seeded throttling (ThrottlingException) and InternalFailure, before or after a call acts;
 - ``startup_model.py``: start-up durations calibrated to the seed table;
 - ``workload.py``: how many seconds of training a job needs;
 - ``metrics.py``: a job's final metrics, for jobs that define them;

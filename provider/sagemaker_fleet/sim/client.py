@@ -127,6 +127,22 @@ class SimClient:
             self._call("POST", "faults/keep-alive", {"refuse_while_running": refuse})["refuse_while_running"]
         )
 
+    def api_errors(
+        self, share: float, operations: list[str] | None = None, *, after_commit: bool = False
+    ) -> dict[str, Any]:
+        """A seeded ``share`` of the calls to ``operations`` (None: all) answered InternalFailure (HTTP 500, which
+        SDKs retry); ``after_commit``: the call takes effect first and only its answer is lost."""
+        body = {"share": share, "operations": operations or [], "after_commit": after_commit}
+        return self._call("POST", "faults/errors", body)
+
+    def metrics_missing(self, cities: list[str]) -> list[str]:
+        """Cities (``city`` or ``fleet/city``) whose jobs report no final metrics; ``[]`` clears the list."""
+        return list(self._call("POST", "metrics", {"missing": cities})["missing"])
+
+    def registry(self) -> dict[str, Any]:
+        """The model registry: ``{"groups": [...], "packages": [...]}`` (approval, metadata, client token)."""
+        return self._call("GET", "registry")
+
     def set_quota(
         self, instance_type: str, instances: int, warm_pools: int = 0, spot_instances: int | None = None
     ) -> None:

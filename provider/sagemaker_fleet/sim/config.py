@@ -12,6 +12,7 @@ from types import MappingProxyType
 
 from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.fleetspec.names import ATTEMPT_TAG, CITY_TAG, FLEET_TAG
+from sagemaker_fleet.sim.metrics import MetricModel
 from sagemaker_fleet.sim.startup_model import StartupModel
 from sagemaker_fleet.sim.workload import WorkModel
 
@@ -53,6 +54,17 @@ UNLIMITED_QUOTA = InstanceQuota(instances=1_000_000, warm_pools=1_000_000)
 
 
 @dataclass(frozen=True)
+class ApiErrorConfig:
+    """Calls answered with InternalFailure (HTTP 500, which SDKs retry): a seeded ``share`` of the calls to
+    ``operations`` (empty: every operation). ``after_commit``: the call takes effect first and only its answer is
+    lost, as when a connection drops after AWS has acted (a client that retries must not act twice)."""
+
+    share: float = 0.0
+    operations: frozenset[str] = frozenset()
+    after_commit: bool = False
+
+
+@dataclass(frozen=True)
 class SimConfig:
     seed: int = 0
     region: str = "us-east-1"
@@ -68,6 +80,10 @@ class SimConfig:
     #: (empty: all of them).
     throttle_share: float = 0.0
     throttle_operations: frozenset[str] = frozenset()
+    #: Calls failed with InternalFailure (seeded), before or after they take effect.
+    api_errors: ApiErrorConfig = field(default_factory=ApiErrorConfig)
+    #: Final metrics of the jobs that define MetricDefinitions (``sim/metrics.py``).
+    metrics: MetricModel = field(default_factory=MetricModel)
     #: Probability that a job fails with an AlgorithmError at a random point of its training.
     failure_probability: float = 0.0
     #: Cities whose training container always fails (an AlgorithmError early in training, every submission):

@@ -20,6 +20,7 @@ from sagemaker_fleet.sim.clock import AdjustableClock, Clock, VirtualClock, Wall
 from sagemaker_fleet.sim.config import SimConfig
 from sagemaker_fleet.sim.errors import (
     SimApiError,
+    internal_failure,
     job_not_found_for_describe,
     resource_in_use,
     resource_not_found,
@@ -39,6 +40,15 @@ if TYPE_CHECKING:
     from sagemaker_fleet.sim.checkpoints import CheckpointStore
     from sagemaker_fleet.sim.counters import ApiCounters
 
+#: The Model Registry calls the gate makes (``sim/registry.py``).
+REGISTRY_OPERATIONS = (
+    "CreateModelPackageGroup",
+    "DescribeModelPackageGroup",
+    "CreateModelPackage",
+    "DescribeModelPackage",
+    "ListModelPackages",
+    "UpdateModelPackage",
+)
 OPERATIONS = (
     "CreateTrainingJob",
     "DescribeTrainingJob",
@@ -47,12 +57,14 @@ OPERATIONS = (
     "UpdateTrainingJob",
     "ListTags",
     "AddTags",
+    *REGISTRY_OPERATIONS,
 )
 Precheck = Callable[[Mapping[str, Any]], None]
 
 
 class SimEngine:
-    """SageMaker's training-job control plane, simulated: the five API calls, admin actions, a driver API.
+    """SageMaker's training-job control plane and model registry, simulated: the API calls, admin actions, a
+    driver API.
 
     API methods take and return the botocore JSON shapes (dicts) and raise :class:`SimApiError`. Without a clock
     the engine runs on a :class:`VirtualClock`.
@@ -110,10 +122,17 @@ class SimEngine:
                 for counters in tallies:
                     counters.throttled[operation] += 1
                 raise throttled()
+            errors = config.api_errors
+            failing = self._state.api_errors.should_fail(operation, errors.share, errors.operations)
             try:
                 if precheck is not None:
                     precheck(request)
-                return self._dispatch(operation, request)
+                if failing and not errors.after_commit:
+                    raise internal_failure()
+                answer = self._dispatch(operation, request)
+                if failing:  # it took effect; only the answer is lost
+                    raise internal_failure()
+                return answer
             except SimApiError as exc:
                 for counters in tallies:
                     counters.errors[f"{operation}:{exc.code}"] += 1
@@ -143,20 +162,24 @@ class SimEngine:
         if operation == "ListTrainingJobs":
             return list_training_jobs(self._state.jobs.values(), request, now)
         if operation == "DescribeTrainingJob":
-            name = check_job_name(request.get("TrainingJobName"))
-            job = self._state.jobs.get(name)
-            if job is None:
-                raise job_not_found_for_describe()
-            return describe(job, now)
+            return self._describe(request, now)
         if operation == "StopTrainingJob":
             return self._stop(self._job(request), now)
         if operation == "UpdateTrainingJob":
             return self._update(self._job(request), request, now)
-        if operation == "ListTags":
-            return self._tags(request)
-        if operation == "AddTags":
-            return self._add_tags(request)
+        if operation in ("ListTags", "AddTags"):
+            return self._tags(request) if operation == "ListTags" else self._add_tags(request)
+        if operation in REGISTRY_OPERATIONS:
+            return self._registry(operation, request, now)
         raise validation_error(f"The simulator does not serve {operation}.")
+
+    def _describe(self, request: Mapping[str, Any], now: float) -> dict[str, Any]:
+        name = check_job_name(request.get("TrainingJobName"))
+        job = self._state.jobs.get(name)
+        if job is None:
+            raise job_not_found_for_describe()
+        config = self._state.config
+        return describe(job, now, seed=config.seed, metrics=config.metrics)
 
     def _create(self, request: Mapping[str, Any], now: float) -> dict[str, Any]:
         parsed = parse_training_request(request)
@@ -187,15 +210,40 @@ class SimEngine:
         self._lifecycle.start(job, now)
         return {"TrainingJobArn": job.arn}
 
+    def _registry(self, operation: str, request: Mapping[str, Any], now: float) -> dict[str, Any]:
+        registry = self._state.registry
+        if operation == "CreateModelPackageGroup":
+            return registry.create_group(request, now)
+        if operation == "DescribeModelPackageGroup":
+            return registry.describe_group(request)
+        if operation == "CreateModelPackage":
+            return registry.create_package(request, now)
+        if operation == "DescribeModelPackage":
+            return registry.describe_package(request)
+        if operation == "ListModelPackages":
+            return registry.list_packages(request)
+        return registry.update_package(request, now)
+
     def _tags(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        """ListTags of a training job (the only SageMaker resource the simulator has), by its ARN."""
-        job = self._job_by_arn(request)
-        tags = {**job.request.tags, **job.added_tags}
+        """ListTags of a training job, a model package group or a model package, by its ARN."""
+        tags = self._tags_of(request)
         return {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}
 
-    def _add_tags(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        """AddTags to a training job by its ARN (at most 50 tags in all, as SageMaker allows)."""
+    def _tags_of(self, request: Mapping[str, Any]) -> dict[str, str]:
+        registered = self._state.registry.tags_of(str(request.get("ResourceArn", "")))
+        if registered is not None:
+            return registered
         job = self._job_by_arn(request)
+        return {**job.request.tags, **job.added_tags}
+
+    def _add_tags(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """AddTags to a training job, group or package by its ARN (at most 50 tags in all, as SageMaker allows)."""
+        target = self._state.registry.tags_of(str(request.get("ResourceArn", "")))
+        if target is None:
+            job = self._job_by_arn(request)
+            target, current = job.added_tags, {**job.request.tags, **job.added_tags}
+        else:
+            current = dict(target)
         tags = request.get("Tags")
         if not isinstance(tags, list) or not tags:
             raise validation_error(
@@ -211,9 +259,9 @@ class SimEngine:
             ):
                 raise validation_error("Each tag needs a non-empty Key and a string Value.")
             added[tag["Key"]] = str(tag.get("Value", ""))
-        if len({**job.request.tags, **job.added_tags, **added}) > 50:
+        if len({**current, **added}) > 50:
             raise validation_error("A resource can have at most 50 tags.")
-        job.added_tags.update(added)
+        target.update(added)
         return {"Tags": [{"Key": k, "Value": v} for k, v in added.items()]}
 
     def _job_by_arn(self, request: Mapping[str, Any]) -> TrainingJob:
@@ -371,6 +419,11 @@ class SimEngine:
         with self._lock:
             now = self._sync()
             return state_json(self._state, self._clock, now)
+
+    def registry(self) -> dict[str, Any]:
+        """The model registry's groups and packages as JSON-ready data (admin ``GET /_sim/registry``)."""
+        with self._lock:
+            return self._state.registry.snapshot()
 
     def api_calls(self) -> dict[str, dict[str, int]]:
         with self._lock:

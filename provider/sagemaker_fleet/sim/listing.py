@@ -54,7 +54,7 @@ def list_training_jobs(jobs: Iterable[TrainingJob], request: Mapping[str, Any], 
     selected.sort(key=_sort_key(str(request.get("SortBy", "CreationTime"))))
     if request.get("SortOrder", DEFAULT_SORT_ORDER) == "Descending":
         selected.reverse()
-    offset = _offset(request.get("NextToken"), query)
+    offset = page_offset(request.get("NextToken"), query)
     limit = int(request.get("MaxResults", DEFAULT_MAX_RESULTS))
     page = selected[offset : offset + limit]
     status = request.get("StatusEquals")
@@ -62,7 +62,7 @@ def list_training_jobs(jobs: Iterable[TrainingJob], request: Mapping[str, Any], 
         page = [job for job in page if job.status == status]
     out: dict[str, Any] = {"TrainingJobSummaries": [summary(job, now) for job in page]}
     if offset + limit < len(selected):
-        out["NextToken"] = _token(offset + limit, query)
+        out["NextToken"] = page_token(offset + limit, query)
     return out
 
 
@@ -153,11 +153,13 @@ def _sort_key(sort_by: str) -> Any:
     return lambda job: (job.created_at, job.name)  # CreationTime; no metrics are simulated
 
 
-def _token(offset: int, query: str) -> str:
+def page_token(offset: int, query: str) -> str:
+    """A NextToken: the offset of the next page and the query it belongs to (the registry's listing uses it too)."""
     return base64.urlsafe_b64encode(json.dumps({"o": offset, "q": query}).encode()).decode()
 
 
-def _offset(token: object, query: str) -> int:
+def page_offset(token: object, query: str) -> int:
+    """The offset a NextToken of :func:`page_token` stands for; ValidationException for a forged or foreign one."""
     if token is None or token == "":
         return 0
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.sim.metrics import final_metrics
+from sagemaker_fleet.sim.metrics import MetricModel, final_metrics
 
 if TYPE_CHECKING:
     from sagemaker_fleet.sim.job import TrainingJob
@@ -44,7 +44,10 @@ def model_artifact_uri(job: TrainingJob) -> str:
     return f"{job.request.output_path.rstrip('/')}/{job.name}/output/model.tar.gz"
 
 
-def describe(job: TrainingJob, now: float) -> dict[str, Any]:
+def describe(
+    job: TrainingJob, now: float, *, seed: int = 0, metrics: MetricModel | None = None
+) -> dict[str, Any]:
+    """DescribeTrainingJob of ``job`` at ``now``; ``seed`` and ``metrics``: its final metrics' model."""
     request = job.request
     out: dict[str, Any] = {
         "TrainingJobName": job.name,
@@ -85,9 +88,11 @@ def describe(job: TrainingJob, now: float) -> dict[str, Any]:
         out["TrainingTimeInSeconds"] = job.billing.training_seconds
         out["BillableTimeInSeconds"] = job.billing.billable_seconds
     if job.status == "Completed" and job.training_end is not None:
-        metrics = final_metrics(job.name, job.raw, timestamp(job.training_end))
-        if metrics:
-            out["FinalMetricDataList"] = metrics
+        final = final_metrics(
+            job.name, job.raw, timestamp(job.training_end), seed=seed, tags=job.request.tags, model=metrics
+        )
+        if final:
+            out["FinalMetricDataList"] = final
     pool = warm_pool_status(job, now)
     if pool is not None:
         out["WarmPoolStatus"] = pool

@@ -108,6 +108,12 @@ def state_json(state: SimState, clock: Clock, now: float) -> dict[str, Any]:
             "failing_cities": sorted(config.failing_cities),
             "failing_first_cities": sorted(config.failing_first_cities),
             "refuse_keep_alive_while_running": config.refuse_keep_alive_while_running,
+            "api_errors": {
+                "share": config.api_errors.share,
+                "operations": sorted(config.api_errors.operations),
+                "after_commit": config.api_errors.after_commit,
+            },
+            "metrics_missing": sorted(config.metrics.missing),
             "quotas": {itype: asdict(q) for itype, q in sorted(config.quotas.items())},
             "default_quota": asdict(config.default_quota) if config.default_quota else None,
         },

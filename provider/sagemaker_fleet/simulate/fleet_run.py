@@ -9,7 +9,9 @@ through its own :class:`~.endpoint.RunEndpoint`, so its simulate JSON counts the
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
@@ -19,6 +21,7 @@ from sagemaker_fleet.dispatch import DispatchBook, DispatchRules, RunOptions, Ru
 from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.plan.planner import plan_fleet
+from sagemaker_fleet.registry.whatif import first_run
 from sagemaker_fleet.simulate.endpoint import RunEndpoint
 from sagemaker_fleet.simulate.polling import PerJobPoller, SimulatedFleetPoller
 from sagemaker_fleet.simulate.result import SimulationResult
@@ -28,6 +31,7 @@ from sagemaker_fleet.simulate.tasks import CityTask, SimulatedOperator
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from sagemaker_fleet.cost.model import CostLine
     from sagemaker_fleet.fleetspec.model import FleetSpec, InstanceQuota
     from sagemaker_fleet.plan.fleet_plan import FleetPlan
     from sagemaker_fleet.sim.engine import SimEngine
@@ -138,6 +142,9 @@ class FleetRun:
             plan=self.plan,
         )
         outcomes = self.states()
+        models = first_run(self.spec, _trained(report.lines))
+        if models is not None:
+            report = dataclasses.replace(report, models=models)
         return SimulationResult(
             strategy=self.options.strategy,
             seed=self.options.seed,
@@ -153,8 +160,20 @@ class FleetRun:
             quota_rejections=counters["errors"].get("CreateTrainingJob:ResourceLimitExceeded", 0),
             report=report,
             plan_summary=self.plan.summary if self.plan is not None else None,
+            models=models,
         )
 
     def describes(self, names: list[str] | None = None) -> list[dict[str, Any]]:
         """DescribeTrainingJob of the run's submissions now (all of them by default), as the cost report reads."""
         return [self.engine.describe_training_job(name) for name in names or list(self.operator.owner)]
+
+
+def _trained(lines: Iterable[CostLine]) -> dict[str, tuple[str, dict[str, float]]]:
+    """Each city's latest completed job and its final metrics (the what-if of the registry's gate)."""
+    latest: dict[str, CostLine] = {}
+    for line in lines:
+        if line.status == "Completed" and (
+            line.city not in latest or line.attempt > latest[line.city].attempt
+        ):
+            latest[line.city] = line
+    return {city: (line.job_name, dict(line.metrics)) for city, line in latest.items()}

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.cost.against_plan import MissedWarmStart
     from sagemaker_fleet.cost.report import CostReport
     from sagemaker_fleet.plan.model import PlanSummary
+    from sagemaker_fleet.registry.decision import RunDecisions
 
 #: The operations the simulate JSON counts, in its stable order (docs/formats.md, simulate JSON).
 COUNTED_OPERATIONS = ("CreateTrainingJob", "DescribeTrainingJob", "ListTrainingJobs")
@@ -42,6 +43,8 @@ class SimulationResult:
     quota_rejections: int  # CreateTrainingJob answered ResourceLimitExceeded (retried after a back-off)
     report: CostReport = field(repr=False, compare=False)
     plan_summary: PlanSummary | None = field(default=None, compare=False)
+    #: The registry gate's expected decisions for a first run (a spec with ``register:``; None without).
+    models: RunDecisions | None = field(default=None, compare=False)
 
     @property
     def missed_warm_starts(self) -> tuple[MissedWarmStart, ...]:
@@ -94,4 +97,6 @@ class SimulationResult:
                 "missed_warm_starts": [missed.to_json() for missed in self.missed_warm_starts],
             }
         out["warm_image_pulls"] = totals["warm_image_pulls"]
+        if self.models is not None:  # a spec with register: only (the simulate JSON of others is unchanged)
+            out["models"] = self.models.to_json()
         return out

@@ -234,3 +234,42 @@ def installation_lines() -> list[str]:
     from sagemaker_fleet.cli.preflight import installation_findings
 
     return [finding.line() for finding in installation_findings()]
+
+
+REGISTER = """
+job:
+  AlgorithmSpecification:
+    MetricDefinitions: [{Name: "validation:rmse", Regex: "rmse=([0-9.]+)"}]
+register:
+  group: "{fleet}-{city}"
+  metric: validation:rmse
+  direction: minimize
+  margin: 0.02
+  inference: {Containers: [{Image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/serve:1}]}
+"""
+
+
+def test_a_fleet_with_register_has_its_registry_probed(
+    sim: SimClient, account: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No group yet: OK (the first run makes it); once it exists, OK with its status; a refused probe is a warning
+    naming the permission; and a note lists what register_models needs that a read cannot probe."""
+    account.write_text(SPEC + REGISTER)
+    code, lines = preflight(sim, account, capsys)
+    assert code == 0, lines
+    assert (
+        "OK      registry pre-tokyo: no group pre-tokyo yet: the first run makes it (and its city's others)"
+        in lines
+    )
+    (note,) = [line for line in lines if line.startswith("NOTE    registry pre-tokyo:")]
+    assert "sagemaker:CreateModelPackage" in note
+    assert "sagemaker:UpdateModelPackage" in note
+    sim.boto3_client("sagemaker").create_model_package_group(ModelPackageGroupName="pre-tokyo")
+    code, lines = preflight(sim, account, capsys)
+    assert "OK      registry pre-tokyo: group pre-tokyo exists (Completed)" in lines
+    sim.throttle(0.0)
+    sim.api_errors(1.0, ["ListModelPackages"])
+    code, lines = preflight(sim, account, capsys)
+    sim.api_errors(0.0)
+    assert code == 0, lines
+    assert any(line.startswith("WARNING registry pre-tokyo: not checked: InternalFailure") for line in lines)

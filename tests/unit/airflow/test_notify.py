@@ -143,3 +143,20 @@ def test_the_dag_gets_a_notice_task_beside_the_outcome_only_when_asked(fleets_di
     assert notify.trigger_rule == "all_done"
     # the outcome stays a last task: Airflow takes the run's state from them
     assert {t.task_id for t in dag.tasks if not t.downstream_task_ids} == {OUTCOME_TASK_ID, NOTIFY_TASK_ID}
+
+
+def test_a_gated_run_counts_its_models() -> None:
+    counts = {"approved": 5, "pending": 1, "rejected": 3, "no_metric": 1, "not_trained": 0}
+    summary = run_summary(
+        "small",
+        "20261201",
+        dict.fromkeys(TASKS.values(), "success"),
+        TASKS,
+        {**REPORT, "models": counts},
+        URI,
+    )
+    assert summary["models"] == counts
+    assert render_message(DEFAULT_MESSAGE, summary).splitlines()[-1] == (
+        "Models: 5 approved, 1 pending, 3 rejected, 1 without the metric."
+    )
+    assert "Models:" not in render_message(DEFAULT_MESSAGE, run_summary("small", "k", {}, {}, REPORT, URI))

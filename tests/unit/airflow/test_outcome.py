@@ -152,3 +152,32 @@ def test_a_task_missing_from_the_answer_counts_as_not_trained() -> None:
 
 def test_it_waits_for_every_city() -> None:
     assert FleetOutcomeOperator(task_id="outcome").trigger_rule == "all_done"
+
+
+def test_a_register_task_that_did_not_end_done_fails_the_run() -> None:
+    """A spec with register: a city's model left unregistered is a decision not made: the run fails, naming the
+    task; a register task skipped (a dry run) or done passes."""
+    rows = mapped("train", ["success", "success", "success"])
+    for state in ("success", "skipped"):
+        ti = _TaskInstance([*rows, ("register_models", -1, state)], {"return_value": CITIES})
+        operator = FleetOutcomeOperator(
+            task_id="outcome", plan_task_id="plan", register_task_id="register_models"
+        )
+        assert operator.execute({"ti": ti, "run_id": "run-1"})["failed"] == {}  # type: ignore[arg-type]
+    ti = _TaskInstance([*rows, ("register_models", -1, "failed")], {"return_value": CITIES})
+    operator = FleetOutcomeOperator(
+        task_id="outcome", plan_task_id="plan", register_task_id="register_models"
+    )
+    with pytest.raises(AirflowFailException) as failed:
+        operator.execute({"ti": ti, "run_id": "run-1"})  # type: ignore[arg-type]
+    assert str(failed.value).startswith(
+        "The run's models were not all registered: register_models is failed."
+    )
+    ti = _TaskInstance(
+        [*mapped("train", ["success", "failed", "success"]), ("register_models", -1, "failed")],
+        {"return_value": CITIES},
+    )
+    with pytest.raises(AirflowFailException) as both:
+        operator.execute({"ti": ti, "run_id": "run-1"})  # type: ignore[arg-type]
+    assert str(both.value).startswith("1 of 3 cities did not train: new-york (failed).")
+    assert "register_models is failed" in str(both.value)

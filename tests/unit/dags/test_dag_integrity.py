@@ -11,7 +11,13 @@ from airflow.sdk import XComArg
 from airflow.sdk.definitions.mappedoperator import MappedOperator
 
 from sagemaker_fleet.compat import base_hook, dag_serialization
-from sagemaker_fleet.contract import OUTCOME_TASK_ID, PLAN_TASK_ID, RELEASE_TASK_ID, TRAIN_TASK_ID
+from sagemaker_fleet.contract import (
+    OUTCOME_TASK_ID,
+    PLAN_TASK_ID,
+    REGISTER_TASK_ID,
+    RELEASE_TASK_ID,
+    TRAIN_TASK_ID,
+)
 from sagemaker_fleet.dags import DispatchConfig
 from sagemaker_fleet.dags.factory import build_fleet_dag
 from sagemaker_fleet.fleetspec import load_fleet_spec
@@ -288,3 +294,57 @@ def test_a_dag_file_that_safe_mode_skips_is_reported(tmp_path: Path) -> None:
     )
     report = check_dag_folder(tmp_path)
     assert any("safe mode skips" in problem for problem in report.problems)
+
+
+def test_a_spec_with_register_adds_one_task_after_the_cities(tmp_path: Path) -> None:
+    """The models go through the gate in one task, whatever the number of cities, beside the pools' release: the
+    report shows its decisions and the outcome fails the run when it did not end done."""
+    base = fleet_file(tmp_path, 1500).read_text(encoding="utf-8").split("\ncities:\n")
+    gated = tmp_path / "gated.yaml"
+    gated.write_text(
+        base[0]
+        + "\njob:\n  AlgorithmSpecification:\n    MetricDefinitions: [{Name: 'validation:rmse', Regex: 'r=(.*)'}]"
+        + "\nregister:\n  group: '{fleet}-{city}'\n  metric: validation:rmse\n  direction: minimize\n"
+        + "  margin: 0.02\n  inference: {Containers: [{Image: 111122223333.dkr.ecr.us-east-1.amazonaws.com/s:1}]}"
+        + "\ncities:\n"
+        + base[1],
+        encoding="utf-8",
+    )
+    dag = build_fleet_dag(gated, dag_id="g")
+    plain = build_fleet_dag(fleet_file(tmp_path, 1500), dag_id="p")
+    assert set(dag.task_ids) == set(plain.task_ids) | {REGISTER_TASK_ID}
+    register = dag.get_task(REGISTER_TASK_ID)
+    assert register.trigger_rule == "all_done"
+    assert set(register.upstream_task_ids) == {TRAIN_TASK_ID, "train_2"}
+    assert set(register.downstream_task_ids) == {"cost_report", OUTCOME_TASK_ID}
+    assert dag.get_task("cost_report").register_task_id == REGISTER_TASK_ID
+    assert dag.get_task(OUTCOME_TASK_ID).register_task_id == REGISTER_TASK_ID
+    assert plain.get_task("cost_report").register_task_id is None
+    assert {t.task_id for t in dag.tasks if not t.downstream_task_ids} == {"cost_report", OUTCOME_TASK_ID}
+
+
+def test_a_dag_with_bad_register_input_is_not_made_and_says_why(tmp_path: Path) -> None:
+    """A spec whose register: is wrong makes no DAG (nothing of it could launch): the DAG folder check names each
+    field, as `validate` does."""
+    spec = fleet_file(tmp_path, 3).read_text(encoding="utf-8").split("\ncities:\n")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        spec[0]
+        + "\njob:\n  AlgorithmSpecification:\n    MetricDefinitions: [{Name: 'validation:rmse', Regex: 'r=(.*)'}]"
+        + "\nregister:\n  group: '{fleet}-models'\n  metric: validation:mape\n  direction: minimize\n"
+        + "  margin: 1.5\n  inference: {Containers: [{Image: 111122223333.dkr.ecr.us-east-1.amazonaws.com/s:1}]}"
+        + "\ncities:\n"
+        + spec[1],
+        encoding="utf-8",
+    )
+    (tmp_path / "bad_dag.py").write_text(
+        "from sagemaker_fleet.dags import build_fleet_dag\n"
+        f"dag = build_fleet_dag({str(bad)!r}, dag_id='bad')\n",
+        encoding="utf-8",
+    )
+    problems = "\n".join(check_dag_folder(tmp_path).problems)
+    assert "register.group" in problems
+    assert "has no {city}" in problems
+    assert "register.metric" in problems
+    assert "'validation:mape' is not one of the job's MetricDefinitions" in problems
+    assert "register.margin" in problems

@@ -83,3 +83,35 @@ def json_loads(text: str) -> object:
     import json
 
     return json.loads(text)
+
+
+def test_a_gated_run_deploys_the_approved_cities_only() -> None:
+    """With register:, the event's cities are the approved ones (each with its package) and the pending ones are
+    apart: the example deploys the first and not the second."""
+    module = example()
+    gated = {
+        "run_key": "20261130",
+        "cities": [
+            {
+                "city": "lima",
+                "job_name": "b",
+                "model_uri": "s3://m/b",
+                "start": "warm",
+                "package_arn": "arn:p/2",
+            }
+        ],
+        "pending": [
+            {
+                "city": "oslo",
+                "job_name": "c",
+                "model_uri": "s3://m/c",
+                "start": "cold",
+                "package_arn": "arn:q/1",
+            }
+        ],
+        "registry": {"approved": 1, "pending": 1, "rejected": 3, "no_metric": 0, "not_trained": 0},
+    }
+    events = [SimpleNamespace(extra=gated)]
+    assert list(module.changed_cities(events)) == ["lima"]
+    assert module.changed_cities(events)["lima"]["package_arn"] == "arn:p/2"
+    assert list(module.changed_cities(events, "pending")) == ["oslo"]

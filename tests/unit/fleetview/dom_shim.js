@@ -45,9 +45,13 @@ eval(fs.readFileSync(0, 'utf8'));
 setImmediate(() => setImmediate(() => {
   const jobs = find(byId.view, 'jobs');
   const summary = find(byId.view, 'metric-summary');
+  const models = find(byId.view, 'models');
+  const counts = find(byId.view, 'model-counts');
   process.stdout.write(JSON.stringify({
     jobs: jobs ? rows(jobs) : null,
     summary: summary ? summary.children.map((li) => li.textContent) : null,
+    models: models ? rows(models) : null,
+    model_counts: counts ? counts.textContent : null,
     status: byId.status.textContent,
   }));
 }));

@@ -81,3 +81,70 @@ def test_the_tab_draws_a_column_per_metric_and_the_best_and_worst(tmp_path: Path
         drawn["summary"][0]
         == "validation:rmse (lower is better, 5 cities): best tokyo 0.12, worst lagos 0.34"
     )
+
+
+def gated_view() -> dict[str, object]:
+    """The view of a run whose models went through the gate: one approved, one without the metric."""
+    from sagemaker_fleet.registry.decision import CityDecision, run_decisions
+
+    decisions = run_decisions(
+        [
+            CityDecision(
+                "tokyo",
+                "approved",
+                "validation:rmse 0.12 ≤ 0.1323 (the champion demo-tokyo/1's 0.135 less 2 %): approved",
+                job_name="demo-tokyo-20261129",
+                metric="validation:rmse",
+                challenger=0.12,
+                champion=0.135,
+                package_arn="arn:aws:sagemaker:us-east-1:111122223333:model-package/demo-tokyo/2",
+                status="Approved",
+            ),
+            CityDecision("lima", "no_metric", "job demo-lima-20261129 reported no validation:rmse"),
+        ]
+    )
+    spec = demo_spec()
+    inputs = ViewInputs(
+        spec,
+        plan_fleet(spec, RUN_KEY).to_json(),
+        with_metrics(demo_run()),
+        PriceBook(spec.region, load_price_table()),
+        T0 + timedelta(hours=3),
+        models=decisions,
+    )
+    return build_fleet_view(RunContext("fleet_demo", "manual__1", RUN_KEY, "success"), inputs)
+
+
+def test_a_gated_run_shows_each_city_s_decision() -> None:
+    """The register task's decisions, as the cost report has them: the view's ``models``."""
+    shown = gated_view()
+    assert shown["models"]["counts"]["approved"] == 1  # type: ignore[index]
+    assert [c["city"] for c in shown["models"]["cities"]] == ["lima", "tokyo"]  # type: ignore[index]
+    assert view(metrics=True)["models"] is None
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_tab_draws_each_city_s_decision(tmp_path: Path) -> None:
+    from sagemaker_fleet.fleetview.page import TAB_SCRIPT
+
+    data = tmp_path / "view.json"
+    data.write_text(json.dumps({**gated_view(), "fleet_dag": True}))
+    shim = Path(__file__).with_name("dom_shim.js")
+    done = subprocess.run(
+        ["node", str(shim), str(data)], input=TAB_SCRIPT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    drawn = json.loads(done.stdout)
+    assert drawn["model_counts"] == "1 approved, 0 pending approval, 0 rejected, 1 without the metric"
+    (head,), body = drawn["models"][0], drawn["models"][1]
+    assert head == ["city", "decision", "metric", "value", "champion", "package", "why"]
+    assert body[0][:2] == ["lima", "no_metric"]
+    assert body[0][5] == "not registered"
+    assert body[1][:6] == [
+        "tokyo",
+        "approved",
+        "validation:rmse",
+        "0.12",
+        "0.135",
+        "arn:aws:sagemaker:us-east-1:111122223333:model-package/demo-tokyo/2",
+    ]

@@ -239,6 +239,10 @@ ALLOWED_TWINS: dict[str, set[str]] = {
     "(dispatch/account.py): two budgets tuned apart": {
         "fleetview/source.py:OTHER_DESCRIBES_PER_REFRESH",
     },
+    "a model package's description and approval description, 1024 characters each, not an S3 URI's "
+    "(fleetspec/model.py)": {
+        "registry/packages.py:TEXT_MAX",
+    },
     "the planner's largest unit scheduled exactly, in jobs, not the listings' page cap (jobs/paging.py)": {
         "plan/planner.py:EXACT_JOBS",
     },

@@ -9,7 +9,14 @@ import botocore.session
 import pytest
 
 from sagemaker_fleet.sim import SimApiError, SimEngine
-from sagemaker_fleet.sim.metrics import final_metrics, metric_value
+from sagemaker_fleet.sim.metrics import (
+    STEPS,
+    MetricModel,
+    city_level,
+    city_metric_value,
+    final_metrics,
+    metric_value,
+)
 from sagemaker_fleet.sim.render import ECHOED
 from sim_fixtures import make_request, run_until_ended
 
@@ -95,3 +102,40 @@ def test_a_channel_named_twice_is_refused(sim_engine: SimEngine) -> None:
         sim_engine.create_training_job(request)
     assert refused.value.code == "ValidationException"
     assert "channel 'validation' appears more than once" in refused.value.message
+
+
+def test_a_city_s_metric_stays_near_its_level_and_moves_by_steps() -> None:
+    """Two runs of a city give a better model, a worse one or exactly the same value (the registry gate's winners,
+    losers and ties), each run at one of a few steps around the city's seeded level."""
+    cities = [f"city{i}" for i in range(40)]
+    ratios = set()
+    for city in cities:
+        level = city_level(7, "demand", city, "validation:rmse")
+        assert 0.1 <= level < 0.9
+        first, second = (
+            city_metric_value(7, "demand", city, f"demand-{city}-{key}", "validation:rmse")
+            for key in ("20261129", "20261130")
+        )
+        for value in (first, second):
+            assert round(value / level, 2) in {round(step, 2) for step in STEPS}
+        ratios.add("better" if second < first else "worse" if second > first else "tie")
+    assert ratios == {"better", "worse", "tie"}
+    assert city_metric_value(8, "demand", "city0", "demand-city0-20261129", "validation:rmse") != (
+        city_metric_value(7, "demand", "city0", "demand-city0-20261129", "validation:rmse")
+    )
+
+
+def test_a_fleet_job_s_metrics_follow_its_city_and_a_missing_city_reports_none(sim_engine: SimEngine) -> None:
+    request = rich("demand-seoul-20261129")
+    request["Tags"] = [
+        {"Key": "sagemaker-fleet:city", "Value": "seoul"},
+        {"Key": "sagemaker-fleet:fleet", "Value": "demand"},
+    ]
+    sim_engine.create_training_job(request)
+    metrics = run_until_ended(sim_engine, "demand-seoul-20261129")["FinalMetricDataList"]
+    seed = sim_engine.config.seed
+    assert metrics[0]["Value"] == city_metric_value(
+        seed, "demand", "seoul", "demand-seoul-20261129", "validation:rmse"
+    )
+    sim_engine.configure(metrics=MetricModel(missing=frozenset({"demand/seoul"})))
+    assert "FinalMetricDataList" not in sim_engine.describe_training_job("demand-seoul-20261129")

@@ -5,6 +5,7 @@ JSON in, JSON out. Errors: 400 ``{"error": …}`` for a bad request, 404 for an 
     GET  /_sim/state                 clock, jobs (with simulator-only facts), pools, quotas and usage, config, calls
     GET  /_sim/calls                 per-operation API counters: calls, throttled, errors ("Op:Code")
     GET  /_sim/jobs/NAME             one job's facts: start warm|cold, startup_seconds, work, attempts, billing
+    GET  /_sim/registry              the model registry: every group and package (approval, metadata, token)
     POST /_sim/reset                 {"seed"?, "speed"?, "moto"?: true}  back to the start-up settings
     POST /_sim/clock                 {"advance"?: seconds, "speed"?: x}  returns {"now", "speed"}
     POST /_sim/quotas                {"ml.m5.xlarge": {"instances", "warm_pools", "spot_instances"?} | null,
@@ -20,6 +21,10 @@ JSON in, JSON out. Errors: 400 ``{"error": …}`` for a bad request, 404 for an 
                                       AlgorithmError during training; every job of a city; a city's first job
     POST /_sim/faults/keep-alive     {"refuse_while_running": true|false}  UpdateTrainingJob(KeepAlivePeriod…)
                                       on a running job: ValidationException, or accepted (the default)
+    POST /_sim/faults/errors         {"share": 0..1, "operations"?: [...], "after_commit"?: false}  seeded
+                                      InternalFailure (HTTP 500), before the call acts or after (its answer lost)
+    POST /_sim/metrics               {"missing": ["city" | "fleet/city", ...]}  cities whose jobs report no final
+                                      metrics (replaces the list; [] clears it)
 """
 
 from __future__ import annotations
@@ -31,7 +36,9 @@ from types import MappingProxyType
 from typing import Any
 
 from sagemaker_fleet.fleetspec.model import InstanceQuota
+from sagemaker_fleet.sim.config import ApiErrorConfig
 from sagemaker_fleet.sim.errors import SimApiError
+from sagemaker_fleet.sim.metrics import MetricModel
 from sagemaker_fleet.sim.server.control import SimulatorControl
 
 Handler = Callable[[SimulatorControl, Mapping[str, Any]], Any]
@@ -50,6 +57,8 @@ def handle_admin(control: SimulatorControl, method: str, path: str, body: Mappin
             return control.engine.snapshot()
         if route == "calls":
             return control.engine.api_calls()
+        if route == "registry":
+            return control.engine.registry()
         if route.startswith("jobs/"):
             return _facts(control, route.removeprefix("jobs/"))
         raise AdminError(404, f"no admin resource GET /_sim/{route}")
@@ -223,6 +232,44 @@ def _keep_alive(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str,
     return {"refuse_while_running": config.refuse_keep_alive_while_running}
 
 
+def _errors(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
+    """``share`` of the calls to ``operations`` (empty: all) answered InternalFailure; ``after_commit``: after the
+    call took effect (its answer lost), else instead of it."""
+    unknown = set(body) - {"share", "operations", "after_commit"}
+    if unknown:
+        raise ValueError(f"unknown error settings: {sorted(unknown)}")
+    share = number(body, "share", low=0.0) if "share" in body else 0.0
+    if share > 1.0:
+        raise ValueError("share is a fraction between 0 and 1")
+    after = body.get("after_commit", False)
+    if not isinstance(after, bool):
+        raise ValueError(f"after_commit must be true or false, got {after!r}")
+    operations = body.get("operations") or []
+    if not isinstance(operations, list) or not all(isinstance(op, str) and op for op in operations):
+        raise ValueError("operations is a list of API operation names")
+    config = control.engine.configure(
+        api_errors=ApiErrorConfig(share=share, operations=frozenset(operations), after_commit=after)
+    )
+    errors = config.api_errors
+    return {
+        "share": errors.share,
+        "operations": sorted(errors.operations),
+        "after_commit": errors.after_commit,
+    }
+
+
+def _metrics(control: SimulatorControl, body: Mapping[str, Any]) -> dict[str, Any]:
+    """``missing``: the cities (``city`` or ``fleet/city``) whose jobs report no final metrics."""
+    unknown = set(body) - {"missing"}
+    if unknown:
+        raise ValueError(f"unknown metric settings: {sorted(unknown)}")
+    missing = body.get("missing", [])
+    if not isinstance(missing, list) or not all(isinstance(c, str) and c for c in missing):
+        raise ValueError("missing is a list of 'city' or 'fleet/city' names")
+    config = control.engine.configure(metrics=MetricModel(missing=frozenset(missing)))
+    return {"missing": sorted(config.metrics.missing)}
+
+
 _POST: dict[str, Handler] = {
     "reset": _reset,
     "clock": _clock_action,
@@ -234,4 +281,6 @@ _POST: dict[str, Handler] = {
     "faults/spot": _spot,
     "faults/failures": _failures,
     "faults/keep-alive": _keep_alive,
+    "faults/errors": _errors,
+    "metrics": _metrics,
 }

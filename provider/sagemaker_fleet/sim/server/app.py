@@ -1,5 +1,5 @@
-"""The endpoint's WSGI application: one port for the SageMaker training APIs, Service Quotas, the admin paths and
-moto.
+"""The endpoint's WSGI application: one port for the SageMaker training and model registry APIs, Service Quotas, the
+admin paths and moto.
 
 Routing: ``/_sim/…`` → admin; ``X-Amz-Target: SageMaker.<Op>`` for an operation the engine models → the engine
 (botocore JSON protocol 1.1); an unknown SageMaker operation → UnknownOperationException;

@@ -66,8 +66,8 @@ class CallIdentity:
         tail = f" ({detail})" if detail else ""
         return (
             f"The sagemaker-fleet simulator does not serve {service}{self.operation}{tail}. It serves the SageMaker "
-            "training-job APIs and Service Quotas for service code sagemaker itself, and other AWS APIs as far as "
-            "moto implements them."
+            "training-job and model registry APIs and Service Quotas for service code sagemaker itself, and other "
+            "AWS APIs as far as moto implements them."
         )
 
 
