@@ -18,6 +18,7 @@ from sagemaker_fleet.iam.context import KEEP_ALIVE
 from sagemaker_fleet.iam.launch import launch_statements
 from sagemaker_fleet.iam.scope import PolicyScope, S3Prefix
 from sagemaker_fleet.iam.statement import PolicyPart, Statement
+from sagemaker_fleet.registry.permissions import TRAINING_JOB_ARN, registry_permissions
 
 #: One concern's statements for a spec (empty when the spec does not have that concern).
 Section = Callable[[FleetSpec, PolicyScope], list[Statement]]
@@ -203,6 +204,43 @@ def preflight_section(spec: FleetSpec, scope: PolicyScope) -> list[Statement]:
     return statements
 
 
+def register_section(spec: FleetSpec, scope: PolicyScope) -> list[Statement]:
+    """The model registry's gate (a spec with ``register:``): each city's group read and made, its versions
+    registered, described and approved — on the groups the spec's patterns name only; a champion's training job read
+    only when it is one of the fleet's own (a champion registered by hand from another job counts as one whose
+    metric is unknown: its city's new model goes to a person)."""
+    groups = sorted({city.register.group for city in spec.cities if city.register is not None})
+    if not groups:
+        return []
+    merged: dict[tuple[str, ...], set[str]] = defaultdict(set)
+    for group in groups:
+        for permission in registry_permissions(group, spec.fleet):
+            for resource in permission.resources:
+                if resource == TRAINING_JOB_ARN:
+                    resource = scope.jobs_arn()
+                merged[permission.actions].add(
+                    resource.format(partition=scope.partition, region=scope.region, account=scope.account)
+                    if "{" in resource
+                    else resource
+                )
+    names = {
+        ("sagemaker:DescribeModelPackageGroup", "sagemaker:CreateModelPackageGroup", "sagemaker:AddTags"): (
+            "ReadAndMakeTheFleetsModelPackageGroups"
+        ),
+        ("sagemaker:ListModelPackages",): "ListModelPackagesNoResourceType",
+        ("sagemaker:DescribeTrainingJob",): "ReadAChampionsTrainingJobOfTheFleet",
+    }
+    return [
+        Statement(
+            names.get(actions, "RegisterAndApproveTheFleetsModels"),
+            actions,
+            tuple(sorted(resources)),
+            _in_region(scope) if resources == {"*"} else {},
+        )
+        for actions, resources in merged.items()
+    ]
+
+
 # ------------------------------------------------------------------------------------------------ the parts
 
 #: What Airflow's principal needs: the triggerer (training tasks, the run's poller) and the workers (plan, pool
@@ -216,6 +254,7 @@ AIRFLOW: tuple[Section, ...] = (
     quotas_section,
     reports_section,
     board_section,
+    register_section,
 )
 #: What the api-server needs for the Fleet view: it reads, it never creates, tags, ends or stops a job.
 VIEW: tuple[Section, ...] = (

@@ -337,3 +337,48 @@ def test_the_view_reads_and_never_writes(policy_checker: PolicyChecker) -> None:
     ]
     decided = results(policy_checker, view, allowed + refused)
     assert decided == ["Allowed"] * len(allowed) + ["ImplicitlyDenied"] * len(refused)
+
+
+# ------------------------------------------------------------------------------------------ the model registry
+
+
+def test_a_fleet_with_register_may_register_its_cities_models_and_no_others(
+    policy_checker: PolicyChecker,
+) -> None:
+    """The register task's calls on the groups the spec's pattern names (`{fleet}-{city}`) are allowed; another
+    team's group, and a champion's training job of another fleet (its Environment), are not."""
+    from sagemaker_fleet.fleetspec import load_fleet_spec
+
+    spec = load_fleet_spec(Path(__file__).resolve().parents[2] / "e2e" / "fleets" / "registry.yaml")
+    airflow = policies(spec)["airflow"]
+    base = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}"
+    ours, theirs = f"{spec.fleet}-seoul", "payments-seoul"
+    asked = {
+        "its group read": IamRequest(
+            "sagemaker:DescribeModelPackageGroup", f"{base}:model-package-group/{ours}"
+        ),
+        "its group made": IamRequest(
+            "sagemaker:CreateModelPackageGroup", f"{base}:model-package-group/{ours}"
+        ),
+        "its version registered": IamRequest(
+            "sagemaker:CreateModelPackage", f"{base}:model-package/{ours}/3"
+        ),
+        "its version approved": IamRequest("sagemaker:UpdateModelPackage", f"{base}:model-package/{ours}/3"),
+        "its packages listed": IamRequest("sagemaker:ListModelPackages", f"{base}:model-package/{ours}/*"),
+        "its champion's job read": on_job(
+            "sagemaker:DescribeTrainingJob", job_name(spec.fleet, "seoul", RUN_KEY)
+        ),
+        "another team's group made": IamRequest(
+            "sagemaker:CreateModelPackageGroup", f"{base}:model-package-group/{theirs}"
+        ),
+        "another team's version approved": IamRequest(
+            "sagemaker:UpdateModelPackage", f"{base}:model-package/{theirs}/3"
+        ),
+        "another fleet's job read": on_job(
+            "sagemaker:DescribeTrainingJob", job_name("payments", "seoul", RUN_KEY)
+        ),
+    }
+    decided = dict(zip(asked, results(policy_checker, airflow, list(asked.values())), strict=True))
+    allowed = [name for name in asked if not name.startswith("another")]
+    assert decided == {name: "Allowed" if name in allowed else "ImplicitlyDenied" for name in asked}
+    assert "sagemaker:CreateModelPackage" not in json.dumps(policies(demo())["airflow"])  # no register: none
