@@ -20,9 +20,8 @@ from sagemaker_fleet.cost.collect import describe_run_jobs
 from sagemaker_fleet.cost.report import RunJobIndex
 from sagemaker_fleet.errors import SageMakerFleetError
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
-from sagemaker_fleet.fleetspec.names import context_run_key
 from sagemaker_fleet.jobs.record import parse_training_job
-from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields
+from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_run_key
 from sagemaker_fleet.registry.decision import summary_line
 from sagemaker_fleet.registry.registration import DEFAULT_REGISTER_WORKERS, CityModel, register_run
 from sagemaker_fleet.triggers.errors import run_spec
@@ -79,7 +78,7 @@ class FleetRegisterOperator(FleetAwsOperator):
                 raise AirflowSkipException(
                     f"nothing to register: the run's params were refused ({exc})"
                 ) from exc
-        run_key = context_run_key(context)
+        run_key = task_run_key(context)
         models = self._models(spec, run_key)
         if not models:
             raise AirflowSkipException("no city of this run has register: in its spec")

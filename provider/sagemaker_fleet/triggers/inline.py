@@ -23,7 +23,7 @@ T = TypeVar("T")
 #: resumed and ended, the next task started and deferred (two task starts), per Airflow minor, measured on a 2-core
 #: machine (benchmarks/dags_test_minors.py). The keep-alive a job gets in that mode covers it
 #: (:func:`sagemaker_fleet.dispatch.cadence.inline_keep_alive`).
-DAGS_TEST_TASK_GAP_SECONDS = {(3, 0): 1.5, (3, 1): 1.5, (3, 2): 6.5, (3, 3): 1.0}
+DAGS_TEST_TASK_GAP_SECONDS = {(3, 0): 2.5, (3, 1): 2.5, (3, 2): 11.0, (3, 3): 2.0}
 
 
 def dags_test_task_gap() -> float:

@@ -92,7 +92,7 @@ def train(sim: Any, spec_path: Path) -> dict[str, float]:
 
 
 def register(spec_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    monkeypatch.setattr("sagemaker_fleet.operators.register.context_run_key", lambda _: RUN_KEY)
+    monkeypatch.setattr("sagemaker_fleet.operators.register.task_run_key", lambda _: RUN_KEY)
     operator = FleetRegisterOperator(task_id=REGISTER_TASK_ID, spec_path=str(spec_path))
     result: dict[str, Any] = operator.execute(context())  # type: ignore[arg-type]
     return result
@@ -124,7 +124,7 @@ def test_the_register_task_then_the_report_show_every_decision(
     assert all(d.get("found") for d in again["cities"] if d["decision"] != "no_metric")
     assert len(aws_sim.registry()["packages"]) == len(values) - 1
 
-    monkeypatch.setattr("sagemaker_fleet.operators.report.context_run_key", lambda _: RUN_KEY)
+    monkeypatch.setattr("sagemaker_fleet.operators.report.task_run_key", lambda _: RUN_KEY)
     from airflow.sdk import AssetAlias
 
     alias = AssetAlias(name="quick-trained-models")
@@ -172,7 +172,7 @@ def test_a_city_whose_calls_keep_failing_fails_the_task_after_the_others(
     spec["cities"][0]["register"] = {"group": "{fleet}-{city}-refused"}
     spec_path.write_text(yaml.safe_dump(spec, sort_keys=False))
     aws_sim.api_errors(1.0, ["DescribeModelPackageGroup"])
-    monkeypatch.setattr("sagemaker_fleet.operators.register.context_run_key", lambda _: RUN_KEY)
+    monkeypatch.setattr("sagemaker_fleet.operators.register.task_run_key", lambda _: RUN_KEY)
     operator = FleetRegisterOperator(
         task_id=REGISTER_TASK_ID,
         spec_path=str(spec_path),
