@@ -15,6 +15,7 @@ after the cities; printed besides: the task's wall time and the decisions' count
     python benchmarks/scale.py                                  # 200, 500 and 1,000 cities
     python benchmarks/scale.py --sizes 2000 --executor CeleryExecutor --triggerers 2
     python benchmarks/scale.py --sizes 1000 --register          # the same, each city's model registered
+    python benchmarks/scale.py --sizes 1000 --register-both     # without, then with register:, and the ratios
 """
 
 from __future__ import annotations
@@ -143,7 +144,7 @@ class TriggererKiller:
             self._thread.join()
 
 
-def run_size(cities: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
+def run_size(cities: int, args: argparse.Namespace, folder: Path, register: bool) -> dict[str, Any]:
     from sagemaker_fleet.fleetspec import load_fleet_spec
     from sagemaker_fleet.fleetspec.triggerer import TRIGGERER_CAPACITY_DEFAULT
     from sagemaker_fleet.plan import FleetPlan
@@ -155,7 +156,7 @@ def run_size(cities: int, args: argparse.Namespace, folder: Path) -> dict[str, A
     dags = folder / "dags"
     dags.mkdir(parents=True, exist_ok=True)
     path = fleet_file(dags, cities, args.width, args.seed)
-    if args.register:
+    if register:
         with_register(path)
     spec = load_fleet_spec(path)
     (dags / "scale_dag.py").write_text(
@@ -211,7 +212,7 @@ def run_size(cities: int, args: argparse.Namespace, folder: Path) -> dict[str, A
             )
             value = entry["value"]
             plan = value if isinstance(value, dict) else json.loads(value)
-            registered = registration(stack, run_id) if args.register else None
+            registered = registration(stack, run_id) if register else None
         jobs = sim.state()["jobs"]
     (folder / f"simulator-jobs-{cities}.json").write_text(json.dumps(jobs, default=str))
     gaps = [gap / args.speed for _, gap in planned_handoffs(jobs, plan)]
@@ -286,22 +287,36 @@ def main() -> None:
         action="store_true",
         help="give the fleet register: (each city's model through the champion gate into the registry)",
     )
+    parser.add_argument(
+        "--register-both",
+        action="store_true",
+        help="run each size without register: and then with it, and print the ratios (with / without)",
+    )
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     add_result_options(parser)
     args = parser.parse_args()
     started = started_now()
     rows = []
+    variants = (False, True) if args.register_both else (args.register,)
     for size in (int(s) for s in args.sizes.split(",")):
-        with tempfile.TemporaryDirectory() as tmp:
-            folder = (args.keep / str(size)) if args.keep else Path(tmp)
-            row = run_size(size, args, folder)
-        rows.append(row)
-        print(json.dumps(row), flush=True)
+        for register in variants:
+            with tempfile.TemporaryDirectory() as tmp:
+                name = f"{size}-register" if register else str(size)
+                folder = (args.keep / name) if args.keep else Path(tmp)
+                row = run_size(size, args, folder, register)
+            rows.append(row)
+            print(json.dumps(row), flush=True)
     print(
         f"\n{args.executor}, {args.triggerers} triggerer(s), width {args.width}, speed {args.speed:g}×, "
         f"poll {args.poll:g} s, [core] parallelism {args.parallelism}, Airflow's [triggerer] defaults"
-        + (", register: on" if args.register else "")
+        + (
+            ", without and with register:"
+            if args.register_both
+            else ", register: on"
+            if args.register
+            else ""
+        )
     )
     header = (
         "cities",
@@ -321,7 +336,7 @@ def main() -> None:
         "warm/plan",
         "dup",
         "lost",
-        *(("register s", "approved/rejected") if args.register else ()),
+        *(("register s", "approved/rejected") if args.register or args.register_both else ()),
     )
     print(" | ".join(header))
     for r in rows:
@@ -353,14 +368,49 @@ def main() -> None:
                             f"{r['register']['counts']['approved']}/{r['register']['counts']['rejected']}",
                         )
                         if "register" in r
+                        else ("-", "-")
+                        if args.register_both
                         else ()
                     ),
                 )
             )
         )
+    ratios = register_ratios(rows) if args.register_both else []
+    for line in ratios:
+        print(line)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
-    write_result("scale", {"rows": rows}, started, directory=args.results_dir)
+    write_result("scale", {"rows": rows, "register_ratios": ratios}, started, directory=args.results_dir)
+
+
+def register_ratios(rows: list[dict[str, Any]]) -> list[str]:
+    """Per size, what ``register:`` costs Airflow: each figure with it divided by the same figure without it,
+    both from this run (the same machine, minutes apart)."""
+    lines = ["", "with register: / without, per size:"]
+    by_size: dict[int, dict[bool, dict[str, Any]]] = {}
+    for r in rows:
+        by_size.setdefault(r["cities"], {})["register" in r] = r
+    for size, pair in by_size.items():
+        off, on = pair.get(False), pair.get(True)
+        if off is None or on is None:
+            continue
+        figures = {
+            "CPU ms/city": lambda r: r["cpu_ms_per_city_total"],
+            "scheduler loop": lambda r: r["cpu_ms_per_city"]["scheduler loop"],
+            "task processes": lambda r: r["cpu_ms_per_city"]["task processes"],
+            "triggerer CPU": lambda r: r["cpu_ms_per_city"]["triggerer"],
+            "triggerer peak MiB": lambda r: sum(r["triggerer_peak_mib"]),
+            "triggerer MiB/city": lambda r: r["triggerer_mib_per_city"],
+            "hand-off P50": lambda r: r["handoff_p50_s"],
+            "hand-off P99": lambda r: r["handoff_p99_s"],
+            "run wall": lambda r: r["wall_s"],
+        }
+        parts = []
+        for name, get in figures.items():
+            a, b = get(off), get(on)
+            parts.append(f"{name} {b}/{a} = {b / a:.2f}" if a and b is not None else f"{name} {b}/{a}")
+        lines.append(f"  {size} cities: " + "; ".join(parts))
+    return lines
 
 
 if __name__ == "__main__":
