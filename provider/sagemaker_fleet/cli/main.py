@@ -44,8 +44,8 @@ DESCRIPTION = (
 EPILOG = (
     "Run 'sagemaker-fleet COMMAND --help' for a command's options. Exit codes: 0 done, 1 a failure outside "
     "(AWS unreachable, an upload refused), 2 bad input (the message says which; for 'preflight' also: the "
-    "account cannot run the fleet), 3 'report' found no job in the run, 130 'pilot' stopped by Ctrl-C (after its "
-    "clean-up). Every command honours AWS_ENDPOINT_URL "
+    "account cannot run the fleet), 3 'report' found no job in the run, 130 'pilot' stopped by Ctrl-C, 143 "
+    "by SIGTERM (after its clean-up). Every command honours AWS_ENDPOINT_URL "
     "and the standard AWS environment."
 )
 

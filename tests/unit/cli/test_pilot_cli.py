@@ -271,3 +271,54 @@ def test_the_clean_up_gives_up_at_its_deadline_and_names_what_is_left() -> None:
     )
     assert settled.unsettled == ("gone", "slow")  # a refused pool end is waited for, like a running job
     assert ("stop", "slow") not in hook.calls
+
+
+# ------------------------------------------------------------------------------------------------- stop signals
+
+_STOPPED_BY_SIGNAL = """
+import asyncio, os, signal, sys
+from sagemaker_fleet.cli.pilot import real_run
+
+cancelled = []
+
+async def train():
+    try:
+        os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+        await asyncio.sleep(30)
+    except asyncio.CancelledError:
+        cancelled.append(True)
+        raise
+
+def run(fleet, ceiling, out):
+    try:
+        asyncio.run(train())
+    except KeyboardInterrupt:
+        print("cancelled" if cancelled else "not cancelled", real_run.stopped_by())
+        return real_run._interrupted_exit()
+    return 0
+
+real_run._run = run
+code = real_run.run_pilot(None, None, None)
+print("after", signal.getsignal(signal.SIGINT) is signal.SIG_IGN, signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize(("signum", "code", "said"), [("SIGINT", 130, "Ctrl-C"), ("SIGTERM", 143, "SIGTERM")])
+def test_ctrl_c_and_sigterm_cancel_the_stores_tasks_even_where_sigint_was_ignored(
+    signum: str, code: int, said: str
+) -> None:
+    # A script's background job inherits SIGINT ignored; the pilot listens for both signals itself while it runs
+    # (the stores' asyncio tasks are cancelled, as Ctrl-C cancels them) and gives the old handlers back after.
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        ["/bin/sh", "-c", 'trap "" INT; exec "$0" "$@"', sys.executable, "-c", _STOPPED_BY_SIGNAL, signum],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == code, done.stdout + done.stderr
+    assert done.stdout.splitlines() == [f"cancelled {said}", "after True True"], done.stderr

@@ -1,16 +1,21 @@
 """A pilot's run, in the order its dry run lists the calls: check the account, write the data, train the three
 stores through the fleet's dispatch, clean up, and write what happened beside what the simulator predicts.
 
-Ctrl-C while it trains: the stores' tasks are cancelled, then the clean-up stops any job still running and ends
-every warm pool the pilot's jobs left (exit 130). A second Ctrl-C during the clean-up prints the AWS CLI commands
-that end the rest. Any other failure is cleaned up the same way before it is reported (exit 1).
+Ctrl-C (or SIGTERM) while it trains: the stores' tasks are cancelled, then the clean-up stops any job still running
+and ends every warm pool the pilot's jobs left (exit 130; 143 after SIGTERM). A second one during the clean-up prints
+the AWS CLI commands that end the rest. Any other failure is cleaned up the same way before it is reported (exit 1).
+The pilot installs both handlers itself: a process started with SIGINT ignored (a background job of a script, a
+test runner's worker) would otherwise train on through Ctrl-C and leave its jobs and pools to bill.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import sys
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -37,14 +42,18 @@ from sagemaker_fleet.preflight.quotas import QuotaReadError, read_account_quotas
 from sagemaker_fleet.simulate import SimulationError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
+    from types import FrameType
 
     from sagemaker_fleet.cli.pilot.aws import PilotAws
     from sagemaker_fleet.cli.pilot.ceiling import CostCeiling
     from sagemaker_fleet.cli.pilot.fleet import PilotFleet
 
-#: The exit code after Ctrl-C (128 + SIGINT), as a shell reports it.
+#: The exit code after Ctrl-C (128 + SIGINT), as a shell reports it; after SIGTERM it is 143 (128 + SIGTERM).
 INTERRUPTED = 130
+#: The signals that stop the pilot and start its clean-up.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 #: Beyond a job's stop and its keep-alive, how long the clean-up waits for AWS to show the end (s).
 SETTLE_SLACK_SECONDS = 300.0
 
@@ -128,13 +137,57 @@ def _train(fleet: PilotFleet, aws: PilotAws, log: PilotLog) -> dict[str, str]:
     }
 
 
-def run_pilot(fleet: PilotFleet, ceiling: CostCeiling, out: Path) -> int:
-    """Run the pilot; its exit code (0 every store trained, 1 a store or a call failed, 2 refused, 130 Ctrl-C)."""
+class _Stopped:
+    """The last stop signal the pilot received (SIGINT until SIGTERM arrives)."""
+
+    signum: int = signal.SIGINT
+
+
+def _terminate_as_interrupt(signum: int, _frame: FrameType | None) -> None:
+    """SIGTERM takes Ctrl-C's path: asyncio cancels the stores' tasks, then the clean-up runs."""
+    _Stopped.signum = signum
+    signal.raise_signal(signal.SIGINT)
+
+
+@contextmanager
+def _stop_signals() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt while the pilot runs, whatever the process inherited (SIGINT ignored by the
+    parent stays ignored in a Python child otherwise), and SIGTERM does what Ctrl-C does; the previous handlers come
+    back after."""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
+    previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     try:
-        return _run(fleet, ceiling, out)
-    except KeyboardInterrupt:  # before the first object was written (later ones are the run's to clean up)
-        print("Ctrl-C: stopped before anything was written or launched", file=sys.stderr)
-        return INTERRUPTED
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def stopped_by() -> str:
+    """How the person or the system stopped the pilot, as its messages say it."""
+    return "Ctrl-C" if _Stopped.signum == signal.SIGINT else signal.Signals(_Stopped.signum).name
+
+
+def _interrupted_exit() -> int:
+    return 128 + int(_Stopped.signum)
+
+
+def run_pilot(fleet: PilotFleet, ceiling: CostCeiling, out: Path) -> int:
+    """Run the pilot; its exit code (0 every store trained, 1 a store or a call failed, 2 refused, 130 Ctrl-C,
+    143 SIGTERM)."""
+    _Stopped.signum = signal.SIGINT
+    with _stop_signals():
+        try:
+            return _run(fleet, ceiling, out)
+        except (
+            KeyboardInterrupt
+        ):  # before the first object was written (later ones are the run's to clean up)
+            print(f"{stopped_by()}: stopped before anything was written or launched", file=sys.stderr)
+            return _interrupted_exit()
 
 
 def _run(fleet: PilotFleet, ceiling: CostCeiling, out: Path) -> int:
@@ -158,7 +211,7 @@ def _run(fleet: PilotFleet, ceiling: CostCeiling, out: Path) -> int:
         return 1
     trained = _train_and_clean_up(fleet, aws, log)
     if trained is None:
-        return INTERRUPTED
+        return _interrupted_exit()
     record = _record(fleet, ceiling, aws, recorder, trained)
     _write(out, record, recorder)
     print(record.text(), end="", flush=True)
@@ -189,7 +242,7 @@ def _train_and_clean_up(fleet: PilotFleet, aws: PilotAws, log: PilotLog) -> Trai
         outcomes = _train(fleet, aws, log)
     except KeyboardInterrupt:
         interrupted = True
-        log.warning("Ctrl-C: ending what the pilot started (another Ctrl-C leaves that to you)")
+        log.warning("%s: ending what the pilot started (another Ctrl-C leaves that to you)", stopped_by())
     except Exception as exc:  # noqa: BLE001 - cleaned up first, then reported with exit 1
         failure = exc
         log.warning("failed: %s: %s; cleaning up", type(exc).__name__, exc)
@@ -202,7 +255,9 @@ def _train_and_clean_up(fleet: PilotFleet, aws: PilotAws, log: PilotLog) -> Trai
         keys = [item["key"] for item in objects]
         failed = delete_keys(aws.s3, settings.bucket, keys) if settings.delete_data else []
     except KeyboardInterrupt:
-        print("Ctrl-C again: the pilot stops here; end its jobs and pools yourself:", file=sys.stderr)
+        print(
+            f"{stopped_by()} again: the pilot stops here; end its jobs and pools yourself:", file=sys.stderr
+        )
         for line in manual_clean_up(fleet.job_names, settings.region):
             print(f"  {line}", file=sys.stderr)
         return None
@@ -218,7 +273,7 @@ def _exit_code(fleet: PilotFleet, trained: Trained) -> int:
         print(f"error: {type(trained.failure).__name__}: {trained.failure}", file=sys.stderr)
         return 1
     if trained.interrupted:
-        return INTERRUPTED
+        return _interrupted_exit()
     done = all(kind == "done" for kind in trained.outcomes.values())
     return 0 if done and not trained.settled.unsettled else 1
 
