@@ -188,10 +188,13 @@ def test_a_retried_registration_finds_its_package_and_decides_nothing_again(sim:
 def test_a_lost_answer_and_throttling_are_retried_and_one_package_stands(sim: SimClient) -> None:
     spec = load()
     jobs = train(sim, spec, "20261129")
+    # Shares the client's ten attempts and its retry quota absorb whatever order the cities' threads take: at 0.5 a
+    # call loses all ten one time in a thousand, and a CI run once reported a city failed; at 0.3 it never does in
+    # practice (6 in a million), and a dozen calls still err each run.
     sim.api_errors(
-        0.5, ["CreateModelPackage", "UpdateModelPackage", "DescribeModelPackageGroup"], after_commit=True
+        0.3, ["CreateModelPackage", "UpdateModelPackage", "DescribeModelPackageGroup"], after_commit=True
     )
-    sim.throttle(0.3, ["ListModelPackages", "CreateModelPackageGroup", "DescribeModelPackage"])
+    sim.throttle(0.2, ["ListModelPackages", "CreateModelPackageGroup", "DescribeModelPackage"])
     decisions = register(sim, spec, "20261129", jobs)
     sim.api_errors(0.0)
     sim.throttle(0.0)
