@@ -46,7 +46,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 
 def run_key(run_id: str) -> str:
-    return run_key_for(None, run_id, "manual")
+    return run_key_for(None, run_id, "manual", dag_id=REGISTRY_DAG)
 
 
 def trigger(stack: LocalAirflowStack, run_id: str) -> str:
