@@ -39,10 +39,11 @@ SQLITE_CONNECT_ARGS_PATH = f"{__name__}.SQLITE_CONNECT_ARGS"
 #: every 120 s), triggerer health 30 s.
 FAILOVER_SETTINGS: Mapping[str, str] = MappingProxyType(
     {
-        # a dead scheduler's queued and running task instances are adopted within 30-40 s; the threshold stays far
-        # above how long a loaded machine may delay a live scheduler's heartbeat, or it would reset its own tasks
+        # a dead scheduler's queued and running task instances are adopted within 60-70 s; the threshold stays far
+        # above how long a loaded machine may delay a live scheduler's heartbeat, or it marks its own job failed and
+        # resets its own running tasks (at 30 s: a heartbeat 31 s late while 60 task processes started on 2 cores)
         "AIRFLOW__SCHEDULER__JOB_HEARTBEAT_SEC": "2",
-        "AIRFLOW__SCHEDULER__SCHEDULER_HEALTH_CHECK_THRESHOLD": "30",
+        "AIRFLOW__SCHEDULER__SCHEDULER_HEALTH_CHECK_THRESHOLD": "60",
         "AIRFLOW__SCHEDULER__ORPHANED_TASKS_CHECK_INTERVAL": "10",
         # a task whose worker died while running it is failed (and retried) after 30 s without a heartbeat
         "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT": "30",
