@@ -182,14 +182,8 @@ class ModelRegistry:
     def describe_package(self, request: Mapping[str, Any]) -> dict[str, Any]:
         package = self._package(request.get("ModelPackageName"), "modelPackageName")
         out: dict[str, Any] = {
-            "ModelPackageName": package.group,
-            "ModelPackageGroupName": package.group,
-            "ModelPackageVersion": package.version,
-            "ModelPackageArn": package.arn,
-            "CreationTime": timestamp(package.created_at),
-            "ModelPackageStatus": "Completed",
+            **_listed(package),
             "ModelPackageStatusDetails": {"ValidationStatuses": [], "ImageScanStatuses": []},
-            "ModelApprovalStatus": package.approval,
             "CreatedBy": {},
             "LastModifiedTime": timestamp(package.modified_at),
             "LastModifiedBy": {},
@@ -309,8 +303,9 @@ class ModelRegistry:
         }
 
 
-def _summary(package: ModelPackage) -> dict[str, Any]:
-    out: dict[str, Any] = {
+def _listed(package: ModelPackage) -> dict[str, Any]:
+    """The fields a package's description and its ListModelPackages summary share."""
+    return {
         "ModelPackageName": package.group,
         "ModelPackageGroupName": package.group,
         "ModelPackageVersion": package.version,
@@ -319,6 +314,10 @@ def _summary(package: ModelPackage) -> dict[str, Any]:
         "ModelPackageStatus": "Completed",
         "ModelApprovalStatus": package.approval,
     }
+
+
+def _summary(package: ModelPackage) -> dict[str, Any]:
+    out = _listed(package)
     if package.request.get("ModelPackageDescription"):
         out["ModelPackageDescription"] = package.request["ModelPackageDescription"]
     return out
