@@ -45,7 +45,7 @@ from sagemaker_fleet.cost.report import RunJobIndex, build_cost_report
 from sagemaker_fleet.cost.summary import summary_lines
 from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
 from sagemaker_fleet.fleetspec.names import InvalidRunKeyError, report_s3_uri
-from sagemaker_fleet.jobs.errors import CostReportError
+from sagemaker_fleet.jobs.errors import CostReportError, error_code
 from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.plan import FleetPlan
 from sagemaker_fleet.plan.errors import PlanFormatError
@@ -276,9 +276,7 @@ def _upload(session: boto3.session.Session, args: argparse.Namespace, spec: Flee
     try:
         uploaded = upload_report_files(_client(session, "s3", args.endpoint_url), files, target)
     except ClientError as exc:
-        refusal = upload_refusal(
-            str(exc.response.get("Error", {}).get("Code", "")), target, files.html.parent
-        )
+        refusal = upload_refusal(error_code(exc), target, files.html.parent)
         if refusal is not None:
             print(f"warning: {refusal} (pass --no-upload to skip the upload)", file=sys.stderr)
             return 0

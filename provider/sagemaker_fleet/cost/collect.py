@@ -22,7 +22,7 @@ from sagemaker_fleet.cost.crossruns import (
     to_describe,
 )
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
-from sagemaker_fleet.jobs.errors import aws_error_code
+from sagemaker_fleet.jobs.errors import error_code
 from sagemaker_fleet.jobs.paging import PagedListing, list_request
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES
 
@@ -115,7 +115,7 @@ def find_other_runs_givers(
         try:
             page = client.list_training_jobs(**listing.request)
         except Exception as exc:
-            if aws_error_code(exc) not in ACCESS_DENIED_CODES:
+            if error_code(exc) not in ACCESS_DENIED_CODES:
                 raise
             return OtherRunsPools(looked_up=True, listing_denied=True, list_calls=calls)
         summaries += [s for s in listing.take(page) if s.get("TrainingJobName") not in index]
@@ -126,7 +126,7 @@ def find_other_runs_givers(
         try:
             return dict(client.describe_training_job(TrainingJobName=name))
         except Exception as exc:
-            code = aws_error_code(exc)
+            code = error_code(exc)
             if code in ACCESS_DENIED_CODES:
                 denied.append(name)
                 return None

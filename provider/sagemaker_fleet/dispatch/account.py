@@ -53,6 +53,7 @@ from sagemaker_fleet.fleetspec.model import KEEP_ALIVE_API_MAX, MAX_RUNTIME_LIMI
 from sagemaker_fleet.jobs.keys import WarmPoolKey, warm_pool_key
 from sagemaker_fleet.jobs.paging import JobFilters, as_datetime, creation_lookback
 from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
+from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE, holds_capacity, pool_status
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.board import ShareBoard
@@ -123,12 +124,12 @@ class ForeignJob:
 
     @property
     def idle(self) -> bool:
-        return self.pool == "Available" and self.status not in ACTIVE
+        return self.pool == POOL_AVAILABLE and self.status not in ACTIVE
 
     @property
     def holds(self) -> bool:
-        """Running, or keeping an Available pool: holding instances of the account's quota."""
-        return self.status in ACTIVE or self.pool == "Available"
+        """Holding instances of the account's quota (:func:`~sagemaker_fleet.jobs.statuses.holds_capacity`)."""
+        return holds_capacity(self.status, self.pool)
 
 
 class AccountView:
@@ -155,7 +156,7 @@ class AccountView:
         after = floor - CENSUS_LOOKBACK if floor is not None else None
         return [
             {"creation_time_after": after, "status_equals": "InProgress"},
-            {"warm_pool_status_equals": "Available"},
+            {"warm_pool_status_equals": POOL_AVAILABLE},
         ]
 
     def observe(
@@ -172,7 +173,7 @@ class AccountView:
             name = str(summary.get("TrainingJobName"))
             if name in own:
                 continue
-            pool = (summary.get("WarmPoolStatus") or {}).get("Status")
+            pool = pool_status(summary)
             known = self.jobs.get(name)
             created = as_datetime(summary.get("CreationTime"))
             if known is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ def handoffs(view: RunView) -> dict[str, int]:
             turn is not None
             and turn.warm_pool
             and job.status in TERMINAL
-            and job.pool == "Available"
+            and job.pool == POOL_AVAILABLE
             and name not in state.released.pools
         ):
             pools.setdefault(turn.group, []).append(turn)

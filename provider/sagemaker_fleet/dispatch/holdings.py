@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
+from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def holdings(view: RunView) -> Holdings:
             if state.pending.get(job.city) == job.attempt:
                 continue  # created, not listed yet: counted below with what it took
             used[turn.quota_for(job.attempt)] += turn.instance_count
-        elif job.pool == "Available" and name not in state.released.pools:
+        elif job.pool == POOL_AVAILABLE and name not in state.released.pools:
             used[(turn.instance_type, "instances")] += turn.instance_count
             if (turn.instance_type, "instances") not in refused:  # else another run may have taken it
                 idle[turn.group] += 1
@@ -104,7 +105,7 @@ def cold_budget(view: RunView, pending_warm: Counter[str]) -> tuple[Counter[str]
         reused[turn.group] += job.pool == "Reused" and (job.reused_by in view.names or not job.reused_by)
         lost[turn.group] += job.pool == "Terminated" and job.retained > 0  # it idled, then expired
         keeps = turn.keep_alive_seconds > 0 and name not in state.released.tails
-        idle = job.pool == "Available" and name not in state.released.pools
+        idle = job.pool == POOL_AVAILABLE and name not in state.released.pools
         if (job.status in ACTIVE and keeps) or idle:
             coming[turn.group] += 1
     started: Counter[str] = Counter()

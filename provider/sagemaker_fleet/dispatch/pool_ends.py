@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
+from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ def surplus_pools(view: RunView) -> list[str]:
     ended: list[str] = []
     for name, job, turn in candidates:
         if (
-            job.pool != "Available"
+            job.pool != POOL_AVAILABLE
             or name in state.released.pools
             or job.status not in TERMINAL
             or name in ended
@@ -96,7 +97,7 @@ def tail_jobs(view: RunView) -> list[str]:
     # a warm-pool group is never a spot one; keep-alive 0 at creation needs nothing
     kept = view.kept()  # other runs' cities of the key wait: their pools are kept for them
     for _, job, turn in _without_successor(view):
-        if job.pool == "Available" and job.status in TERMINAL:
+        if job.pool == POOL_AVAILABLE and job.status in TERMINAL:
             kept[turn.group] -= 1  # an idle pool is kept first
     tail: list[str] = []
     for name, job, turn in _without_successor(view):

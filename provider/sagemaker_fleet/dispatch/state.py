@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sagemaker_fleet.jobs.paging import CREATION_MARGIN as CREATION_MARGIN  # imported from here too
-from sagemaker_fleet.jobs.statuses import POOL_SETTLED
-from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
+from sagemaker_fleet.jobs.statuses import settled
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.account import AccountView
@@ -38,8 +37,9 @@ class JobState:
 
     @property
     def settled(self) -> bool:
-        """Terminal and holding no pool: later listings may leave it out without losing anything."""
-        return self.status in TERMINAL and (self.pool is None or self.pool in POOL_SETTLED)
+        """Terminal and holding no pool (:func:`~sagemaker_fleet.jobs.statuses.settled`): later listings may leave it
+        out without losing anything."""
+        return settled(self.status, self.pool)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.fleetspec.names import fleet_of_job
+from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 from sagemaker_fleet.plan.fleet_plan import FleetPlan
 
@@ -73,7 +74,7 @@ def account_json(
         pools = sum(
             line.instance_count
             for line in mine
-            if line.status in TERMINAL and line.warm_pool_status == "Available"
+            if line.status in TERMINAL and line.warm_pool_status == POOL_AVAILABLE
         )
         others = snapshot.other_running.get(itype, 0) + snapshot.other_pools.get(itype, 0)
         quota = quotas.get(itype)

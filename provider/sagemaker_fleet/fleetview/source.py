@@ -29,11 +29,10 @@ from sagemaker_fleet.fleetspec.model import MAX_RUNTIME_AWS_DEFAULT
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
 from sagemaker_fleet.fleetview.account import AccountSnapshot
 from sagemaker_fleet.fleetview.model import ListingStats
-from sagemaker_fleet.hooks.fleet import error_code
+from sagemaker_fleet.jobs.errors import error_code
 from sagemaker_fleet.jobs.paging import as_datetime, creation_lookback
-from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, POOL_SETTLED
+from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, holds_capacity, pool_status, settled
 from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
-from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
 DESCRIBE_WORKERS = 4
 #: Seconds one answer serves every viewer of a run (the page refreshes every few seconds; SageMaker changes slower).
@@ -57,30 +56,18 @@ class JobReader(Protocol):
     def describe(self, job_name: str) -> dict[str, Any] | None: ...
 
 
-def _pool_status(job: Mapping[str, Any]) -> str | None:
-    pool = job.get("WarmPoolStatus") or {}
-    status = pool.get("Status")
-    return str(status) if status else None
-
-
 def is_final(job: Mapping[str, Any]) -> bool:
-    """Terminal and holding no pool that could still be billed or handed on."""
-    pool = _pool_status(job)
-    return job.get("TrainingJobStatus") in TERMINAL and (pool is None or pool in POOL_SETTLED)
+    """A description that will not change again: the job is :func:`~sagemaker_fleet.jobs.statuses.settled`."""
+    return settled(job.get("TrainingJobStatus"), pool_status(job))
 
 
 def _signature(summary: Mapping[str, Any]) -> tuple[Any, ...]:
     return (
         summary.get("TrainingJobStatus"),
         summary.get("SecondaryStatus"),
-        _pool_status(summary),
+        pool_status(summary),
         str(summary.get("LastModifiedTime")),
     )
-
-
-def _holds(summary: Mapping[str, Any]) -> bool:
-    """Running, or keeping an Available pool: holding instances of the account's quota."""
-    return summary.get("TrainingJobStatus") in ACTIVE or _pool_status(summary) == "Available"
 
 
 @dataclass
@@ -138,7 +125,7 @@ class RunJobsReader:
             for s in reader.list_jobs("", creation_time_after=since)
             if s.get("TrainingJobName") not in self.names
         ]
-        holding = [s for s in others if _holds(s)]
+        holding = [s for s in others if holds_capacity(s.get("TrainingJobStatus"), pool_status(s))]
         wanted = [
             str(s["TrainingJobName"])
             for s in holding

@@ -20,7 +20,7 @@ from botocore.exceptions import ClientError
 
 from sagemaker_fleet.errors import ForeignJobError, SageMakerFleetError
 from sagemaker_fleet.jobs.attachment import Attachment
-from sagemaker_fleet.jobs.errors import aws_error_code
+from sagemaker_fleet.jobs.errors import error_code, error_message
 from sagemaker_fleet.jobs.paging import JobFilters, job_listing
 
 if TYPE_CHECKING:
@@ -64,20 +64,15 @@ def _check_owner(request: Mapping[str, Any], tags: Mapping[str, str]) -> None:
         )
 
 
-def error_code(exc: BaseException) -> str:
-    """The AWS error code of a botocore ``ClientError`` (empty for anything else)."""
-    return aws_error_code(exc) if isinstance(exc, ClientError) else ""
-
-
 def _is_duplicate_name(exc: ClientError) -> bool:
     code = error_code(exc)
-    message = str(exc.response.get("Error", {}).get("Message", "")).lower()
+    message = error_message(exc).lower()
     return code == "ResourceInUse" or (code == "ValidationException" and "already exists" in message)
 
 
 def _is_not_found(exc: ClientError) -> bool:
     code = error_code(exc)
-    message = str(exc.response.get("Error", {}).get("Message", "")).lower()
+    message = error_message(exc).lower()
     return code in ("ResourceNotFound", "ResourceNotFoundException") or (
         code == "ValidationException" and ("not found" in message or "does not exist" in message)
     )

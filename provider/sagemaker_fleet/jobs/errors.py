@@ -1,7 +1,8 @@
 """Errors of the job model: a price or a job shape it cannot handle. Each names what is missing and how to fix it.
 
 ``CostReportError`` is their base because the cost report is where users meet them; ``sagemaker_fleet.cost``
-re-exports all three.
+re-exports all three. :func:`error_code` and :func:`error_message` read what AWS said of a refused call, for every
+layer (the hook, the triggerer, the cost report, the Fleet view, the command line).
 """
 
 from __future__ import annotations
@@ -37,14 +38,15 @@ class UnsupportedTrainingJobError(CostReportError, ValueError):
     """A training job shape the cost model does not price (heterogeneous clusters: the fleet never makes them)."""
 
 
-def aws_error_code(exc: BaseException) -> str:
+def error_code(exc: BaseException) -> str:
     """The AWS error code of a botocore ``ClientError`` (read from its ``response``: the pure core imports no
-    botocore), or "" for anything else."""
+    botocore), or "" for anything else: the one reading of a refused call, compared with the code sets of
+    :mod:`sagemaker_fleet.jobs.statuses`."""
     response = getattr(exc, "response", None)
     return str((response.get("Error") or {}).get("Code", "")) if isinstance(response, dict) else ""
 
 
-def aws_error_message(exc: BaseException) -> str:
+def error_message(exc: BaseException) -> str:
     """The AWS error message of a botocore ``ClientError``, or "" for anything else."""
     response = getattr(exc, "response", None)
     return str((response.get("Error") or {}).get("Message", "")) if isinstance(response, dict) else ""

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, cast
 
 from sagemaker_fleet.jobs.keys import WarmPoolKey, warm_pool_key
+from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE
 
 if TYPE_CHECKING:
     from mypy_boto3_sagemaker.type_defs import DescribeTrainingJobResponseTypeDef
@@ -18,6 +19,6 @@ def matching_pool(key: WarmPoolKey, descriptions: Iterable[Description]) -> str 
     for description in descriptions:
         job = cast("DescribeTrainingJobResponseTypeDef", description)  # read as boto3's shape
         pool = job.get("WarmPoolStatus")
-        if pool and pool.get("Status") == "Available" and warm_pool_key(job) == key:
+        if pool and pool.get("Status") == POOL_AVAILABLE and warm_pool_key(job) == key:
             return str(job["TrainingJobName"])
     return None

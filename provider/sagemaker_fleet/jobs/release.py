@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
+from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE
+
 if TYPE_CHECKING:
     from mypy_boto3_sagemaker.type_defs import DescribeTrainingJobResponseTypeDef
 
@@ -37,7 +39,7 @@ def idle_pool(description: Description) -> IdlePool | None:
     lacks the end time or keep-alive needed to know its expiry)."""
     job = cast("DescribeTrainingJobResponseTypeDef", description)  # read as boto3's shape: members checked
     pool = job.get("WarmPoolStatus")
-    if not pool or pool.get("Status") != "Available":
+    if not pool or pool.get("Status") != POOL_AVAILABLE:
         return None
     config = job.get("ResourceConfig") or {}
     ended = job.get("TrainingEndTime") or job.get("LastModifiedTime")

@@ -18,6 +18,7 @@ from sagemaker_fleet.fleetspec.errors import RunConfError
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
 from sagemaker_fleet.fleetspec.runconf import parse_run_conf
 from sagemaker_fleet.jobs.release import IdlePool, PoolRelease, idle_pool, release_decision
+from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE
 from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_conf, task_run_key
 from sagemaker_fleet.triggers.errors import fleet_spec
 
@@ -99,7 +100,7 @@ class FleetPoolReleaseOperator(FleetAwsOperator):
         summaries = self.hook.list_jobs(
             run_name_contains(run_key),
             creation_time_after=run_key_floor(run_key),
-            warm_pool_status_equals="Available",
+            warm_pool_status_equals=POOL_AVAILABLE,
         )
         pools = []
         for summary in summaries:

@@ -20,6 +20,7 @@ from sagemaker_fleet.cost.report import released_pools
 from sagemaker_fleet.cost.summary import WARNING, summary_lines
 from sagemaker_fleet.fleetspec.errors import RunConfError
 from sagemaker_fleet.fleetspec.names import models_s3_prefix, report_s3_uri, split_s3_uri
+from sagemaker_fleet.jobs.errors import error_code
 from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.links.fleet import FleetCostReportLink
 from sagemaker_fleet.observability.facets import (
@@ -188,9 +189,7 @@ class FleetCostReportOperator(FleetAwsOperator):
             for uri in upload_report_files(s3.get_conn(), files, prefix):
                 self.log.info("uploaded %s", uri)
         except ClientError as exc:
-            refusal = upload_refusal(
-                str(exc.response.get("Error", {}).get("Code", "")), prefix, files.html.parent
-            )
+            refusal = upload_refusal(error_code(exc), prefix, files.html.parent)
             if refusal is None:
                 raise
             self.log.warning("%s", refusal)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from botocore.exceptions import ClientError
 
 from sagemaker_fleet.errors import SageMakerFleetError
+from sagemaker_fleet.jobs.errors import error_code, error_message
 from sagemaker_fleet.jobs.paging import PagedListing
 from sagemaker_fleet.jobs.service_quotas import PAGE_MAX, SERVICE_CODE, account_quotas
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES
@@ -70,8 +71,7 @@ def read_account_quotas(
 
 
 def _read_error(exc: ClientError) -> QuotaReadError:
-    error = exc.response.get("Error", {})
-    code, message = str(error.get("Code", "")), str(error.get("Message", ""))
+    code, message = error_code(exc), error_message(exc)
     if code in ACCESS_DENIED_CODES:
         return QuotaReadError(
             f"Service Quotas refused ListServiceQuotas ({code}: {message}); grant {PERMISSION} to these "

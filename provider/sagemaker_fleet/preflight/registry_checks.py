@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.jobs.errors import aws_error_code, aws_error_message
+from sagemaker_fleet.jobs.errors import error_code, error_message
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES
 from sagemaker_fleet.preflight.findings import Finding
 from sagemaker_fleet.registry.permissions import registry_permissions
@@ -63,15 +63,15 @@ def _probe(subject: str, group: str, call: Any, permission: str) -> Finding:
     try:
         answer = call()
     except Exception as exc:
-        code = aws_error_code(exc)
+        code = error_code(exc)
         if not code:
             raise
         if code in ACCESS_DENIED_CODES:
             return Finding("WARNING", subject, f"not checked: {code} — register_models needs {permission}")
-        if "does not exist" in aws_error_message(exc).lower():
+        if "does not exist" in error_message(exc).lower():
             return Finding(
                 "OK", subject, f"no group {group} yet: the first run makes it (and its city's others)"
             )
-        return Finding("WARNING", subject, f"not checked: {code}: {aws_error_message(exc)}")
+        return Finding("WARNING", subject, f"not checked: {code}: {error_message(exc)}")
     status = answer.get("ModelPackageGroupStatus") if isinstance(answer, dict) else None
     return Finding("OK", subject, f"group {group} exists ({status})" if status else "readable")

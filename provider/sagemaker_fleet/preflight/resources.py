@@ -28,6 +28,7 @@ from sagemaker_fleet.fleetspec.ecr import ecr_image
 from sagemaker_fleet.fleetspec.names import split_s3_uri
 from sagemaker_fleet.fleetspec.render import some_names
 from sagemaker_fleet.iam.parts import SAGEMAKER_SERVICE
+from sagemaker_fleet.jobs.errors import error_code, error_message
 from sagemaker_fleet.preflight.findings import Finding
 from sagemaker_fleet.preflight.targets import role_name
 
@@ -43,8 +44,7 @@ SAGEMAKER_PRINCIPAL = SAGEMAKER_SERVICE
 
 
 def _error(exc: ClientError) -> tuple[str, str]:
-    error = exc.response.get("Error", {})
-    return str(error.get("Code", "")), str(error.get("Message", ""))
+    return error_code(exc), error_message(exc)
 
 
 def not_checked(subject: str, exc: ClientError, permission: str) -> Finding:

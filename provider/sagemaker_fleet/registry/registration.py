@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sagemaker_fleet.jobs.errors import aws_error_code, aws_error_message
+from sagemaker_fleet.jobs.errors import error_code, error_message
 from sagemaker_fleet.jobs.paging import CREATION_MARGIN, PAGE_SIZE, PagedListing
 from sagemaker_fleet.jobs.record import parse_training_job
 from sagemaker_fleet.registry.champion import champion_value, look, needs_job, version_name
@@ -156,8 +156,8 @@ def register_run(
         except (
             Exception
         ) as exc:  # the task reports every city that failed, then fails itself (and is retried)
-            code = aws_error_code(exc)
-            return f"{code}: {aws_error_message(exc)}" if code else f"{type(exc).__name__}: {exc}"
+            code = error_code(exc)
+            return f"{code}: {error_message(exc)}" if code else f"{type(exc).__name__}: {exc}"
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         answers = list(pool.map(one, models))
@@ -180,7 +180,7 @@ def _ensure_group(client: RegistryClient, request: Mapping[str, Any]) -> None:
     try:
         client.create_model_package_group(**request)
     except Exception as exc:
-        if "already exists" not in aws_error_message(exc).lower():  # made meanwhile by another run
+        if "already exists" not in error_message(exc).lower():  # made meanwhile by another run
             raise
 
 
@@ -224,7 +224,7 @@ def training_job_of(
 def is_missing(exc: BaseException) -> bool:
     """SageMaker's answer for a resource that does not exist: ValidationException ("… does not exist", "not
     found") for most Describe calls, ResourceNotFound for some."""
-    code, message = aws_error_code(exc), aws_error_message(exc).lower()
+    code, message = error_code(exc), error_message(exc).lower()
     return code in ("ResourceNotFound", "ResourceNotFoundException") or (
         code == "ValidationException" and ("does not exist" in message or "not found" in message)
     )

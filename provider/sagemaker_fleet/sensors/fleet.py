@@ -14,6 +14,7 @@ from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.jobs.keys import city_key
 from sagemaker_fleet.jobs.pools import matching_pool
 from sagemaker_fleet.jobs.progress import run_progress
+from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
 from sagemaker_fleet.triggers.defaults import aws_connection
 from sagemaker_fleet.triggers.errors import FleetFailure, fleet_city, fleet_spec
@@ -104,7 +105,7 @@ class WarmPoolAvailableSensor(_DeferrableSensor):
 
     def poke(self, context: Context) -> bool:
         key = self._key()
-        summaries = self.hook.list_jobs(self.name_contains, warm_pool_status_equals="Available")
+        summaries = self.hook.list_jobs(self.name_contains, warm_pool_status_equals=POOL_AVAILABLE)
         described = (self.hook.describe(s["TrainingJobName"]) for s in summaries)
         name = matching_pool(key, (d for d in described if d is not None))
         if name:

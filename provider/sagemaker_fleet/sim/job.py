@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES as TERMINAL
 
 if TYPE_CHECKING:
@@ -102,6 +103,6 @@ class TrainingJob:
     def retained_seconds(self, now: float) -> float:
         if self.pool_retained is not None:
             return self.pool_retained
-        if self.pool_status == "Available" and self.pool_since is not None:
+        if self.pool_status == POOL_AVAILABLE and self.pool_since is not None:
             return max(now - self.pool_since, 0.0)
         return 0.0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE
 from sagemaker_fleet.sim import spot
 from sagemaker_fleet.sim.billing import bill
 from sagemaker_fleet.sim.events import Event, EventKind
@@ -59,7 +60,7 @@ class Lifecycle:
     def handle(self, event: Event) -> None:
         if event.kind is EventKind.POOL_EXPIRY:
             pool = self.s.pools.get(event.target)
-            if pool.token == event.token and pool.status == "Available":
+            if pool.token == event.token and pool.status == POOL_AVAILABLE:
                 expire_pool(self.s, pool, event.time)
             return
         job = self.s.jobs[event.target]
@@ -90,7 +91,7 @@ class Lifecycle:
         """Whether handling ``event`` would change nothing (its job or pool moved on since it was scheduled)."""
         if event.kind is EventKind.POOL_EXPIRY:
             pool = self.s.pools.get(event.target)
-            return pool.token != event.token or pool.status != "Available"
+            return pool.token != event.token or pool.status != POOL_AVAILABLE
         job = self.s.jobs[event.target]
         if event.kind is EventKind.MAX_WAIT:
             return job.status != "InProgress"

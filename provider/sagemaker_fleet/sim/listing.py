@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.jobs.paging import PAGE_SIZE
+from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE
 from sagemaker_fleet.sim.errors import constraint_violations, validation_error, violation
 from sagemaker_fleet.sim.render import summary, timestamp
 
@@ -34,7 +35,7 @@ DEFAULT_SORT_ORDER = "Descending"
 SORT_BY = ("Name", "CreationTime", "Status", "FinalObjectiveMetricValue")
 SORT_ORDERS = ("Ascending", "Descending")
 JOB_STATUSES = ("InProgress", "Completed", "Failed", "Stopping", "Stopped", "Deleting")
-POOL_STATUSES = ("Available", "Terminated", "Reused", "InUse")
+POOL_STATUSES = (POOL_AVAILABLE, "Terminated", "Reused", "InUse")
 _QUERY_KEYS = (
     "CreationTimeAfter",
     "CreationTimeBefore",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE
 from sagemaker_fleet.sim.errors import validation_error
 from sagemaker_fleet.sim.events import EventKind
 
@@ -99,7 +100,7 @@ def update_keep_alive(state: SimState, job: TrainingJob, seconds: int, now: floa
             )
         job.keep_alive = seconds
         return
-    if job.pool_status != "Available" or job.pool_id is None:
+    if job.pool_status != POOL_AVAILABLE or job.pool_id is None:
         status = job.pool_status or "not configured"
         raise validation_error(
             f"The warm pool of training job {job.name} is {status}; KeepAlivePeriodInSeconds can only be "
@@ -122,7 +123,7 @@ def _keeps_after(job: TrainingJob) -> bool:
 
 def _make_available(state: SimState, pool: WarmPool, job: TrainingJob, now: float) -> None:
     expires = state.pools.make_available(pool, job.name, job.keep_alive, now)
-    job.pool_status = "Available"
+    job.pool_status = POOL_AVAILABLE
     job.pool_since = now
     state.queue.schedule(expires, EventKind.POOL_EXPIRY, pool.pool_id, pool.token)
 

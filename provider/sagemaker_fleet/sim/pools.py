@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from sagemaker_fleet.fleetspec.model import WARM_POOL_LIFETIME_MAX
+from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE
 
 if TYPE_CHECKING:
     from sagemaker_fleet.jobs.keys import WarmPoolKey
@@ -65,7 +66,7 @@ class PoolRegistry:
 
     def make_available(self, pool: WarmPool, job_name: str, keep_alive: int, now: float) -> float:
         """The pool idles after ``job_name``; returns when it expires."""
-        pool.status = "Available"
+        pool.status = POOL_AVAILABLE
         pool.holder = job_name
         pool.keep_alive = keep_alive
         pool.available_since = now

@@ -19,6 +19,7 @@ from botocore.exceptions import ClientError
 from sagemaker_fleet.fleetspec.builtin_images import builtin_xgboost
 from sagemaker_fleet.fleetspec.ecr import ecr_image
 from sagemaker_fleet.fleetspec.names import split_s3_uri
+from sagemaker_fleet.jobs.errors import error_code
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
@@ -61,7 +62,7 @@ def _create(call: Any, **kwargs: Any) -> None:
     try:
         call(**kwargs)
     except ClientError as exc:
-        if exc.response.get("Error", {}).get("Code") not in _EXISTS:
+        if error_code(exc) not in _EXISTS:
             raise
 
 

@@ -19,8 +19,8 @@ from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from sagemaker_fleet.dispatch.sweep import Backoff
-from sagemaker_fleet.hooks.fleet import error_code
 from sagemaker_fleet.jobs.endpoint import endpoint_speed
+from sagemaker_fleet.jobs.errors import error_code
 from sagemaker_fleet.jobs.statuses import THROTTLING_CODES
 from sagemaker_fleet.triggers.offloop import off_loop
 

@@ -12,10 +12,10 @@ from botocore.exceptions import ClientError
 
 from sagemaker_fleet.contract import POLL_INTERVAL
 from sagemaker_fleet.fleetspec.runspec import load_run_spec
-from sagemaker_fleet.hooks.fleet import SageMakerFleetHook, error_code
+from sagemaker_fleet.jobs.errors import error_code
 from sagemaker_fleet.jobs.pools import matching_pool
 from sagemaker_fleet.jobs.progress import run_progress
-from sagemaker_fleet.jobs.statuses import THROTTLING_CODES
+from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE, THROTTLING_CODES
 from sagemaker_fleet.plan.jsonread import JsonObject
 from sagemaker_fleet.plan.model import key_from_json
 from sagemaker_fleet.triggers.base import FleetAwsTrigger
@@ -23,6 +23,7 @@ from sagemaker_fleet.triggers.errors import retry_cannot_help
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
+    from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 
 
 class _PollingTrigger(FleetAwsTrigger):
@@ -94,7 +95,8 @@ class WarmPoolTrigger(_PollingTrigger):
     async def check(self, hook: SageMakerFleetHook, client: Any) -> dict[str, Any] | None:
         key = key_from_json(JsonObject(self.key, "key"))
         summaries = [
-            s async for s in hook.alist_jobs(client, self.name_contains, warm_pool_status_equals="Available")
+            s
+            async for s in hook.alist_jobs(client, self.name_contains, warm_pool_status_equals=POOL_AVAILABLE)
         ]
         described = [await hook.adescribe(client, s["TrainingJobName"]) for s in summaries]
         name = matching_pool(key, [d for d in described if d is not None])

@@ -30,7 +30,7 @@ from botocore.exceptions import ClientError
 
 from sagemaker_fleet.dispatch.sweep import RunSweeps
 from sagemaker_fleet.dispatch.sweeping import DENIED, Answer, Swept, sweep_once
-from sagemaker_fleet.hooks.fleet import SageMakerFleetHook, error_code
+from sagemaker_fleet.jobs.errors import error_code
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, KEEP_ALIVE_REFUSALS, THROTTLING_CODES
 from sagemaker_fleet.triggers.board_client import BoardClient
 from sagemaker_fleet.triggers.budget import WaitLineBudget
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.state import Wait
     from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd
     from sagemaker_fleet.dispatch.tracker import RunTracker
+    from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
     from sagemaker_fleet.jobs.paging import JobFilters
     from sagemaker_fleet.observability.stats import RunSignals
 

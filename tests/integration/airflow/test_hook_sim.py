@@ -9,7 +9,8 @@ from botocore.exceptions import ClientError
 
 from sagemaker_fleet.errors import ForeignJobError
 from sagemaker_fleet.fleetspec import load_fleet_spec
-from sagemaker_fleet.hooks.fleet import CapacityUnavailableError, SageMakerFleetHook, error_code
+from sagemaker_fleet.hooks.fleet import CapacityUnavailableError, SageMakerFleetHook
+from sagemaker_fleet.jobs.errors import error_code
 from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sagemaker_fleet.jobs.statuses import KEEP_ALIVE_REFUSALS
 

@@ -1,4 +1,6 @@
-"""Rules defined once: the training-job statuses and throttling codes live in ``jobs/statuses.py``, the keep-alive
+"""Rules defined once: the training-job statuses and throttling codes live in ``jobs/statuses.py`` — with what a
+job's state means (the Available pool status, a settled job, one holding capacity) — and the reading of an AWS error
+code in ``jobs/errors.py``; the keep-alive
 API maximum in ``fleetspec/model.py``, the DAG's task ids, XCom keys, DAG tag and default intervals in
 ``contract.py``; no other module of the package writes them out again (the simulator included). Beyond those, no
 module-level constant of a literal value (``28 * 24 * 3600``, a timedelta, a set of strings …) is defined in two
@@ -112,9 +114,8 @@ def assigned_names(tree: ast.AST) -> list[tuple[str, int]]:
     return found
 
 
-def code_strings(tree: ast.AST) -> list[tuple[str, int]]:
-    """String constants that are not docstrings."""
-    docstrings = {
+def docstring_ids(tree: ast.AST) -> set[int]:
+    return {
         id(node.body[0].value)
         for node in ast.walk(tree)
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
@@ -122,6 +123,11 @@ def code_strings(tree: ast.AST) -> list[tuple[str, int]]:
         and isinstance(node.body[0], ast.Expr)
         and isinstance(node.body[0].value, ast.Constant)
     }
+
+
+def code_strings(tree: ast.AST) -> list[tuple[str, int]]:
+    """String constants that are not docstrings."""
+    docstrings = docstring_ids(tree)
     return [
         (node.value, node.lineno)
         for node in ast.walk(tree)
@@ -400,3 +406,117 @@ def test_no_dispatch_or_triggerer_module_keeps_an_interval_outside_the_cadence()
         for name, line in clock_constants(ast.parse(path.read_text()))
     ]
     assert offenders == [], "make it a field of dispatch/cadence.py's Cadence (with what it bounds and why)"
+
+
+# The account's jobs are read by one set of rules: jobs/statuses.py spells the warm-pool status "Available"
+# (POOL_AVAILABLE) and decides whether a job is settled (terminal, no pool left: POOL_SETTLED) or holds capacity
+# (running, or keeping an Available pool); jobs/errors.py reads the code of a refused call. The sweep, the Fleet
+# view, the cost report, the command line and the simulator import them; none decides them again.
+STATUS_HOME = "jobs/statuses.py"
+ERROR_HOME = "jobs/errors.py"
+
+
+def pool_available_spelled(tree: ast.AST) -> list[int]:
+    """Lines where code writes the string "Available" (docstrings and ``Literal[...]`` types do not count: the
+    simulator's engine types its own statuses)."""
+    skipped = docstring_ids(tree) | {
+        id(const)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Literal"
+        for const in ast.walk(node.slice)
+    }
+    return sorted(
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and node.value == "Available" and id(node) not in skipped
+    )
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
+    }
+
+
+def _reads_error(node: ast.AST) -> bool:
+    """``….get("Error", …)`` or ``exc.response["Error"]``: a ClientError's code or message read by hand."""
+    if isinstance(node, ast.Call):
+        func, args = node.func, node.args
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr == "get"
+            and bool(args)
+            and isinstance(args[0], ast.Constant)
+            and args[0].value == "Error"
+        )
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Constant)
+        and node.slice.value == "Error"
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "response"
+    )
+
+
+def rederived_rules(tree: ast.AST) -> list[tuple[str, int]]:
+    """Expressions that decide a job-state rule again instead of calling it: a test against the settled pool
+    statuses (``settled``), "running or keeping an Available pool" (``holds_capacity``), a ClientError's
+    ``response["Error"]`` read by hand (``error_code``)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "POOL_SETTLED":
+            found.append(("settled", node.lineno))
+        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            names = _names(node)
+            if {"ACTIVE", "ACTIVE_STATUSES"} & names and "POOL_AVAILABLE" in names:
+                found.append(("holds_capacity", node.lineno))
+        elif _reads_error(node):
+            found.append(("error_code", node.lineno))
+    return sorted(found, key=lambda rule: rule[1])
+
+
+def test_the_rule_walk_sees_a_twin() -> None:
+    tree = ast.parse(
+        "from typing import Literal\n"
+        "PoolStatus = Literal['Available', 'Reused']\n"
+        "def idle(job):\n"
+        "    'Available, or not.'\n"
+        "    return job.pool == 'Available'\n"
+        "def final(job):\n"
+        "    return job.status in TERMINAL and job.pool in POOL_SETTLED\n"
+        "def holds(job):\n"
+        "    return job.status in ACTIVE or job.pool == POOL_AVAILABLE\n"
+        "def code(exc):\n"
+        "    return exc.response.get('Error', {}).get('Code')\n"
+    )
+    assert pool_available_spelled(tree) == [5]
+    assert rederived_rules(tree) == [("settled", 7), ("holds_capacity", 9), ("error_code", 11)]
+
+
+def test_the_rules_have_their_home() -> None:
+    statuses = ast.parse((PACKAGE / STATUS_HOME).read_text())
+    assert {"POOL_AVAILABLE", "settled", "holds_capacity"} <= {name for name, _ in assigned_names(statuses)}
+    assert pool_available_spelled(statuses) != []
+    errors = ast.parse((PACKAGE / ERROR_HOME).read_text())
+    assert {"error_code", "error_message"} <= {name for name, _ in assigned_names(errors)}
+    assert [rule for rule, _ in rederived_rules(errors)] == ["error_code", "error_code"]  # code, message
+
+
+def test_no_other_module_spells_the_available_pool_status() -> None:
+    offenders = [
+        f"{path.relative_to(PACKAGE)}:{line}"
+        for path in modules()
+        if path.relative_to(PACKAGE).as_posix() != STATUS_HOME
+        for line in pool_available_spelled(ast.parse(path.read_text()))
+    ]
+    assert offenders == [], "import POOL_AVAILABLE from sagemaker_fleet.jobs.statuses"
+
+
+def test_no_other_module_decides_a_job_state_rule_again() -> None:
+    offenders = [
+        f"{path.relative_to(PACKAGE)}:{line} {rule}"
+        for path in modules()
+        if path.relative_to(PACKAGE).as_posix() not in (STATUS_HOME, ERROR_HOME)
+        for rule, line in rederived_rules(ast.parse(path.read_text()))
+    ]
+    assert offenders == [], "call jobs/statuses.py's settled or holds_capacity, or jobs/errors.py's error_code"

@@ -14,9 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.hooks.fleet import error_code
+from sagemaker_fleet.jobs.errors import error_code
 from sagemaker_fleet.jobs.paging import PageGuard
-from sagemaker_fleet.jobs.statuses import KEEP_ALIVE_REFUSALS, POOL_SETTLED, TERMINAL_STATUSES
+from sagemaker_fleet.jobs.statuses import (
+    KEEP_ALIVE_REFUSALS,
+    POOL_AVAILABLE,
+    TERMINAL_STATUSES,
+    pool_status,
+    settled,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -37,11 +43,6 @@ class Settled:
     stopped: tuple[str, ...] = ()
     pools_ended: tuple[str, ...] = ()
     unsettled: tuple[str, ...] = ()
-
-
-def _pool(description: Description) -> str | None:
-    status = (description.get("WarmPoolStatus") or {}).get("Status")
-    return str(status) if status else None
 
 
 def _end_pool(hook: SageMakerFleetHook, name: str) -> bool:
@@ -78,15 +79,12 @@ def _unsettled(
     for name, description in described.items():
         if description is None:
             continue
-        pool = _pool(description)
-        if description["TrainingJobStatus"] not in TERMINAL_STATUSES:
-            pending.append(name)
-        elif pool == "Available" and name not in ended:
+        status, pool = description["TrainingJobStatus"], pool_status(description)
+        if status in TERMINAL_STATUSES and pool == POOL_AVAILABLE and name not in ended:
             if _end_pool(hook, name):
                 say(f"{name}: its idle warm pool ended (keep-alive 0)")
-            ended.append(name)
-            pending.append(name)
-        elif pool is not None and pool not in POOL_SETTLED:
+            ended.append(name)  # then waited for, like any job not settled yet
+        if not settled(status, pool):
             pending.append(name)
     return pending
 

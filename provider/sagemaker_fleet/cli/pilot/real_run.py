@@ -37,6 +37,7 @@ from sagemaker_fleet.cli.pilot.record import PilotRecord, aws_report, predicted_
 from sagemaker_fleet.cli.pilot.settings import FLEET
 from sagemaker_fleet.fleetspec.model import STOP_GRACE_SECONDS
 from sagemaker_fleet.fleetspec.names import is_run_job, run_name_contains
+from sagemaker_fleet.jobs.errors import error_code
 from sagemaker_fleet.jobs.service_quotas import QuotaKind, quota_name
 from sagemaker_fleet.preflight.quotas import QuotaReadError, read_account_quotas
 from sagemaker_fleet.simulate import SimulationError
@@ -82,7 +83,7 @@ def check_account(fleet: PilotFleet, aws: PilotAws) -> None:
     try:
         used = aws.s3.list_objects_v2(Bucket=settings.bucket, Prefix=settings.run_prefix, MaxKeys=1)
     except ClientError as exc:
-        if exc.response.get("Error", {}).get("Code") == "NoSuchBucket":
+        if error_code(exc) == "NoSuchBucket":
             raise PilotRefused(
                 f"--s3-prefix: the bucket {settings.bucket} does not exist in this account; create it or name one "
                 "that does"
