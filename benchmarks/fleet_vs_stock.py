@@ -113,12 +113,13 @@ def report_calls(sim, spec, prefix: str) -> dict[str, int]:
     ListTrainingJobs pages and one DescribeTrainingJob per submission)."""
     from sagemaker_fleet.cost import RunJobIndex
     from sagemaker_fleet.cost.collect import describe_run_jobs
+    from sagemaker_fleet.jobs.reader import ClientJobReader
 
     first = spec.cities[0].name
     names = [j["name"] for j in sim.state()["jobs"] if j["name"].startswith(f"{prefix}{first}-")]
     run_key = names[0].removeprefix(f"{prefix}{first}-").split("-")[0]
     before = sim.calls()["calls"]
-    describe_run_jobs(sim.boto3_client("sagemaker"), spec.fleet, RunJobIndex.for_run(spec, run_key))
+    describe_run_jobs(ClientJobReader(sim.boto3_client("sagemaker")), RunJobIndex.for_run(spec, run_key))
     after = sim.calls()["calls"]
     return {op: after.get(op, 0) - before.get(op, 0) for op in after}
 

@@ -57,6 +57,7 @@ from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.fleetspec.names import job_name
 from sagemaker_fleet.fleetspec.price_table import load_price_table
 from sagemaker_fleet.jobs.prices import PriceBook
+from sagemaker_fleet.jobs.reader import ClientJobReader
 from sagemaker_fleet.plan import FleetPlan
 from sagemaker_fleet.sim.client import billed_cost
 from sagemaker_fleet.testing.stack import LocalAirflowStack, StackSettings, ti_label
@@ -493,7 +494,7 @@ def check_outcome(
     client = sim.boto3_client("sagemaker")
     index = RunJobIndex.for_run(spec, run_key)
     book = PriceBook(region=spec.region, table=load_price_table(), spec_prices=spec.prices)
-    report = build_cost_report(spec, run_key, describe_run_jobs(client, spec.fleet, index), book)
+    report = build_cost_report(spec, run_key, describe_run_jobs(ClientJobReader(client), index), book)
     state = fleet_jobs(sim, spec)
     # in the whole seconds DescribeTrainingJob gives: float seconds could put the sums either side of a half cent
     expected = billed_cost(state, lambda t: book.price(t).usd_per_hour).total_usd

@@ -47,6 +47,7 @@ from sagemaker_fleet.fleetspec import FleetSpecError, load_fleet_spec
 from sagemaker_fleet.fleetspec.names import InvalidRunKeyError, report_s3_uri
 from sagemaker_fleet.jobs.errors import CostReportError, error_code
 from sagemaker_fleet.jobs.prices import PriceBook
+from sagemaker_fleet.jobs.reader import ClientJobReader
 from sagemaker_fleet.plan import FleetPlan
 from sagemaker_fleet.plan.errors import PlanFormatError
 
@@ -128,9 +129,10 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:  # botocore refuses an endpoint, e.g. a bad AWS_ENDPOINT_URL
         return _fail(f"{exc}; set --endpoint-url (or AWS_ENDPOINT_URL) to an http(s) URL", 2)
     try:
-        describes = describe_run_jobs(sagemaker, spec.fleet, index, args.describe_workers)
+        reader = ClientJobReader(sagemaker)
+        describes = describe_run_jobs(reader, index, args.describe_workers)
         # the other runs' jobs that handed a job of the run their warm pool: no call when none could have
-        other_runs = find_other_runs_givers(sagemaker, index, describes, args.describe_workers)
+        other_runs = find_other_runs_givers(reader, index, describes, args.describe_workers)
     except (BotoCoreError, ClientError) as exc:
         return _fail(f"cannot read the training jobs of run {args.run_key}: {exc}", 1)
     if not describes:

@@ -20,10 +20,10 @@ from __future__ import annotations
 import datetime as dt
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.fleetspec.model import MAX_RUNTIME_AWS_DEFAULT
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
@@ -33,6 +33,9 @@ from sagemaker_fleet.jobs.errors import error_code
 from sagemaker_fleet.jobs.paging import as_datetime, creation_lookback
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, holds_capacity, pool_status, settled
 from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.jobs.reader import TrainingJobReader
 
 DESCRIBE_WORKERS = 4
 #: Seconds one answer serves every viewer of a run (the page refreshes every few seconds; SageMaker changes slower).
@@ -44,16 +47,6 @@ DEFAULT_TTL = 5.0
 ACCOUNT_LOOKBACK = creation_lookback(MAX_RUNTIME_AWS_DEFAULT)
 #: DescribeTrainingJob calls a refresh spends on other runs' jobs (the rest wait for the next refresh).
 OTHER_DESCRIBES_PER_REFRESH = 24
-
-
-class JobReader(Protocol):
-    """The two calls used; :class:`sagemaker_fleet.hooks.fleet.SageMakerFleetHook` fits."""
-
-    def list_jobs(
-        self, name_contains: str, *, creation_time_after: Any = None
-    ) -> Iterator[dict[str, Any]]: ...
-
-    def describe(self, job_name: str) -> dict[str, Any] | None: ...
 
 
 def is_final(job: Mapping[str, Any]) -> bool:
@@ -77,7 +70,7 @@ class RunJobsReader:
 
     run_key: str
     names: Mapping[str, tuple[str, int]]
-    cached: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = field(default_factory=dict)
+    cached: dict[str, tuple[tuple[Any, ...], Mapping[str, Any]]] = field(default_factory=dict)
     #: other runs' jobs as described once: name → (instance type, instance count)
     shapes: dict[str, tuple[str, int]] = field(default_factory=dict)
     #: other runs' jobs the credentials may not describe
@@ -85,8 +78,8 @@ class RunJobsReader:
     #: the account as the latest :meth:`read` saw it
     account: AccountSnapshot = field(default_factory=AccountSnapshot)
 
-    def read(self, reader: JobReader) -> tuple[list[dict[str, Any]], ListingStats]:
-        summaries = [
+    def read(self, reader: TrainingJobReader) -> tuple[list[Mapping[str, Any]], ListingStats]:
+        summaries: list[Mapping[str, Any]] = [
             s
             for s in reader.list_jobs(
                 run_name_contains(self.run_key), creation_time_after=run_key_floor(self.run_key)
@@ -115,12 +108,12 @@ class RunJobsReader:
         )
         return out, stats
 
-    def _read_account(self, reader: JobReader, own: list[dict[str, Any]]) -> int:
+    def _read_account(self, reader: TrainingJobReader, own: list[Mapping[str, Any]]) -> int:
         """List the account's jobs, describe the other runs' jobs that hold capacity and are not known yet, and
         keep the snapshot; returns the describes made."""
         created = [when for s in own if (when := as_datetime(s.get("CreationTime"))) is not None]
         since = min(created, default=dt.datetime.now(dt.UTC)) - ACCOUNT_LOOKBACK
-        others = [
+        others: list[Mapping[str, Any]] = [
             s
             for s in reader.list_jobs("", creation_time_after=since)
             if s.get("TrainingJobName") not in self.names
@@ -132,7 +125,7 @@ class RunJobsReader:
             if s["TrainingJobName"] not in self.shapes and s["TrainingJobName"] not in self.opaque
         ][:OTHER_DESCRIBES_PER_REFRESH]
 
-        def describe(name: str) -> dict[str, Any] | None:
+        def describe(name: str) -> Mapping[str, Any] | None:
             try:
                 return reader.describe(name)
             except Exception as exc:

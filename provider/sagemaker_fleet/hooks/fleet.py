@@ -1,5 +1,8 @@
 """SageMakerFleetHook: create-or-attach by deterministic name, describe, list, stop and keep-alive updates.
 
+Its ``list_jobs`` and ``describe`` make it a :class:`~sagemaker_fleet.jobs.reader.TrainingJobReader`, what the
+Fleet view and the cost report read the account through.
+
 Sync calls go through boto3 and async calls through aiobotocore, both built by ``AwsBaseHook`` from the same
 Airflow connection, so ``endpoint_url``, region and botocore config apply to both halves of a deferred task.
 Throttling is absorbed by botocore's retries: by default the hook's clients use adaptive mode (client-side rate
@@ -20,8 +23,9 @@ from botocore.exceptions import ClientError
 
 from sagemaker_fleet.errors import ForeignJobError, SageMakerFleetError
 from sagemaker_fleet.jobs.attachment import Attachment
-from sagemaker_fleet.jobs.errors import error_code, error_message
+from sagemaker_fleet.jobs.errors import error_code, error_message, job_not_found
 from sagemaker_fleet.jobs.paging import JobFilters, job_listing
+from sagemaker_fleet.jobs.reader import ClientJobReader
 
 if TYPE_CHECKING:
     from mypy_boto3_sagemaker import SageMakerClient
@@ -70,14 +74,6 @@ def _is_duplicate_name(exc: ClientError) -> bool:
     return code == "ResourceInUse" or (code == "ValidationException" and "already exists" in message)
 
 
-def _is_not_found(exc: ClientError) -> bool:
-    code = error_code(exc)
-    message = error_message(exc).lower()
-    return code in ("ResourceNotFound", "ResourceNotFoundException") or (
-        code == "ValidationException" and ("not found" in message or "does not exist" in message)
-    )
-
-
 class SageMakerFleetHook(AwsBaseHook):
     """Interact with SageMaker training jobs of a fleet, safely at fleet scale.
 
@@ -108,15 +104,8 @@ class SageMakerFleetHook(AwsBaseHook):
     # ------------------------------------------------------------------------------------------------ sync
 
     def describe(self, job_name: str) -> DescribeTrainingJobResponseTypeDef | None:
-        """DescribeTrainingJob, or None when no job of that name exists."""
-        try:
-            response = cast("dict[str, Any]", self.client.describe_training_job(TrainingJobName=job_name))
-        except ClientError as exc:
-            if _is_not_found(exc):
-                return None
-            raise
-        response.pop("ResponseMetadata", None)
-        return cast("DescribeTrainingJobResponseTypeDef", response)  # the stubs' shape, less ResponseMetadata
+        """DescribeTrainingJob, or None when no job of that name exists (:class:`ClientJobReader`)."""
+        return ClientJobReader(self.client).describe(job_name)
 
     def create_or_attach(
         self,
@@ -173,10 +162,8 @@ class SageMakerFleetHook(AwsBaseHook):
         name_contains: str,
         **filters: Unpack[JobFilters],
     ) -> Iterator[TrainingJobSummaryTypeDef]:
-        """ListTrainingJobs summaries, every page (≤ 100 per call)."""
-        listing = job_listing(name_contains, **filters)
-        while listing.request is not None:
-            yield from listing.take(self.client.list_training_jobs(**listing.request))
+        """ListTrainingJobs summaries, every page (≤ 100 per call; :class:`ClientJobReader`)."""
+        return ClientJobReader(self.client).list_jobs(name_contains, **filters)
 
     def stop(self, job_name: str) -> None:
         try:
@@ -198,7 +185,7 @@ class SageMakerFleetHook(AwsBaseHook):
         try:
             response: dict[str, Any] = await client.describe_training_job(TrainingJobName=job_name)
         except ClientError as exc:
-            if _is_not_found(exc):
+            if job_not_found(exc):
                 return None
             raise
         response.pop("ResponseMetadata", None)

@@ -50,3 +50,12 @@ def error_message(exc: BaseException) -> str:
     """The AWS error message of a botocore ``ClientError``, or "" for anything else."""
     response = getattr(exc, "response", None)
     return str((response.get("Error") or {}).get("Message", "")) if isinstance(response, dict) else ""
+
+
+def job_not_found(exc: BaseException) -> bool:
+    """Whether a DescribeTrainingJob (or a call on one job) was refused because no job of that name exists: SageMaker
+    says so with ``ResourceNotFound`` or with a ``ValidationException`` whose message says the job is not there."""
+    code, message = error_code(exc), error_message(exc).lower()
+    return code in ("ResourceNotFound", "ResourceNotFoundException") or (
+        code == "ValidationException" and ("not found" in message or "does not exist" in message)
+    )

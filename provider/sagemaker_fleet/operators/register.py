@@ -105,7 +105,7 @@ class FleetRegisterOperator(FleetAwsOperator):
             return []
         index = RunJobIndex.for_run(spec, run_key)
         latest: dict[str, tuple[int, Mapping[str, Any]]] = {}
-        for description in describe_run_jobs(self.hook.conn, spec.fleet, index):
+        for description in describe_run_jobs(self.hook, index):
             city, attempt = index.attribute(parse_training_job(description))
             if city not in latest or attempt > latest[city][0]:
                 latest[city] = (attempt, description)

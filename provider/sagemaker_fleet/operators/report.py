@@ -108,8 +108,8 @@ class FleetCostReportOperator(FleetAwsOperator):
             self.log.info("dry run: expected cost %s", estimate)
             return {"dry_run": True, "estimate": estimate}
         index = RunJobIndex.for_run(spec, run_key)
-        describes = describe_run_jobs(self.hook.conn, spec.fleet, index)
-        other_runs = find_other_runs_givers(self.hook.conn, index, describes)
+        describes = describe_run_jobs(self.hook, index)
+        other_runs = find_other_runs_givers(self.hook, index, describes)
         report = build_cost_report(
             spec,
             run_key,

@@ -17,6 +17,7 @@ from sagemaker_fleet.cost.collect import describe_run_jobs, find_other_runs_give
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.fleetspec.names import job_name, run_key_for
 from sagemaker_fleet.jobs.prices import PriceBook
+from sagemaker_fleet.jobs.reader import ClientJobReader
 from sagemaker_fleet.jobs.request import Submission, compile_training_request
 
 pytestmark = pytest.mark.integration
@@ -69,8 +70,9 @@ def two_fleets(aws_sim: Any, tmp_path: Path) -> dict[str, Any]:
 
 def disp_report(spec: Any, client: Any) -> Any:
     index = RunJobIndex.for_run(spec, RUN_KEY)
-    describes = describe_run_jobs(client, spec.fleet, index)
-    other_runs = find_other_runs_givers(client, index, describes)
+    reader = ClientJobReader(client)
+    describes = describe_run_jobs(reader, index)
+    other_runs = find_other_runs_givers(reader, index, describes)
     return build_cost_report(spec, RUN_KEY, describes, PriceBook.for_spec(spec), other_runs=other_runs)
 
 

@@ -17,6 +17,7 @@ from sagemaker_fleet.cost.collect import describe_run_jobs
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.fleetspec import load_fleet_spec
 from sagemaker_fleet.jobs.prices import PriceBook
+from sagemaker_fleet.jobs.reader import ClientJobReader
 from sagemaker_fleet.operators.report import FleetCostReportOperator
 from sagemaker_fleet.plan import plan_fleet
 from statsd_listener import airflow_statsd
@@ -160,7 +161,9 @@ def test_the_cost_report_sends_the_runs_billed_money(fast, monkeypatch, tmp_path
     expected = build_cost_report(
         spec,
         RUN_KEY,
-        describe_run_jobs(fast.boto3_client("sagemaker"), spec.fleet, RunJobIndex.for_run(spec, RUN_KEY)),
+        describe_run_jobs(
+            ClientJobReader(fast.boto3_client("sagemaker")), RunJobIndex.for_run(spec, RUN_KEY)
+        ),
         PriceBook.for_spec(spec),
     )
     assert cost.name == "airflow.sagemaker_fleet.quick.cost_usd"

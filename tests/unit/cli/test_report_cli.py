@@ -4,11 +4,15 @@ report would read like a real run that cost nothing."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from sagemaker_fleet.cli.main import main
 from sagemaker_fleet.cli.report import NO_JOBS_EXIT
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.cost.report import RunJobIndex
 
 SMALL = str(Path(__file__).resolve().parents[3] / "dags" / "fleets" / "small.yaml")
 
@@ -20,8 +24,8 @@ def no_jobs_found(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     runs: list[str] = []
 
-    def describe_run_jobs(client: object, fleet: str, index: object, workers: int) -> list[object]:
-        runs.append(fleet)
+    def describe_run_jobs(reader: object, index: RunJobIndex, workers: int) -> list[object]:
+        runs.append(index.run_key)
         return []
 
     def no_upload(*args: object, **kwargs: object) -> list[str]:
@@ -42,7 +46,7 @@ def test_a_run_without_jobs_exits_with_its_own_code_and_writes_no_report(
     code = main(
         ["report", SMALL, "--run-key", "20261130", "--out", str(out), "--endpoint-url", "http://127.0.0.1:1"]
     )
-    assert no_jobs_found == ["small"]  # AWS was read
+    assert no_jobs_found == ["20261130"]  # AWS was read
     assert code == NO_JOBS_EXIT
     assert NO_JOBS_EXIT not in (0, 1, 2)  # distinct from done, a failure outside and bad input
     captured = capsys.readouterr()

@@ -6,6 +6,7 @@ from typing import Any
 
 from sagemaker_fleet.cost.collect import describe_run_jobs, list_run_job_names
 from sagemaker_fleet.cost.report import RunJobIndex
+from sagemaker_fleet.jobs.reader import ClientJobReader
 from unit.cost.cost_describes import RUN_KEY, demo_spec, describe_job
 
 
@@ -46,7 +47,7 @@ NAMES = [
 def test_lists_every_page_and_keeps_only_the_runs_names() -> None:
     client = PagedListingClient(NAMES)
     index = RunJobIndex.for_run(demo_spec(), RUN_KEY)
-    names = list_run_job_names(client, "demo", index)
+    names = list_run_job_names(ClientJobReader(client), index)
     assert names == ["demo-perth-20261129-r2", "demo-seoul-20261129", "demo-tokyo-20261129"]
     assert len(client.list_calls) == 4
     assert all(
@@ -56,7 +57,9 @@ def test_lists_every_page_and_keeps_only_the_runs_names() -> None:
 
 def test_describes_each_job_once_without_response_metadata() -> None:
     client = PagedListingClient(NAMES)
-    describes = describe_run_jobs(client, "demo", RunJobIndex.for_run(demo_spec(), RUN_KEY), workers=3)
+    describes = describe_run_jobs(
+        ClientJobReader(client), RunJobIndex.for_run(demo_spec(), RUN_KEY), workers=3
+    )
     assert [d["TrainingJobName"] for d in describes] == [
         "demo-perth-20261129-r2",
         "demo-seoul-20261129",

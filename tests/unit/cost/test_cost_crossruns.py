@@ -20,6 +20,7 @@ from sagemaker_fleet.cost.report import RunJobIndex
 from sagemaker_fleet.cost.summary import summary_lines
 from sagemaker_fleet.fleetspec.price_table import load_price_table
 from sagemaker_fleet.jobs.prices import PriceBook
+from sagemaker_fleet.jobs.reader import ClientJobReader
 from unit.cost.cost_describes import GENERATED_AT, RUN_KEY, T0, demo_spec, describe_job, end_of
 
 SEOUL, TOKYO, LIMA = "demo-seoul-20261129", "demo-tokyo-20261129", "demo-lima-20261129"
@@ -198,7 +199,7 @@ def test_givers_are_found_with_one_listing_and_describes_of_other_runs_jobs_only
     run = run_jobs()
     account = Account(foreign(), run)
     index = RunJobIndex.for_run(demo_spec(), RUN_KEY)
-    found = find_other_runs_givers(account, index, run)
+    found = find_other_runs_givers(ClientJobReader(account), index, run)
     assert found.givers == {TOKYO: Giver(THEIRS, "img")}
     assert len(account.lists) == 1
     assert account.lists[0]["WarmPoolStatusEquals"] == "Reused"
@@ -210,7 +211,7 @@ def test_givers_are_found_with_one_listing_and_describes_of_other_runs_jobs_only
 def test_no_call_when_no_job_of_the_run_could_have_taken_a_pool() -> None:
     spot = [describe_job("demo-perth-20261129", spot=True)]
     account = Account(foreign(), spot)
-    found = find_other_runs_givers(account, RunJobIndex.for_run(demo_spec(), RUN_KEY), spot)
+    found = find_other_runs_givers(ClientJobReader(account), RunJobIndex.for_run(demo_spec(), RUN_KEY), spot)
     assert (account.lists, account.described, found.looked_up) == ([], [], False)
 
 
@@ -218,7 +219,7 @@ def test_no_call_when_no_job_of_the_run_could_have_taken_a_pool() -> None:
 def test_credentials_that_may_not_read_other_runs_jobs_leave_them_unknown(deny: set[str]) -> None:
     run = run_jobs()
     found = find_other_runs_givers(
-        Account(foreign(), run, deny), RunJobIndex.for_run(demo_spec(), RUN_KEY), run
+        ClientJobReader(Account(foreign(), run, deny)), RunJobIndex.for_run(demo_spec(), RUN_KEY), run
     )
     if "list" in deny:
         assert found.listing_denied
@@ -244,7 +245,7 @@ def test_a_summary_without_reused_by_job_is_described_only_when_it_ended_near_a_
         return page
 
     account.list_training_jobs = bare  # type: ignore[method-assign]
-    found = find_other_runs_givers(account, RunJobIndex.for_run(demo_spec(), RUN_KEY), run)
+    found = find_other_runs_givers(ClientJobReader(account), RunJobIndex.for_run(demo_spec(), RUN_KEY), run)
     assert sorted(account.described) == [THEIRS]  # far ended a day before the run's first job
     assert found.givers[TOKYO].job_name == THEIRS
     assert far["TrainingEndTime"] < T0 - timedelta(hours=1)

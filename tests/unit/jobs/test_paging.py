@@ -15,6 +15,7 @@ from sagemaker_fleet.fleetspec.model import CitySpec, FleetSpec
 from sagemaker_fleet.fleetspec.names import job_name, run_key_floor, run_name_contains
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.jobs.paging import MAX_LIST_PAGES, ListingError, PagedListing, PageGuard
+from sagemaker_fleet.jobs.reader import ClientJobReader
 
 
 class LoopingClient:
@@ -103,7 +104,7 @@ def test_the_report_lists_one_runs_jobs_not_the_fleets_history() -> None:
             }
 
     client = Recording()
-    names = list_run_job_names(client, "f", RunJobIndex.for_run(SPEC, "20261129"))  # type: ignore[arg-type]
+    names = list_run_job_names(ClientJobReader(client), RunJobIndex.for_run(SPEC, "20261129"))  # type: ignore[arg-type]
     assert names == ["f-oslo-20261129"]
     (call,) = client.calls
     assert call["NameContains"] == "-20261129"

@@ -519,4 +519,6 @@ def test_no_other_module_decides_a_job_state_rule_again() -> None:
         if path.relative_to(PACKAGE).as_posix() not in (STATUS_HOME, ERROR_HOME)
         for rule, line in rederived_rules(ast.parse(path.read_text()))
     ]
-    assert offenders == [], "call jobs/statuses.py's settled or holds_capacity, or jobs/errors.py's error_code"
+    assert offenders == [], (
+        "call jobs/statuses.py's settled or holds_capacity, or jobs/errors.py's error_code"
+    )
