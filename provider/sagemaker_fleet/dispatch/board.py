@@ -208,6 +208,21 @@ class ShareBoard:
         self.reads += 1
         self.read_at = now
 
+    def read_as_viewer(self, records: Iterable[object], now: float, wall: float) -> None:
+        """Take the board's records as a reader of the run that posts nothing (the Fleet view): the other runs' as
+        :meth:`read` does, and the run's own as its triggerer last posted it (:meth:`posted`), which is the
+        record the others rank it by; a run whose record is on the board has settled."""
+        records = list(records)
+        self.read(records, now, wall)
+        for data in records:
+            record = RunDemand.from_json(data)
+            if (
+                record is not None
+                and (record.fleet, record.run_key) == (self.mine.fleet, self.mine.run_key)
+                and wall - record.posted <= self.cadence.stale_seconds
+            ):
+                self.posted(record.to_json(), now)
+
     def update(self, demand: RunDemand) -> None:
         """The run's record as of this sweep (posted by the shell when :meth:`to_post` says so)."""
         self.mine = demand

@@ -27,7 +27,12 @@ class AccountSnapshot:
     """The account's jobs that are not the run's, as one refresh listed them (:mod:`.source`): instances held per
     instance type by running jobs and by Available pools, jobs holding capacity of a type not known (not described
     yet, or ``other_denied`` of them the credentials may not describe), and the other runs' jobs whose pool a job
-    of the run took (taker → giver, from the listing's ``ReusedByJob``). ``listed_since``: None, not looked at."""
+    of the run took (taker → giver, from the listing's ``ReusedByJob``). ``listed_since``: None, not looked at.
+
+    What the run's tracker reads of the account, as the triggerer's sweeps give it (:mod:`.model`: the view's
+    waiting reasons are the triggerer's): ``listed``, the other runs' jobs as the listing summarised them;
+    ``described``, the descriptions of those that hold capacity; ``board``, the account's board's records (None:
+    the fleet does not share, or the board was not read)."""
 
     listed_since: datetime | None = None
     other_running: Mapping[str, int] = field(default_factory=dict)
@@ -35,6 +40,9 @@ class AccountSnapshot:
     other_unknown: int = 0
     other_denied: int = 0
     givers: Mapping[str, str] = field(default_factory=dict)
+    listed: Sequence[Mapping[str, Any]] = ()
+    described: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    board: Sequence[object] | None = None
 
 
 def other_fleets(

@@ -300,16 +300,31 @@ def _waiting(
 
 
 def _tracker(inputs: ViewInputs) -> RunTracker:
-    """The run's tracker, of its own jobs only (the view lists no other run's, nor reads the board)."""
+    """The run's tracker as the triggerer's is built, reading the account as its sweeps feed it: the other runs'
+    jobs (their listing, then the descriptions of those holding capacity) and the account's board, then the run's
+    own jobs; so a waiting city's reason here is the one the triggerer logs."""
     assert inputs.plan is not None
     plan = FleetPlan.from_json(dict(inputs.plan))
     book = DispatchBook.from_plan(plan, inputs.spec)
-    tracker = build_run_dispatch(
-        book, RunJobIndex.for_run(inputs.spec, plan.run_key).names, account=False
-    ).tracker
+    tracker = build_run_dispatch(book, RunJobIndex.for_run(inputs.spec, plan.run_key).names).tracker
     assert tracker is not None
+    _read_account(tracker, inputs.account, inputs.now.timestamp())
     tracker.observe(inputs.describes, whole=True)
     return tracker
+
+
+def _read_account(tracker: RunTracker, account: AccountSnapshot, now: float) -> None:
+    """Give ``tracker`` the account as one sweep of the triggerer does (:class:`~sagemaker_fleet.dispatch.sweep.
+    RunSweeps`: the board's records, the listing's other jobs, their descriptions), at ``now`` (wall-clock seconds:
+    the board's records are stamped so)."""
+    shares, view = tracker.shares, tracker.account
+    if shares is not None and account.board is not None:
+        shares.board.read_as_viewer(account.board, now, now)
+    if view is None or account.listed_since is None:
+        return
+    view.observe(account.listed, now, own=tracker.names)
+    for name, description in account.described.items():
+        view.described(name, description, now, own=tracker.names)
 
 
 def _job(line: CostLine, exported: Mapping[str, Any], region: str, now: datetime) -> dict[str, Any]:

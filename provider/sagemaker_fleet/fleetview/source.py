@@ -9,15 +9,22 @@ it is described once for the life of the cache. Never one call per city per refr
 The account's other jobs (the quota and the warm pools are the account's, not the run's) come from one more listing,
 of the account's jobs created since :data:`ACCOUNT_LOOKBACK` before the run's first job (every page, no name
 filter). An other run's job that holds capacity — running, or keeping an Available pool — is described once for
-its instance type and count (a job's resources never change: the description is kept while the job is listed),
-at most :data:`OTHER_DESCRIBES_PER_REFRESH` a refresh; one the credentials may not describe (AccessDenied) is not
-asked for again and shows as unknown. Pools taken from other runs need no call: the listing's ``ReusedByJob``
-names the taker.
+its instance type, count and warm-pool key (a job's resources never change: the description is kept while the job
+is listed), at most :data:`OTHER_DESCRIBES_PER_REFRESH` a refresh; one the credentials may not describe
+(AccessDenied) is not asked for again and shows as unknown. Pools taken from other runs need no call: the listing's
+``ReusedByJob`` names the taker. For a fleet that shares, the account's board is read too (:func:`board_records`).
+The listing, those descriptions and the board are what the run's tracker in :mod:`.model` reads, as the triggerer's
+sweeps give them to its own, so the view explains a wait as the triggerer's log does.
+
+Jobs are read through a :class:`~sagemaker_fleet.jobs.reader.TrainingJobReader` (the plugin passes the hook).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import json
+import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -25,17 +32,20 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from sagemaker_fleet.dispatch.cadence import AWS_CADENCE
 from sagemaker_fleet.fleetspec.model import MAX_RUNTIME_AWS_DEFAULT
-from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
+from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains, split_s3_uri
 from sagemaker_fleet.fleetview.account import AccountSnapshot
 from sagemaker_fleet.fleetview.model import ListingStats
 from sagemaker_fleet.jobs.errors import error_code
-from sagemaker_fleet.jobs.paging import as_datetime, creation_lookback
+from sagemaker_fleet.jobs.paging import PageGuard, as_datetime, creation_lookback
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, holds_capacity, pool_status, settled
 from sagemaker_fleet.jobs.statuses import ACTIVE_STATUSES as ACTIVE
 
 if TYPE_CHECKING:
     from sagemaker_fleet.jobs.reader import TrainingJobReader
+
+log = logging.getLogger(__name__)
 
 DESCRIBE_WORKERS = 4
 #: Seconds one answer serves every viewer of a run (the page refreshes every few seconds; SageMaker changes slower).
@@ -63,22 +73,52 @@ def _signature(summary: Mapping[str, Any]) -> tuple[Any, ...]:
     )
 
 
+def board_records(s3: Any, board: str, modified_after: float) -> list[object]:
+    """The records of the account's board at ``board`` (an S3 prefix; :mod:`sagemaker_fleet.dispatch.board`) last
+    modified at or after ``modified_after`` (seconds since the epoch: older ones are ended runs'), through a boto3
+    S3 client: one ListObjectsV2 of the prefix, every page, and one GetObject per record. One that is not JSON is
+    skipped, as the triggerer skips it."""
+    bucket, prefix = split_s3_uri(board)
+    guard = PageGuard(f"ListObjectsV2(s3://{bucket}/{prefix})", "NextContinuationToken")
+    request: dict[str, Any] = {"Bucket": bucket, "Prefix": prefix}
+    records: list[object] = []
+    while True:
+        page = s3.list_objects_v2(**request)
+        for item in page.get("Contents") or ():
+            modified = item.get("LastModified")
+            if modified is not None and modified.timestamp() < modified_after:
+                continue
+            body = s3.get_object(Bucket=bucket, Key=item["Key"])["Body"].read()
+            try:
+                records.append(json.loads(body))
+            except ValueError:
+                continue
+        token = guard.next(page) if page.get("IsTruncated") else None
+        if token is None:
+            return records
+        request["ContinuationToken"] = token
+
+
 @dataclass
 class RunJobsReader:
-    """The describes of one run's jobs, refreshed with as few calls as the run's state allows, and what the
-    account's other jobs hold (:meth:`read`)."""
+    """The describes of one run's jobs, refreshed with as few calls as the run's state allows, what the
+    account's other jobs hold and, for a fleet that shares, the account's board (:meth:`read`).
+
+    ``board``: the board's S3 prefix (``sharing.board``; None: the fleet does not share)."""
 
     run_key: str
     names: Mapping[str, tuple[str, int]]
+    board: str | None = None
     cached: dict[str, tuple[tuple[Any, ...], Mapping[str, Any]]] = field(default_factory=dict)
-    #: other runs' jobs as described once: name → (instance type, instance count)
-    shapes: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: other runs' jobs that hold capacity, as described once (a job's resources never change)
+    others: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     #: other runs' jobs the credentials may not describe
     opaque: set[str] = field(default_factory=set)
     #: the account as the latest :meth:`read` saw it
     account: AccountSnapshot = field(default_factory=AccountSnapshot)
 
-    def read(self, reader: TrainingJobReader) -> tuple[list[Mapping[str, Any]], ListingStats]:
+    def read(self, reader: TrainingJobReader, s3: Any = None) -> tuple[list[Mapping[str, Any]], ListingStats]:
+        """The run's descriptions and the calls made; ``s3``: a boto3 S3 client to read the board with."""
         summaries: list[Mapping[str, Any]] = [
             s
             for s in reader.list_jobs(
@@ -100,6 +140,8 @@ class RunJobsReader:
         listed = [str(s["TrainingJobName"]) for s in summaries]
         out = [self.cached[name][1] for name in sorted(listed) if name in self.cached]
         others = self._read_account(reader, summaries)
+        if self.board is not None and s3 is not None:
+            self.account = dataclasses.replace(self.account, board=self._read_board(s3, self.board))
         stats = ListingStats(
             list_calls=2,
             describe_calls=len(stale),
@@ -107,6 +149,14 @@ class RunJobsReader:
             other_describe_calls=others,
         )
         return out, stats
+
+    def _read_board(self, s3: Any, board: str) -> list[object] | None:
+        """The board's records not stale yet, or None when S3 did not answer (the view goes on without them)."""
+        try:
+            return board_records(s3, board, time.time() - AWS_CADENCE.stale_seconds)
+        except Exception:  # noqa: BLE001 - the board refines the waiting reasons; the view shows the rest
+            log.warning("the account's sharing board at %s could not be read", board, exc_info=True)
+            return None
 
     def _read_account(self, reader: TrainingJobReader, own: list[Mapping[str, Any]]) -> int:
         """List the account's jobs, describe the other runs' jobs that hold capacity and are not known yet, and
@@ -122,7 +172,7 @@ class RunJobsReader:
         wanted = [
             str(s["TrainingJobName"])
             for s in holding
-            if s["TrainingJobName"] not in self.shapes and s["TrainingJobName"] not in self.opaque
+            if s["TrainingJobName"] not in self.others and s["TrainingJobName"] not in self.opaque
         ][:OTHER_DESCRIBES_PER_REFRESH]
 
         def describe(name: str) -> Mapping[str, Any] | None:
@@ -136,25 +186,23 @@ class RunJobsReader:
 
         with ThreadPoolExecutor(max_workers=DESCRIBE_WORKERS) as pool:
             for name, description in zip(wanted, pool.map(describe, wanted), strict=True):
-                resources = (description or {}).get("ResourceConfig") or {}
-                if resources.get("InstanceType"):
-                    self.shapes[name] = (
-                        str(resources["InstanceType"]),
-                        int(resources.get("InstanceCount", 1)),
-                    )
+                if description is not None and (description.get("ResourceConfig") or {}).get("InstanceType"):
+                    self.others[name] = description
         listed = {str(s["TrainingJobName"]) for s in others}
-        for name in set(self.shapes) - listed:  # no longer listed: forget it
-            del self.shapes[name]
+        for name in set(self.others) - listed:  # no longer listed: forget it
+            del self.others[name]
         running: dict[str, int] = {}
         pools: dict[str, int] = {}
         unknown = 0
         for summary in holding:
-            shape = self.shapes.get(str(summary["TrainingJobName"]))
-            if shape is None:
+            description = self.others.get(str(summary["TrainingJobName"]))
+            if description is None:
                 unknown += 1
                 continue
+            resources = description["ResourceConfig"]
+            itype, count = str(resources["InstanceType"]), int(resources.get("InstanceCount", 1))
             counts = running if summary.get("TrainingJobStatus") in ACTIVE else pools
-            counts[shape[0]] = counts.get(shape[0], 0) + shape[1]
+            counts[itype] = counts.get(itype, 0) + count
         givers = {
             str(reused_by): str(s["TrainingJobName"])
             for s in others
@@ -167,6 +215,8 @@ class RunJobsReader:
             other_unknown=unknown,
             other_denied=len(self.opaque & listed),
             givers=givers,
+            listed=others,
+            described={name: self.others[name] for name in sorted(self.others)},
         )
         return len(wanted)
 

@@ -84,6 +84,15 @@ def _hook(record: FleetRunRecord, spec: FleetSpec) -> Any:
     return SageMakerFleetHook(aws_conn_id=record.aws_conn_id, region_name=spec.region)
 
 
+def _s3(record: FleetRunRecord, spec: FleetSpec) -> Any:
+    """An S3 client of the run's connection, for the account's board (None: the fleet does not share)."""
+    if spec.sharing is None:
+        return None
+    from airflow.providers.amazon.aws.hooks.s3 import S3Hook
+
+    return S3Hook(aws_conn_id=record.aws_conn_id, region_name=spec.region).get_conn()
+
+
 def read_run(session: Any, dag_id: str, run_id: str, reader: RunJobsReader | None) -> tuple[RunRead, Any]:
     """The run's read and the jobs reader to keep for the next refresh (its cached describes)."""
     try:
@@ -106,8 +115,9 @@ def read_run(session: Any, dag_id: str, run_id: str, reader: RunJobsReader | Non
         dag_id, run_id, record.run_key, record.state, report_url(record), dry_run, record.plan_task_state
     )
     if reader is None or reader.run_key != record.run_key:
-        reader = RunJobsReader(record.run_key, RunJobIndex.for_run(spec, record.run_key).names)
-    describes, stats = reader.read(_hook(record, spec)) if not dry_run else ([], None)
+        board = spec.sharing.board if spec.sharing is not None else None
+        reader = RunJobsReader(record.run_key, RunJobIndex.for_run(spec, record.run_key).names, board)
+    describes, stats = reader.read(_hook(record, spec), _s3(record, spec)) if not dry_run else ([], None)
     final = record.state in RUN_ENDED and all(is_final(job) for job in describes)
     inputs = ViewInputs(
         spec,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 from typing import Any
+from unittest.mock import patch
 
 from sagemaker_fleet.cost.disclosure import Disclosure
 from sagemaker_fleet.fleetspec.names import job_name
@@ -391,3 +392,49 @@ def test_other_runs_jobs_the_credentials_may_not_describe_show_as_unknown_and_ar
     fake.described.clear()
     reader.read(fake)
     assert [n for n in fake.described if not n.startswith("demo-")] == []
+
+
+class BoardBucket:
+    """ListObjectsV2 and GetObject of a board prefix: a fresh record, an ended run's and one that is not JSON."""
+
+    def __init__(self, objects: dict[str, tuple[float, bytes]]) -> None:
+        self.objects = objects
+        self.fetched: list[str] = []
+
+    def list_objects_v2(self, **kwargs: Any) -> dict[str, Any]:
+        assert (kwargs["Bucket"], kwargs["Prefix"]) == ("acme-reports", "sagemaker-fleet/board/")
+        return {
+            "Contents": [
+                {"Key": key, "LastModified": T0 + timedelta(seconds=at)}
+                for key, (at, _) in self.objects.items()
+            ],
+            "IsTruncated": False,
+        }
+
+    def get_object(self, **kwargs: Any) -> dict[str, Any]:
+        self.fetched.append(kwargs["Key"])
+        body = self.objects[kwargs["Key"]][1]
+        return {"Body": type("Body", (), {"read": lambda self: body})()}
+
+
+def test_a_sharing_runs_refresh_reads_the_accounts_board_for_the_waiting_reasons() -> None:
+    spec = demo_spec()
+    assert spec.sharing is not None
+    prefix = "sagemaker-fleet/board/"
+    bucket = BoardBucket(
+        {
+            f"{prefix}other/{RUN_KEY}.json": (0.0, json.dumps({"version": 1, "fleet": "other"}).encode()),
+            f"{prefix}old/{RUN_KEY}.json": (-10 * 86400.0, b"{}"),
+            f"{prefix}junk.json": (0.0, b"not json"),
+        }
+    )
+    reader = RunJobsReader(RUN_KEY, {}, spec.sharing.board)
+    with patch("sagemaker_fleet.fleetview.source.time.time", return_value=T0.timestamp()):
+        reader.read(FakeReader({}), bucket)
+    assert reader.account.board == [{"version": 1, "fleet": "other"}]
+    assert sorted(bucket.fetched) == [
+        f"{prefix}junk.json",
+        f"{prefix}other/{RUN_KEY}.json",
+    ]  # not the ended run's
+    reader.read(FakeReader({}))  # no S3 client: no board, and the reasons say the run waits for it
+    assert reader.account.board is None
