@@ -162,6 +162,17 @@ def board_section(spec: FleetSpec, scope: PolicyScope) -> list[Statement]:
     ]
 
 
+def read_board_section(spec: FleetSpec, scope: PolicyScope) -> list[Statement]:
+    """The account's board as the Fleet view reads it (``sharing``): its waiting reasons rank the run as the
+    triggerer does; it posts nothing."""
+    if scope.board is None:
+        return []
+    return [
+        _list_prefix("ListTheAccountsBoard", scope, scope.board),
+        Statement("ReadTheAccountsBoard", ("s3:GetObject",), (scope.objects_arn(scope.board),)),
+    ]
+
+
 # ------------------------------------------------------------------------------------------------ preflight
 
 
@@ -262,6 +273,7 @@ VIEW: tuple[Section, ...] = (
     own_describe_section,
     other_fleets_section,
     read_reports_section,
+    read_board_section,
 )
 #: What a person needs to try the fleet from the command line before the DAGs: ``preflight`` and ``report``.
 PILOT: tuple[Section, ...] = (

@@ -136,6 +136,9 @@ RUNS_AS: dict[str, frozenset[str]] = {
     "triggers": frozenset({"airflow"}),
     "operators": frozenset({"airflow"}),
     "plugin": frozenset({"view"}),
+    "fleetview": frozenset({"view"}),  # the account's board, read for the waiting reasons
+    # the listing and the describe of the hook (Airflow, the Fleet view) and of `sagemaker-fleet report`
+    "jobs/reader.py": frozenset({"airflow", "view", "pilot"}),
     "cost": frozenset({"airflow", "pilot"}),  # the cost report task, and `sagemaker-fleet report`
     "preflight/resources.py": frozenset({"pilot"}),
     "preflight/quotas.py": frozenset({"airflow", "pilot"}),  # the plan task reads the quotas too
@@ -150,7 +153,8 @@ RUNS_AS: dict[str, frozenset[str]] = {
     "registry": frozenset(),
     "preflight/registry_checks.py": frozenset(),  # preflight of a register: spec (an optional statement)
 }
-#: The hook's reads the Fleet view makes too (fleetview/source.py reads the account through the hook).
+#: The hook's reads the Fleet view makes too (fleetview/source.py reads the account through the hook; the listing and
+#: the describe themselves are jobs/reader.py's).
 VIEW_THROUGH_HOOK = frozenset({"sagemaker:ListTrainingJobs", "sagemaker:DescribeTrainingJob"})
 
 
