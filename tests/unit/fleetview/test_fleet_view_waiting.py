@@ -26,12 +26,7 @@ def _jobs() -> list[dict[str, Any]]:
     """seoul done, tokyo training: every other planned city waits."""
     seoul = describe_job(job_name("demo", "seoul", RUN_KEY), training=1800, pool_status="Terminated")
     tokyo = describe_job(
-        job_name("demo", "tokyo", RUN_KEY),
-        status="InProgress",
-        secondary="Training",
-        created=2100.0,
-        training=0,
-        phases=[("Starting", 100.0), ("Training", 400.0)],
+        job_name("demo", "tokyo", RUN_KEY), status="InProgress", secondary="Training", created=2100.0
     )
     return [seoul, tokyo]
 
