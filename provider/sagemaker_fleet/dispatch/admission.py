@@ -157,7 +157,7 @@ def waiting_reason(view: RunView, wait: Wait, now: float) -> str:
             "cold starts are used)"
         )
     shares = view.shares
-    if shares is not None and not shares.board.settled:
+    if shares is not None and not shares.board.ready:
         return (
             "waits for the account's board: the run takes no new instances until the runs that start with it "
             f"have read its first record ({view.cadence.start_settle_seconds:g} s; sharing)"

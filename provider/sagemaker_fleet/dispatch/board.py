@@ -29,7 +29,7 @@ cluster queues and AWS Batch's share-based scheduling, but aware of warm pools:
   start on a pool handed over counts once, as the taker's (the giver's job shows ``ReusedByJob`` naming another
   run's job, which its run does not count as its own warm start);
 - **the start**: a run admits no city into new instances until it has read the board
-  :attr:`~.cadence.Cadence.start_settle_seconds` after its first record was posted (:attr:`ShareBoard.settled`). Two runs starting
+  :attr:`~.cadence.Cadence.start_settle_seconds` after its first record was posted (:attr:`ShareBoard.ready`). Two runs starting
   in the same second — a daily and a weekly DAG scheduled at the same midnight — each see the other's record
   before either admits, and rank alike; without it both took the whole free room from the same listing, and one
   met a quota's worth of ``ResourceLimitExceeded``. A run whose record the other did not see in time admits
@@ -211,7 +211,7 @@ class ShareBoard:
     def read_as_viewer(self, records: Iterable[object], now: float, wall: float) -> None:
         """Take the board's records as a reader of the run that posts nothing (the Fleet view): the other runs' as
         :meth:`read` does, and the run's own as its triggerer last posted it (:meth:`posted`), which is the
-        record the others rank it by; a run whose record is on the board has settled."""
+        record the others rank it by; a run whose record is on the board is :attr:`ready`."""
         records = list(records)
         self.read(records, now, wall)
         for data in records:
@@ -244,9 +244,9 @@ class ShareBoard:
     # ------------------------------------------------------------------------------------------ asking
 
     @property
-    def settled(self) -> bool:
-        """Whether the board was read :attr:`~.cadence.Cadence.start_settle_seconds` after the run's first post (see the module
-        docstring): until then the run takes no new instances."""
+    def ready(self) -> bool:
+        """Whether the run may take new instances: the board was read :attr:`~.cadence.Cadence.start_settle_seconds`
+        after the run's first post, so the runs that start with it have ranked it (see the module docstring)."""
         if self.seen_before:
             return True
         return (

@@ -53,9 +53,9 @@ class FairShare:
     def reserves(self) -> dict[QuotaKey, int]:
         """Per quota, the room to leave to the runs ranked before this one that wait on it (:meth:`ShareBoard.reserve`,
         every run ranking against the account's quota as it knows it); the whole quota until the board has
-        :attr:`~ShareBoard.settled`."""
+        :attr:`~ShareBoard.ready`."""
         limits = {pool: self.book.account_limit(pool) or 0 for pool in self.book.capacity}
-        if not self.board.settled:
+        if not self.board.ready:
             return limits
         return {pool: self.board.reserve(quota_name(pool), limit) for pool, limit in limits.items()}
 
@@ -76,8 +76,8 @@ class FairShare:
     def took_pool(self, turn: Turn, used: Counter[QuotaKey], reserve: Mapping[QuotaKey, int]) -> None:
         """A city of ``turn``'s group took a pool: while a run ranked before this one waits on its quota, that is a
         hand-on the group owes; after :data:`OWED_HANDOFFS` per lane the group yields its pools. Not before the
-        board has settled: the whole quota is reserved then, whoever waits."""
-        if self.board.settled and turn.group in self.book.keys and self.owing(turn.quota, used, reserve):
+        board is ready: the whole quota is reserved then, whoever waits."""
+        if self.board.ready and turn.group in self.book.keys and self.owing(turn.quota, used, reserve):
             self.owed[turn.group] += 1
             if self.owed[turn.group] >= OWED_HANDOFFS * self.book.widths[turn.group]:
                 self.yielding.add(turn.group)

@@ -106,12 +106,12 @@ def test_a_viewer_ranks_the_run_by_its_own_record_on_the_board_and_not_by_a_stal
     viewer = ShareBoard("big", "20261129", sharing())
     viewer.read_as_viewer(records, 0, 1000 + CADENCE.stale_seconds)
     assert list(viewer.others) == [("small", "20261129")]
-    assert viewer.settled  # the run's triggerer has posted: it ranks, and the viewer sees it as ranked
+    assert viewer.ready  # the run's triggerer has posted: it ranks, and the viewer sees it as ranked
     assert viewer.last is not None
     assert viewer.last.held == {Q: 3}
     late = ShareBoard("big", "20261129", sharing())
     late.read_as_viewer(records, 0, 1000 + CADENCE.stale_seconds + 1)
-    assert (late.others, late.last, late.settled) == ({}, None, False)  # no triggerer runs it any more
+    assert (late.others, late.last, late.ready) == ({}, None, False)  # no triggerer runs it any more
 
 
 def test_a_record_is_posted_when_it_changes_or_at_the_heartbeat() -> None:
