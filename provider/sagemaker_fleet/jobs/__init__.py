@@ -5,7 +5,9 @@
 - ``keys.py``: the warm-pool matching key, which jobs may share a pool; ``groups.py``: the group of a city (its key
   and spot, numbered in spec order), the one name the plan, the report, the Fleet view and the logs give it;
 - ``record.py``: DescribeTrainingJob responses as typed values; ``describe.py``: their compact JSON summary;
-- ``statuses.py``: the job, start-up and warm-pool statuses and the error codes the package acts on;
+- ``statuses.py``: the job, start-up and warm-pool statuses and the error codes the package acts on, and what a
+  job's state means (``POOL_AVAILABLE``, ``settled``, ``holds_capacity``);
+- ``reader.py``: ``TrainingJobReader``, the one way the cost report and the Fleet view list and describe jobs;
 - ``attempts.py``: what to do next for a city given its earlier submissions; ``attachment.py``: what creating a
   job by its name found;
 - ``starts.py``: cold or warm starts and what a pool saved; ``startup.py``: the start-up time model;
@@ -14,5 +16,5 @@
 - ``service_quotas.py``: the training quotas' Service Quotas names, and an account's quotas per instance type;
 - ``prices.py``: the cost report's price lookup; ``duration_text.py``: the one duration format;
 - ``endpoint.py``: the clock speed a simulated endpoint announces in its responses;
-- ``errors.py``: prices or job shapes the model cannot handle.
+- ``errors.py``: prices or job shapes the model cannot handle; the code of a refused AWS call (``error_code``).
 """
