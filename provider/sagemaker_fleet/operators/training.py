@@ -9,16 +9,16 @@ from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.compat import AirflowException, AirflowSkipException
 from sagemaker_fleet.contract import PLAN_XCOM_KEY, task_try_id
+from sagemaker_fleet.hooks.connection import aws_template_fields
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.observability.lineage import lineage_ids
-from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_conf, task_run_key
+from sagemaker_fleet.operators.aws import FleetAwsOperator, task_conf, task_run_key
 from sagemaker_fleet.triggers.defaults import (
     CITY_TRIGGER_CLASSPATH,
     CityOptions,
     CityTiming,
     TaskTry,
     TriggerHandle,
-    aws_connection,
     city_trigger_kwargs,
 )
 
@@ -135,7 +135,7 @@ class FleetTrainingOperator(FleetAwsOperator):
                 capacity_retry_seconds=self.capacity_retry_seconds,
                 capacity_timeout_seconds=self.capacity_timeout_seconds,
             ),
-            connection=aws_connection(self),
+            connection=self.connection.to_json(),
         )
 
     # ------------------------------------------------------------------------------------------ on a worker

@@ -13,10 +13,10 @@ import pytest
 from airflow.models.trigger import Trigger
 
 from sagemaker_fleet.compat import TaskDeferred
+from sagemaker_fleet.hooks.connection import AwsConnection
 from sagemaker_fleet.operators.training import FleetTrainingOperator
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 from sagemaker_fleet.triggers.defaults import (
-    AWS_CONNECTION_FIELDS,
     CITY_TRIGGER_GROUPS,
     CityOptions,
     CityTiming,
@@ -81,13 +81,13 @@ def test_every_field_survives_the_trigger_table() -> None:
     assert rebuilt.task_try == TaskTry(**TASK_TRY)
     assert rebuilt.options == CityOptions(**OPTIONS)
     assert rebuilt.timing == CityTiming(**TIMING)
-    assert {name: getattr(rebuilt, name) for name in AWS_CONNECTION_FIELDS} == AWS
+    assert rebuilt.connection == AwsConnection(**AWS)
     assert rebuilt.serialize() == trigger.serialize()
 
 
 def test_a_trigger_at_its_defaults_stores_no_group() -> None:
     _, kwargs = FleetCityTrigger(spec_path="/x/f.yaml", city="oslo").serialize()
-    assert set(kwargs) == {"spec_path", "city", *AWS_CONNECTION_FIELDS}
+    assert set(kwargs) == {"spec_path", "city", *AwsConnection.names()}
     rebuilt = stored_and_rebuilt(FleetCityTrigger(spec_path="/x/f.yaml", city="oslo"))
     assert (rebuilt.task_try, rebuilt.options, rebuilt.timing) == (TaskTry(), CityOptions(), CityTiming())
 
@@ -122,7 +122,7 @@ def test_what_the_operator_is_given_reaches_the_trigger_the_triggerer_builds() -
     assert trigger.task_try == TaskTry(
         run_key="20261129", params={"dry_run": True}, try_id=f"{run_id}/3", dag_id="d", run_id=run_id
     )
-    assert {name: getattr(trigger, name) for name in AWS_CONNECTION_FIELDS} == AWS
+    assert trigger.connection == AwsConnection(**AWS)
     assert trigger.serialize() == handle.serialize()  # the worker's row is the trigger's own
 
 
