@@ -48,12 +48,9 @@ class AwsConnection:
 
     def hook_kwargs(self) -> dict[str, Any]:
         """The keyword arguments of an ``AwsBaseHook`` on this connection (its ``config`` is the botocore config)."""
-        return {
-            "aws_conn_id": self.aws_conn_id,
-            "region_name": self.region_name,
-            "verify": self.verify,
-            "config": self.botocore_config,
-        }
+        kwargs = self.to_json()
+        kwargs["config"] = kwargs.pop("botocore_config")
+        return kwargs
 
     def with_defaults(self, botocore_config: Mapping[str, Any] | None) -> Self:
         """The connection with ``botocore_config``'s settings where its own config does not set them (its own win)."""

@@ -11,6 +11,7 @@ from sagemaker_fleet.contract import PLAN_XCOM_KEY, SUMMARY_XCOM_KEY, cities_xco
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.errors import SageMakerFleetError
+from sagemaker_fleet.failures import RefusedConfError, UnplannableFleetError, run_spec, unusable
 from sagemaker_fleet.fleetspec.errors import FleetSpecError, RunConfError
 from sagemaker_fleet.fleetspec.limits import capped
 from sagemaker_fleet.fleetspec.names import reports_s3_prefix, split_s3_uri
@@ -32,7 +33,6 @@ from sagemaker_fleet.runnote import (
     plan_line,
     refused_line,
 )
-from sagemaker_fleet.triggers.errors import RefusedConfError, UnplannableFleetError, run_spec, unusable
 
 #: The XCom key of the plan's summary (cities, starts, makespan).
 #: Earlier reports tried, newest first, before planning without history.

@@ -153,7 +153,7 @@ class FleetTrainingOperator(FleetAwsOperator):
         try:
             conf = parse_run_conf(task_conf(context)).to_json()
         except RunConfError as exc:
-            from sagemaker_fleet.triggers.errors import refused
+            from sagemaker_fleet.failures import refused
 
             raise refused(exc) from None
         if self.deferrable and self.options.plan_task_id:
@@ -191,7 +191,7 @@ class FleetTrainingOperator(FleetAwsOperator):
             raise AirflowSkipException(f"{self.city}: {event.get('message', 'skipped')}")
         message = f"{self.city}: {event.get('message') or 'training failed'}"
         if event.get("retry") is False:  # its cause is in the fleet file, the plan or the task: no retry
-            from sagemaker_fleet.triggers.errors import CityCannotTrainError
+            from sagemaker_fleet.failures import CityCannotTrainError
 
             raise CityCannotTrainError(message)
         raise AirflowException(message)
