@@ -44,11 +44,10 @@ class FleetTrainingOperator(FleetAwsOperator):
     :param city: the city to train (templated).
     :param run_key: the run key; default: from the DAG run (logical date ``YYYYMMDD``, or a hash of the DAG and the
         run id; of the DAG and the logical date under ``airflow dags test``).
-    :param options: how the city takes its turn and its warm pool (:class:`~sagemaker_fleet.triggers.defaults.CityOptions`:
-        the plan task, the keep-alive without a plan, ``force_retrain``, ``carry_pools``, ``use_params``); its
+    :param options: how the city takes its turn and its warm pool
+        (:class:`~sagemaker_fleet.triggers.defaults.CityOptions`, which documents and defaults each field); its
         ``keep_alive_seconds`` is templated, as the operator's ``keep_alive_seconds``.
-    :param timing: the city's clocks (:class:`~sagemaker_fleet.triggers.defaults.CityTiming`: the poll interval, the
-        capacity back-off and timeout).
+    :param timing: the city's clocks (:class:`~sagemaker_fleet.triggers.defaults.CityTiming`).
     :param deferrable: wait in the triggerer (default) instead of holding a worker slot; a synchronous wait does
         not read the plan, so the city starts at once.
     :param kwargs: the AWS connection (``aws_conn_id``, ``region_name``, ``verify``, ``botocore_config``:
