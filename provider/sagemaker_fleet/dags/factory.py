@@ -177,7 +177,6 @@ def _fleet_dag(
     city_task: CityTask,
     report_config: ReportConfig,
 ) -> DAG:
-    connections, dispatch = city_task.connections, city_task.dispatch
     from sagemaker_fleet.dags.form import manual_params
     from sagemaker_fleet.fleetspec.names import reports_s3_prefix
     from sagemaker_fleet.operators.notify import FleetNotifyOperator
@@ -187,6 +186,7 @@ def _fleet_dag(
     from sagemaker_fleet.operators.release import FleetPoolReleaseOperator
     from sagemaker_fleet.operators.report import FleetCostReportOperator, models_asset
 
+    connections, dispatch = city_task.connections, city_task.dispatch
     report_dir = report_config.report_dir or settings.get("report_dir")
     report_asset = Asset(name=f"{spec.fleet}-reports", uri=reports_s3_prefix(spec.output_s3_uri))
     # the training tasks end in the triggerer, where Airflow registers no asset event for a task's outlets: the
