@@ -513,13 +513,11 @@ def print_table(title: str, ours: dict[str, Any], stock: dict[str, Any], args: a
 
 
 def parent(args: argparse.Namespace) -> None:
-    import inspect
 
     from airflow.providers.amazon.aws.operators.sagemaker import CHECK_INTERVAL_SECOND
     from cryptography.fernet import Fernet
 
     from sagemaker_fleet.fleetspec.model import InstanceQuota
-    from sagemaker_fleet.operators.training import FleetTrainingOperator
     from sagemaker_fleet.sim import SimConfig
     from sagemaker_fleet.sim.client import SimClient
     from sagemaker_fleet.sim.config import TimingConfig
@@ -527,10 +525,9 @@ def parent(args: argparse.Namespace) -> None:
     from sagemaker_fleet.sim.startup_model import StartupModel
     from sagemaker_fleet.sim.workload import WorkModel
     from sagemaker_fleet.testing.component_env import aws_connection_json
+    from sagemaker_fleet.triggers.defaults import CityTiming
 
-    ours_default = float(
-        inspect.signature(FleetTrainingOperator.__init__).parameters["poll_interval"].default
-    )
+    ours_default = CityTiming().poll_interval
     stock_default = float(CHECK_INTERVAL_SECOND)
     rows = [("default intervals", ours_default, stock_default)]
     if args.same_interval:
@@ -540,8 +537,8 @@ def parent(args: argparse.Namespace) -> None:
     print(f"command: {shlex.join([Path(sys.executable).name, *sys.argv])}")
     print(
         f"N={args.jobs} jobs, window={args.window:.0f} wall s, speed={args.speed:g} sim s per wall s, "
-        f"cpu cores={os.cpu_count()}; default intervals: ours {ours_default:g} s (FleetTrainingOperator."
-        f"poll_interval), stock {stock_default:g} s (SageMakerTrainingOperator.check_interval)"
+        f"cpu cores={os.cpu_count()}; default intervals: ours {ours_default:g} s (FleetTrainingOperator's "
+        f"CityTiming.poll_interval), stock {stock_default:g} s (SageMakerTrainingOperator.check_interval)"
     )
     config = SimConfig(
         seed=1,

@@ -19,6 +19,7 @@ from sagemaker_fleet.operators.register import FleetRegisterOperator
 from sagemaker_fleet.operators.release import FleetPoolReleaseOperator
 from sagemaker_fleet.operators.report import FleetCostReportOperator
 from sagemaker_fleet.operators.training import FleetTrainingOperator
+from sagemaker_fleet.triggers.defaults import CityOptions
 
 SPEC = str(Path(__file__).resolve().parents[1] / "fleets" / "small.yaml")
 
@@ -44,7 +45,7 @@ with DAG(
     train = FleetTrainingOperator.partial(
         task_id="train",
         spec_path=SPEC,
-        plan_task_id="plan",
+        options=CityOptions(plan_task_id="plan"),
         map_index_template="{{ task.city }}",
     ).expand(city=XComArg(plan))
     # [END howto_operator_fleet_training]

@@ -29,6 +29,8 @@ Modules:
 - ``settings.py``: the ``[sagemaker_fleet]`` section of Airflow's configuration;
 - ``compat.py``: everything that differs between the supported Airflow and provider versions;
 - ``errors.py``: :class:`SageMakerFleetError`, the root of every error raised here;
+- ``failures.py``: the failures a retry cannot mend (Airflow fails the task at once), and a task's reading of its
+  fleet file, which raises them;
 - ``get_provider_info.py``: the provider metadata Airflow's ProvidersManager reads.
 """
 

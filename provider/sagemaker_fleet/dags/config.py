@@ -18,6 +18,7 @@ from typing import Any
 
 from sagemaker_fleet import settings
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID
+from sagemaker_fleet.triggers.defaults import CityTiming
 
 
 @dataclass(frozen=True)
@@ -53,13 +54,13 @@ class DispatchConfig:
     capacity_retry_seconds: float | None = None
     carry_pools: bool = False
 
-    def resolved(self) -> DispatchConfig:
-        """The intervals with the ``[sagemaker_fleet]`` settings where they are not given (read at parse time)."""
-        return DispatchConfig(
+    def city_timing(self) -> CityTiming:
+        """The clocks of the run's cities, with the ``[sagemaker_fleet]`` settings where they are not given (read at
+        parse time)."""
+        return CityTiming(
             poll_interval=self.poll_interval or settings.get_float_or_none("poll_interval") or 0.0,
             capacity_retry_seconds=self.capacity_retry_seconds
             or settings.get_float("capacity_retry_seconds"),
-            carry_pools=self.carry_pools,
         )
 
 

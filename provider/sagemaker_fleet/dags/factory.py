@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from airflow.sdk import DAG, Asset, AssetAlias, XComArg, get_parsing_context
+from airflow.sdk import DAG, Asset, AssetAlias, BaseOperator, XComArg, get_parsing_context
 
 from sagemaker_fleet import settings
 from sagemaker_fleet.contract import (
@@ -39,6 +40,7 @@ from sagemaker_fleet.contract import (
 from sagemaker_fleet.dags.config import MOVED_KEYWORDS, ConnectionConfig, DispatchConfig, ReportConfig
 from sagemaker_fleet.operators.cities import FleetCitiesOperator, chunks_for
 from sagemaker_fleet.operators.training import FleetTrainingOperator
+from sagemaker_fleet.triggers.defaults import CityOptions
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec
@@ -86,19 +88,8 @@ def build_fleet_dag(
         )
     spec_path = str(spec_path)
     connections = connections or ConnectionConfig()
-    dispatch = (dispatch or DispatchConfig()).resolved()
     default_args = {**DEFAULT_ARGS, **(default_args or {})}
-    city_task = {
-        "spec_path": spec_path,
-        "plan_task_id": PLAN_TASK_ID,
-        # every fleet DAG reads the run's conf (the form only offers it): sagemaker_fleet.fleetspec.runconf
-        "use_params": True,
-        "poll_interval": dispatch.poll_interval,
-        "capacity_retry_seconds": dispatch.capacity_retry_seconds,
-        "aws_conn_id": connections.aws_conn_id,
-        "carry_pools": dispatch.carry_pools,
-        "map_index_template": CITY_MAP_INDEX_TEMPLATE,
-    }
+    city_task = CityTask(spec_path, connections, dispatch or DispatchConfig())
     parsing = get_parsing_context()
     chunk = train_task_chunk(parsing.task_id) if dag_id is not None and parsing.dag_id == dag_id else None
     if dag_id is not None and chunk is not None:
@@ -118,9 +109,34 @@ def build_fleet_dag(
         "default_args": default_args,
         **dag_kwargs,
     }
-    return _fleet_dag(
-        spec, spec_path, manual, dag_args, city_task, connections, dispatch, report or ReportConfig()
-    )
+    return _fleet_dag(spec, spec_path, manual, dag_args, city_task, report or ReportConfig())
+
+
+@dataclass(frozen=True)
+class CityTask:
+    """The fleet DAG's training task, the same in the whole DAG and in the one-task DAG a city's task process
+    builds: the fleet file and the groups that reach it, handed to the operator whole."""
+
+    spec_path: str
+    connections: ConnectionConfig
+    dispatch: DispatchConfig
+
+    def mapped(self, chunk: int, cities: BaseOperator) -> Any:
+        """The training task of ``chunk``, mapped over the cities ``cities`` returns."""
+        options = CityOptions(
+            # every fleet DAG reads the run's conf (the form only offers it): sagemaker_fleet.fleetspec.runconf
+            use_params=True,
+            plan_task_id=PLAN_TASK_ID,
+            carry_pools=self.dispatch.carry_pools,
+        )
+        return FleetTrainingOperator.partial(
+            task_id=train_task_id(chunk),
+            spec_path=self.spec_path,
+            options=options,
+            timing=self.dispatch.city_timing(),
+            aws_conn_id=self.connections.aws_conn_id,
+            map_index_template=CITY_MAP_INDEX_TEMPLATE,
+        ).expand(city=XComArg(cities))
 
 
 def _city_task_dag(
@@ -129,14 +145,12 @@ def _city_task_dag(
     spec_path: str,
     manual: bool,
     default_args: dict[str, Any],
-    city_task: dict[str, Any],
+    city_task: CityTask,
     dag_kwargs: dict[str, Any],
 ) -> DAG:
     """The DAG as a city's task process needs it: the training task, mapped over a stand-in of the task its
     cities come from (the task process reads that task's return value by task id), and the trigger form's params
-    for a manual DAG. Built the same way as in :func:`_fleet_dag`, from the same ``city_task`` arguments."""
-    from airflow.sdk import BaseOperator
-
+    for a manual DAG. Built the same way as in :func:`_fleet_dag`, by the same :class:`CityTask`."""
     params = None
     if manual:
         from sagemaker_fleet.dags.form import manual_params
@@ -151,7 +165,7 @@ def _city_task_dag(
         max_active_tasks=dag_kwargs.get("max_active_tasks", 16),
     ) as dag:
         source = BaseOperator(task_id=PLAN_TASK_ID if chunk == 0 else cities_task_id(chunk))
-        FleetTrainingOperator.partial(task_id=train_task_id(chunk), **city_task).expand(city=XComArg(source))
+        city_task.mapped(chunk, source)
     return dag
 
 
@@ -160,9 +174,7 @@ def _fleet_dag(
     spec_path: str,
     manual: bool,
     dag_args: dict[str, Any],
-    city_task: dict[str, Any],
-    connections: ConnectionConfig,
-    dispatch: DispatchConfig,
+    city_task: CityTask,
     report_config: ReportConfig,
 ) -> DAG:
     from sagemaker_fleet.dags.form import manual_params
@@ -174,6 +186,7 @@ def _fleet_dag(
     from sagemaker_fleet.operators.release import FleetPoolReleaseOperator
     from sagemaker_fleet.operators.report import FleetCostReportOperator, models_asset
 
+    connections, dispatch = city_task.connections, city_task.dispatch
     report_dir = report_config.report_dir or settings.get("report_dir")
     report_asset = Asset(name=f"{spec.fleet}-reports", uri=reports_s3_prefix(spec.output_s3_uri))
     # the training tasks end in the triggerer, where Airflow registers no asset event for a task's outlets: the
@@ -206,12 +219,7 @@ def _fleet_dag(
             FleetCitiesOperator(task_id=cities_task_id(chunk), plan_task_id=PLAN_TASK_ID, chunk=chunk)
             for chunk in range(1, chunks)
         ]
-        trains = [
-            FleetTrainingOperator.partial(task_id=train_task_id(chunk), **city_task).expand(
-                city=XComArg(sources[chunk])
-            )
-            for chunk in range(chunks)
-        ]
+        trains = [city_task.mapped(chunk, sources[chunk]) for chunk in range(chunks)]
         # every city has had its turn: end the pools nobody will take over, so the report sees final idle time
         release = FleetPoolReleaseOperator(
             task_id=RELEASE_TASK_ID,

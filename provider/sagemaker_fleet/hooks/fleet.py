@@ -28,6 +28,7 @@ from sagemaker_fleet.jobs.paging import JobFilters, job_listing
 from sagemaker_fleet.jobs.reader import ClientJobReader
 
 if TYPE_CHECKING:
+    from airflow.providers.amazon.aws.hooks.s3 import S3Hook
     from mypy_boto3_sagemaker import SageMakerClient
     from mypy_boto3_sagemaker.type_defs import (
         CreateTrainingJobRequestTypeDef,
@@ -100,6 +101,16 @@ class SageMakerFleetHook(AwsBaseHook):
     def client(self) -> SageMakerClient:
         """The cached boto3 SageMaker client."""
         return cast("SageMakerClient", self.conn)
+
+    def s3_hook(self) -> S3Hook:
+        """An S3 hook on this hook's connection, with its region, certificate check and botocore config (this hook's
+        retry policy included): a run's S3 calls (the account's sharing board) go where and as its SageMaker calls
+        go. It reads the connection: a trigger calls it off the event loop."""
+        from airflow.providers.amazon.aws.hooks.s3 import S3Hook
+
+        return S3Hook(
+            aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify, config=self.config
+        )
 
     # ------------------------------------------------------------------------------------------------ sync
 

@@ -18,12 +18,13 @@ from airflow.sdk import BaseOperator
 
 from sagemaker_fleet.compat import under_dag_test
 from sagemaker_fleet.fleetspec.names import context_run_key
+from sagemaker_fleet.hooks.connection import AwsConnection, aws_template_fields
 
 if TYPE_CHECKING:
     from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 
-#: The AWS connection's templated fields (as ``aws_template_fields`` in the Amazon provider has them).
-AWS_TEMPLATE_FIELDS = ("aws_conn_id", "region_name", "verify")
+#: The connection's defaults, which are the operators' (:class:`~sagemaker_fleet.hooks.connection.AwsConnection`).
+_DEFAULT = AwsConnection()
 
 
 def task_run_key(context: Mapping[str, Any]) -> str:
@@ -42,19 +43,13 @@ def task_conf(context: Mapping[str, Any]) -> dict[str, Any]:
     return {**params, **(conf if isinstance(conf, Mapping) else {})}
 
 
-def aws_template_fields(*fields: str) -> tuple[str, ...]:
-    """``fields`` with the connection's templated fields, sorted (the Amazon provider's helper, without importing
-    it)."""
-    return tuple(sorted({*AWS_TEMPLATE_FIELDS, *fields}))
-
-
 class FleetAwsOperator(BaseOperator):
     """An operator with an AWS connection and a lazily made :class:`SageMakerFleetHook`.
 
-    :param aws_conn_id: the Airflow connection for AWS credentials (``None``: boto3's default chain).
-    :param region_name: the AWS region (default: the connection's, then boto3's).
-    :param verify: whether to verify SSL certificates, or a CA bundle's path.
-    :param botocore_config: a botocore ``Config`` as a dict (the Amazon provider's ``config``).
+    :param aws_conn_id, region_name, verify, botocore_config: the AWS connection
+        (:class:`~sagemaker_fleet.hooks.connection.AwsConnection`). Named here, as ``AwsBaseOperator`` names them,
+        because Airflow reads an operator's keywords from its constructors' signatures (``default_args``,
+        ``.partial()``); the subclasses pass them on through ``**kwargs``.
     """
 
     template_fields: Sequence[str] = aws_template_fields()
@@ -62,10 +57,10 @@ class FleetAwsOperator(BaseOperator):
     def __init__(
         self,
         *,
-        aws_conn_id: str | None = "aws_default",
-        region_name: str | None = None,
-        verify: bool | str | None = None,
-        botocore_config: dict[str, Any] | None = None,
+        aws_conn_id: str | None = _DEFAULT.aws_conn_id,
+        region_name: str | None = _DEFAULT.region_name,
+        verify: bool | str | None = _DEFAULT.verify,
+        botocore_config: dict[str, Any] | None = _DEFAULT.botocore_config,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -74,14 +69,14 @@ class FleetAwsOperator(BaseOperator):
         self.verify = verify
         self.botocore_config = botocore_config
 
+    @property
+    def connection(self) -> AwsConnection:
+        """The task's AWS connection, its templates rendered once the task runs."""
+        return AwsConnection.of(self)
+
     @cached_property
     def hook(self) -> SageMakerFleetHook:
         """The fleet's SageMaker hook for this task's connection (made, and boto3 imported, on first use)."""
         from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 
-        return SageMakerFleetHook(
-            aws_conn_id=self.aws_conn_id,
-            region_name=self.region_name,
-            verify=self.verify,
-            config=self.botocore_config,
-        )
+        return SageMakerFleetHook(**self.connection.hook_kwargs())

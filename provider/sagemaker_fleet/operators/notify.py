@@ -16,10 +16,10 @@ import jinja2
 from airflow.sdk import BaseOperator
 
 from sagemaker_fleet.contract import PLAN_TASK_ID, REPORT_TASK_ID
+from sagemaker_fleet.failures import fleet_spec
 from sagemaker_fleet.fleetspec.names import report_s3_uri
 from sagemaker_fleet.operators.aws import task_run_key
 from sagemaker_fleet.operators.outcome import run_city_states, untrained
-from sagemaker_fleet.triggers.errors import fleet_spec
 
 if TYPE_CHECKING:
     from airflow.sdk import Context

@@ -11,14 +11,16 @@ from sagemaker_fleet.contract import PLAN_XCOM_KEY, SUMMARY_XCOM_KEY, cities_xco
 from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.dispatch import DispatchBook
 from sagemaker_fleet.errors import SageMakerFleetError
+from sagemaker_fleet.failures import RefusedConfError, UnplannableFleetError, run_spec, unusable
 from sagemaker_fleet.fleetspec.errors import FleetSpecError, RunConfError
 from sagemaker_fleet.fleetspec.limits import capped
 from sagemaker_fleet.fleetspec.names import reports_s3_prefix, split_s3_uri
 from sagemaker_fleet.fleetspec.regions import KnownRegion, region_mismatch
+from sagemaker_fleet.hooks.connection import aws_template_fields
 from sagemaker_fleet.jobs.groups import group_label
 from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.links.fleet import FleetViewLink, fleet_view_url
-from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_conf, task_run_key
+from sagemaker_fleet.operators.aws import FleetAwsOperator, task_conf, task_run_key
 from sagemaker_fleet.operators.cities import split_cities
 from sagemaker_fleet.operators.run_note import DEFAULT_API_CONN_ID, write_run_note
 from sagemaker_fleet.plan import DurationHistory, plan_fleet
@@ -31,7 +33,6 @@ from sagemaker_fleet.runnote import (
     plan_line,
     refused_line,
 )
-from sagemaker_fleet.triggers.errors import RefusedConfError, UnplannableFleetError, run_spec, unusable
 
 #: The XCom key of the plan's summary (cities, starts, makespan).
 #: Earlier reports tried, newest first, before planning without history.
@@ -174,11 +175,9 @@ class PlanFleetOperator(FleetAwsOperator):
         from sagemaker_fleet.preflight.quotas import read_account_quotas
 
         try:
+            connection = self.connection
             hook = AwsBaseHook(
-                aws_conn_id=self.aws_conn_id,
-                region_name=self.region_name or spec.region,
-                verify=self.verify,
-                config=self.botocore_config,
+                **{**connection.hook_kwargs(), "region_name": connection.region_name or spec.region},
                 client_type="service-quotas",
             )
             account = read_account_quotas(hook.get_conn(), spec.instance_types)

@@ -19,12 +19,13 @@ from sagemaker_fleet.compat import AirflowSkipException
 from sagemaker_fleet.cost.collect import describe_run_jobs
 from sagemaker_fleet.cost.report import RunJobIndex
 from sagemaker_fleet.errors import SageMakerFleetError
+from sagemaker_fleet.failures import run_spec
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
+from sagemaker_fleet.hooks.connection import aws_template_fields
 from sagemaker_fleet.jobs.record import parse_training_job
-from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_run_key
+from sagemaker_fleet.operators.aws import FleetAwsOperator, task_run_key
 from sagemaker_fleet.registry.decision import summary_line
 from sagemaker_fleet.registry.registration import DEFAULT_REGISTER_WORKERS, CityModel, register_run
-from sagemaker_fleet.triggers.errors import run_spec
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

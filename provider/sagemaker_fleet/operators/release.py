@@ -14,13 +14,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.cost.report import RunJobIndex
+from sagemaker_fleet.failures import fleet_spec
 from sagemaker_fleet.fleetspec.errors import RunConfError
 from sagemaker_fleet.fleetspec.names import run_key_floor, run_name_contains
 from sagemaker_fleet.fleetspec.runconf import parse_run_conf
+from sagemaker_fleet.hooks.connection import aws_template_fields
 from sagemaker_fleet.jobs.release import IdlePool, PoolRelease, idle_pool, release_decision
 from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE
-from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_conf, task_run_key
-from sagemaker_fleet.triggers.errors import fleet_spec
+from sagemaker_fleet.operators.aws import FleetAwsOperator, task_conf, task_run_key
 
 if TYPE_CHECKING:
     from airflow.sdk import Context

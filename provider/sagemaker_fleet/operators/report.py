@@ -18,8 +18,10 @@ from sagemaker_fleet.cost.estimate import estimate_plan_cost
 from sagemaker_fleet.cost.publish import upload_refusal, upload_report_files, write_report_files
 from sagemaker_fleet.cost.report import released_pools
 from sagemaker_fleet.cost.summary import WARNING, summary_lines
+from sagemaker_fleet.failures import run_spec
 from sagemaker_fleet.fleetspec.errors import RunConfError
 from sagemaker_fleet.fleetspec.names import models_s3_prefix, report_s3_uri, split_s3_uri
+from sagemaker_fleet.hooks.connection import aws_template_fields
 from sagemaker_fleet.jobs.errors import error_code
 from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.links.fleet import FleetCostReportLink
@@ -31,11 +33,10 @@ from sagemaker_fleet.observability.facets import (
 )
 from sagemaker_fleet.observability.metrics import report_measurements
 from sagemaker_fleet.observability.stats import send
-from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_conf, task_run_key
+from sagemaker_fleet.operators.aws import FleetAwsOperator, task_conf, task_run_key
 from sagemaker_fleet.plan import FleetPlan
 from sagemaker_fleet.plan.errors import PlanFormatError
 from sagemaker_fleet.registry.decision import RunDecisions, decisions_from_json
-from sagemaker_fleet.triggers.errors import run_spec
 
 if TYPE_CHECKING:
     from airflow.sdk import Context

@@ -9,16 +9,16 @@ from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.compat import AirflowException, AirflowSkipException
 from sagemaker_fleet.contract import PLAN_XCOM_KEY, task_try_id
+from sagemaker_fleet.hooks.connection import aws_template_fields
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.observability.lineage import lineage_ids
-from sagemaker_fleet.operators.aws import FleetAwsOperator, aws_template_fields, task_conf, task_run_key
+from sagemaker_fleet.operators.aws import FleetAwsOperator, task_conf, task_run_key
 from sagemaker_fleet.triggers.defaults import (
     CITY_TRIGGER_CLASSPATH,
     CityOptions,
     CityTiming,
     TaskTry,
     TriggerHandle,
-    aws_connection,
     city_trigger_kwargs,
 )
 
@@ -30,10 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = ["FleetTrainingOperator"]
 
-#: The trigger's defaults, which are the operator's (:mod:`sagemaker_fleet.triggers.defaults`).
-_OPTIONS = CityOptions()
-_TIMING = CityTiming()
-
 
 class FleetTrainingOperator(FleetAwsOperator):
     """Train one city of a fleet spec on SageMaker.
@@ -41,30 +37,21 @@ class FleetTrainingOperator(FleetAwsOperator):
     The task defers at once to :class:`FleetCityTrigger`, which waits, trains and ends it from the triggerer, so no
     worker is held per city; in a fleet DAG it is mapped over the run's cities. The job name is deterministic
     (docs/formats.md, job names), so a retry, a restarted triggerer or a cleared task attaches to the running job,
-    and a city that completed in this run returns its result; ``force_retrain=True`` trains anew once per run (the
-    submission ``…-r{n}``, tagged ``sagemaker-fleet:forced``, which later tries attach to).
+    and a city that completed in this run returns its result; ``CityOptions(force_retrain=True)`` trains anew once
+    per run (the submission ``…-r{n}``, tagged ``sagemaker-fleet:forced``, which later tries attach to).
 
     :param spec_path: path of the fleet YAML (templated).
     :param city: the city to train (templated).
-    :param run_key: the run key; default: from the DAG run (logical date ``YYYYMMDD``, or a hash of the DAG and the run id; of the DAG and the logical date under ``airflow dags test``).
-    :param keep_alive_seconds: warm-pool keep-alive when no plan orders the run (on-demand only).
-    :param plan_task_id: the task whose ``plan`` XCom orders the run (the fleet DAG's plan task): the city then
-        starts at its turn in its warm-pool group, with the plan's keep-alive.
-    :param force_retrain: submit a new job even when the city's job of this run already completed (once per
-        run).
-    :param carry_pools: the DAG keeps its pools for the next scheduled run
-        (``build_fleet_dag(dispatch=DispatchConfig(carry_pools=True))``):
-        the run's poller then ends none of them early; ``release_pools`` decides at the run's end.
+    :param run_key: the run key; default: from the DAG run (logical date ``YYYYMMDD``, or a hash of the DAG and the
+        run id; of the DAG and the logical date under ``airflow dags test``).
+    :param options: how the city takes its turn and its warm pool
+        (:class:`~sagemaker_fleet.triggers.defaults.CityOptions`, which documents and defaults each field); its
+        ``keep_alive_seconds`` is templated, as the operator's ``keep_alive_seconds``.
+    :param timing: the city's clocks (:class:`~sagemaker_fleet.triggers.defaults.CityTiming`).
     :param deferrable: wait in the triggerer (default) instead of holding a worker slot; a synchronous wait does
         not read the plan, so the city starts at once.
-    :param poll_interval: real seconds between status sweeps of the run's jobs (at most 10 s while a city waits);
-        0 (the default): 30 s of the endpoint's clock, against AWS and against the sped-up simulator alike.
-    :param capacity_retry_seconds: base back-off when the instance quota is in use (ResourceLimitExceeded).
-    :param capacity_timeout_seconds: give up waiting for capacity after this long.
-    :param use_params: read the run's conf (cities, spot, instance_type, dry_run), as every fleet DAG does
-        (:mod:`sagemaker_fleet.fleetspec.runconf`): only its known keys travel to the trigger.
-    :param aws_conn_id, region_name, verify, botocore_config: the AWS connection the trigger uses
-        (:class:`~sagemaker_fleet.operators.aws.FleetAwsOperator`'s).
+    :param kwargs: the AWS connection (``aws_conn_id``, ``region_name``, ``verify``, ``botocore_config``:
+        :class:`~sagemaker_fleet.operators.aws.FleetAwsOperator`'s) and ``BaseOperator``'s arguments.
 
     Its module imports neither boto3 nor the trigger (:mod:`sagemaker_fleet.triggers.defaults`): a worker runs it
     once per city only to defer, and should import nothing it does not use.
@@ -80,42 +67,30 @@ class FleetTrainingOperator(FleetAwsOperator):
         spec_path: str,
         city: str,
         run_key: str | None = None,
-        keep_alive_seconds: int | str = _OPTIONS.keep_alive_seconds,
-        plan_task_id: str | None = _OPTIONS.plan_task_id,
-        force_retrain: bool = _OPTIONS.force_retrain,
-        carry_pools: bool = _OPTIONS.carry_pools,
+        options: CityOptions | None = None,
+        timing: CityTiming | None = None,
         deferrable: bool = True,
-        poll_interval: float = _TIMING.poll_interval,
-        capacity_retry_seconds: float = _TIMING.capacity_retry_seconds,
-        capacity_timeout_seconds: float = _TIMING.capacity_timeout_seconds,
-        use_params: bool = _OPTIONS.use_params,
-        aws_conn_id: str | None = "aws_default",
-        region_name: str | None = None,
-        verify: bool | str | None = None,
-        botocore_config: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(
-            aws_conn_id=aws_conn_id,
-            region_name=region_name,
-            verify=verify,
-            botocore_config=botocore_config,
-            **kwargs,
-        )
+        super().__init__(**kwargs)
         self.spec_path = spec_path
         self.city = city
         self.run_key = run_key
-        self.keep_alive_seconds = keep_alive_seconds
-        self.plan_task_id = plan_task_id
-        self.force_retrain = force_retrain
-        self.carry_pools = carry_pools
+        self.options = options or CityOptions()
+        self.timing = timing or CityTiming()
         self.deferrable = deferrable
-        self.poll_interval = poll_interval
-        self.capacity_retry_seconds = capacity_retry_seconds
-        self.capacity_timeout_seconds = capacity_timeout_seconds
-        self.use_params = use_params
         #: The trigger's outcome when the task ends here (:meth:`execute_complete`), for the lineage listener.
         self._outcome: dict[str, Any] | None = None
+
+    @property
+    def keep_alive_seconds(self) -> int | str:
+        """``options.keep_alive_seconds``, a template field of the operator: Airflow renders it here and sets it
+        back (the options are frozen, so setting it replaces them)."""
+        return self.options.keep_alive_seconds
+
+    @keep_alive_seconds.setter
+    def keep_alive_seconds(self, value: int | str) -> None:
+        self.options = dataclasses.replace(self.options, keep_alive_seconds=value)
 
     def _trigger_kwargs(self, task_try: TaskTry) -> dict[str, Any]:
         """The trigger's row: this task's settings and ``task_try`` (:func:`city_trigger_kwargs`)."""
@@ -123,19 +98,9 @@ class FleetTrainingOperator(FleetAwsOperator):
             self.spec_path,
             self.city,
             task_try=task_try,
-            options=CityOptions(
-                use_params=self.use_params,
-                plan_task_id=self.plan_task_id,
-                keep_alive_seconds=self.keep_alive_seconds,
-                force_retrain=self.force_retrain,
-                carry_pools=self.carry_pools,
-            ),
-            timing=CityTiming(
-                poll_interval=self.poll_interval,
-                capacity_retry_seconds=self.capacity_retry_seconds,
-                capacity_timeout_seconds=self.capacity_timeout_seconds,
-            ),
-            connection=aws_connection(self),
+            options=self.options,
+            timing=self.timing,
+            connection=self.connection.to_json(),
         )
 
     # ------------------------------------------------------------------------------------------ on a worker
@@ -179,7 +144,7 @@ class FleetTrainingOperator(FleetAwsOperator):
         their defaults, never the conf as sent; the cities not at all where the run's plan names them (a deferred
         city reads the plan), so a city's trigger row stays the same size however many cities the run has. A conf
         that breaks the fleet DAG's contract fails the task without retries."""
-        if not self.use_params:
+        if not self.options.use_params:
             return None
         from sagemaker_fleet.fleetspec.errors import RunConfError
         from sagemaker_fleet.fleetspec.runconf import parse_run_conf
@@ -187,18 +152,18 @@ class FleetTrainingOperator(FleetAwsOperator):
         try:
             conf = parse_run_conf(task_conf(context)).to_json()
         except RunConfError as exc:
-            from sagemaker_fleet.triggers.errors import refused
+            from sagemaker_fleet.failures import refused
 
             raise refused(exc) from None
-        if self.deferrable and self.plan_task_id:
+        if self.deferrable and self.options.plan_task_id:
             conf.pop("cities", None)
         return conf or None
 
     def _plan(self, context: Context) -> Any:
         """The run's plan (the plan task's ``plan`` XCom), or None without a plan task."""
-        if not self.plan_task_id:
+        if not self.options.plan_task_id:
             return None
-        return context["ti"].xcom_pull(task_ids=self.plan_task_id, key=PLAN_XCOM_KEY)
+        return context["ti"].xcom_pull(task_ids=self.options.plan_task_id, key=PLAN_XCOM_KEY)
 
     def execute_complete(self, context: Context, event: Any = None) -> Any:
         """The trigger's outcome when it did not end the task itself (a synchronous wait, or a failure no retry
@@ -225,7 +190,7 @@ class FleetTrainingOperator(FleetAwsOperator):
             raise AirflowSkipException(f"{self.city}: {event.get('message', 'skipped')}")
         message = f"{self.city}: {event.get('message') or 'training failed'}"
         if event.get("retry") is False:  # its cause is in the fleet file, the plan or the task: no retry
-            from sagemaker_fleet.triggers.errors import CityCannotTrainError
+            from sagemaker_fleet.failures import CityCannotTrainError
 
             raise CityCannotTrainError(message)
         raise AirflowException(message)

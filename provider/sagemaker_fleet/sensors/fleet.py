@@ -10,14 +10,14 @@ from airflow.providers.amazon.aws.sensors.base_aws import AwsBaseSensor
 from airflow.providers.amazon.aws.utils.mixins import aws_template_fields
 
 from sagemaker_fleet.compat import AirflowException
+from sagemaker_fleet.failures import FleetFailure, fleet_city, fleet_spec
+from sagemaker_fleet.hooks.connection import AwsConnection
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.jobs.keys import city_key
 from sagemaker_fleet.jobs.pools import matching_pool
 from sagemaker_fleet.jobs.progress import run_progress
 from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
-from sagemaker_fleet.triggers.defaults import aws_connection
-from sagemaker_fleet.triggers.errors import FleetFailure, fleet_city, fleet_spec
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -58,7 +58,7 @@ class _DeferrableSensor(AwsBaseSensor[SageMakerFleetHook]):
         return event
 
     def _common(self) -> dict[str, Any]:
-        return {"poll_interval": self.poke_interval, **aws_connection(self)}
+        return {"poll_interval": self.poke_interval, **AwsConnection.of(self).to_json()}
 
 
 class FleetRunSensor(_DeferrableSensor):

@@ -6,8 +6,7 @@
   end) and ``budget.py`` (the waiting cities' log lines);
 - ``fleet.py``: ``FleetJobTrigger``, waits for one job; ``conditions.py``: the sensors' triggers;
 - ``base.py``: the AWS connection of every trigger; ``defaults.py``: what a worker needs to defer to the city
-  trigger; ``errors.py``: failures a retry cannot mend; ``offloop.py``: a blocking call off the triggerer's event
-  loop;
+  trigger; ``offloop.py``: a blocking call off the triggerer's event loop;
 - ``inline.py``: what a city trigger needs when ``airflow dags test`` runs it in line (SIGTERM, Airflow's gap
   between two tasks).
 """

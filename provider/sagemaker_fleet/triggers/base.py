@@ -3,9 +3,9 @@ RunPollerTrigger: the base of those that watch a run's jobs through its shared p
 
 A trigger is stored in Airflow's database as its classpath and the keyword arguments :meth:`serialize` returns, and
 rebuilt from them in the triggerer. The base serialises every keyword its class's constructors take (each kept under
-an attribute of the same name): the AWS connection (``aws_conn_id``, ``region_name``, ``verify``,
-``botocore_config``), which it takes itself, and the subclass's own fields, so no trigger can drop one of them and
-talk to AWS differently in the triggerer than its task did on a worker.
+an attribute of the same name) and the AWS connection (:class:`~sagemaker_fleet.hooks.connection.AwsConnection`,
+its fields under their own names), so no trigger can drop one of them and talk to AWS differently in the triggerer
+than its task did on a worker.
 """
 
 from __future__ import annotations
@@ -15,19 +15,18 @@ from typing import Any, ClassVar
 
 from airflow.triggers.base import BaseTrigger
 
+from sagemaker_fleet.hooks.connection import AwsConnection
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.triggers.client import TRIGGERER_RETRIES
-from sagemaker_fleet.triggers.defaults import AWS_CONNECTION_FIELDS, aws_connection
 from sagemaker_fleet.triggers.poller import FleetPoller, run_poller
 
 
 class FleetAwsTrigger(BaseTrigger):
     """A trigger that talks to SageMaker through :class:`SageMakerFleetHook`.
 
-    :param aws_conn_id: the Airflow AWS connection.
-    :param region_name: the region (default: the connection's).
-    :param verify: whether to verify SSL certificates, or the CA bundle to verify them with.
-    :param botocore_config: botocore client configuration (``botocore.config.Config`` keyword arguments).
+    :param connection: the AWS connection's fields as keywords (``aws_conn_id``, ``region_name``, ``verify``,
+        ``botocore_config``: :class:`~sagemaker_fleet.hooks.connection.AwsConnection`); any other keyword is
+        refused.
     """
 
     #: The subclass's own constructor arguments, serialised with the AWS connection's (set for each subclass from
@@ -36,14 +35,12 @@ class FleetAwsTrigger(BaseTrigger):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls.serialized_fields = tuple(
-            name for name in cls.constructor_parameters() if name not in AWS_CONNECTION_FIELDS
-        )
+        cls.serialized_fields = tuple(cls.constructor_parameters())
 
     @classmethod
     def constructor_parameters(cls) -> dict[str, inspect.Parameter]:
         """The keywords the class's constructor takes, its own and those it hands on to its bases' (``**kwargs``)
-        down to this one."""
+        down to this one (whose ``**connection`` is the AWS connection's)."""
         found: dict[str, inspect.Parameter] = {}
         for klass in cls.__mro__:
             if "__init__" in vars(klass):
@@ -57,23 +54,13 @@ class FleetAwsTrigger(BaseTrigger):
                 break
         return found
 
-    def __init__(
-        self,
-        *,
-        aws_conn_id: str | None = "aws_default",
-        region_name: str | None = None,
-        verify: bool | str | None = None,
-        botocore_config: dict[str, Any] | None = None,
-    ) -> None:
+    def __init__(self, **connection: Any) -> None:
         super().__init__()
-        self.aws_conn_id = aws_conn_id
-        self.region_name = region_name
-        self.verify = verify
-        self.botocore_config = botocore_config
+        self.connection = AwsConnection(**connection)
 
     def aws_kwargs(self) -> dict[str, Any]:
         """The AWS connection as keyword arguments (JSON-safe)."""
-        return aws_connection(self)
+        return self.connection.to_json()
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
         fields = {name: getattr(self, name) for name in self.serialized_fields}
@@ -82,12 +69,7 @@ class FleetAwsTrigger(BaseTrigger):
     def hook(self, config: dict[str, Any] | None = None) -> SageMakerFleetHook:
         """A hook on the trigger's connection; ``config``: botocore settings the trigger's own config does not
         set (its own win)."""
-        return SageMakerFleetHook(
-            aws_conn_id=self.aws_conn_id,
-            region_name=self.region_name,
-            verify=self.verify,
-            config={**(config or {}), **(self.botocore_config or {})} if config else self.botocore_config,
-        )
+        return SageMakerFleetHook(**self.connection.with_defaults(config).hook_kwargs())
 
 
 class RunPollerTrigger(FleetAwsTrigger):

@@ -1,8 +1,9 @@
 """BoardClient: the triggerer's S3 calls for the account's board (``sharing``; the rule: :mod:`sagemaker_fleet.dispatch.board`).
 
-One aiobotocore S3 client per run's poller, from the same connection (and endpoint) as its SageMaker client, opened
-on first use. A read is one ListObjectsV2 of the board's prefix and one GetObject per record whose ETag changed
-since the last read — none for a record not modified for :attr:`~sagemaker_fleet.dispatch.cadence.Cadence.stale_seconds`
+One aiobotocore S3 client per run's poller, opened on first use from an S3 hook on the connection of its SageMaker
+hook (:meth:`~sagemaker_fleet.hooks.fleet.SageMakerFleetHook.s3_hook`: the same region, endpoint and botocore
+config). A read is one ListObjectsV2 of the board's prefix and one GetObject per record whose ETag changed since the
+last read — none for a record not modified for :attr:`~sagemaker_fleet.dispatch.cadence.Cadence.stale_seconds`
 (an ended run's: the board keeps one object per run; an S3 lifecycle rule may expire them after a day); a post is
 one PutObject of the run's record. A record that is not JSON is skipped.
 """
@@ -36,18 +37,8 @@ class BoardClient:
 
     async def _s3(self) -> Any:
         if self._client is None:
-            hook = self.hook
-
-            def create() -> Any:
-                session: Any = hook.get_session(region_name=hook.region_name, deferrable=True)
-                return session.create_client(
-                    service_name="s3",
-                    endpoint_url=hook.conn_config.get_service_endpoint_url(service_name="s3"),
-                    config=hook.config,
-                    verify=hook.verify,
-                )
-
-            self._client_cm = await off_loop(create)  # the hook reads its connection
+            s3 = await off_loop(self.hook.s3_hook)  # the hook reads its connection
+            self._client_cm = await s3.get_async_conn()
             self._client = await self._client_cm.__aenter__()
         return self._client
 

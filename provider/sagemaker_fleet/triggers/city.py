@@ -32,6 +32,7 @@ from sagemaker_fleet.contract import PLAN_XCOM_KEY, POLL_INTERVAL
 from sagemaker_fleet.dispatch import DispatchBook, RunOptions, build_run_dispatch
 from sagemaker_fleet.dispatch.cadence import Cadence, inline_keep_alive
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
+from sagemaker_fleet.failures import TriggerContextError, UnfitPlanError, retry_cannot_help
 from sagemaker_fleet.fleetspec.names import STOPPED_BY_TAG, run_key_floor, run_name_contains
 from sagemaker_fleet.fleetspec.overrides import only_cities
 from sagemaker_fleet.fleetspec.runspec import load_run_spec
@@ -51,7 +52,6 @@ from sagemaker_fleet.triggers.defaults import (
     TaskTry,
     city_trigger_kwargs,
 )
-from sagemaker_fleet.triggers.errors import TriggerContextError, UnfitPlanError, retry_cannot_help
 from sagemaker_fleet.triggers.inline import GAPS, dags_test_task_gap, one_at_a_time_line, stop_on_sigterm
 from sagemaker_fleet.triggers.offloop import off_loop
 

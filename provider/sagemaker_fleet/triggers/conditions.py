@@ -11,6 +11,7 @@ from airflow.triggers.base import TriggerEvent
 from botocore.exceptions import ClientError
 
 from sagemaker_fleet.contract import POLL_INTERVAL
+from sagemaker_fleet.failures import retry_cannot_help
 from sagemaker_fleet.fleetspec.runspec import load_run_spec
 from sagemaker_fleet.jobs.errors import error_code
 from sagemaker_fleet.jobs.pools import matching_pool
@@ -19,7 +20,6 @@ from sagemaker_fleet.jobs.statuses import POOL_AVAILABLE, THROTTLING_CODES
 from sagemaker_fleet.plan.jsonread import JsonObject
 from sagemaker_fleet.plan.model import key_from_json
 from sagemaker_fleet.triggers.base import FleetAwsTrigger
-from sagemaker_fleet.triggers.errors import retry_cannot_help
 
 if TYPE_CHECKING:
     from sagemaker_fleet.fleetspec.model import FleetSpec

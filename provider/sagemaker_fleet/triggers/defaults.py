@@ -2,7 +2,7 @@
 
 A fleet's city task instance runs on a worker only to defer: that task process should not import the trigger's
 module (it brings in boto3, aiobotocore and the dispatch core: half a second of CPU per city on a worker, for a
-class the worker never runs). This module holds the trigger's classpath, its connection fields, the three groups of
+class the worker never runs). This module holds the trigger's classpath, the three groups of
 its settings with their defaults (:class:`TaskTry`, :class:`CityOptions`, :class:`CityTiming`: defined here once,
 for the trigger and for the operator that defers to it), the trigger's row built from them
 (:func:`city_trigger_kwargs`), and a :class:`TriggerHandle` that serialises to the real trigger.
@@ -17,11 +17,10 @@ from typing import Any, Self
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 
 from sagemaker_fleet.contract import CAPACITY_RETRY_SECONDS, CAPACITY_TIMEOUT_SECONDS
+from sagemaker_fleet.hooks.connection import AwsConnection
 
 #: The city trigger's classpath, as the triggerer imports it.
 CITY_TRIGGER_CLASSPATH = "sagemaker_fleet.triggers.city.FleetCityTrigger"
-#: The AWS connection parameters a fleet trigger carries, as its constructor and ``AwsBaseOperator`` name them.
-AWS_CONNECTION_FIELDS = ("aws_conn_id", "region_name", "verify", "botocore_config")
 
 
 @dataclass(frozen=True)
@@ -143,14 +142,8 @@ def city_trigger_kwargs(
     groups = {"task_try": task_try, "options": options, "timing": timing}
     kwargs: dict[str, Any] = {"spec_path": spec_path, "city": city}
     kwargs.update({name: values for name, group in groups.items() if (values := group.to_json())})
-    kwargs.update({name: connection.get(name) for name in AWS_CONNECTION_FIELDS})
+    kwargs.update(AwsConnection(**connection).to_json())
     return kwargs
-
-
-def aws_connection(source: Any) -> dict[str, Any]:
-    """The AWS connection parameters of ``source`` (a fleet trigger, or an operator or sensor that defers to one),
-    as a trigger's keyword arguments."""
-    return {name: getattr(source, name) for name in AWS_CONNECTION_FIELDS}
 
 
 class TriggerHandle(BaseTrigger):

@@ -21,9 +21,9 @@ import pytest
 from sagemaker_fleet.compat import AirflowFailException, AirflowSkipException, TaskDeferred
 from sagemaker_fleet.contract import PLAN_TASK_ID, RELEASE_TASK_ID, REPORT_TASK_ID, TRAIN_TASK_ID
 from sagemaker_fleet.dags import build_fleet_dag
+from sagemaker_fleet.failures import RefusedConfError
 from sagemaker_fleet.operators import plan as plan_module
 from sagemaker_fleet.triggers.city import FleetCityTrigger
-from sagemaker_fleet.triggers.errors import RefusedConfError
 
 pytestmark = pytest.mark.integration
 SMALL = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "small.yaml"

@@ -20,10 +20,10 @@ from airflow.serialization.serialized_objects import BaseSerialization
 from sagemaker_fleet.compat import TaskDeferred
 from sagemaker_fleet.contract import PLAN_TASK_ID, TRAIN_TASK_ID
 from sagemaker_fleet.dags import build_fleet_dag
+from sagemaker_fleet.failures import TriggerContextError
 from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 from sagemaker_fleet.triggers.defaults import TriggerHandle
-from sagemaker_fleet.triggers.errors import TriggerContextError
 
 DEMO = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "demo.yaml"
 LOGICAL = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)

@@ -16,6 +16,7 @@ from airflow.triggers.base import TaskFailedEvent, TriggerEvent
 import trigger_runs
 from sagemaker_fleet import SageMakerFleetError
 from sagemaker_fleet.compat import AirflowException, AirflowFailException
+from sagemaker_fleet.failures import CityCannotTrainError, UnknownCityError
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.fleetspec.load import load_fleet_spec
 from sagemaker_fleet.operators.notify import FleetNotifyOperator
@@ -27,7 +28,6 @@ from sagemaker_fleet.plan import plan_fleet
 from sagemaker_fleet.plan.errors import PlanError
 from sagemaker_fleet.sensors.fleet import FleetRunSensor, WarmPoolAvailableSensor
 from sagemaker_fleet.triggers.city import FleetCityTrigger, Outcome, job_link_xcoms
-from sagemaker_fleet.triggers.errors import CityCannotTrainError, UnknownCityError
 
 SMALL = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "small.yaml"
 RUN_KEY = "20261129"
@@ -227,9 +227,9 @@ def test_which_errors_a_retry_would_meet_again() -> None:
     from botocore.exceptions import ClientError
 
     from sagemaker_fleet.errors import ForeignJobError
+    from sagemaker_fleet.failures import retry_cannot_help
     from sagemaker_fleet.fleetspec.issue import SpecIssue
     from sagemaker_fleet.hooks.fleet import CapacityUnavailableError
-    from sagemaker_fleet.triggers.errors import retry_cannot_help
     from sagemaker_fleet.triggers.watch import JobWatchError
 
     unreadable = FleetSpecError([SpecIssue("", "cannot read the file")], "f.yaml")
@@ -251,8 +251,8 @@ def test_which_errors_a_retry_would_meet_again() -> None:
 
 
 def test_a_fleet_file_gone_bad_under_a_deferred_sensor_fails_it_without_retries(invalid: str) -> None:
+    from sagemaker_fleet.failures import FleetFailure
     from sagemaker_fleet.triggers.conditions import FleetRunTrigger
-    from sagemaker_fleet.triggers.errors import FleetFailure
 
     trigger = FleetRunTrigger(spec_path=invalid, run_key=RUN_KEY, aws_conn_id=None, region_name="us-east-1")
 

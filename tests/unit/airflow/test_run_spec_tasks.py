@@ -1,4 +1,4 @@
-"""A task's view of this run's spec (``triggers.errors.run_spec``): an invalid fleet file fails it without retries,
+"""A task's view of this run's spec (``failures.run_spec``): an invalid fleet file fails it without retries,
 the run's params are checked only when the task asks for the fleet they make, and a dry run's release reads no
 file at all."""
 
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from sagemaker_fleet.failures import UnusableSpecError, fleet_spec, run_spec
 from sagemaker_fleet.fleetspec.errors import FleetSpecError
 from sagemaker_fleet.operators.release import FleetPoolReleaseOperator
-from sagemaker_fleet.triggers.errors import UnusableSpecError, fleet_spec, run_spec
 
 SMALL = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "small.yaml"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import inspect
 from types import SimpleNamespace
 from typing import Any
 
@@ -13,10 +14,10 @@ import pytest
 from airflow.models.trigger import Trigger
 
 from sagemaker_fleet.compat import TaskDeferred
+from sagemaker_fleet.hooks.connection import AwsConnection
 from sagemaker_fleet.operators.training import FleetTrainingOperator
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 from sagemaker_fleet.triggers.defaults import (
-    AWS_CONNECTION_FIELDS,
     CITY_TRIGGER_GROUPS,
     CityOptions,
     CityTiming,
@@ -81,13 +82,13 @@ def test_every_field_survives_the_trigger_table() -> None:
     assert rebuilt.task_try == TaskTry(**TASK_TRY)
     assert rebuilt.options == CityOptions(**OPTIONS)
     assert rebuilt.timing == CityTiming(**TIMING)
-    assert {name: getattr(rebuilt, name) for name in AWS_CONNECTION_FIELDS} == AWS
+    assert rebuilt.connection == AwsConnection(**AWS)
     assert rebuilt.serialize() == trigger.serialize()
 
 
 def test_a_trigger_at_its_defaults_stores_no_group() -> None:
     _, kwargs = FleetCityTrigger(spec_path="/x/f.yaml", city="oslo").serialize()
-    assert set(kwargs) == {"spec_path", "city", *AWS_CONNECTION_FIELDS}
+    assert set(kwargs) == {"spec_path", "city", *AwsConnection.names()}
     rebuilt = stored_and_rebuilt(FleetCityTrigger(spec_path="/x/f.yaml", city="oslo"))
     assert (rebuilt.task_try, rebuilt.options, rebuilt.timing) == (TaskTry(), CityOptions(), CityTiming())
 
@@ -103,8 +104,8 @@ def test_what_the_operator_is_given_reaches_the_trigger_the_triggerer_builds() -
         spec_path="/x/fleet.yaml",
         city="oslo",
         run_key="20261129",
-        **OPTIONS,
-        **TIMING,
+        options=CityOptions(**OPTIONS),
+        timing=CityTiming(**TIMING),
         **AWS,
     )
     run_id = "scheduled__2026-11-29T00:00:00+00:00"
@@ -122,7 +123,7 @@ def test_what_the_operator_is_given_reaches_the_trigger_the_triggerer_builds() -
     assert trigger.task_try == TaskTry(
         run_key="20261129", params={"dry_run": True}, try_id=f"{run_id}/3", dag_id="d", run_id=run_id
     )
-    assert {name: getattr(trigger, name) for name in AWS_CONNECTION_FIELDS} == AWS
+    assert trigger.connection == AwsConnection(**AWS)
     assert trigger.serialize() == handle.serialize()  # the worker's row is the trigger's own
 
 
@@ -151,7 +152,9 @@ def test_under_dag_test_the_trigger_starts_cities_one_at_a_time_with_the_plan_in
         pulled.append((task_ids, key))
         return plan
 
-    operator = FleetTrainingOperator(task_id="train", spec_path="/x/f.yaml", city="oslo", plan_task_id="plan")
+    operator = FleetTrainingOperator(
+        task_id="train", spec_path="/x/f.yaml", city="oslo", options=CityOptions(plan_task_id="plan")
+    )
     run_id = "manual__2026-12-04T00:00:00+00:00"
     ti = SimpleNamespace(dag_id="d", run_id=run_id, try_number=1, xcom_pull=xcom_pull)
     with pytest.raises(TaskDeferred) as deferral:
@@ -162,3 +165,30 @@ def test_under_dag_test_the_trigger_starts_cities_one_at_a_time_with_the_plan_in
     assert trigger.task_try.plan == plan
     assert trigger.task_try.end_from_trigger is False
     assert pulled == [("plan", "plan")]
+
+
+def test_the_operator_takes_its_settings_grouped() -> None:
+    """The city's settings travel whole, as the groups the trigger takes; the AWS connection and ``BaseOperator``'s
+    arguments go on to the base through ``**kwargs`` (as the Amazon provider's operators pass them)."""
+    parameters = inspect.signature(FleetTrainingOperator.__init__).parameters
+    named = [name for name, p in parameters.items() if name != "self" and p.kind is not p.VAR_KEYWORD]
+    assert len(named) <= 8, named
+    assert named == ["spec_path", "city", "run_key", "options", "timing", "deferrable"]
+
+
+def test_a_templated_keep_alive_renders_into_the_options() -> None:
+    """``keep_alive_seconds`` is a template field, as before the groups: given in the options as a template, it
+    renders there (the options are frozen: rendering replaces them)."""
+    from airflow.sdk import DAG
+
+    with DAG(dag_id="templated", schedule=None):
+        operator = FleetTrainingOperator(
+            task_id="train",
+            spec_path="/x/fleet.yaml",
+            city="{{ params.city }}",
+            options=CityOptions(keep_alive_seconds="{{ params.keep_alive }}", force_retrain=True),
+        )
+    assert "keep_alive_seconds" in operator.template_fields
+    operator.render_template_fields({"params": {"city": "oslo", "keep_alive": 600}})  # type: ignore[arg-type]
+    assert operator.city == "oslo"
+    assert operator.options == CityOptions(keep_alive_seconds="600", force_retrain=True)

@@ -18,6 +18,7 @@ from botocore.exceptions import (
     NoCredentialsError,
 )
 
+from sagemaker_fleet.hooks.connection import AwsConnection
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
@@ -365,7 +366,7 @@ def test_every_constructor_argument_survives_serialization(cls: type) -> None:
         assert (got.to_json() if isinstance(got, TriggerSettings) else got) == value, name
 
 
-AWS_CONNECTION = {"aws_conn_id", "region_name", "verify", "botocore_config"}
+AWS_CONNECTION = set(AwsConnection.names())
 
 
 @pytest.mark.parametrize(
@@ -375,7 +376,12 @@ def test_every_trigger_takes_and_keeps_the_whole_aws_connection(cls: type) -> No
     """``verify`` (a CA bundle, or False against a local endpoint) goes wherever the rest of the connection goes:
     into the stored kwargs, back into the rebuilt trigger, and into the hook it talks to AWS with."""
     given = _non_default_arguments(cls)
-    assert set(given) >= AWS_CONNECTION, cls
+    assert not set(given) & AWS_CONNECTION, (
+        cls
+    )  # the connection is the base's, not each trigger's own keywords
+    given.update(
+        {f.name: _other_than(f.default, str(f.type), f.name) for f in dataclasses.fields(AwsConnection)}
+    )
     if cls is WarmPoolTrigger:
         given["key"] = {}
     given.update(
@@ -384,6 +390,7 @@ def test_every_trigger_takes_and_keeps_the_whole_aws_connection(cls: type) -> No
     kwargs = cls(**given).serialize()[1]
     assert {name: kwargs[name] for name in AWS_CONNECTION} == {name: given[name] for name in AWS_CONNECTION}
     trigger = cls(**kwargs)
+    assert trigger.connection == AwsConnection(**{name: given[name] for name in AWS_CONNECTION})
     hooks = [trigger.hook()] + ([trigger.fleet_hook()] if hasattr(trigger, "fleet_hook") else [])
     for hook in hooks:  # what the hook hands boto3 and aiobotocore (its properties would read the connection)
         assert (hook.aws_conn_id, hook._region_name, hook._verify) == (
@@ -404,7 +411,7 @@ def test_the_sensors_hand_their_whole_aws_connection_to_their_triggers() -> None
         "botocore_config": {"connect_timeout": 3},
     }
     run = FleetRunSensor(task_id="run", spec_path="/x/fleet.yaml", run_key="20261129", **connection)
-    assert {name: getattr(run._trigger(), name) for name in AWS_CONNECTION} == connection
+    assert run._trigger().connection == AwsConnection(**connection)
 
     class Pool(WarmPoolAvailableSensor):
         def _key(self) -> Any:  # not read from a fleet file: only the connection matters here
@@ -413,4 +420,4 @@ def test_the_sensors_hand_their_whole_aws_connection_to_their_triggers() -> None
             return SimpleNamespace(to_json=dict)
 
     pool = Pool(task_id="pool", spec_path="/x/fleet.yaml", city="oslo", **connection)
-    assert {name: getattr(pool._trigger(), name) for name in AWS_CONNECTION} == connection
+    assert pool._trigger().connection == AwsConnection(**connection)

@@ -16,6 +16,7 @@ from sagemaker_fleet.contract import (
 )
 from sagemaker_fleet.dags import ConnectionConfig, DispatchConfig, ReportConfig, build_fleet_dag
 from sagemaker_fleet.dags.config import MOVED_KEYWORDS
+from sagemaker_fleet.triggers.defaults import CityOptions, CityTiming
 
 SMALL = Path(__file__).resolve().parents[3] / "dags" / "fleets" / "small.yaml"
 
@@ -37,17 +38,9 @@ def test_every_group_reaches_its_tasks(tmp_path: Path) -> None:
         ),
     )
     train = dag.get_task(TRAIN_TASK_ID).partial_kwargs
-    assert (
-        train["aws_conn_id"],
-        train["poll_interval"],
-        train["capacity_retry_seconds"],
-        train["carry_pools"],
-    ) == (
-        "fleet_aws",
-        4.0,
-        5.0,
-        True,
-    )
+    assert train["aws_conn_id"] == "fleet_aws"
+    assert train["timing"] == CityTiming(poll_interval=4.0, capacity_retry_seconds=5.0)
+    assert train["options"] == CityOptions(use_params=True, plan_task_id=PLAN_TASK_ID, carry_pools=True)
     plan = dag.get_task(PLAN_TASK_ID)
     assert (plan.aws_conn_id, plan.api_conn_id) == ("fleet_aws", "fleet_api")
     release = dag.get_task(RELEASE_TASK_ID)
@@ -62,7 +55,7 @@ def test_every_group_reaches_its_tasks(tmp_path: Path) -> None:
 def test_without_groups_the_defaults_hold() -> None:
     dag = build_fleet_dag(SMALL, dag_id="plain")
     train = dag.get_task(TRAIN_TASK_ID).partial_kwargs
-    assert (train["aws_conn_id"], train["carry_pools"]) == ("aws_default", False)
+    assert (train["aws_conn_id"], train["options"].carry_pools) == ("aws_default", False)
     assert dag.get_task(PLAN_TASK_ID).api_conn_id == ConnectionConfig().api_conn_id
     assert NOTIFY_TASK_ID not in dag.task_ids
 

@@ -88,9 +88,9 @@ def test_daily_dag_trains_every_city_in_one_task_mapped_over_the_plans_order() -
     assert train.upstream_task_ids == {PLAN_TASK_ID}
     kwargs = train.partial_kwargs
     assert kwargs["spec_path"] == str(spec_path)
-    assert kwargs["plan_task_id"] == PLAN_TASK_ID
+    assert kwargs["options"].plan_task_id == PLAN_TASK_ID
     # a DAG without the form reads the run's conf as the manual DAG does (sagemaker_fleet.fleetspec.runconf)
-    assert kwargs["use_params"] is True
+    assert kwargs["options"].use_params is True
     assert (plan.use_params, plan.run_note) == (True, False)
     assert dag.params == {} or not dict(dag.params)  # and offers no form
     assert "start_from_trigger" not in kwargs
@@ -246,7 +246,7 @@ def test_manual_dag_has_the_trigger_form() -> None:
         dag.params["cities"] = picked
         dag.params.validate()
     train = dag.get_task(TRAIN_TASK_ID)
-    assert train.partial_kwargs["use_params"] is True
+    assert train.partial_kwargs["options"].use_params is True
     assert dag.get_task(PLAN_TASK_ID).use_params is True
     assert dag.get_task(PLAN_TASK_ID).run_note is True
 

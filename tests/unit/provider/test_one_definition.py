@@ -522,3 +522,57 @@ def test_no_other_module_decides_a_job_state_rule_again() -> None:
     assert offenders == [], (
         "call jobs/statuses.py's settled or holds_capacity, or jobs/errors.py's error_code"
     )
+
+
+#: The AWS connection's fields, defined once: ``hooks/connection.py``'s ``AwsConnection``.
+AWS_CONNECTION_NAMES = {"aws_conn_id", "region_name", "verify", "botocore_config"}
+#: Where two or more of them may still be written as parameters, and why.
+AWS_CONNECTION_PARAMETERS_ALLOWED = {
+    # Airflow reads an operator's keywords from its constructors' signatures (``default_args``, ``.partial()``):
+    # the base operator names them, as the Amazon provider's ``AwsBaseOperator`` does, with AwsConnection's defaults
+    "operators/aws.py:FleetAwsOperator.__init__",
+}
+
+
+def connection_definitions(path: Path) -> list[str]:
+    """Where ``path`` writes out two or more of the connection's names: as a function's parameters, a class's
+    fields or the strings of a tuple, list or set literal."""
+    found = []
+    tree = ast.parse(path.read_text())
+    for parent in ast.walk(tree):
+        for node in ast.iter_child_nodes(parent):
+            where = f"{path.relative_to(PACKAGE)}:{getattr(parent, 'name', '')}.{getattr(node, 'name', '')}"
+            names: set[str] = set()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names = {a.arg for a in (*node.args.args, *node.args.kwonlyargs)}
+            elif isinstance(node, ast.ClassDef):
+                names = {
+                    s.target.id
+                    for s in node.body
+                    if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+                }
+            elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+                names = {
+                    e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                }
+            if len(names & AWS_CONNECTION_NAMES) >= 2:
+                found.append(where.replace(":.", ":"))
+    return found
+
+
+def test_the_connection_walk_sees_the_one_definition() -> None:
+    assert connection_definitions(PACKAGE / "hooks" / "connection.py")[:1] == [
+        "hooks/connection.py:AwsConnection"
+    ]
+
+
+def test_the_aws_connection_fields_are_defined_once() -> None:
+    """The four names of the Amazon provider's ``AwsBaseHookMixin`` are AwsConnection's fields; operators, sensors
+    and triggers take the value (or pass the keywords on to the one base that must name them)."""
+    found = [
+        where
+        for path in modules()
+        if path != PACKAGE / "hooks" / "connection.py"
+        for where in connection_definitions(path)
+    ]
+    assert sorted(found) == sorted(AWS_CONNECTION_PARAMETERS_ALLOWED)

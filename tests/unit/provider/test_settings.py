@@ -52,7 +52,7 @@ def test_defaults_reach_the_dag() -> None:
         warnings.simplefilter("error", DeprecationWarning)
         task = training_task(build_fleet_dag(DEMO, dag_id="defaults"))
     # no poll interval given: the trigger sweeps every 30 s of the endpoint's clock (dispatch/cadence.py)
-    assert (task.poll_interval, task.capacity_retry_seconds) == (0.0, 60.0)
+    assert (task.timing.poll_interval, task.timing.capacity_retry_seconds) == (0.0, 60.0)
 
 
 def test_airflow_variables_reach_the_dag(monkeypatch, tmp_path) -> None:
@@ -60,7 +60,8 @@ def test_airflow_variables_reach_the_dag(monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("AIRFLOW__SAGEMAKER_FLEET__CAPACITY_RETRY_SECONDS", "11")
     monkeypatch.setenv("AIRFLOW__SAGEMAKER_FLEET__REPORT_DIR", str(tmp_path))
     dag = build_fleet_dag(DEMO, dag_id="airflow_vars")
-    assert (training_task(dag).poll_interval, training_task(dag).capacity_retry_seconds) == (7.0, 11.0)
+    timing = training_task(dag).timing
+    assert (timing.poll_interval, timing.capacity_retry_seconds) == (7.0, 11.0)
     assert dag.get_task("cost_report").out_dir == str(tmp_path)
 
 
@@ -69,7 +70,7 @@ def test_an_argument_wins_over_the_setting(monkeypatch) -> None:
     assert (
         training_task(
             build_fleet_dag(DEMO, dag_id="arg", dispatch=DispatchConfig(poll_interval=3))
-        ).poll_interval
+        ).timing.poll_interval
         == 3.0
     )
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from airflow.sdk import DAG
 
 from sagemaker_fleet.operators.training import FleetTrainingOperator
+from sagemaker_fleet.triggers.defaults import CityOptions, CityTiming
 
 QUICK = str(Path(__file__).resolve().parents[1] / "fleets" / "quick.yaml")
 
@@ -24,9 +25,7 @@ for dag_id, force in (("op_train", False), ("op_force_retrain", True)):
             spec_path=QUICK,
             city="{{ params.city }}",
             run_key="20261129",
-            keep_alive_seconds="{{ params.keep_alive }}",
-            force_retrain=force,
-            poll_interval=0.2,
-            capacity_retry_seconds=0.5,
+            options=CityOptions(keep_alive_seconds="{{ params.keep_alive }}", force_retrain=force),
+            timing=CityTiming(poll_interval=0.2, capacity_retry_seconds=0.5),
         )
     globals()[dag_id] = dag

@@ -1,9 +1,14 @@
-"""Failures a retry cannot mend: the task fails at once, without the retries Airflow would spend in vain.
+"""Failures a retry cannot mend, and a task's reading of its fleet file, which raises them.
 
-Each is an ``AirflowFailException`` (Airflow fails the task without retrying it) under the package's root, and keeps
-the built-in base of the error it stands for (``FleetSpecError`` is a ``ValueError``, an unknown city a
+Each failure is an ``AirflowFailException`` (Airflow fails the task without retrying it) under the package's root,
+and keeps the built-in base of the error it stands for (``FleetSpecError`` is a ``ValueError``, an unknown city a
 ``KeyError``), so existing ``except`` blocks keep catching it. The cause is in the fleet file, the plan or the
 task's own arguments: fix it, then clear the task.
+
+A task reads the fleet file through :func:`run_spec` (or :func:`fleet_spec`): the loader is
+:func:`~sagemaker_fleet.fleetspec.runspec.load_run_spec`, which knows nothing of Airflow; this module turns what it
+raises into the failure a task should end with. The operators, the sensors and the triggers import it; it sits
+above :mod:`~sagemaker_fleet.compat` (Airflow's exception) and below them all.
 
 A trigger cannot fail its task without retries itself (Airflow retries a ``TaskFailedEvent`` while tries are left):
 the city trigger hands such a failure to its task on a worker, whose ``execute_complete`` raises it.
