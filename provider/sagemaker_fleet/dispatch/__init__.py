@@ -16,7 +16,8 @@
   :class:`~sagemaker_fleet.dispatch.fair_share.FairShare`, a run's part in it as its tracker admits cities;
 - ``city_run.py``: :class:`~sagemaker_fleet.dispatch.city_run.CityRun`, one city's steps from its turn to its end;
 - ``cadence.py``: :class:`~sagemaker_fleet.dispatch.cadence.Cadence`, every interval of a run, in one value;
-- ``build.py``: :func:`build_run_dispatch`, a run's tracker, sweeps, account view and board, built in one place.
+- ``build.py``: :func:`dispatch_from_plan`, a run's book, tracker, sweeps, account view and board, built from its
+  plan in one place (with its checks) for every shell.
 
 One loop, two shells: the triggerer (:mod:`sagemaker_fleet.triggers.poller`, :mod:`sagemaker_fleet.triggers.city`)
 and the virtual-time ``simulate`` application (:mod:`sagemaker_fleet.simulate`) run this code and only do the I/O.
@@ -25,7 +26,7 @@ and the virtual-time ``simulate`` application (:mod:`sagemaker_fleet.simulate`) 
 from __future__ import annotations
 
 from sagemaker_fleet.dispatch.book import DispatchBook, QuotaKey, Turn, peak_lanes, quota_key
-from sagemaker_fleet.dispatch.build import build_run_dispatch
+from sagemaker_fleet.dispatch.build import build_run_dispatch, dispatch_from_plan
 from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.rules import DispatchRules, RunOptions
 from sagemaker_fleet.dispatch.state import Wait
@@ -41,6 +42,7 @@ __all__ = [
     "Turn",
     "Wait",
     "build_run_dispatch",
+    "dispatch_from_plan",
     "peak_lanes",
     "quota_key",
 ]

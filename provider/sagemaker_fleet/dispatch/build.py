@@ -1,9 +1,10 @@
-"""build_run_dispatch: a run's dispatch in one piece — its tracker, its sweeps, and for a run with a plan its view
-of the account and the account's board — all with the run's one :class:`~.cadence.Cadence` (pure).
+"""dispatch_from_plan: a run's dispatch in one piece from its plan — its book, its tracker, its sweeps, and for a
+run with a plan its view of the account and the account's board — all with the run's one
+:class:`~.cadence.Cadence` (pure).
 
-Both shells build it here and bring only clocks and I/O: the triggerer (:mod:`sagemaker_fleet.triggers.city`, onto
-the poller's sweeps, :mod:`sagemaker_fleet.triggers.poller`) and ``simulate`` (``simulate/fleet_run.py``,
-``simulate/polling.py``); the Fleet view builds the tracker of a run it only reads.
+Every shell builds it here, with the same checks, and brings only clocks and I/O: the triggerer
+(:mod:`sagemaker_fleet.triggers.city`, onto its run session's sweeps), ``simulate`` (``simulate/fleet_run.py``), the
+pilot (``cli/pilot/dispatch.py``) and the Fleet view, which builds the tracker of a run it only reads.
 """
 
 from __future__ import annotations
@@ -13,16 +14,52 @@ from typing import TYPE_CHECKING
 
 from sagemaker_fleet.dispatch.account import AccountView
 from sagemaker_fleet.dispatch.board import ShareBoard
+from sagemaker_fleet.dispatch.book import DispatchBook
 from sagemaker_fleet.dispatch.cadence import AWS_CADENCE
 from sagemaker_fleet.dispatch.fair_share import FairShare
 from sagemaker_fleet.dispatch.rules import DEFAULT_OPTIONS
 from sagemaker_fleet.dispatch.sweep import RunSweeps
 from sagemaker_fleet.dispatch.tracker import RunTracker
+from sagemaker_fleet.fleetspec.overrides import only_cities
+from sagemaker_fleet.jobs.progress import run_job_names
+from sagemaker_fleet.plan.errors import ForeignPlanError
 
 if TYPE_CHECKING:
-    from sagemaker_fleet.dispatch.book import DispatchBook
     from sagemaker_fleet.dispatch.cadence import Cadence
     from sagemaker_fleet.dispatch.rules import RunOptions
+    from sagemaker_fleet.fleetspec.model import FleetSpec
+    from sagemaker_fleet.plan.fleet_plan import FleetPlan
+
+
+def dispatch_from_plan(
+    plan: FleetPlan | None,
+    spec: FleetSpec,
+    run_key: str,
+    cadence: Cadence = AWS_CADENCE,
+    *,
+    options: RunOptions = DEFAULT_OPTIONS,
+    account: bool = True,
+    sweeps: RunSweeps | None = None,
+) -> RunSweeps:
+    """The dispatch of run ``run_key`` of ``spec``'s fleet by ``plan`` (None: no plan, every city starts at once).
+    With a plan the run's cities are the plan's (the fleet restricted to them). The other arguments are
+    :func:`build_run_dispatch`'s.
+
+    :raises ForeignPlanError: the plan is another fleet's.
+    :raises KeyError: the plan names a city or group the fleet no longer has.
+    """
+    if plan is None:
+        book = DispatchBook.empty()
+    else:
+        if plan.fleet != spec.fleet:
+            raise ForeignPlanError(
+                f"the plan is for fleet {plan.fleet!r}, not {spec.fleet!r}: a run is dispatched by its own "
+                "fleet's plan (check the plan task's fleet file)"
+            )
+        spec = only_cities(spec, {job.city for job in plan.jobs})
+        book = DispatchBook.from_plan(plan, spec)
+    names = run_job_names(spec, run_key)
+    return build_run_dispatch(book, names, cadence, options=options, account=account, sweeps=sweeps)
 
 
 def build_run_dispatch(

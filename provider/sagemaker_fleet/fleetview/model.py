@@ -19,7 +19,7 @@ from sagemaker_fleet.cost.estimate import estimate_plan_cost, expected_cost_by_c
 from sagemaker_fleet.cost.export import metrics_json, report_jobs
 from sagemaker_fleet.cost.gantt import TimeScale, render_gantt, time_scale
 from sagemaker_fleet.cost.report import RunJobIndex, build_cost_report
-from sagemaker_fleet.dispatch import DispatchBook, build_run_dispatch
+from sagemaker_fleet.dispatch import dispatch_from_plan
 from sagemaker_fleet.dispatch.state import Wait
 from sagemaker_fleet.fleetview.account import AccountSnapshot, account_json
 from sagemaker_fleet.fleetview.plan_svg import plan_makespan, render_plan_gantt
@@ -303,10 +303,7 @@ def _tracker(inputs: ViewInputs) -> RunTracker:
     """The run's tracker, of its own jobs only (the view lists no other run's, nor reads the board)."""
     assert inputs.plan is not None
     plan = FleetPlan.from_json(dict(inputs.plan))
-    book = DispatchBook.from_plan(plan, inputs.spec)
-    tracker = build_run_dispatch(
-        book, RunJobIndex.for_run(inputs.spec, plan.run_key).names, account=False
-    ).tracker
+    tracker = dispatch_from_plan(plan, inputs.spec, plan.run_key, account=False).tracker
     assert tracker is not None
     tracker.observe(inputs.describes, whole=True)
     return tracker

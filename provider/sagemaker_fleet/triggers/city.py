@@ -29,20 +29,18 @@ from airflow.triggers.base import (
 )
 
 from sagemaker_fleet.contract import PLAN_XCOM_KEY, POLL_INTERVAL
-from sagemaker_fleet.dispatch import DispatchBook, RunOptions, build_run_dispatch
+from sagemaker_fleet.dispatch import RunOptions, dispatch_from_plan
 from sagemaker_fleet.dispatch.cadence import Cadence, inline_keep_alive
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
 from sagemaker_fleet.fleetspec.names import STOPPED_BY_TAG, run_key_floor, run_name_contains
-from sagemaker_fleet.fleetspec.overrides import only_cities
 from sagemaker_fleet.fleetspec.runspec import load_run_spec
 from sagemaker_fleet.jobs.describe import summarize
-from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.observability import lineage as ol
 from sagemaker_fleet.observability.facets import JOB_FACET, job_facet_fields, model_artifact, training_inputs
 from sagemaker_fleet.observability.metrics import job_end_measurements, refusal_measurement
 from sagemaker_fleet.observability.stats import RunSignals, send
-from sagemaker_fleet.plan.errors import PlanFormatError
+from sagemaker_fleet.plan.errors import ForeignPlanError, PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
 from sagemaker_fleet.triggers.city_io import PollerCityIO
 from sagemaker_fleet.triggers.defaults import (
@@ -196,19 +194,23 @@ class FleetCityTrigger(RunPollerTrigger):
         """The run's dispatch, built onto the poller's ``sweeps`` by its plan (none: every city starts at once). With
         a plan the run's cities are the plan's: the task's conf carries none (:meth:`FleetTrainingOperator._conf`)."""
         if not self.options.plan_task_id:
-            names = run_job_names(spec, run.run_key)
-            return build_run_dispatch(DispatchBook.empty(), names, self.cadence, sweeps=sweeps)
+            return dispatch_from_plan(None, spec, run.run_key, self.cadence, sweeps=sweeps)
         from sagemaker_fleet.plan import FleetPlan
 
         data = await self._plan_json(run)
         if data is None:
             raise UnfitPlanError(f"task {self.options.plan_task_id} published no plan for run {run.run_id}")
+        options = RunOptions(carry_pools=self.options.carry_pools)
+        if self.task_try.one_at_a_time:
+            keep = inline_keep_alive(clock.poll_interval, dags_test_task_gap(), clock.speed)
+            options = RunOptions(
+                carry_pools=self.options.carry_pools, one_at_a_time=True, inline_keep_alive=keep
+            )
         try:
             plan = FleetPlan.from_json(data)
-            if plan.fleet != spec.fleet:
-                raise UnfitPlanError(f"the plan is for fleet {plan.fleet!r}, not {spec.fleet!r}")
-            spec = only_cities(spec, {job.city for job in plan.jobs})
-            book = DispatchBook.from_plan(plan, spec)
+            sweeps = dispatch_from_plan(plan, spec, run.run_key, self.cadence, options=options, sweeps=sweeps)
+        except ForeignPlanError as exc:
+            raise UnfitPlanError(str(exc)) from exc
         except (PlanFormatError, KeyError) as exc:  # KeyError: a city or group the fleet file no longer has
             raise UnfitPlanError(
                 f"the plan of task {self.options.plan_task_id} does not fit {self.spec_path}: {exc}; the fleet file "
@@ -217,17 +219,16 @@ class FleetCityTrigger(RunPollerTrigger):
         self.log.info(
             "dispatching run %s by plan %s (%d jobs)", run.run_key, self.options.plan_task_id, len(plan.jobs)
         )
-        options = RunOptions(carry_pools=self.options.carry_pools)
         if self.task_try.one_at_a_time:
             GAPS.city_started()
-            turn = book.turns.get(self.city)
-            keep = inline_keep_alive(clock.poll_interval, dags_test_task_gap(), clock.speed)
-            self.log.info("%s", one_at_a_time_line(self.city, turn, len(book.turns), keep, clock.speed))
-            options = RunOptions(
-                carry_pools=self.options.carry_pools, one_at_a_time=True, inline_keep_alive=keep
+            turns = sweeps.tracker.book.turns if sweeps.tracker is not None else {}
+            self.log.info(
+                "%s",
+                one_at_a_time_line(
+                    self.city, turns.get(self.city), len(turns), options.inline_keep_alive, clock.speed
+                ),
             )
-        names = run_job_names(spec, run.run_key)
-        return build_run_dispatch(book, names, self.cadence, options=options, sweeps=sweeps)
+        return sweeps
 
     # ------------------------------------------------------------------------------------------ running
 

@@ -1,7 +1,7 @@
 """The pilot's training: the three stores run as a fleet DAG's training tasks run them in the triggerer — each a
 :class:`~sagemaker_fleet.dispatch.city_run.CityRun` over the run's shared poller
 (:class:`~sagemaker_fleet.triggers.poller.FleetPoller`, :class:`~sagemaker_fleet.triggers.city_io.PollerCityIO`),
-the run's dispatch built from the plan's book (:func:`~sagemaker_fleet.dispatch.build_run_dispatch`). The same
+the run's dispatch built from its plan (:func:`~sagemaker_fleet.dispatch.dispatch_from_plan`). The same
 turns, keep-alives, hand-offs and pool ends as in production, in one asyncio loop of this process.
 
 One difference, on purpose: the pilot counts its own jobs only (``account=False``: no look at other teams' jobs
@@ -15,10 +15,9 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.dispatch import Cadence, build_run_dispatch
+from sagemaker_fleet.dispatch import Cadence, dispatch_from_plan
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
 from sagemaker_fleet.fleetspec.names import run_name_contains
-from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.triggers.city_io import PollerCityIO
 from sagemaker_fleet.triggers.poller import FleetPoller
 
@@ -52,8 +51,7 @@ async def train_stores(fleet: PilotFleet, hook: SageMakerFleetHook, log: PilotLo
     poller = FleetPoller(hook, run_name_contains(settings.run_key), settings.poll_interval)
 
     async def build(sweeps: RunSweeps) -> RunSweeps:
-        names = run_job_names(spec, settings.run_key)
-        return build_run_dispatch(fleet.book, names, cadence, account=False, sweeps=sweeps)
+        return dispatch_from_plan(fleet.plan, spec, settings.run_key, cadence, account=False, sweeps=sweeps)
 
     try:
         tracker = await poller.track(build)
