@@ -55,7 +55,7 @@ def publish_plan(monkeypatch: Any, plan: Any) -> None:
     """Hand ``plan`` to every city trigger in place of the plan task's XCom read."""
     from sagemaker_fleet.triggers.city import FleetCityTrigger
 
-    async def plan_json(self: Any, run: Any) -> Any:
+    async def plan_json(self: Any) -> Any:
         return plan.to_json()
 
     monkeypatch.setattr(FleetCityTrigger, "_plan_json", plan_json)

@@ -60,17 +60,6 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class RunInfo:
-    """Which Airflow run and task try the trigger works for."""
-
-    run_key: str
-    params: Mapping[str, Any] | None
-    try_id: str | None  # ``{run_id}/{try_number}``
-    dag_id: str | None
-    run_id: str | None
-
-
-@dataclass(frozen=True)
 class EndpointClock:
     """The endpoint's clock speed (simulated seconds per real second; 1 against AWS) and the city's poll interval
     in real seconds."""
@@ -163,21 +152,22 @@ class FleetCityTrigger(RunPollerTrigger):
             capacity_timeout_seconds=timing.capacity_timeout_seconds,
         )
 
-    def _run_info(self) -> RunInfo:
-        run = self.task_try
-        if not run.run_key:
+    def _run_key(self) -> str:
+        """The task try's run key, which every job name of the city carries."""
+        if not self.task_try.run_key:
             raise TriggerContextError(
                 f"{self.city}: no run_key given (the operator takes it from its task's context)"
             )
-        return RunInfo(run.run_key, run.params, run.try_id, run.dag_id, run.run_id)
+        return self.task_try.run_key
 
-    async def _plan_json(self, run: RunInfo) -> Any:
+    async def _plan_json(self) -> Any:
         """The plan task's ``plan`` XCom, read through the triggerer's API connection, off the event loop
         (:func:`~sagemaker_fleet.triggers.offloop.off_loop`: a plain thread's read killed Airflow 3.0's runner)."""
         from airflow.sdk.execution_time.xcom import XCom
 
-        if self.task_try.plan is not None:
-            return self.task_try.plan
+        run = self.task_try
+        if run.plan is not None:
+            return run.plan
         if not (self.options.plan_task_id and run.dag_id and run.run_id):
             raise UnfitPlanError(f"{self.city}: the plan's task, DAG and run must be known to read the plan")
         return await off_loop(
@@ -189,17 +179,19 @@ class FleetCityTrigger(RunPollerTrigger):
         )
 
     async def _build_dispatch(
-        self, spec: FleetSpec, run: RunInfo, sweeps: RunSweeps, clock: EndpointClock
+        self, spec: FleetSpec, run_key: str, sweeps: RunSweeps, clock: EndpointClock
     ) -> RunSweeps:
         """The run's dispatch, built onto the poller's ``sweeps`` by its plan (none: every city starts at once). With
         a plan the run's cities are the plan's: the task's conf carries none (:meth:`FleetTrainingOperator._conf`)."""
         if not self.options.plan_task_id:
-            return dispatch_from_plan(None, spec, run.run_key, self.cadence, sweeps=sweeps)
+            return dispatch_from_plan(None, spec, run_key, self.cadence, sweeps=sweeps)
         from sagemaker_fleet.plan import FleetPlan
 
-        data = await self._plan_json(run)
+        data = await self._plan_json()
         if data is None:
-            raise UnfitPlanError(f"task {self.options.plan_task_id} published no plan for run {run.run_id}")
+            raise UnfitPlanError(
+                f"task {self.options.plan_task_id} published no plan for run {self.task_try.run_id}"
+            )
         options = RunOptions(carry_pools=self.options.carry_pools)
         if self.task_try.one_at_a_time:
             keep = inline_keep_alive(clock.poll_interval, dags_test_task_gap(), clock.speed)
@@ -208,7 +200,7 @@ class FleetCityTrigger(RunPollerTrigger):
             )
         try:
             plan = FleetPlan.from_json(data)
-            sweeps = dispatch_from_plan(plan, spec, run.run_key, self.cadence, options=options, sweeps=sweeps)
+            sweeps = dispatch_from_plan(plan, spec, run_key, self.cadence, options=options, sweeps=sweeps)
         except ForeignPlanError as exc:
             raise UnfitPlanError(str(exc)) from exc
         except (PlanFormatError, KeyError) as exc:  # KeyError: a city or group the fleet file no longer has
@@ -217,7 +209,7 @@ class FleetCityTrigger(RunPollerTrigger):
                 "changed since the plan was made: clear the plan task to plan the run again"
             ) from exc
         self.log.info(
-            "dispatching run %s by plan %s (%d jobs)", run.run_key, self.options.plan_task_id, len(plan.jobs)
+            "dispatching run %s by plan %s (%d jobs)", run_key, self.options.plan_task_id, len(plan.jobs)
         )
         if self.task_try.one_at_a_time:
             GAPS.city_started()
@@ -337,7 +329,7 @@ class FleetCityTrigger(RunPollerTrigger):
         return TaskFailedEvent(xcoms=outcome.links or None)
 
     async def _train(self) -> Outcome:
-        run = self._run_info()
+        run, run_key = self.task_try, self._run_key()
         # read once per file version per triggerer (hundreds of cities share it)
         this_run = load_run_spec(self.spec_path, run.params, use_params=self.options.use_params, cached=True)
         if this_run.dry_run:
@@ -346,20 +338,20 @@ class FleetCityTrigger(RunPollerTrigger):
         if self.city not in {c.name for c in spec.cities}:
             return Outcome("skipped", message="not among this run's cities")
         poller = self.shared_poller(
-            run_name_contains(run.run_key), self.timing.poll_interval or POLL_INTERVAL, fleet=spec.fleet
+            run_name_contains(run_key), self.timing.poll_interval or POLL_INTERVAL, fleet=spec.fleet
         )
-        poller.sweeps.floor = run_key_floor(run.run_key)
+        poller.sweeps.floor = run_key_floor(run_key)
         if poller.signals is None:
-            poller.signals = RunSignals(spec.fleet, run.run_key)
+            poller.signals = RunSignals(spec.fleet, run_key)
         self.signals = poller.signals
         clock = await self._endpoint_clock(poller)
-        tracker = await poller.track(lambda sweeps: self._build_dispatch(spec, run, sweeps, clock))
+        tracker = await poller.track(lambda sweeps: self._build_dispatch(spec, run_key, sweeps, clock))
         if tracker.book.turns and self.city not in tracker.book.turns:
             return Outcome("skipped", message="not among this run's cities (the run's plan)")
         self.city_run = city_run = CityRun(
             spec,
             spec.city(self.city),
-            run.run_key,
+            run_key,
             PollerCityIO(poller, self.city, self.log),
             self.log,
             tracker,
@@ -373,7 +365,7 @@ class FleetCityTrigger(RunPollerTrigger):
         end = await city_run.train()
         if self.task_try.one_at_a_time:
             GAPS.job_ended()  # from here to the next city's start is Airflow's own gap
-        return await self._outcome(end, city_run, poller, spec, run)
+        return await self._outcome(end, city_run, poller, spec)
 
     async def _endpoint_clock(self, poller: FleetPoller) -> EndpointClock:
         """The endpoint's speed (1 against AWS) and the poll interval the city asks of the run's poller: its own,
@@ -384,7 +376,7 @@ class FleetCityTrigger(RunPollerTrigger):
         return EndpointClock(speed, interval)
 
     async def _outcome(
-        self, end: CityEnd, city_run: CityRun, poller: FleetPoller, spec: FleetSpec, run: RunInfo
+        self, end: CityEnd, city_run: CityRun, poller: FleetPoller, spec: FleetSpec
     ) -> Outcome:
         """The task's outcome, with the console and log links of the city's latest job (none when the quota
         stayed in use)."""
@@ -394,7 +386,7 @@ class FleetCityTrigger(RunPollerTrigger):
         links = await self._links(poller, str(history[-1]["TrainingJobName"])) if history else {}
         if end.kind == "fail":
             return Outcome("failed", message=end.reason, links=links)
-        return Outcome("success", result=self._result(spec, run, city_run), links=links)
+        return Outcome("success", result=self._result(spec, city_run), links=links)
 
     async def on_kill(self) -> None:
         """A user acted on the task (marked it failed or success, or cleared it): Airflow calls this then, and not
@@ -404,11 +396,10 @@ class FleetCityTrigger(RunPollerTrigger):
         name = self.city_run.watching if self.city_run is not None else None
         if name is None:
             return
-        run = self._run_info()
         hook = self.fleet_hook()
         async with await hook.get_async_conn() as client:
             stopped = await hook.astop(
-                client, name, {STOPPED_BY_TAG: f"airflow:{run.try_id or 'unknown'}"[:256]}
+                client, name, {STOPPED_BY_TAG: f"airflow:{self.task_try.try_id or 'unknown'}"[:256]}
             )
         self.log.warning(
             "%s: %s after a user acted on the task",
@@ -425,12 +416,12 @@ class FleetCityTrigger(RunPollerTrigger):
             return {}
         return job_link_xcoms(region, domain, job_name)
 
-    def _result(self, spec: FleetSpec, run: RunInfo, city_run: CityRun) -> dict[str, Any]:
+    def _result(self, spec: FleetSpec, city_run: CityRun) -> dict[str, Any]:
         history = city_run.history
         return {
             "fleet": spec.fleet,
             "city": self.city,
-            "run_key": run.run_key,
+            "run_key": city_run.run_key,
             "job_name": history[-1].get("TrainingJobName"),
             "attempts": len(history),
             "submissions": [str(d["TrainingJobName"]) for d in history],

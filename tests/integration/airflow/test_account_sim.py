@@ -148,7 +148,7 @@ def test_two_fleets_with_the_same_run_key_in_one_triggerer_dispatch_by_their_own
     specs = {"disp": load_fleet_spec(DISPATCH), "other": load_fleet_spec(other_path)}
     plans = {name: plan_fleet(spec, RUN_KEY) for name, spec in specs.items()}
 
-    async def plan_json(self, run):
+    async def plan_json(self):
         return plans[load_fleet_spec(self.spec_path).fleet].to_json()
 
     monkeypatch.setattr(FleetCityTrigger, "_plan_json", plan_json)
@@ -238,7 +238,7 @@ def test_a_fleet_of_higher_priority_gets_the_capacity_through_the_board_on_s3(
     specs = {name: load_fleet_spec(path) for name, path in paths.items()}
     plans = {name: plan_fleet(spec, RUN_KEY) for name, spec in specs.items()}
 
-    async def plan_json(self, run):
+    async def plan_json(self):
         return plans[load_fleet_spec(self.spec_path).fleet].to_json()
 
     monkeypatch.setattr(FleetCityTrigger, "_plan_json", plan_json)
