@@ -23,13 +23,13 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, Unpack
 
 from botocore.exceptions import ClientError
 
 from sagemaker_fleet.dispatch.sweep import RunSweeps
 from sagemaker_fleet.dispatch.sweeping import DENIED, Answer, Swept, sweep_once
+from sagemaker_fleet.dispatch.waiters import Waiters
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook, error_code
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, KEEP_ALIVE_REFUSALS, THROTTLING_CODES
 from sagemaker_fleet.triggers.board_client import BoardClient
@@ -60,12 +60,6 @@ PollerKey = tuple[Any, ...]
 T = TypeVar("T")
 
 
-@dataclass
-class _Waiter:
-    wait: Wait
-    turn: asyncio.Future[None]
-
-
 class FleetPoller:
     """Watches many training jobs with few API calls and dispatches the run's cities; shared by all triggers with
     the same key in one event loop."""
@@ -81,7 +75,7 @@ class FleetPoller:
         self.sweeps = RunSweeps()
         self.watchers = JobWatchers()
         self.wait_lines = WaitLineBudget()
-        self.waiters: dict[str, _Waiter] = {}
+        self.waiters: Waiters[asyncio.Future[None]] = Waiters(self.sweeps)
         self._listed = asyncio.Event()
         self._tracker_lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
@@ -169,34 +163,24 @@ class FleetPoller:
         """Return once ``wait.city`` may create its job (:meth:`RunTracker.admit`); it counts as running from
         then on, until the listing shows its job or :meth:`release` gives its place back."""
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        waiter = _Waiter(wait, turn)
-        self.waiters[wait.city] = waiter
         self._ensure_running()
-        self._admit(self.sweeps.admit(self.waiting(), self.now()))
+        self._admit(self.waiters.add(wait, turn, self.now()))
+        admitted = False
         try:
             await turn
         except asyncio.CancelledError:
-            if (
-                turn.done() and self.sweeps.tracker is not None
-            ):  # admitted, then cancelled before it could create
-                self.sweeps.tracker.release(wait.city)
+            admitted = turn.done()  # admitted, then cancelled before it could create
             raise
         finally:
-            if self.waiters.get(wait.city) is waiter:
-                del self.waiters[wait.city]
+            self.waiters.leave(wait.city, turn, admitted=admitted)
 
     def release(self, city: str) -> None:
         """``city`` was admitted but created no job (the quota refused it, say): its place goes to the next."""
-        if self.sweeps.tracker is not None:
-            self.sweeps.tracker.release(city)
-            self._admit(self.sweeps.admit(self.waiting(), self.now()))
+        self._admit(self.waiters.release(city, self.now()))
 
     def waiting_reason(self, city: str) -> str:
         """Why ``city`` is still waiting, for its task log."""
-        waiter = self.waiters.get(city)
-        if self.sweeps.tracker is None or waiter is None:
-            return "waits for the run's first listing"
-        return self.sweeps.tracker.waiting_reason(waiter.wait, self.now())
+        return self.waiters.reason(city, self.now())
 
     def take_wait_line(self) -> bool:
         """Whether a waiting city may write its line now (:class:`WaitLineBudget`)."""
@@ -204,13 +188,13 @@ class FleetPoller:
 
     def waiting(self) -> list[Wait]:
         """The cities waiting for their turn now."""
-        return [waiter.wait for waiter in self.waiters.values()]
+        return self.waiters.waiting()
 
-    def _admit(self, cities: list[str]) -> None:
-        for city in cities:
-            waiter = self.waiters.pop(city)
-            if not waiter.turn.done():
-                waiter.turn.set_result(None)
+    @staticmethod
+    def _admit(turns: list[asyncio.Future[None]]) -> None:
+        for turn in turns:
+            if not turn.done():
+                turn.set_result(None)
 
     # ------------------------------------------------------------------------------------------ the client
 
@@ -250,13 +234,8 @@ class FleetPoller:
     # ------------------------------------------------------------------------------------------ the loop
 
     def _busy(self) -> bool:
-        return bool(
-            self.sweeps.watches
-            or self.waiters
-            or self.aws.users
-            or not self._listed.is_set()
-            or self.sweeps.ends_pending()
-        )
+        # the shared client stays open while a trigger's own call uses it
+        return self.waiters.pending() or bool(self.aws.users)
 
     def _ensure_running(self) -> None:
         if self._key is not None:
@@ -313,9 +292,9 @@ class FleetPoller:
         reason = f"polling failed for {seconds:.0f} s ({type(exc).__name__}: {exc})"
         log.error("polling %s: giving up: %s", self.name_contains, reason)
         self.watchers.fail_all(reason)
-        for waiter in list(self.waiters.values()):
-            if not waiter.turn.done():
-                waiter.turn.set_exception(JobWatchError(reason))
+        for turn in self.waiters.turns():
+            if not turn.done():
+                turn.set_exception(JobWatchError(reason))
 
     async def _poll_once(self) -> Swept:
         """One sweep of the run (:func:`sweep_once`), this poller its I/O and its metrics fed each listing."""
@@ -401,7 +380,7 @@ class FleetPoller:
         """The admitted cities' turns (the hand-off), and the running jobs' summaries to their watchers."""
         if self.sweeps.tracker is not None:
             self._listed.set()
-        self._admit(list(listed.admitted))
+        self._admit(self.waiters.admitted(listed.admitted))
         for name, summary in listed.running.items():
             self.watchers.put(name, summary)
 
