@@ -9,6 +9,7 @@ pilot (``cli/pilot/dispatch.py``) and the Fleet view, which builds the tracker o
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -39,7 +40,7 @@ def dispatch_from_plan(
     *,
     options: RunOptions = DEFAULT_OPTIONS,
     account: bool = True,
-    sweeps: RunSweeps | None = None,
+    floor: dt.datetime | None = None,
 ) -> RunSweeps:
     """The dispatch of run ``run_key`` of ``spec``'s fleet by ``plan`` (None: no plan, every city starts at once).
     With a plan the run's cities are the plan's (the fleet restricted to them). The other arguments are
@@ -59,7 +60,7 @@ def dispatch_from_plan(
         spec = only_cities(spec, {job.city for job in plan.jobs})
         book = DispatchBook.from_plan(plan, spec)
     names = run_job_names(spec, run_key)
-    return build_run_dispatch(book, names, cadence, options=options, account=account, sweeps=sweeps)
+    return build_run_dispatch(book, names, cadence, options=options, account=account, floor=floor)
 
 
 def build_run_dispatch(
@@ -69,7 +70,7 @@ def build_run_dispatch(
     *,
     options: RunOptions = DEFAULT_OPTIONS,
     account: bool = True,
-    sweeps: RunSweeps | None = None,
+    floor: dt.datetime | None = None,
 ) -> RunSweeps:
     """The run's sweeps, feeding its :class:`RunTracker` (``names``: every job name the run may use → (city,
     attempt); ``options``: how the run runs, :class:`~.rules.RunOptions`).
@@ -78,8 +79,9 @@ def build_run_dispatch(
     lists no other run's jobs, and a measurement of what the view gives): its sweeps list the account's jobs and
     other runs' running jobs and idle pools count against its quotas (:class:`~.account.AccountView`); a fleet that
     shares (all but ``sharing: false``) also reads and posts the account's board (:mod:`.board`).
-    ``sweeps``: the run's sweeps that already watch its jobs (the triggerer's poller watches before the run's plan
-    is read): the dispatch is attached to them; else new ones, without a listing floor (``simulate``).
+    ``floor``: CreationTimeAfter of a listing of the run's whole past (the triggerer's: the day before a dated run
+    key, :func:`~sagemaker_fleet.fleetspec.names.run_key_floor`); None lists it without a bound (``simulate``, whose
+    virtual time does not start on the run key's day, and the pilot).
     """
     aware = account and bool(book.turns)
     board = None
@@ -93,7 +95,4 @@ def build_run_dispatch(
         account=AccountView(cadence, board) if aware else None,
         shares=FairShare(board, book) if board is not None else None,
     )
-    if sweeps is None:
-        sweeps = RunSweeps()
-    sweeps.attach(tracker)
-    return sweeps
+    return RunSweeps(tracker, floor=floor)

@@ -2,10 +2,10 @@
 
 The training task defers here at once from its worker, and no worker process runs for a city after that.
 The trigger is the Airflow adapter of a :class:`~sagemaker_fleet.dispatch.city_run.CityRun`, which owns the city's
-state and its steps (wait for its turn in its warm-pool group — the run's shared poller admits it in the sweep that
+state and its steps (wait for its turn in its warm-pool group — the run's session admits it in the sweep that
 saw a predecessor end —, create its job, watch it, re-submit spot jobs from the same checkpoint or fall back to
-on-demand as the spec says, back off while the instance quota is in use); its I/O goes through the run's poller
-(:class:`~sagemaker_fleet.triggers.city_io.PollerCityIO`). The trigger serialises, reads the fleet file and the
+on-demand as the spec says, back off while the instance quota is in use); its I/O goes through the run's session
+(:class:`~sagemaker_fleet.triggers.city_io.SessionCityIO`). The trigger serialises, reads the fleet file and the
 run's plan, and ends the task: ``TaskSuccessEvent`` with the result as its XCom, ``TaskFailedEvent`` (Airflow's
 retries and callbacks apply) or ``TaskSkippedEvent``. With ``end_from_trigger=False`` (a synchronous wait, tests) it
 fires one ordinary event that the operator's ``execute_complete`` turns into the same outcome.
@@ -42,7 +42,7 @@ from sagemaker_fleet.observability.metrics import job_end_measurements, refusal_
 from sagemaker_fleet.observability.stats import RunSignals, send
 from sagemaker_fleet.plan.errors import ForeignPlanError, PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
-from sagemaker_fleet.triggers.city_io import PollerCityIO
+from sagemaker_fleet.triggers.city_io import SessionCityIO
 from sagemaker_fleet.triggers.defaults import (
     CityOptions,
     CityTiming,
@@ -52,11 +52,13 @@ from sagemaker_fleet.triggers.defaults import (
 from sagemaker_fleet.triggers.errors import TriggerContextError, UnfitPlanError, retry_cannot_help
 from sagemaker_fleet.triggers.inline import GAPS, dags_test_task_gap, one_at_a_time_line, stop_on_sigterm
 from sagemaker_fleet.triggers.offloop import off_loop
+from sagemaker_fleet.triggers.session import SessionSetup
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.sweep import RunSweeps
     from sagemaker_fleet.fleetspec.model import FleetSpec
-    from sagemaker_fleet.triggers.poller import FleetPoller
+    from sagemaker_fleet.triggers.connection import RunConnection
+    from sagemaker_fleet.triggers.session import RunSession
 
 
 @dataclass(frozen=True)
@@ -127,7 +129,7 @@ class FleetCityTrigger(RunPollerTrigger):
         self.city = city
         #: The city's run once it has begun (its state: submissions so far, the job it waits on).
         self.city_run: CityRun | None = None
-        #: The run's metrics in this triggerer (shared through the run's poller).
+        #: The run's metrics in this triggerer (shared through the run's session).
         self.signals: RunSignals | None = None
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
@@ -178,13 +180,13 @@ class FleetCityTrigger(RunPollerTrigger):
             run_id=run.run_id,
         )
 
-    async def _build_dispatch(
-        self, spec: FleetSpec, run_key: str, sweeps: RunSweeps, clock: EndpointClock
-    ) -> RunSweeps:
-        """The run's dispatch, built onto the poller's ``sweeps`` by its plan (none: every city starts at once). With
-        a plan the run's cities are the plan's: the task's conf carries none (:meth:`FleetTrainingOperator._conf`)."""
+    async def _build_dispatch(self, spec: FleetSpec, run_key: str, clock: EndpointClock) -> RunSweeps:
+        """The run's dispatch by its plan (none: every city starts at once), its listings from the day before a
+        dated run key. With a plan the run's cities are the plan's: the task's conf carries none
+        (:meth:`FleetTrainingOperator._conf`)."""
+        floor = run_key_floor(run_key)
         if not self.options.plan_task_id:
-            return dispatch_from_plan(None, spec, run_key, self.cadence, sweeps=sweeps)
+            return dispatch_from_plan(None, spec, run_key, self.cadence, floor=floor)
         from sagemaker_fleet.plan import FleetPlan
 
         data = await self._plan_json()
@@ -200,7 +202,7 @@ class FleetCityTrigger(RunPollerTrigger):
             )
         try:
             plan = FleetPlan.from_json(data)
-            sweeps = dispatch_from_plan(plan, spec, run_key, self.cadence, options=options, sweeps=sweeps)
+            sweeps = dispatch_from_plan(plan, spec, run_key, self.cadence, options=options, floor=floor)
         except ForeignPlanError as exc:
             raise UnfitPlanError(str(exc)) from exc
         except (PlanFormatError, KeyError) as exc:  # KeyError: a city or group the fleet file no longer has
@@ -337,22 +339,22 @@ class FleetCityTrigger(RunPollerTrigger):
         spec = this_run.spec
         if self.city not in {c.name for c in spec.cities}:
             return Outcome("skipped", message="not among this run's cities")
-        poller = self.shared_poller(
-            run_name_contains(run_key), self.timing.poll_interval or POLL_INTERVAL, fleet=spec.fleet
+        session = await self.open_session(
+            run_name_contains(run_key),
+            self.timing.poll_interval or POLL_INTERVAL,
+            spec.fleet,
+            lambda connection: self._session_setup(spec, run_key, connection),
         )
-        poller.sweeps.floor = run_key_floor(run_key)
-        if poller.signals is None:
-            poller.signals = RunSignals(spec.fleet, run_key)
-        self.signals = poller.signals
-        clock = await self._endpoint_clock(poller)
-        tracker = await poller.track(lambda sweeps: self._build_dispatch(spec, run_key, sweeps, clock))
+        self.signals = session.signals
+        await self._endpoint_clock(session.connection)  # the interval this city asks of the run's sweeps
+        tracker = await session.first_listing()
         if tracker.book.turns and self.city not in tracker.book.turns:
             return Outcome("skipped", message="not among this run's cities (the run's plan)")
         self.city_run = city_run = CityRun(
             spec,
             spec.city(self.city),
             run_key,
-            PollerCityIO(poller, self.city, self.log),
+            SessionCityIO(session, self.city, self.log),
             self.log,
             tracker,
             try_id=run.try_id,
@@ -365,25 +367,31 @@ class FleetCityTrigger(RunPollerTrigger):
         end = await city_run.train()
         if self.task_try.one_at_a_time:
             GAPS.job_ended()  # from here to the next city's start is Airflow's own gap
-        return await self._outcome(end, city_run, poller, spec)
+        return await self._outcome(end, city_run, session, spec)
 
-    async def _endpoint_clock(self, poller: FleetPoller) -> EndpointClock:
-        """The endpoint's speed (1 against AWS) and the poll interval the city asks of the run's poller: its own,
+    async def _session_setup(self, spec: FleetSpec, run_key: str, connection: RunConnection) -> SessionSetup:
+        """What the run's session in this triggerer is opened with, by the run's first city trigger here: the run's
+        dispatch (its plan read, its cadence and listing floor) and its metrics."""
+        clock = await self._endpoint_clock(connection)
+        return SessionSetup(await self._build_dispatch(spec, run_key, clock), RunSignals(spec.fleet, run_key))
+
+    async def _endpoint_clock(self, connection: RunConnection) -> EndpointClock:
+        """The endpoint's speed (1 against AWS) and the poll interval the city asks of the run's sweeps: its own,
         or 30 s of the endpoint's clock when it sets none."""
-        speed = await poller.endpoint_speed()
+        speed = await connection.endpoint_speed()
         interval = self.cadence.endpoint_poll_interval(self.timing.poll_interval, speed)
-        poller.ask_interval(interval)
+        connection.ask_interval(interval)
         return EndpointClock(speed, interval)
 
     async def _outcome(
-        self, end: CityEnd, city_run: CityRun, poller: FleetPoller, spec: FleetSpec
+        self, end: CityEnd, city_run: CityRun, session: RunSession, spec: FleetSpec
     ) -> Outcome:
         """The task's outcome, with the console and log links of the city's latest job (none when the quota
         stayed in use)."""
         if end.kind == "no_capacity":
             return Outcome("failed", message=end.reason)
         history = city_run.history
-        links = await self._links(poller, str(history[-1]["TrainingJobName"])) if history else {}
+        links = await self._links(session, str(history[-1]["TrainingJobName"])) if history else {}
         if end.kind == "fail":
             return Outcome("failed", message=end.reason, links=links)
         return Outcome("success", result=self._result(spec, city_run), links=links)
@@ -407,10 +415,10 @@ class FleetCityTrigger(RunPollerTrigger):
             f"stopped {name}" if stopped else f"{name} had ended already; nothing to stop",
         )
 
-    async def _links(self, poller: FleetPoller, job_name: str) -> dict[str, Any]:
+    async def _links(self, session: RunSession, job_name: str) -> dict[str, Any]:
         """The extra links' XComs for ``job_name`` (region and partition read once per run and triggerer)."""
         try:
-            region, domain = await poller.console()
+            region, domain = await session.console()
         except Exception as exc:  # noqa: BLE001 - links are a convenience; the result stands without them
             self.log.warning("%s: no console links (%s)", self.city, exc)
             return {}

@@ -16,7 +16,7 @@ from sagemaker_fleet.dispatch import (
     build_run_dispatch,
     dispatch_from_plan,
 )
-from sagemaker_fleet.dispatch.sweep import RunSweeps
+from sagemaker_fleet.dispatch.sweep import Listing
 from sagemaker_fleet.fleetspec.model import InstanceQuota
 from sagemaker_fleet.fleetspec.overrides import only_cities
 from sagemaker_fleet.jobs.progress import run_job_names
@@ -63,16 +63,13 @@ def test_a_run_without_a_plan_or_sharing_gets_what_it_uses() -> None:
     assert not own.listing().account
 
 
-def test_the_dispatch_is_attached_to_the_sweeps_that_watch_already() -> None:
+def test_the_dispatch_lists_from_its_floor_with_its_options() -> None:
     floor = dt.datetime(2026, 11, 28, tzinfo=dt.UTC)
-    watching = RunSweeps(floor=floor)
-    watching.watch("x", None)
     sweeps = build_run_dispatch(
-        *book(shares=False), CADENCE, options=RunOptions(one_at_a_time=True), sweeps=watching
+        *book(shares=False), CADENCE, options=RunOptions(one_at_a_time=True), floor=floor
     )
-    assert sweeps is watching
-    assert "x" in sweeps.watches
     assert sweeps.floor == floor
+    assert sweeps.listing() == Listing(floor, whole=True, account=True)
     assert sweeps.tracker is not None
     assert sweeps.tracker.view.options.one_at_a_time
 

@@ -8,7 +8,8 @@ from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait, build_run_d
 from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.state import CREATION_MARGIN
 from sagemaker_fleet.dispatch.sweep import MAX_BACKOFF_FACTOR, MISSES_BEFORE_DESCRIBE, PoolEnd, RunSweeps
-from unit.dispatch.test_dispatch_tracker import T0, dispatch_for, hand_book, summary
+from sagemaker_fleet.jobs.progress import run_job_names
+from unit.dispatch.test_dispatch_tracker import RUN_KEY, T0, dispatch_for, hand_book, summary
 
 FLOOR = dt.datetime(2026, 11, 28, tzinfo=dt.UTC)
 
@@ -27,10 +28,11 @@ def test_the_listing_starts_before_the_oldest_job_still_watched() -> None:
 
 def test_a_tracker_that_has_not_seen_the_run_lists_its_whole_past() -> None:
     spec, book = hand_book("XX")
-    sweeps = build_run_dispatch(book, {}, sweeps=RunSweeps(floor=FLOOR))
+    sweeps = build_run_dispatch(book, run_job_names(spec, RUN_KEY), floor=FLOOR)
     sweeps.watch("a", T0)
     assert sweeps.listing().whole
-    dispatch_for(spec, book, [summary(spec, "c0", created=T0 + dt.timedelta(hours=1))], sweeps=sweeps)
+    assert sweeps.tracker is not None
+    sweeps.tracker.observe([summary(spec, "c0", created=T0 + dt.timedelta(hours=1))], whole=True)
     assert sweeps.listing().after == T0 - CREATION_MARGIN  # the watched job is the older
     assert not sweeps.listing().whole
 
