@@ -8,8 +8,9 @@
   (:class:`~sagemaker_fleet.dispatch.rules.RunOptions`) and the measurement switches of those rules;
 - ``account.py``: :class:`~sagemaker_fleet.dispatch.account.AccountView`, other runs' jobs of the account: what
   they hold of its quotas, which of their pools are the run's to take;
-- ``sweep.py``: :class:`~sagemaker_fleet.dispatch.sweep.RunSweeps`, one sweep of the run (listing window, describes,
-  the hand-off, pool ends, back-off); ``sweeping.py``: :func:`~sagemaker_fleet.dispatch.sweeping.sweep_once`, its
+- ``sweep.py``: :class:`~sagemaker_fleet.dispatch.sweep.RunSweeps`, what a run's sweeps carry and their steps, private
+  to this package (listing window, describes, the hand-off, pool ends, back-off); ``waiters.py``:
+  :class:`~sagemaker_fleet.dispatch.waiters.Waiters`, the cities waiting for their turn in either shell; ``sweeping.py``: :func:`~sagemaker_fleet.dispatch.sweeping.sweep_once`, its
   steps in their order over the shell's I/O (:class:`~sagemaker_fleet.dispatch.sweeping.SweepIO`);
 - ``board.py``: :class:`~sagemaker_fleet.dispatch.board.ShareBoard`, the account's board: each run's record of
   what it holds and waits for, and who goes first on a quota; ``fair_share.py``:
@@ -19,7 +20,7 @@
 - ``build.py``: :func:`dispatch_from_plan`, a run's book, tracker, sweeps, account view and board, built from its
   plan in one place (with its checks) for every shell.
 
-One loop, two shells: the triggerer (:mod:`sagemaker_fleet.triggers.poller`, :mod:`sagemaker_fleet.triggers.city`)
+One loop, two shells: the triggerer (:mod:`sagemaker_fleet.triggers.session`, :mod:`sagemaker_fleet.triggers.city`)
 and the virtual-time ``simulate`` application (:mod:`sagemaker_fleet.simulate`) run this code and only do the I/O.
 """
 

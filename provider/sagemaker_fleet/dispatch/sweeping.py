@@ -1,6 +1,7 @@
-"""sweep_once: one sweep of a run, its steps (:class:`~.sweep.RunSweeps`) in their order, over its shell's I/O.
+"""sweep_once: one sweep of a run, its steps (:class:`~.sweep.RunSweeps`' private ones) in their order, over its
+shell's I/O.
 
-The triggerer's poller (:class:`~sagemaker_fleet.triggers.poller.FleetPoller`: asyncio, aiobotocore, S3) and
+The triggerer's run session (``triggers/sweep_io.py``: ``RunSweepIO``; asyncio, aiobotocore, S3) and
 ``simulate``'s (``simulate/polling.py``: the engine, the coroutine stepped in virtual time as a city's run is)
 implement :class:`SweepIO` only: the order of the steps, what a failed call means for the sweep and its back-off are
 written here once, so the two cannot drift apart.
@@ -36,7 +37,7 @@ Observe: TypeAlias = Callable[[Sequence[Mapping[str, Any]], int], None]
 
 class SweepIO(Protocol):
     """What a sweep asks of its shell: two clocks, the waiting cities, the calls and the hand-outs. A call that raises
-    fails the sweep (it backs off, see :meth:`RunSweeps.swept`); the board's calls never do."""
+    fails the sweep (it backs off, see :meth:`RunSweeps._swept`); the board's calls never do."""
 
     def now(self) -> float:
         """The dispatch clock: waits, admissions, looks at other runs' jobs, the board's reads and heartbeat."""
@@ -102,36 +103,36 @@ async def sweep_once(
     try:
         await _steps(run, io, interval, observe)
     except Exception as exc:  # noqa: BLE001 - the shell decides whether a failed sweep ends anything
-        run.swept(ok=False)
-        return Swept(run.delay(interval, bool(io.waiting())), exc)
-    run.swept(ok=True)
-    return Swept(run.delay(interval, bool(io.waiting())))
+        run._swept(ok=False)
+        return Swept(run._delay(interval, bool(io.waiting())), exc)
+    run._swept(ok=True)
+    return Swept(run._delay(interval, bool(io.waiting())))
 
 
 async def _steps(run: RunSweeps, io: SweepIO, interval: float, observe: Observe | None) -> None:
-    for filters in run.census():
-        run.censused(await io.list_jobs(account=True, **filters), io.now())
-    if (where := run.board_read(io.now(), interval)) is not None:
+    for filters in run._census():
+        run._censused(await io.list_jobs(account=True, **filters), io.now())
+    if (where := run._board_read(io.now(), interval)) is not None:
         records = await io.read_board(*where, io.wall() - run.cadence.stale_seconds)
         if records is not None:  # a board that did not answer is not the sweep's failure
-            run.board_records(records, io.now(), io.wall())
-    listing = run.listing()
+            run._board_records(records, io.now(), io.wall())
+    listing = run._listing()
     summaries = await io.list_jobs(account=listing.account, creation_time_after=listing.after)
     await _describe_foreign(run, io, listing, summaries, interval)
-    listed = run.listed(listing, summaries, io.now(), io.waiting())
+    listed = run._listed(listing, summaries, io.now(), io.waiting())
     io.hand_out(listed)
-    if (post := run.board_post(io.now(), io.wall())) is not None:
+    if (post := run._board_post(io.now(), io.wall())) is not None:
         bucket, key, record = post
         if await io.post_board(bucket, key, record):
-            run.board_posted(record, io.now())
+            run._board_posted(record, io.now())
     if observe is not None:
         observe(summaries, len(io.waiting()))
     failed = await _describe_watched(run, io, listed.describe)
-    for end in run.pool_ends():  # decided from the listing: not skipped for a describe that failed
+    for end in run._pool_ends():  # decided from the listing: not skipped for a describe that failed
         try:
             await io.end_pool(end)
         except BaseException:
-            run.pool_end_failed(end)
+            run._pool_end_failed(end)
             raise
     if failed is not None:
         raise failed
@@ -140,19 +141,19 @@ async def _steps(run: RunSweeps, io: SweepIO, interval: float, observe: Observe 
 async def _describe_foreign(
     run: RunSweeps, io: SweepIO, listing: Listing, summaries: Sequence[Mapping[str, Any]], interval: float
 ) -> None:
-    """Other runs' jobs to describe (:meth:`RunSweeps.foreign`): each answer taken, a refused one left uncounted;
+    """Other runs' jobs to describe (:meth:`RunSweeps._foreign`): each answer taken, a refused one left uncounted;
     then the first other error fails the sweep, before its listing decides anything."""
-    names = run.foreign(listing, summaries, io.now(), interval)
+    names = run._foreign(listing, summaries, io.now(), interval)
     if not names:
         return
     failed: BaseException | None = None
     for name, answer in zip(names, await io.describe(names, foreign=True), strict=True):
         if answer is DENIED:
-            run.foreign_denied(name)
+            run._foreign_denied(name)
         elif isinstance(answer, BaseException):
             failed = failed or answer
         else:
-            run.foreign_described(name, answer, io.now())
+            run._foreign_described(name, answer, io.now())
     if failed is not None:
         raise failed
 
@@ -166,6 +167,6 @@ async def _describe_watched(run: RunSweeps, io: SweepIO, names: Sequence[str]) -
     for name, answer in zip(names, await io.describe(names, foreign=False), strict=True):
         if isinstance(answer, BaseException) or answer is DENIED:
             failed = failed or (answer if isinstance(answer, BaseException) else PermissionError(name))
-        elif run.described(name, answer):
+        elif run._described(name, answer):
             io.deliver(name, answer)
     return failed

@@ -1,6 +1,6 @@
 """How the orchestrator learns that a job ended — the API load each strategy puts on the control plane.
 
-- :class:`SimulatedFleetPoller` is the triggerer's ``FleetPoller`` in virtual time: the same sweep
+- :class:`SimulatedFleetPoller` is the triggerer's run session (``RunSession``) in virtual time: the same sweep
   (:func:`~sagemaker_fleet.dispatch.sweeping.sweep_once`: listing window, jobs missing from a listing, describes, the
   hand-off, pool ends, the board, back-off), stepped like a city's run, with the simulator's engine as its I/O.
   While jobs are watched or cities wait, one ListTrainingJobs sweep of the run's jobs per interval (at most the
@@ -100,7 +100,7 @@ class SimulatedFleetPoller:
         """Sweep now unless a sweep is already scheduled."""
         if not self.running:
             self.running = True
-            self.sweeps.backoff.factor = 1
+            self.sweeps.restart()
             self.timeline.at(self.engine.now(), self._sweep)
 
     @staticmethod

@@ -239,7 +239,7 @@ class RunSession:
         endpoint unreachable, credentials gone, throttled past its retries, a bug) backs off and tries again, and
         only a failure that lasts (:class:`Outage`) is handed to the triggers (:meth:`_give_up`)."""
         outage = Outage(self.connection.name_contains)
-        self.sweeps.backoff.factor = 1
+        self.sweeps.restart()
         try:
             while self._busy():
                 swept = await self._poll_once()

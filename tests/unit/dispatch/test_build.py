@@ -47,7 +47,7 @@ def test_a_planned_run_of_a_fleet_that_shares_gets_its_view_and_board_with_the_o
     assert sweeps.account is tracker.account
     assert sweeps.board is tracker.shares.board is tracker.account.board
     assert sweeps.cadence is tracker.cadence is tracker.account.cadence is sweeps.board.cadence is CADENCE
-    assert sweeps.listing().account  # its sweeps list the account's jobs
+    assert sweeps._listing().account  # its sweeps list the account's jobs
 
 
 def test_a_run_without_a_plan_or_sharing_gets_what_it_uses() -> None:
@@ -60,7 +60,7 @@ def test_a_run_without_a_plan_or_sharing_gets_what_it_uses() -> None:
     assert (empty.account, empty.board) == (None, None)
     own = build_run_dispatch(*book(shares=True), account=False)
     assert (own.account, own.board) == (None, None)
-    assert not own.listing().account
+    assert not own._listing().account
 
 
 def test_the_dispatch_lists_from_its_floor_with_its_options() -> None:
@@ -69,7 +69,7 @@ def test_the_dispatch_lists_from_its_floor_with_its_options() -> None:
         *book(shares=False), CADENCE, options=RunOptions(one_at_a_time=True), floor=floor
     )
     assert sweeps.floor == floor
-    assert sweeps.listing() == Listing(floor, whole=True, account=True)
+    assert sweeps._listing() == Listing(floor, whole=True, account=True)
     assert sweeps.tracker is not None
     assert sweeps.tracker.view.options.one_at_a_time
 

@@ -22,7 +22,7 @@ def test_no_city_is_admitted_before_the_run_s_whole_listing_and_then_in_the_trac
     waiters: Waiters[str] = Waiters(sweeps)
     assert waiters.add(Wait(cities[0], since=0.0), "turn-0", 0.0) == []  # no listing yet
     assert waiters.pending()  # a city waits, and the tracker has not seen the run
-    listed = sweeps.listed(sweeps.listing(), [], now=0.0, waiting=waiters.waiting())
+    listed = sweeps._listed(sweeps._listing(), [], now=0.0, waiting=waiters.waiting())
     assert waiters.admitted(listed.admitted) == ["turn-0"]
     assert len(waiters) == 0
     assert not waiters.pending()  # nothing watched, nobody waits, the run listed, no pool end left
@@ -30,7 +30,7 @@ def test_no_city_is_admitted_before_the_run_s_whole_listing_and_then_in_the_trac
 
 def test_a_released_or_cancelled_admitted_city_gives_its_place_back() -> None:
     sweeps, cities = one_group()
-    sweeps.listed(sweeps.listing(), [], now=0.0, waiting=[])
+    sweeps._listed(sweeps._listing(), [], now=0.0, waiting=[])
     waiters: Waiters[str] = Waiters(sweeps)
     assert waiters.add(Wait(cities[0], since=0.0), "a", 0.0) == ["a"]
     assert waiters.add(Wait(cities[1], since=0.0), "b", 0.0) == []  # the group's one lane is taken
