@@ -8,10 +8,11 @@
   (:class:`~sagemaker_fleet.dispatch.rules.RunOptions`) and the measurement switches of those rules;
 - ``account.py``: :class:`~sagemaker_fleet.dispatch.account.AccountView`, other runs' jobs of the account: what
   they hold of its quotas, which of their pools are the run's to take;
-- ``sweep.py``: :class:`~sagemaker_fleet.dispatch.sweep.RunSweeps`, what a run's sweeps carry and their steps, private
-  to this package (listing window, describes, the hand-off, pool ends, back-off); ``waiters.py``:
-  :class:`~sagemaker_fleet.dispatch.waiters.Waiters`, the cities waiting for their turn in either shell; ``sweeping.py``: :func:`~sagemaker_fleet.dispatch.sweeping.sweep_once`, its
-  steps in their order over the shell's I/O (:class:`~sagemaker_fleet.dispatch.sweeping.SweepIO`);
+- ``sweep.py``: one sweep of a run — :func:`~sagemaker_fleet.dispatch.sweep.sweep_once`, the order of its steps,
+  and :class:`~sagemaker_fleet.dispatch.sweep.RunSweeps`, what the sweeps carry and the steps, private to this package
+  (listing window, describes, the hand-off, pool ends, back-off); ``shell.py``: what a sweep asks of its shell
+  (:class:`~sagemaker_fleet.dispatch.shell.SweepIO`) and hands back; ``waiters.py``:
+  :class:`~sagemaker_fleet.dispatch.waiters.Waiters`, the cities waiting for their turn in either shell;
 - ``board.py``: :class:`~sagemaker_fleet.dispatch.board.ShareBoard`, the account's board: each run's record of
   what it holds and waits for, and who goes first on a quota; ``fair_share.py``:
   :class:`~sagemaker_fleet.dispatch.fair_share.FairShare`, a run's part in it as its tracker admits cities;

@@ -1,9 +1,11 @@
-"""RunSweeps: the loop that feeds a run's :class:`RunTracker`, one sweep at a time (pure: the shells do the I/O).
+"""One sweep of a run: :func:`sweep_once`, the order of its steps, and :class:`RunSweeps`, what a run's sweeps carry
+from one to the next and the steps that feed its :class:`RunTracker` (pure: the shells do the I/O, through the
+contract in :mod:`.shell`).
 
 A shell uses its small public surface: :meth:`RunSweeps.watch` and :meth:`RunSweeps.unwatch` a job,
 :meth:`RunSweeps.admit` (through :class:`~.waiters.Waiters`), :meth:`RunSweeps.ends_pending`,
 :meth:`RunSweeps.restart`, and reads its ``tracker``, ``cadence``, ``watches`` and ``backoff``. Its steps are private
-to this package: :func:`~sagemaker_fleet.dispatch.sweeping.sweep_once` alone calls them, in their order, over the I/O
+to this package: :func:`sweep_once` alone calls them, in their order, over the I/O
 of one of two shells — the triggerer's run session (``triggers/session.py``: asyncio, AWS) and ``simulate``'s
 (``simulate/polling.py``: virtual time, the simulator's engine). Each sweep of a run is
 
@@ -33,10 +35,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.dispatch.cadence import AWS_CADENCE
+from sagemaker_fleet.dispatch.shell import DENIED, Backoff, Listed, PoolEnd, Swept
 from sagemaker_fleet.dispatch.state import CREATION_MARGIN
 from sagemaker_fleet.jobs.paging import JobFilters, as_datetime
 from sagemaker_fleet.jobs.statuses import TERMINAL_STATUSES
@@ -45,27 +48,12 @@ if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.account import AccountView
     from sagemaker_fleet.dispatch.board import ShareBoard
     from sagemaker_fleet.dispatch.cadence import Cadence
+    from sagemaker_fleet.dispatch.shell import Observe, SweepIO
     from sagemaker_fleet.dispatch.state import Wait
     from sagemaker_fleet.dispatch.tracker import RunTracker
 
 #: Consecutive listings a watched job may be missing from before it is described directly.
 MISSES_BEFORE_DESCRIBE = 2
-#: A failing sweep (throttled, the endpoint unreachable, any error) waits up to this many intervals before the next;
-#: a request sent again through an outage backs off the same way.
-MAX_BACKOFF_FACTOR = 8
-
-
-@dataclass
-class Backoff:
-    """A factor on an interval: doubled after a failure, up to :data:`MAX_BACKOFF_FACTOR`; halved after a success."""
-
-    factor: int = 1
-
-    def failed(self) -> None:
-        self.factor = min(MAX_BACKOFF_FACTOR, self.factor * 2)
-
-    def succeeded(self) -> None:
-        self.factor = max(1, self.factor // 2)
 
 
 @dataclass
@@ -101,26 +89,6 @@ class _Own:
     def __contains__(self, name: object) -> bool:
         tracker = self.sweeps.tracker
         return name in self.sweeps.watches or (tracker is not None and name in tracker.names)
-
-
-@dataclass(frozen=True)
-class Listed:
-    """What one listing decided: the cities admitted now (in the tracker's order), the watched jobs still running
-    with their summaries (in watch order), and the jobs to describe."""
-
-    admitted: tuple[str, ...] = ()
-    running: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    describe: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class PoolEnd:
-    """Keep-alive 0 for ``job_name``: ``running``, a job of a group with no city left to start (it ends without a
-    pool); else an idle pool no city of its group will take over (it ends now)."""
-
-    job_name: str
-    running: bool
-    group: str = ""  #: the job's group in the plan, for the line that says it
 
 
 class RunSweeps:
@@ -313,7 +281,7 @@ class RunSweeps:
     def _board_read(self, now: float, every: float | None = None) -> tuple[str, str] | None:
         """(bucket, prefix) of the account's board when its records are to be read in this sweep (before its
         listing: every ``every`` seconds, the shell's sweep interval, at most :attr:`~.cadence.Cadence.board_read_seconds`),
-        else None; :func:`.sweeping.sweep_once` gives them to :meth:`_board_records`. A failed read is not the sweep's
+        else None; :func:`sweep_once` gives them to :meth:`_board_records`. A failed read is not the sweep's
         failure: the run goes on with the records it had, which go stale (:attr:`~.cadence.Cadence.stale_seconds`)."""
         board = self.board
         if board is None or not board.read_due(now, every):
@@ -327,7 +295,7 @@ class RunSweeps:
 
     def _board_post(self, now: float, wall: float) -> tuple[str, str, dict[str, Any]] | None:
         """(bucket, key, record) to put after this sweep's admissions, or None (unchanged, within the heartbeat);
-        :func:`.sweeping.sweep_once` calls :meth:`_board_posted` once S3 took it."""
+        :func:`sweep_once` calls :meth:`_board_posted` once S3 took it."""
         board, tracker = self.board, self.tracker
         if board is None or tracker is None or not tracker.listed_whole:
             return None
@@ -365,3 +333,81 @@ class RunSweeps:
             return []
         # with shares also when no city waits: the pass writes the run's record (held, keys given away)
         return tracker.admit(waiting, now)
+
+
+async def sweep_once(
+    run: RunSweeps, io: SweepIO, interval: float, *, observe: Observe | None = None
+) -> Swept:
+    """One sweep of ``run`` (the steps' order: :mod:`.sweep`); ``interval``: the shell's sweep interval. An error of
+    any call fails the sweep, backs it off and is returned, not raised (cancellation is). ``observe``: the caller's
+    metrics (``simulate`` has none: its figures come from the engine's counters)."""
+    try:
+        await _steps(run, io, interval, observe)
+    except Exception as exc:  # noqa: BLE001 - the shell decides whether a failed sweep ends anything
+        run._swept(ok=False)
+        return Swept(run._delay(interval, bool(io.waiting())), exc)
+    run._swept(ok=True)
+    return Swept(run._delay(interval, bool(io.waiting())))
+
+
+async def _steps(run: RunSweeps, io: SweepIO, interval: float, observe: Observe | None) -> None:
+    for filters in run._census():
+        run._censused(await io.list_jobs(account=True, **filters), io.now())
+    if (where := run._board_read(io.now(), interval)) is not None:
+        records = await io.read_board(*where, io.wall() - run.cadence.stale_seconds)
+        if records is not None:  # a board that did not answer is not the sweep's failure
+            run._board_records(records, io.now(), io.wall())
+    listing = run._listing()
+    summaries = await io.list_jobs(account=listing.account, creation_time_after=listing.after)
+    await _describe_foreign(run, io, listing, summaries, interval)
+    listed = run._listed(listing, summaries, io.now(), io.waiting())
+    io.hand_out(listed)
+    if (post := run._board_post(io.now(), io.wall())) is not None:
+        bucket, key, record = post
+        if await io.post_board(bucket, key, record):
+            run._board_posted(record, io.now())
+    if observe is not None:
+        observe(summaries, len(io.waiting()))
+    failed = await _describe_watched(run, io, listed.describe)
+    for end in run._pool_ends():  # decided from the listing: not skipped for a describe that failed
+        try:
+            await io.end_pool(end)
+        except BaseException:
+            run._pool_end_failed(end)
+            raise
+    if failed is not None:
+        raise failed
+
+
+async def _describe_foreign(
+    run: RunSweeps, io: SweepIO, listing: Listing, summaries: Sequence[Mapping[str, Any]], interval: float
+) -> None:
+    """Other runs' jobs to describe (:meth:`RunSweeps._foreign`): each answer taken, a refused one left uncounted;
+    then the first other error fails the sweep, before its listing decides anything."""
+    names = run._foreign(listing, summaries, io.now(), interval)
+    if not names:
+        return
+    failed: BaseException | None = None
+    for name, answer in zip(names, await io.describe(names, foreign=True), strict=True):
+        if answer is DENIED:
+            run._foreign_denied(name)
+        elif isinstance(answer, BaseException):
+            failed = failed or answer
+        else:
+            run._foreign_described(name, answer, io.now())
+    if failed is not None:
+        raise failed
+
+
+async def _describe_watched(run: RunSweeps, io: SweepIO, names: Sequence[str]) -> BaseException | None:
+    """Describe the watched jobs the listing named and deliver each description; the first error, which fails the
+    sweep once its pool ends are handed out (a throttled describe is asked again by the next sweep)."""
+    if not names:
+        return None
+    failed: BaseException | None = None
+    for name, answer in zip(names, await io.describe(names, foreign=False), strict=True):
+        if isinstance(answer, BaseException) or answer is DENIED:
+            failed = failed or (answer if isinstance(answer, BaseException) else PermissionError(name))
+        elif run._described(name, answer):
+            io.deliver(name, answer)
+    return failed

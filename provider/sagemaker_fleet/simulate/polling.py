@@ -1,7 +1,7 @@
 """How the orchestrator learns that a job ended — the API load each strategy puts on the control plane.
 
 - :class:`SimulatedFleetPoller` is the triggerer's run session (``RunSession``) in virtual time: the same sweep
-  (:func:`~sagemaker_fleet.dispatch.sweeping.sweep_once`: listing window, jobs missing from a listing, describes, the
+  (:func:`~sagemaker_fleet.dispatch.sweep.sweep_once`: listing window, jobs missing from a listing, describes, the
   hand-off, pool ends, the board, back-off), stepped like a city's run, with the simulator's engine as its I/O.
   While jobs are watched or cities wait, one ListTrainingJobs sweep of the run's jobs per interval (at most the
   cadence's ``handoff_interval`` while cities wait); a sweep that was throttled backs off. Each listing feeds the :class:`~sagemaker_fleet.dispatch.RunTracker` the triggerer uses.
@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
-from sagemaker_fleet.dispatch.sweeping import DENIED, Answer, Swept, sweep_once
+from sagemaker_fleet.dispatch.shell import DENIED, Answer, Swept
+from sagemaker_fleet.dispatch.sweep import sweep_once
 from sagemaker_fleet.dispatch.waiters import Waiters
 from sagemaker_fleet.fleetspec.names import run_name_contains
 from sagemaker_fleet.jobs.paging import JobFilters, ListingError, job_listing
@@ -29,8 +30,9 @@ from sagemaker_fleet.simulate.errors import SimulationError
 if TYPE_CHECKING:
     import datetime as dt
 
+    from sagemaker_fleet.dispatch.shell import Listed, PoolEnd
     from sagemaker_fleet.dispatch.state import Wait
-    from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd, RunSweeps
+    from sagemaker_fleet.dispatch.sweep import RunSweeps
     from sagemaker_fleet.simulate.endpoint import Endpoint
     from sagemaker_fleet.simulate.timeline import Timeline
 

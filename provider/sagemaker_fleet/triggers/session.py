@@ -1,5 +1,5 @@
 """RunSession: one fleet run in this triggerer — its sweeps, its waiting cities and watched jobs, and the loop that
-sweeps for them (:func:`~sagemaker_fleet.dispatch.sweeping.sweep_once` over
+sweeps for them (:func:`~sagemaker_fleet.dispatch.sweep.sweep_once` over
 :class:`~sagemaker_fleet.triggers.sweep_io.RunSweepIO`), shared by every trigger of the run in one event loop.
 
 Every deferred training task of a run registers here instead of polling on its own. Once per interval the session
@@ -27,8 +27,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from sagemaker_fleet.dispatch.sweep import RunSweeps
-from sagemaker_fleet.dispatch.sweeping import Swept, sweep_once
+from sagemaker_fleet.dispatch.sweep import RunSweeps, sweep_once
 from sagemaker_fleet.dispatch.waiters import Waiters
 from sagemaker_fleet.triggers.budget import WaitLineBudget
 from sagemaker_fleet.triggers.outage import Outage
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from sagemaker_fleet.dispatch.cadence import Cadence
+    from sagemaker_fleet.dispatch.shell import Swept
     from sagemaker_fleet.dispatch.state import Wait
     from sagemaker_fleet.dispatch.tracker import RunTracker
     from sagemaker_fleet.hooks.fleet import SageMakerFleetHook

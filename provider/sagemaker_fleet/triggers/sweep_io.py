@@ -1,5 +1,5 @@
-"""RunSweepIO: the triggerer's I/O of a run's sweeps (:class:`~sagemaker_fleet.dispatch.sweeping.SweepIO`), which
-:func:`~sagemaker_fleet.dispatch.sweeping.sweep_once` drives for the run's session
+"""RunSweepIO: the triggerer's I/O of a run's sweeps (:class:`~sagemaker_fleet.dispatch.shell.SweepIO`), which
+:func:`~sagemaker_fleet.dispatch.sweep.sweep_once` drives for the run's session
 (:mod:`sagemaker_fleet.triggers.session`): listings, describes and keep-alive changes with the run's shared client
 (asyncio, aiobotocore), the account's board on S3, and the hand-outs to the session's waiting cities and watchers.
 """
@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from botocore.exceptions import ClientError
 
-from sagemaker_fleet.dispatch.sweeping import DENIED, Answer
+from sagemaker_fleet.dispatch.shell import DENIED, Answer
 from sagemaker_fleet.hooks.fleet import error_code
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, KEEP_ALIVE_REFUSALS
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.shell import Listed, PoolEnd
     from sagemaker_fleet.dispatch.state import Wait
-    from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd
     from sagemaker_fleet.dispatch.waiters import Waiters
     from sagemaker_fleet.jobs.paging import JobFilters
     from sagemaker_fleet.triggers.connection import RunConnection

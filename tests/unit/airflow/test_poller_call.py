@@ -4,18 +4,20 @@ instead of failing the city's task, and any other error still reaches the task."
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from botocore.exceptions import ClientError, ConnectionClosedError, EndpointConnectionError, ReadTimeoutError
 
 from sagemaker_fleet.dispatch.cadence import Cadence
-from sagemaker_fleet.dispatch.sweep import RunSweeps
-from sagemaker_fleet.dispatch.sweeping import Swept, sweep_once
+from sagemaker_fleet.dispatch.sweep import RunSweeps, sweep_once
 from sagemaker_fleet.triggers.client import is_transient
 from sagemaker_fleet.triggers.connection import RunConnection
 from sagemaker_fleet.triggers.session import RunSession, SessionSetup
 from unit.airflow.test_triggers import FakeClient, FakeHook
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.shell import Swept
 
 
 def client_error(code: str, status: int) -> ClientError:

@@ -6,8 +6,9 @@ import datetime as dt
 
 from sagemaker_fleet.dispatch import DispatchBook, RunTracker, Wait, build_run_dispatch
 from sagemaker_fleet.dispatch.cadence import Cadence
+from sagemaker_fleet.dispatch.shell import MAX_BACKOFF_FACTOR, PoolEnd
 from sagemaker_fleet.dispatch.state import CREATION_MARGIN
-from sagemaker_fleet.dispatch.sweep import MAX_BACKOFF_FACTOR, MISSES_BEFORE_DESCRIBE, PoolEnd, RunSweeps
+from sagemaker_fleet.dispatch.sweep import MISSES_BEFORE_DESCRIBE, RunSweeps
 from sagemaker_fleet.jobs.progress import run_job_names
 from unit.dispatch.test_dispatch_tracker import RUN_KEY, T0, dispatch_for, hand_book, summary
 

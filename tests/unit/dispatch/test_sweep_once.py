@@ -9,12 +9,14 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.dispatch.cadence import Cadence
-from sagemaker_fleet.dispatch.sweeping import Answer, Swept, sweep_once
+from sagemaker_fleet.dispatch.shell import Answer, Swept
+from sagemaker_fleet.dispatch.sweep import sweep_once
 from unit.dispatch.test_board import run
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.shell import Listed, PoolEnd
     from sagemaker_fleet.dispatch.state import Wait
-    from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd, RunSweeps
+    from sagemaker_fleet.dispatch.sweep import RunSweeps
 
 WALL = 1_000_000.0
 
@@ -134,4 +136,4 @@ def test_the_sweep_s_steps_are_private_and_only_the_dispatch_package_calls_them(
         for match in call.finditer(path.read_text())
     ]
     assert callers == []
-    assert call.search((package / "dispatch" / "sweeping.py").read_text())
+    assert call.search((package / "dispatch" / "sweep.py").read_text())
