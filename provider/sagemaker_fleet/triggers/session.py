@@ -12,10 +12,9 @@ A session that dispatches is opened on purpose, complete (:meth:`RunSession.open
 run in this triggerer builds its :class:`SessionSetup` — the run's dispatch from its plan with the listing floor and
 the cadence, and its metrics — before any city registers; the others join it. A session that only watches jobs
 (:class:`~sagemaker_fleet.triggers.fleet.FleetJobTrigger`) is shared as it is (:meth:`RunSession.shared`). Its
-parts: :class:`~sagemaker_fleet.triggers.connection.RunConnection` (the clients and the interval),
-:class:`~sagemaker_fleet.dispatch.waiters.Waiters` (the waiting cities),
-:class:`~sagemaker_fleet.triggers.watch.JobWatchers` (the watchers' queues) and
-:class:`~sagemaker_fleet.triggers.budget.WaitLineBudget` (the waiting cities' log lines).
+parts: :class:`~sagemaker_fleet.triggers.connection.RunConnection` (the clients and the interval), the waiting
+cities (:class:`~sagemaker_fleet.dispatch.waiters.Waiters`) and their log lines (:class:`WaitLineBudget`), and the
+watchers' queues (:class:`~sagemaker_fleet.triggers.watch.JobWatchers`).
 """
 
 from __future__ import annotations
@@ -67,7 +66,7 @@ class RunSession:
     """One run's session in this triggerer (see the module docstring)."""
 
     _registry: ClassVar[dict[tuple[int, SessionKey], RunSession]] = {}
-    _opening: ClassVar[dict[tuple[int, SessionKey], asyncio.Lock]] = {}
+    _opening: ClassVar[dict[tuple[int, SessionKey], tuple[asyncio.AbstractEventLoop, asyncio.Lock]]] = {}
 
     def __init__(self, connection: RunConnection, setup: SessionSetup) -> None:
         self.connection = connection
@@ -102,12 +101,23 @@ class RunSession:
     ) -> RunSession:
         """The session with ``key`` in this event loop; the first caller opens it: ``setup(connection)`` builds the
         run's dispatch and metrics before any city registers, and the others wait for it and join."""
-        loop_key = (id(asyncio.get_running_loop()), key)
-        async with cls._opening.setdefault(loop_key, asyncio.Lock()):
-            session = cls._live(key)
-            if session is None:
-                connection = connect()
-                session = cls._register(key, cls(connection, await setup(connection)))
+        session = cls._live(key)
+        if session is not None:
+            return session
+        loop = asyncio.get_running_loop()
+        loop_key = (id(loop), key)
+        opening = cls._opening.get(loop_key)
+        if opening is None or opening[0] is not loop:  # a closed loop's id can be reused by a new one
+            opening = cls._opening[loop_key] = (loop, asyncio.Lock())
+        try:
+            async with opening[1]:
+                session = cls._live(key)
+                if session is None:
+                    connection = connect()
+                    session = cls._register(key, cls(connection, await setup(connection)))
+        finally:
+            if cls._opening.get(loop_key) is opening and not opening[1].locked():
+                del cls._opening[loop_key]
         return session
 
     @classmethod
