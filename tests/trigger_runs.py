@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sagemaker_fleet.triggers.defaults import CITY_TRIGGER_GROUPS
-from sagemaker_fleet.triggers.poller import FleetPoller
+from sagemaker_fleet.triggers.session import RunSession
 
 
 def city_trigger(spec_path: Path | str, city: str, **fields: Any) -> Any:
@@ -44,7 +44,7 @@ def run_triggers(triggers: list[Any], timeout: float = 180.0) -> list:
     async def all_of() -> list:
         events = await asyncio.wait_for(asyncio.gather(*(first(t) for t in triggers)), timeout)
         loop = asyncio.get_running_loop()
-        pending = [p._task for p in FleetPoller._registry.values() if p._task is not None and p._loop is loop]
+        pending = [p._task for p in RunSession._registry.values() if p._task is not None and p._loop is loop]
         await asyncio.wait_for(asyncio.gather(*pending), timeout)
         return events
 
@@ -55,7 +55,7 @@ def publish_plan(monkeypatch: Any, plan: Any) -> None:
     """Hand ``plan`` to every city trigger in place of the plan task's XCom read."""
     from sagemaker_fleet.triggers.city import FleetCityTrigger
 
-    async def plan_json(self: Any, run: Any) -> Any:
+    async def plan_json(self: Any) -> Any:
         return plan.to_json()
 
     monkeypatch.setattr(FleetCityTrigger, "_plan_json", plan_json)

@@ -8,24 +8,27 @@
   (:class:`~sagemaker_fleet.dispatch.rules.RunOptions`) and the measurement switches of those rules;
 - ``account.py``: :class:`~sagemaker_fleet.dispatch.account.AccountView`, other runs' jobs of the account: what
   they hold of its quotas, which of their pools are the run's to take;
-- ``sweep.py``: :class:`~sagemaker_fleet.dispatch.sweep.RunSweeps`, one sweep of the run (listing window, describes,
-  the hand-off, pool ends, back-off); ``sweeping.py``: :func:`~sagemaker_fleet.dispatch.sweeping.sweep_once`, its
-  steps in their order over the shell's I/O (:class:`~sagemaker_fleet.dispatch.sweeping.SweepIO`);
+- ``sweep.py``: one sweep of a run — :func:`~sagemaker_fleet.dispatch.sweep.sweep_once`, the order of its steps,
+  and :class:`~sagemaker_fleet.dispatch.sweep.RunSweeps`, what the sweeps carry and the steps, private to this package
+  (listing window, describes, the hand-off, pool ends, back-off); ``shell.py``: what a sweep asks of its shell
+  (:class:`~sagemaker_fleet.dispatch.shell.SweepIO`) and hands back; ``waiters.py``:
+  :class:`~sagemaker_fleet.dispatch.waiters.Waiters`, the cities waiting for their turn in either shell;
 - ``board.py``: :class:`~sagemaker_fleet.dispatch.board.ShareBoard`, the account's board: each run's record of
   what it holds and waits for, and who goes first on a quota; ``fair_share.py``:
   :class:`~sagemaker_fleet.dispatch.fair_share.FairShare`, a run's part in it as its tracker admits cities;
 - ``city_run.py``: :class:`~sagemaker_fleet.dispatch.city_run.CityRun`, one city's steps from its turn to its end;
 - ``cadence.py``: :class:`~sagemaker_fleet.dispatch.cadence.Cadence`, every interval of a run, in one value;
-- ``build.py``: :func:`build_run_dispatch`, a run's tracker, sweeps, account view and board, built in one place.
+- ``build.py``: :func:`dispatch_from_plan`, a run's book, tracker, sweeps, account view and board, built from its
+  plan in one place (with its checks) for every shell.
 
-One loop, two shells: the triggerer (:mod:`sagemaker_fleet.triggers.poller`, :mod:`sagemaker_fleet.triggers.city`)
+One loop, two shells: the triggerer (:mod:`sagemaker_fleet.triggers.session`, :mod:`sagemaker_fleet.triggers.city`)
 and the virtual-time ``simulate`` application (:mod:`sagemaker_fleet.simulate`) run this code and only do the I/O.
 """
 
 from __future__ import annotations
 
 from sagemaker_fleet.dispatch.book import DispatchBook, QuotaKey, Turn, peak_lanes, quota_key
-from sagemaker_fleet.dispatch.build import build_run_dispatch
+from sagemaker_fleet.dispatch.build import build_run_dispatch, dispatch_from_plan
 from sagemaker_fleet.dispatch.cadence import Cadence
 from sagemaker_fleet.dispatch.rules import DispatchRules, RunOptions
 from sagemaker_fleet.dispatch.state import Wait
@@ -41,6 +44,7 @@ __all__ = [
     "Turn",
     "Wait",
     "build_run_dispatch",
+    "dispatch_from_plan",
     "peak_lanes",
     "quota_key",
 ]

@@ -19,7 +19,7 @@ from sagemaker_fleet.cost.estimate import estimate_plan_cost, expected_cost_by_c
 from sagemaker_fleet.cost.export import metrics_json, report_jobs
 from sagemaker_fleet.cost.gantt import TimeScale, render_gantt, time_scale
 from sagemaker_fleet.cost.report import RunJobIndex, build_cost_report
-from sagemaker_fleet.dispatch import DispatchBook, build_run_dispatch
+from sagemaker_fleet.dispatch import dispatch_from_plan
 from sagemaker_fleet.dispatch.state import Wait
 from sagemaker_fleet.fleetview.account import AccountSnapshot, account_json
 from sagemaker_fleet.fleetview.plan_svg import plan_makespan, render_plan_gantt
@@ -305,8 +305,7 @@ def _tracker(inputs: ViewInputs) -> RunTracker:
     own jobs; so a waiting city's reason here is the one the triggerer logs."""
     assert inputs.plan is not None
     plan = FleetPlan.from_json(dict(inputs.plan))
-    book = DispatchBook.from_plan(plan, inputs.spec)
-    tracker = build_run_dispatch(book, RunJobIndex.for_run(inputs.spec, plan.run_key).names).tracker
+    tracker = dispatch_from_plan(plan, inputs.spec, plan.run_key).tracker
     assert tracker is not None
     _read_account(tracker, inputs.account, inputs.now.timestamp())
     tracker.observe(inputs.describes, whole=True)

@@ -15,3 +15,8 @@ class PlanFormatError(SageMakerFleetError, ValueError):
 
 class HistoryError(SageMakerFleetError, ValueError):
     """A previous run's report.json cannot be used as duration history; the message names the field path."""
+
+
+class ForeignPlanError(SageMakerFleetError, ValueError):
+    """A run is given another fleet's plan (two fleets' DAGs, a plan task wired to the wrong fleet file): the
+    message names both fleets."""

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from sagemaker_fleet.cost.report import build_cost_report
-from sagemaker_fleet.dispatch import DispatchBook, DispatchRules, RunOptions, RunTracker, build_run_dispatch
+from sagemaker_fleet.dispatch import DispatchRules, RunOptions, RunTracker, dispatch_from_plan
 from sagemaker_fleet.jobs.prices import PriceBook
 from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.plan.planner import plan_fleet
@@ -75,11 +75,8 @@ class FleetRun:
             self.plan = plan_fleet(spec, options.run_key, options.history, image_order=options.image_order)
             self.plan = self.plan.within(account or {})  # as the plan task reads the account's quotas
             rules = DispatchRules(image_handoff=options.image_handoff, tail_release=options.tail_release)
-            sweeps = build_run_dispatch(
-                DispatchBook.from_plan(self.plan, spec),
-                self.names,
-                options.cadence,
-                options=RunOptions(rules=rules),
+            sweeps = dispatch_from_plan(
+                self.plan, spec, options.run_key, options.cadence, options=RunOptions(rules=rules)
             )
             self.tracker = sweeps.tracker
         self.tasks = {city.name: CityTask(city, self._keep_alive(city.name)) for city in spec.cities}

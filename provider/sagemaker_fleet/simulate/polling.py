@@ -1,7 +1,7 @@
 """How the orchestrator learns that a job ended — the API load each strategy puts on the control plane.
 
-- :class:`SimulatedFleetPoller` is the triggerer's ``FleetPoller`` in virtual time: the same sweep
-  (:func:`~sagemaker_fleet.dispatch.sweeping.sweep_once`: listing window, jobs missing from a listing, describes, the
+- :class:`SimulatedFleetPoller` is the triggerer's run session (``RunSession``) in virtual time: the same sweep
+  (:func:`~sagemaker_fleet.dispatch.sweep.sweep_once`: listing window, jobs missing from a listing, describes, the
   hand-off, pool ends, the board, back-off), stepped like a city's run, with the simulator's engine as its I/O.
   While jobs are watched or cities wait, one ListTrainingJobs sweep of the run's jobs per interval (at most the
   cadence's ``handoff_interval`` while cities wait); a sweep that was throttled backs off. Each listing feeds the :class:`~sagemaker_fleet.dispatch.RunTracker` the triggerer uses.
@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
-from sagemaker_fleet.dispatch.sweeping import DENIED, Answer, Swept, sweep_once
+from sagemaker_fleet.dispatch.shell import DENIED, Answer, Swept
+from sagemaker_fleet.dispatch.sweep import sweep_once
+from sagemaker_fleet.dispatch.waiters import Waiters
 from sagemaker_fleet.fleetspec.names import run_name_contains
 from sagemaker_fleet.jobs.paging import JobFilters, ListingError, job_listing
 from sagemaker_fleet.jobs.statuses import ACCESS_DENIED_CODES, KEEP_ALIVE_REFUSALS
@@ -28,8 +30,9 @@ from sagemaker_fleet.simulate.errors import SimulationError
 if TYPE_CHECKING:
     import datetime as dt
 
+    from sagemaker_fleet.dispatch.shell import Listed, PoolEnd
     from sagemaker_fleet.dispatch.state import Wait
-    from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd, RunSweeps
+    from sagemaker_fleet.dispatch.sweep import RunSweeps
     from sagemaker_fleet.simulate.endpoint import Endpoint
     from sagemaker_fleet.simulate.timeline import Timeline
 
@@ -77,7 +80,7 @@ class SimulatedFleetPoller:
         # every job of the simulated run.
         self.sweeps = sweeps
         self.watchers: dict[str, Deliver] = {}
-        self.waiters: dict[str, tuple[Wait, Callable[[], None]]] = {}
+        self.waiters: Waiters[Callable[[], None]] = Waiters(sweeps)
         self.running = False
 
     def watch(self, name: str, created_after: dt.datetime | None, deliver: Deliver) -> None:
@@ -88,39 +91,27 @@ class SimulatedFleetPoller:
 
     def wait_turn(self, wait: Wait, admitted: Callable[[], None]) -> None:
         """``wait.city`` waits for its turn; ``admitted()`` is called when the dispatch lets it create its job."""
-        self.waiters[wait.city] = (wait, admitted)
         self.kick()
-        self._admit(self.sweeps.admit(self.waiting(), self.engine.now()))
+        self._admit(self.waiters.add(wait, admitted, self.engine.now()))
 
     def release(self, city: str) -> None:
         """``city`` was admitted but created no job (the quota refused it): its place goes to the next."""
-        tracker = self.sweeps.tracker
-        assert tracker is not None
-        tracker.release(city)
-        self._admit(self.sweeps.admit(self.waiting(), self.engine.now()))
+        self._admit(self.waiters.release(city, self.engine.now()))
 
     def kick(self) -> None:
         """Sweep now unless a sweep is already scheduled."""
         if not self.running:
             self.running = True
-            self.sweeps.backoff.factor = 1
+            self.sweeps.restart()
             self.timeline.at(self.engine.now(), self._sweep)
 
-    def _admit(self, cities: list[str] | tuple[str, ...]) -> None:
-        for city in cities:
-            _, admitted = self.waiters.pop(city)
+    @staticmethod
+    def _admit(turns: list[Callable[[], None]]) -> None:
+        for admitted in turns:
             admitted()
 
-    def _busy(self) -> bool:
-        tracker = self.sweeps.tracker
-        return (
-            bool(self.watchers or self.waiters)
-            or (tracker is not None and not tracker.listed_whole)
-            or self.sweeps.ends_pending()
-        )
-
     def _sweep(self) -> None:
-        if not self._busy():
+        if not self.waiters.pending():
             self.running = False
             return
         run_coroutine(sweep_once(self.sweeps, self, self.interval), self._swept)
@@ -141,7 +132,7 @@ class SimulatedFleetPoller:
         return self.engine.now()
 
     def waiting(self) -> list[Wait]:
-        return [wait for wait, _ in self.waiters.values()]
+        return self.waiters.waiting()
 
     async def list_jobs(self, *, account: bool, **filters: Unpack[JobFilters]) -> list[dict[str, Any]]:
         return self._list("" if account else self.name_contains, **filters)
@@ -204,7 +195,7 @@ class SimulatedFleetPoller:
 
     def hand_out(self, listed: Listed) -> None:
         """Only the admissions: a simulated city acts on its job's end, never on a running job's summary."""
-        self._admit(listed.admitted)
+        self._admit(self.waiters.admitted(listed.admitted))
 
     def deliver(self, name: str, description: Mapping[str, Any] | None) -> None:
         if description is not None and description.get("TrainingJobStatus") in TERMINAL:

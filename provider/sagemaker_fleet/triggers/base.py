@@ -1,5 +1,5 @@
 """FleetAwsTrigger: the base of every fleet trigger; it carries the AWS connection and serialises it once.
-RunPollerTrigger: the base of those that watch a run's jobs through its shared poller.
+RunPollerTrigger: the base of those that watch a run's jobs through its session in the triggerer.
 
 A trigger is stored in Airflow's database as its classpath and the keyword arguments :meth:`serialize` returns, and
 rebuilt from them in the triggerer. The base serialises every keyword its class's constructors take (each kept under
@@ -11,6 +11,8 @@ than its task did on a worker.
 from __future__ import annotations
 
 import inspect
+import json
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
 from airflow.triggers.base import BaseTrigger
@@ -18,7 +20,8 @@ from airflow.triggers.base import BaseTrigger
 from sagemaker_fleet.hooks.connection import AwsConnection
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.triggers.client import TRIGGERER_RETRIES
-from sagemaker_fleet.triggers.poller import FleetPoller, run_poller
+from sagemaker_fleet.triggers.connection import RunConnection
+from sagemaker_fleet.triggers.session import RunSession, SessionSetup
 
 
 class FleetAwsTrigger(BaseTrigger):
@@ -73,14 +76,40 @@ class FleetAwsTrigger(BaseTrigger):
 
 
 class RunPollerTrigger(FleetAwsTrigger):
-    """A fleet trigger that watches its run's jobs through the run's shared :class:`FleetPoller`."""
+    """A fleet trigger that watches its run's jobs through the run's shared :class:`RunSession`."""
 
     def fleet_hook(self) -> SageMakerFleetHook:
-        """The hook of the run's poller. Its client retries throttled calls in botocore's standard mode unless the
+        """The hook of the run's session. Its client retries throttled calls in botocore's standard mode unless the
         trigger's config sets a retry mode: adaptive mode's client-side rate limiter, shared by a whole run's
         sweeps and creates, held hand-offs back ~10 s under 20 % throttling (docs/performance.md)."""
         return self.hook({"retries": TRIGGERER_RETRIES})
 
-    def shared_poller(self, name_contains: str, interval: float, fleet: str = "") -> FleetPoller:
-        """The run's poller in this triggerer (``fleet``: one that dispatches the fleet's run, :func:`run_poller`)."""
-        return run_poller(self.fleet_hook(), self.aws_kwargs(), name_contains, interval, fleet)
+    def _session_key(self, name_contains: str, fleet: str) -> tuple[str, str, str]:
+        """One session per AWS connection, run (its jobs' names contain ``name_contains``) and fleet: two fleets'
+        runs with the same run key (two daily DAGs) share a name filter but never a plan."""
+        return json.dumps(self.aws_kwargs(), sort_keys=True, default=str), name_contains, fleet
+
+    def _connect(self, name_contains: str, interval: float) -> Callable[[], RunConnection]:
+        return lambda: RunConnection(self.fleet_hook(), name_contains, interval)
+
+    def shared_poller(self, name_contains: str, interval: float) -> RunSession:
+        """The session that watches the run's jobs in this triggerer (it dispatches nothing)."""
+        session = RunSession.shared(
+            self._session_key(name_contains, ""), self._connect(name_contains, interval)
+        )
+        session.connection.ask_interval(interval)
+        return session
+
+    async def open_session(
+        self,
+        name_contains: str,
+        interval: float,
+        fleet: str,
+        setup: Callable[[RunConnection], Awaitable[SessionSetup]],
+    ) -> RunSession:
+        """The session that dispatches ``fleet``'s run in this triggerer: the first trigger of the run opens it with
+        ``setup`` (:meth:`RunSession.open`), the others join it."""
+        key = self._session_key(name_contains, fleet)
+        session = await RunSession.open(key, self._connect(name_contains, interval), setup)
+        session.connection.ask_interval(interval)
+        return session

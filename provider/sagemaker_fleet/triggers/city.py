@@ -2,10 +2,10 @@
 
 The training task defers here at once from its worker, and no worker process runs for a city after that.
 The trigger is the Airflow adapter of a :class:`~sagemaker_fleet.dispatch.city_run.CityRun`, which owns the city's
-state and its steps (wait for its turn in its warm-pool group — the run's shared poller admits it in the sweep that
+state and its steps (wait for its turn in its warm-pool group — the run's session admits it in the sweep that
 saw a predecessor end —, create its job, watch it, re-submit spot jobs from the same checkpoint or fall back to
-on-demand as the spec says, back off while the instance quota is in use); its I/O goes through the run's poller
-(:class:`~sagemaker_fleet.triggers.city_io.PollerCityIO`). The trigger serialises, reads the fleet file and the
+on-demand as the spec says, back off while the instance quota is in use); its I/O goes through the run's session
+(:class:`~sagemaker_fleet.triggers.city_io.SessionCityIO`). The trigger serialises, reads the fleet file and the
 run's plan, and ends the task: ``TaskSuccessEvent`` with the result as its XCom, ``TaskFailedEvent`` (Airflow's
 retries and callbacks apply) or ``TaskSkippedEvent``. With ``end_from_trigger=False`` (a synchronous wait, tests) it
 fires one ordinary event that the operator's ``execute_complete`` turns into the same outcome.
@@ -29,23 +29,21 @@ from airflow.triggers.base import (
 )
 
 from sagemaker_fleet.contract import PLAN_XCOM_KEY, POLL_INTERVAL
-from sagemaker_fleet.dispatch import DispatchBook, RunOptions, build_run_dispatch
+from sagemaker_fleet.dispatch import RunOptions, dispatch_from_plan
 from sagemaker_fleet.dispatch.cadence import Cadence, inline_keep_alive
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
 from sagemaker_fleet.failures import TriggerContextError, UnfitPlanError, retry_cannot_help
 from sagemaker_fleet.fleetspec.names import STOPPED_BY_TAG, run_key_floor, run_name_contains
-from sagemaker_fleet.fleetspec.overrides import only_cities
 from sagemaker_fleet.fleetspec.runspec import load_run_spec
 from sagemaker_fleet.jobs.describe import summarize
-from sagemaker_fleet.jobs.progress import run_job_names
 from sagemaker_fleet.links.fleet import SageMakerTrainingJobLink, TrainingJobLogsLink
 from sagemaker_fleet.observability import lineage as ol
 from sagemaker_fleet.observability.facets import JOB_FACET, job_facet_fields, model_artifact, training_inputs
 from sagemaker_fleet.observability.metrics import job_end_measurements, refusal_measurement
 from sagemaker_fleet.observability.stats import RunSignals, send
-from sagemaker_fleet.plan.errors import PlanFormatError
+from sagemaker_fleet.plan.errors import ForeignPlanError, PlanFormatError
 from sagemaker_fleet.triggers.base import RunPollerTrigger
-from sagemaker_fleet.triggers.city_io import PollerCityIO
+from sagemaker_fleet.triggers.city_io import SessionCityIO
 from sagemaker_fleet.triggers.defaults import (
     CityOptions,
     CityTiming,
@@ -54,22 +52,13 @@ from sagemaker_fleet.triggers.defaults import (
 )
 from sagemaker_fleet.triggers.inline import GAPS, dags_test_task_gap, one_at_a_time_line, stop_on_sigterm
 from sagemaker_fleet.triggers.offloop import off_loop
+from sagemaker_fleet.triggers.session import SessionSetup
 
 if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.sweep import RunSweeps
     from sagemaker_fleet.fleetspec.model import FleetSpec
-    from sagemaker_fleet.triggers.poller import FleetPoller
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    """Which Airflow run and task try the trigger works for."""
-
-    run_key: str
-    params: Mapping[str, Any] | None
-    try_id: str | None  # ``{run_id}/{try_number}``
-    dag_id: str | None
-    run_id: str | None
+    from sagemaker_fleet.triggers.connection import RunConnection
+    from sagemaker_fleet.triggers.session import RunSession
 
 
 @dataclass(frozen=True)
@@ -140,7 +129,7 @@ class FleetCityTrigger(RunPollerTrigger):
         self.city = city
         #: The city's run once it has begun (its state: submissions so far, the job it waits on).
         self.city_run: CityRun | None = None
-        #: The run's metrics in this triggerer (shared through the run's poller).
+        #: The run's metrics in this triggerer (shared through the run's session).
         self.signals: RunSignals | None = None
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
@@ -165,21 +154,22 @@ class FleetCityTrigger(RunPollerTrigger):
             capacity_timeout_seconds=timing.capacity_timeout_seconds,
         )
 
-    def _run_info(self) -> RunInfo:
-        run = self.task_try
-        if not run.run_key:
+    def _run_key(self) -> str:
+        """The task try's run key, which every job name of the city carries."""
+        if not self.task_try.run_key:
             raise TriggerContextError(
                 f"{self.city}: no run_key given (the operator takes it from its task's context)"
             )
-        return RunInfo(run.run_key, run.params, run.try_id, run.dag_id, run.run_id)
+        return self.task_try.run_key
 
-    async def _plan_json(self, run: RunInfo) -> Any:
+    async def _plan_json(self) -> Any:
         """The plan task's ``plan`` XCom, read through the triggerer's API connection, off the event loop
         (:func:`~sagemaker_fleet.triggers.offloop.off_loop`: a plain thread's read killed Airflow 3.0's runner)."""
         from airflow.sdk.execution_time.xcom import XCom
 
-        if self.task_try.plan is not None:
-            return self.task_try.plan
+        run = self.task_try
+        if run.plan is not None:
+            return run.plan
         if not (self.options.plan_task_id and run.dag_id and run.run_id):
             raise UnfitPlanError(f"{self.city}: the plan's task, DAG and run must be known to read the plan")
         return await off_loop(
@@ -190,44 +180,49 @@ class FleetCityTrigger(RunPollerTrigger):
             run_id=run.run_id,
         )
 
-    async def _build_dispatch(
-        self, spec: FleetSpec, run: RunInfo, sweeps: RunSweeps, clock: EndpointClock
-    ) -> RunSweeps:
-        """The run's dispatch, built onto the poller's ``sweeps`` by its plan (none: every city starts at once). With
-        a plan the run's cities are the plan's: the task's conf carries none (:meth:`FleetTrainingOperator._conf`)."""
+    async def _build_dispatch(self, spec: FleetSpec, run_key: str, clock: EndpointClock) -> RunSweeps:
+        """The run's dispatch by its plan (none: every city starts at once), its listings from the day before a
+        dated run key. With a plan the run's cities are the plan's: the task's conf carries none
+        (:meth:`FleetTrainingOperator._conf`)."""
+        floor = run_key_floor(run_key)
         if not self.options.plan_task_id:
-            names = run_job_names(spec, run.run_key)
-            return build_run_dispatch(DispatchBook.empty(), names, self.cadence, sweeps=sweeps)
+            return dispatch_from_plan(None, spec, run_key, self.cadence, floor=floor)
         from sagemaker_fleet.plan import FleetPlan
 
-        data = await self._plan_json(run)
+        data = await self._plan_json()
         if data is None:
-            raise UnfitPlanError(f"task {self.options.plan_task_id} published no plan for run {run.run_id}")
+            raise UnfitPlanError(
+                f"task {self.options.plan_task_id} published no plan for run {self.task_try.run_id}"
+            )
+        options = RunOptions(carry_pools=self.options.carry_pools)
+        if self.task_try.one_at_a_time:
+            keep = inline_keep_alive(clock.poll_interval, dags_test_task_gap(), clock.speed)
+            options = RunOptions(
+                carry_pools=self.options.carry_pools, one_at_a_time=True, inline_keep_alive=keep
+            )
         try:
             plan = FleetPlan.from_json(data)
-            if plan.fleet != spec.fleet:
-                raise UnfitPlanError(f"the plan is for fleet {plan.fleet!r}, not {spec.fleet!r}")
-            spec = only_cities(spec, {job.city for job in plan.jobs})
-            book = DispatchBook.from_plan(plan, spec)
+            sweeps = dispatch_from_plan(plan, spec, run_key, self.cadence, options=options, floor=floor)
+        except ForeignPlanError as exc:
+            raise UnfitPlanError(str(exc)) from exc
         except (PlanFormatError, KeyError) as exc:  # KeyError: a city or group the fleet file no longer has
             raise UnfitPlanError(
                 f"the plan of task {self.options.plan_task_id} does not fit {self.spec_path}: {exc}; the fleet file "
                 "changed since the plan was made: clear the plan task to plan the run again"
             ) from exc
         self.log.info(
-            "dispatching run %s by plan %s (%d jobs)", run.run_key, self.options.plan_task_id, len(plan.jobs)
+            "dispatching run %s by plan %s (%d jobs)", run_key, self.options.plan_task_id, len(plan.jobs)
         )
-        options = RunOptions(carry_pools=self.options.carry_pools)
         if self.task_try.one_at_a_time:
             GAPS.city_started()
-            turn = book.turns.get(self.city)
-            keep = inline_keep_alive(clock.poll_interval, dags_test_task_gap(), clock.speed)
-            self.log.info("%s", one_at_a_time_line(self.city, turn, len(book.turns), keep, clock.speed))
-            options = RunOptions(
-                carry_pools=self.options.carry_pools, one_at_a_time=True, inline_keep_alive=keep
+            turns = sweeps.tracker.book.turns if sweeps.tracker is not None else {}
+            self.log.info(
+                "%s",
+                one_at_a_time_line(
+                    self.city, turns.get(self.city), len(turns), options.inline_keep_alive, clock.speed
+                ),
             )
-        names = run_job_names(spec, run.run_key)
-        return build_run_dispatch(book, names, self.cadence, options=options, sweeps=sweeps)
+        return sweeps
 
     # ------------------------------------------------------------------------------------------ running
 
@@ -336,7 +331,7 @@ class FleetCityTrigger(RunPollerTrigger):
         return TaskFailedEvent(xcoms=outcome.links or None)
 
     async def _train(self) -> Outcome:
-        run = self._run_info()
+        run, run_key = self.task_try, self._run_key()
         # read once per file version per triggerer (hundreds of cities share it)
         this_run = load_run_spec(self.spec_path, run.params, use_params=self.options.use_params, cached=True)
         if this_run.dry_run:
@@ -344,22 +339,22 @@ class FleetCityTrigger(RunPollerTrigger):
         spec = this_run.spec
         if self.city not in {c.name for c in spec.cities}:
             return Outcome("skipped", message="not among this run's cities")
-        poller = self.shared_poller(
-            run_name_contains(run.run_key), self.timing.poll_interval or POLL_INTERVAL, fleet=spec.fleet
+        session = await self.open_session(
+            run_name_contains(run_key),
+            self.timing.poll_interval or POLL_INTERVAL,
+            spec.fleet,
+            lambda connection: self._session_setup(spec, run_key, connection),
         )
-        poller.sweeps.floor = run_key_floor(run.run_key)
-        if poller.signals is None:
-            poller.signals = RunSignals(spec.fleet, run.run_key)
-        self.signals = poller.signals
-        clock = await self._endpoint_clock(poller)
-        tracker = await poller.track(lambda sweeps: self._build_dispatch(spec, run, sweeps, clock))
+        self.signals = session.signals
+        await self._endpoint_clock(session.connection)  # the interval this city asks of the run's sweeps
+        tracker = await session.first_listing()
         if tracker.book.turns and self.city not in tracker.book.turns:
             return Outcome("skipped", message="not among this run's cities (the run's plan)")
         self.city_run = city_run = CityRun(
             spec,
             spec.city(self.city),
-            run.run_key,
-            PollerCityIO(poller, self.city, self.log),
+            run_key,
+            SessionCityIO(session, self.city, self.log),
             self.log,
             tracker,
             try_id=run.try_id,
@@ -372,28 +367,34 @@ class FleetCityTrigger(RunPollerTrigger):
         end = await city_run.train()
         if self.task_try.one_at_a_time:
             GAPS.job_ended()  # from here to the next city's start is Airflow's own gap
-        return await self._outcome(end, city_run, poller, spec, run)
+        return await self._outcome(end, city_run, session, spec)
 
-    async def _endpoint_clock(self, poller: FleetPoller) -> EndpointClock:
-        """The endpoint's speed (1 against AWS) and the poll interval the city asks of the run's poller: its own,
+    async def _session_setup(self, spec: FleetSpec, run_key: str, connection: RunConnection) -> SessionSetup:
+        """What the run's session in this triggerer is opened with, by the run's first city trigger here: the run's
+        dispatch (its plan read, its cadence and listing floor) and its metrics."""
+        clock = await self._endpoint_clock(connection)
+        return SessionSetup(await self._build_dispatch(spec, run_key, clock), RunSignals(spec.fleet, run_key))
+
+    async def _endpoint_clock(self, connection: RunConnection) -> EndpointClock:
+        """The endpoint's speed (1 against AWS) and the poll interval the city asks of the run's sweeps: its own,
         or 30 s of the endpoint's clock when it sets none."""
-        speed = await poller.endpoint_speed()
+        speed = await connection.endpoint_speed()
         interval = self.cadence.endpoint_poll_interval(self.timing.poll_interval, speed)
-        poller.ask_interval(interval)
+        connection.ask_interval(interval)
         return EndpointClock(speed, interval)
 
     async def _outcome(
-        self, end: CityEnd, city_run: CityRun, poller: FleetPoller, spec: FleetSpec, run: RunInfo
+        self, end: CityEnd, city_run: CityRun, session: RunSession, spec: FleetSpec
     ) -> Outcome:
         """The task's outcome, with the console and log links of the city's latest job (none when the quota
         stayed in use)."""
         if end.kind == "no_capacity":
             return Outcome("failed", message=end.reason)
         history = city_run.history
-        links = await self._links(poller, str(history[-1]["TrainingJobName"])) if history else {}
+        links = await self._links(session, str(history[-1]["TrainingJobName"])) if history else {}
         if end.kind == "fail":
             return Outcome("failed", message=end.reason, links=links)
-        return Outcome("success", result=self._result(spec, run, city_run), links=links)
+        return Outcome("success", result=self._result(spec, city_run), links=links)
 
     async def on_kill(self) -> None:
         """A user acted on the task (marked it failed or success, or cleared it): Airflow calls this then, and not
@@ -403,11 +404,10 @@ class FleetCityTrigger(RunPollerTrigger):
         name = self.city_run.watching if self.city_run is not None else None
         if name is None:
             return
-        run = self._run_info()
         hook = self.fleet_hook()
         async with await hook.get_async_conn() as client:
             stopped = await hook.astop(
-                client, name, {STOPPED_BY_TAG: f"airflow:{run.try_id or 'unknown'}"[:256]}
+                client, name, {STOPPED_BY_TAG: f"airflow:{self.task_try.try_id or 'unknown'}"[:256]}
             )
         self.log.warning(
             "%s: %s after a user acted on the task",
@@ -415,21 +415,21 @@ class FleetCityTrigger(RunPollerTrigger):
             f"stopped {name}" if stopped else f"{name} had ended already; nothing to stop",
         )
 
-    async def _links(self, poller: FleetPoller, job_name: str) -> dict[str, Any]:
+    async def _links(self, session: RunSession, job_name: str) -> dict[str, Any]:
         """The extra links' XComs for ``job_name`` (region and partition read once per run and triggerer)."""
         try:
-            region, domain = await poller.console()
+            region, domain = await session.console()
         except Exception as exc:  # noqa: BLE001 - links are a convenience; the result stands without them
             self.log.warning("%s: no console links (%s)", self.city, exc)
             return {}
         return job_link_xcoms(region, domain, job_name)
 
-    def _result(self, spec: FleetSpec, run: RunInfo, city_run: CityRun) -> dict[str, Any]:
+    def _result(self, spec: FleetSpec, city_run: CityRun) -> dict[str, Any]:
         history = city_run.history
         return {
             "fleet": spec.fleet,
             "city": self.city,
-            "run_key": run.run_key,
+            "run_key": city_run.run_key,
             "job_name": history[-1].get("TrainingJobName"),
             "attempts": len(history),
             "submissions": [str(d["TrainingJobName"]) for d in history],

@@ -1,6 +1,6 @@
-"""PollerCityIO: a city's I/O in the triggerer (:class:`~sagemaker_fleet.dispatch.city_run.CityIO`) — the run's
-shared poller admits it, creates, describes and reads tags with the poller's client (sent again through an outage),
-and watches its jobs; its waits say why in the task log, within the run's budget of lines."""
+"""SessionCityIO: a city's I/O in the triggerer (:class:`~sagemaker_fleet.dispatch.city_run.CityIO`) — the run's
+session admits it, creates, describes and reads tags with the run's client (sent again through an outage), and
+watches its jobs; its waits say why in the task log, within the run's budget of lines."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from sagemaker_fleet.dispatch.state import Wait
     from sagemaker_fleet.jobs.attachment import Attachment
     from sagemaker_fleet.jobs.record import Description
-    from sagemaker_fleet.triggers.poller import FleetPoller
+    from sagemaker_fleet.triggers.session import RunSession
 
 #: Seconds between the task log's "still waiting" lines.
 WAIT_LOG_EVERY = 300.0
@@ -27,16 +27,16 @@ WAIT_LOG_EVERY = 300.0
 WAIT_LOG_FIRST = 30.0
 
 
-class PollerCityIO:
-    """One city's I/O through its run's :class:`FleetPoller`; ``log``: its trigger's task log."""
+class SessionCityIO:
+    """One city's I/O through its run's :class:`RunSession`; ``log``: its trigger's task log."""
 
-    def __init__(self, poller: FleetPoller, city: str, log: Any) -> None:
-        self.poller = poller
+    def __init__(self, session: RunSession, city: str, log: Any) -> None:
+        self.session = session
         self.city = city
         self.log = log
 
     def now(self) -> float:
-        return self.poller.now()
+        return self.session.now()
 
     def jitter(self, job_name: str, retries: int) -> float:
         return random.uniform(0.5, 1.5)
@@ -46,15 +46,15 @@ class PollerCityIO:
 
     async def wait_turn(self, wait: Wait) -> None:
         """Wait for the turn, saying why in the task log (after half a minute, then every few minutes; the run's
-        waiting lines share a budget, :meth:`FleetPoller.take_wait_line`, so hundreds of cities never write at
+        waiting lines share a budget, :meth:`RunSession.take_wait_line`, so hundreds of cities never write at
         once)."""
-        poller = self.poller
-        turn = asyncio.ensure_future(poller.wait_turn(wait))
+        session = self.session
+        turn = asyncio.ensure_future(session.wait_turn(wait))
         try:
             await asyncio.wait({turn}, timeout=WAIT_LOG_FIRST)
             while not turn.done():
-                if poller.take_wait_line():
-                    self.log.info("%s %s", self.city, poller.waiting_reason(self.city))
+                if session.take_wait_line():
+                    self.log.info("%s %s", self.city, session.waiting_reason(self.city))
                     timeout = WAIT_LOG_EVERY
                 else:
                     timeout = random.uniform(WAIT_LOG_FIRST / 2, WAIT_LOG_FIRST * 2)
@@ -65,13 +65,13 @@ class PollerCityIO:
                 turn.cancel()
 
     def release(self, city: str) -> None:
-        self.poller.release(city)
+        self.session.release(city)
 
     async def create(self, request: CreateTrainingJobRequestTypeDef) -> Attachment | None:
-        poller = self.poller
+        session = self.session
         try:
-            return await poller.call(
-                f"creating {request['TrainingJobName']}", poller.hook.acreate_or_attach, request
+            return await session.call(
+                f"creating {request['TrainingJobName']}", session.hook.acreate_or_attach, request
             )
         except CapacityUnavailableError:
             return None
@@ -79,15 +79,15 @@ class PollerCityIO:
     async def watch(self, job: Description, created_after: dt.datetime | None) -> Description:
         name = str(job["TrainingJobName"])
         return await watch_until_terminal(
-            self.poller,
+            self.session,
             name,
             created_after,
             self.log,
-            deadline_seconds=watch_deadline(job, self.poller.cadence.watch_margin_seconds),
+            deadline_seconds=watch_deadline(job, self.session.cadence.watch_margin_seconds),
         )
 
     async def describe(self, job_name: str) -> Description | None:
-        return await self.poller.call(f"describing {job_name}", self.poller.hook.adescribe, job_name)
+        return await self.session.call(f"describing {job_name}", self.session.hook.adescribe, job_name)
 
     async def tags(self, arn: str) -> dict[str, str]:
-        return await self.poller.call(f"reading the tags of {arn}", self.poller.hook.atags, arn)
+        return await self.session.call(f"reading the tags of {arn}", self.session.hook.atags, arn)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
-from sagemaker_fleet.dispatch.sweep import Backoff
+from sagemaker_fleet.dispatch.shell import Backoff
 from sagemaker_fleet.jobs.endpoint import endpoint_speed
 from sagemaker_fleet.jobs.errors import error_code
 from sagemaker_fleet.jobs.statuses import THROTTLING_CODES

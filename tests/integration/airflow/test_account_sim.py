@@ -139,7 +139,7 @@ def test_two_fleets_with_the_same_run_key_in_one_triggerer_dispatch_by_their_own
     their own plan's turn (one poller per fleet's run), not be let through as cities outside another fleet's plan."""
     import yaml
 
-    from sagemaker_fleet.triggers.poller import FleetPoller
+    from sagemaker_fleet.triggers.session import RunSession
 
     data = yaml.safe_load(DISPATCH.read_text())
     data["fleet"] = "other"
@@ -148,7 +148,7 @@ def test_two_fleets_with_the_same_run_key_in_one_triggerer_dispatch_by_their_own
     specs = {"disp": load_fleet_spec(DISPATCH), "other": load_fleet_spec(other_path)}
     plans = {name: plan_fleet(spec, RUN_KEY) for name, spec in specs.items()}
 
-    async def plan_json(self, run):
+    async def plan_json(self):
         return plans[load_fleet_spec(self.spec_path).fleet].to_json()
 
     monkeypatch.setattr(FleetCityTrigger, "_plan_json", plan_json)
@@ -165,14 +165,14 @@ def test_two_fleets_with_the_same_run_key_in_one_triggerer_dispatch_by_their_own
             for path, spec in ((DISPATCH, specs["disp"]), (other_path, specs["other"]))
             for c in spec.cities
         ]
-        pollers: list[FleetPoller] = []
-        original = FleetPoller.track
+        pollers: list[RunSession] = []
+        original = RunSession.first_listing
 
-        async def track(self, load):
+        async def first_listing(self):
             pollers.append(self)
-            return await original(self, load)
+            return await original(self)
 
-        monkeypatch.setattr(FleetPoller, "track", track)
+        monkeypatch.setattr(RunSession, "first_listing", first_listing)
         events = run_triggers(triggers, timeout=240)
     finally:
         aws_sim.set_speed(1)
@@ -226,7 +226,7 @@ def test_a_fleet_of_higher_priority_gets_the_capacity_through_the_board_on_s3(
 
     from sagemaker_fleet.dispatch.board import OWED_HANDOFFS
     from sagemaker_fleet.dispatch.tracker import RunTracker
-    from sagemaker_fleet.triggers.poller import FleetPoller
+    from sagemaker_fleet.triggers.session import RunSession
 
     big = yaml.safe_load(DISPATCH.read_text())
     small = {**big, "fleet": "prio", "cities": big["cities"][:3], "sharing": {"priority": 9}}  # a warm group
@@ -238,7 +238,7 @@ def test_a_fleet_of_higher_priority_gets_the_capacity_through_the_board_on_s3(
     specs = {name: load_fleet_spec(path) for name, path in paths.items()}
     plans = {name: plan_fleet(spec, RUN_KEY) for name, spec in specs.items()}
 
-    async def plan_json(self, run):
+    async def plan_json(self):
         return plans[load_fleet_spec(self.spec_path).fleet].to_json()
 
     monkeypatch.setattr(FleetCityTrigger, "_plan_json", plan_json)
@@ -251,7 +251,7 @@ def test_a_fleet_of_higher_priority_gets_the_capacity_through_the_board_on_s3(
             aws_sim.set_work(2_000 if long else 600, city=city.name, fleet=spec.fleet)
     aws_sim.set_speed(200)
     posted: list[dict] = []
-    original = FleetPoller._poll_once
+    original = RunSession._poll_once
 
     async def poll_once(self):  # every record a run posts, as S3 got it
         swept = await original(self)
@@ -259,7 +259,7 @@ def test_a_fleet_of_higher_priority_gets_the_capacity_through_the_board_on_s3(
             posted.append(key["Key"])
         return swept
 
-    monkeypatch.setattr(FleetPoller, "_poll_once", poll_once)
+    monkeypatch.setattr(RunSession, "_poll_once", poll_once)
     # each admission pass: its fleet, whether its board showed prio waiting, the cities admitted
     passes: list[tuple[str, bool, list[str]]] = []
     admit = RunTracker.admit

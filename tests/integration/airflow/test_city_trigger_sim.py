@@ -22,7 +22,7 @@ from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sagemaker_fleet.operators.training import FleetTrainingOperator
 from sagemaker_fleet.plan import plan_fleet
 from sagemaker_fleet.triggers.city import FleetCityTrigger
-from sagemaker_fleet.triggers.poller import FleetPoller
+from sagemaker_fleet.triggers.session import RunSession
 from task_logs import capture_task_logs
 from trigger_runs import city_trigger, publish_plan, run_triggers
 
@@ -104,7 +104,7 @@ def test_a_group_starts_in_rank_order_two_at_a_time_each_successor_on_a_warm_poo
     # the idle pools nobody would take were ended when the last city started, not left to expire
     assert not [j["name"] for j in jobs.values() if j["warm_pool_status"] == "Available"]
     assert fast.calls()["errors"].get("CreateTrainingJob:ResourceLimitExceeded", 0) == 0
-    assert not [p for p in FleetPoller._registry.values() if p._loop is not None and not p._loop.is_closed()]
+    assert not [p for p in RunSession._registry.values() if p._loop is not None and not p._loop.is_closed()]
 
 
 def test_a_restarted_trigger_attaches_to_its_citys_job_without_creating(fast, planned) -> None:
@@ -479,7 +479,7 @@ def test_the_endpoint_down_for_seconds_mid_run_fails_nothing_and_duplicates_noth
     outage = threading.Timer(1.5, lambda: sim_server.outage(6.0))
     outage.start()
     try:
-        with caplog.at_level(logging.WARNING, logger="sagemaker_fleet.triggers.poller"):
+        with caplog.at_level(logging.WARNING, logger="sagemaker_fleet.triggers"):
             events = run(
                 [
                     trigger(DISPATCH, c, plan_task_id="plan", botocore_config=no_retries)

@@ -12,7 +12,7 @@ from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.jobs.describe import from_json_safe
 from sagemaker_fleet.jobs.request import Submission, compile_training_request
 from sagemaker_fleet.triggers.fleet import FleetJobTrigger
-from sagemaker_fleet.triggers.poller import FleetPoller
+from sagemaker_fleet.triggers.session import RunSession
 from sim_fixtures import first_event
 from task_logs import capture_task_logs
 from trigger_runs import city_trigger, run_triggers
@@ -81,7 +81,7 @@ def test_batched_trigger_watches_a_run_with_few_calls(aws_sim, fleets_dir, monke
     # one aiobotocore client per sweep, terminal jobs described with it: a client costs ~60 ms of CPU, and a
     # client per ending job stalled the triggerer's loop for seconds when 1,000 jobs ended together
     assert clients <= lists
-    live = [p for p in FleetPoller._registry.values() if p._loop is not None and not p._loop.is_closed()]
+    live = [p for p in RunSession._registry.values() if p._loop is not None and not p._loop.is_closed()]
     assert (
         not live
     )  # the poller went away with its last watcher (pollers of earlier tests' closed loops aside)

@@ -65,8 +65,8 @@ def deferred(
 def test_the_run_comes_from_the_task_context_on_the_worker() -> None:
     trigger, city = deferred(try_number=3)
     assert trigger.city == city
-    run = trigger._run_info()
-    assert run.run_key == "20261129"
+    run = trigger.task_try
+    assert trigger._run_key() == run.run_key == "20261129"
     assert run.try_id == "scheduled__2026-11-29T00:00:00+00:00/3"
     assert (run.dag_id, run.run_id) == ("ctx", "scheduled__2026-11-29T00:00:00+00:00")
     assert run.params is None  # the scheduled DAG has no form
@@ -80,14 +80,12 @@ def test_a_manual_run_is_keyed_by_its_run_id_and_carries_what_its_conf_changes()
     trigger, city = deferred(
         run_type="manual", manual=True, conf={"spot": False, "instance_type": "ml.c5.xlarge"}
     )
-    run = trigger._run_info()
-    assert run.run_key != "20261129"
+    run = trigger.task_try
+    assert trigger._run_key() != "20261129"
     assert run.params == {"spot": False, "instance_type": "ml.c5.xlarge"}
     assert trigger.options.use_params is True
     trigger, city = deferred(run_type="manual", manual=True)
-    assert (
-        trigger._run_info().params is None
-    )  # the form's defaults and a city the plan names: nothing to carry
+    assert trigger.task_try.params is None  # the form's defaults and a city the plan names: nothing to carry
 
 
 def test_the_trigger_carries_the_run_not_the_dag() -> None:
@@ -102,12 +100,12 @@ def test_the_trigger_carries_the_run_not_the_dag() -> None:
     assert "cost_report" not in text  # no other task of the DAG
     assert "release_pools" not in text
     again = FleetCityTrigger(**kwargs)
-    assert again._run_info() == trigger._run_info()
+    assert again.task_try == trigger.task_try
 
 
 def test_without_a_run_key_the_trigger_says_so() -> None:
     trigger = FleetCityTrigger(spec_path=str(DEMO), city="x")
     with pytest.raises(TriggerContextError, match="no run_key given"):
-        trigger._run_info()
+        trigger._run_key()
     assert issubclass(TriggerContextError, ValueError)
     assert "render_template_fields" not in vars(FleetCityTrigger)  # no context path left to take the run from

@@ -145,7 +145,7 @@ class PushedXComs:
 
 
 def published(monkeypatch, plan: Any) -> None:
-    async def plan_json(self: Any, run: Any) -> Any:
+    async def plan_json(self: Any) -> Any:
         return plan
 
     monkeypatch.setattr(FleetCityTrigger, "_plan_json", plan_json)

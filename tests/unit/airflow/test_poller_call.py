@@ -1,19 +1,23 @@
-"""FleetPoller.call (RunClient.call): a trigger's own request (describe, tags, create) outlives a passing outage of the endpoint
+"""RunSession.call (RunClient.call): a trigger's own request (describe, tags, create) outlives a passing outage of the endpoint
 instead of failing the city's task, and any other error still reaches the task."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from botocore.exceptions import ClientError, ConnectionClosedError, EndpointConnectionError, ReadTimeoutError
 
 from sagemaker_fleet.dispatch.cadence import Cadence
-from sagemaker_fleet.dispatch.sweeping import Swept, sweep_once
+from sagemaker_fleet.dispatch.sweep import RunSweeps, sweep_once
 from sagemaker_fleet.triggers.client import is_transient
-from sagemaker_fleet.triggers.poller import FleetPoller
+from sagemaker_fleet.triggers.connection import RunConnection
+from sagemaker_fleet.triggers.session import RunSession, SessionSetup
 from unit.airflow.test_triggers import FakeClient, FakeHook
+
+if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.shell import Swept
 
 
 def client_error(code: str, status: int) -> ClientError:
@@ -57,16 +61,20 @@ def flaky(failures: list[Exception], result: Any) -> tuple[Any, list[str]]:
     return request, seen
 
 
-def poller(monkeypatch, give_up: float = 900.0) -> tuple[FleetPoller, list[float]]:
+def poller(monkeypatch, give_up: float = 900.0) -> tuple[RunSession, list[float]]:
     slept: list[float] = []
 
     async def sleep(seconds: float) -> None:  # the back-off is recorded, not waited
         slept.append(seconds)
 
     monkeypatch.setattr("sagemaker_fleet.triggers.client.asyncio.sleep", sleep)
-    p = FleetPoller(FakeHook(FakeClient({})), "-20261201", interval=2.0)  # type: ignore[arg-type]
-    p.sweeps.cadence = Cadence(give_up_seconds=give_up)
-    return p, slept
+    return session(RunSweeps(cadence=Cadence(give_up_seconds=give_up))), slept
+
+
+def session(sweeps: RunSweeps) -> RunSession:
+    """A run's session over ``sweeps``, its client a fake one."""
+    connection = RunConnection(FakeHook(FakeClient({})), "-20261201", interval=2.0)  # type: ignore[arg-type]
+    return RunSession(connection, SessionSetup(sweeps))
 
 
 def test_a_request_is_sent_again_through_an_outage_with_the_sweeps_back_off(monkeypatch) -> None:
@@ -94,7 +102,7 @@ def test_an_outage_that_outlasts_the_sweeps_patience_fails_the_request(monkeypat
     assert (seen, slept) == (["x"], [])
 
 
-def scripted(p: FleetPoller, listing: list[dict], census: list[dict] | None = None) -> None:
+def scripted(p: RunSession, listing: list[dict], census: list[dict] | None = None) -> None:
     """The poller's listings: the account's running jobs ``census`` (none by default), else ``listing`` as it holds
     the run's jobs when the sweep lists."""
 
@@ -107,18 +115,17 @@ def scripted(p: FleetPoller, listing: list[dict], census: list[dict] | None = No
     p.hook.alist_jobs = alist_jobs  # type: ignore[method-assign]
 
 
-def sweep(p: FleetPoller) -> Swept:
-    return asyncio.run(sweep_once(p.sweeps, p, p.interval))
+def sweep(p: RunSession) -> Swept:
+    return asyncio.run(sweep_once(p.sweeps, p.io, p.interval))
 
 
-def pool_end_poller(update: Any) -> FleetPoller:
+def pool_end_poller(update: Any) -> RunSession:
     """A poller whose run has one idle pool nobody will take over; its keep-alive changes go through ``update``."""
     from unit.dispatch.test_dispatch_tracker import dispatch_for, hand_book, summary
 
     spec, book = hand_book("X")
-    p = FleetPoller(FakeHook(FakeClient({})), "-20261201", interval=2.0)  # type: ignore[arg-type]
     listing = [summary(spec, "c0", "Completed", pool="Available")]
-    dispatch_for(spec, book, listing, sweeps=p.sweeps)
+    p = session(dispatch_for(spec, book, listing))
     scripted(p, listing)
     p.hook.aupdate_keep_alive = update  # type: ignore[method-assign]
     return p
@@ -161,9 +168,8 @@ def test_keep_alive_0_refused_while_the_job_runs_is_done_and_the_pool_it_keeps_i
     from unit.dispatch.test_dispatch_tracker import dispatch_for, hand_book, summary
 
     spec, book = hand_book("XX")  # both cities of the group have their job: no successor is coming
-    p = FleetPoller(FakeHook(FakeClient({})), "-20261201", interval=2.0)  # type: ignore[arg-type]
     listing = [summary(spec, "c0"), summary(spec, "c1")]
-    dispatch_for(spec, book, listing, sweeps=p.sweeps)
+    p = session(dispatch_for(spec, book, listing))
     scripted(p, listing)
     running = {s["TrainingJobName"] for s in listing}
     sent: list[tuple[str, bool]] = []

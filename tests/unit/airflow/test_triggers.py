@@ -22,9 +22,10 @@ from sagemaker_fleet.hooks.connection import AwsConnection
 from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 from sagemaker_fleet.triggers.city import FleetCityTrigger
 from sagemaker_fleet.triggers.conditions import FleetRunTrigger, WarmPoolTrigger
+from sagemaker_fleet.triggers.connection import RunConnection
 from sagemaker_fleet.triggers.defaults import CITY_TRIGGER_GROUPS, TriggerSettings
 from sagemaker_fleet.triggers.fleet import FleetJobTrigger
-from sagemaker_fleet.triggers.poller import FleetPoller
+from sagemaker_fleet.triggers.session import RunSession, SessionSetup
 from sagemaker_fleet.triggers.watch import watch_until_terminal
 
 TRIGGERS = [
@@ -108,12 +109,19 @@ class FakeHook:
         return await client.describe_training_job(TrainingJobName=name)
 
 
+def watching(key: tuple[Any, ...], client: FakeClient, interval: float) -> RunSession:
+    """The session that watches jobs under ``key`` in this event loop, asking for sweeps every ``interval`` s."""
+    session = RunSession.shared(key, lambda: RunConnection(FakeHook(client), "-1", interval))  # type: ignore[arg-type]
+    session.connection.ask_interval(interval)
+    return session
+
+
 def test_one_sweep_serves_every_watcher() -> None:
     jobs = {f"f-c{i}-1": "InProgress" for i in range(5)}
     client = FakeClient(jobs)
 
     async def scenario() -> list[dict[str, Any]]:
-        poller = FleetPoller.shared(("k",), lambda: FakeHook(client), "-1", 0.01)  # type: ignore[arg-type,return-value]
+        poller = watching(("k",), client, 0.01)
         queues = [poller.watch(name, dt.datetime(2026, 11, 29, tzinfo=dt.UTC)) for name in jobs]
         first = [await q.get() for q in queues]
         for name in jobs:
@@ -133,7 +141,7 @@ def test_a_sweep_describes_each_ended_job_once_with_its_own_client() -> None:
     client = FakeClient(jobs)
 
     async def scenario() -> dict[str, dict[str, Any]]:
-        poller = FleetPoller.shared(("k2",), lambda: FakeHook(client), "-1", 0.01)  # type: ignore[arg-type,return-value]
+        poller = watching(("k2",), client, 0.01)
         queues = {name: poller.watch(name, dt.datetime(2026, 11, 29, tzinfo=dt.UTC)) for name in jobs}
         first = {name: await q.get() for name, q in queues.items()}
         for name in jobs:
@@ -185,7 +193,7 @@ def test_the_poller_outlives_an_outage_and_its_watchers_never_see_it(error: Exce
     client = FlakyClient({"f-a-1": "InProgress"}, error)
 
     async def scenario() -> dict[str, Any]:
-        poller = FleetPoller.shared(("flaky", type(error).__name__), lambda: FakeHook(client), "-1", 0.001)  # type: ignore[arg-type,return-value]
+        poller = watching(("flaky", type(error).__name__), client, 0.001)
         queue = poller.watch("f-a-1", dt.datetime(2026, 11, 29, tzinfo=dt.UTC))
         while client.calls.count("refused") < 8:  # noqa: ASYNC110 - past MAX_CONSECUTIVE_ERRORS, within GIVE_UP_SECONDS
             await asyncio.sleep(0.001)
@@ -210,8 +218,8 @@ def test_a_lasting_outage_fails_every_watcher_and_waiting_city_instead_of_hangin
     client = FlakyClient({"f-a-1": "InProgress"}, EndpointConnectionError(endpoint_url="https://x/"))
 
     async def scenario() -> tuple[Any, Any]:
-        poller = FleetPoller.shared(("lasting",), lambda: FakeHook(client), "-1", 0.001)  # type: ignore[arg-type,return-value]
-        build_run_dispatch(DispatchBook.empty(), {}, Cadence(give_up_seconds=0.05), sweeps=poller.sweeps)
+        dispatch = build_run_dispatch(DispatchBook.empty(), {}, Cadence(give_up_seconds=0.05))
+        poller = RunSession(RunConnection(FakeHook(client), "-1", 0.001), SessionSetup(dispatch))  # type: ignore[arg-type]
         queue = poller.watch("f-a-1", dt.datetime(2026, 11, 29, tzinfo=dt.UTC))
         turn = asyncio.ensure_future(poller.wait_turn(Wait("b")))
         update = await asyncio.wait_for(queue.get(), 10)
@@ -231,7 +239,7 @@ def test_two_triggers_watching_one_job_each_get_its_end() -> None:
     client = FakeClient({"f-a-1": "InProgress"})
 
     async def scenario() -> list[dict[str, Any]]:
-        poller = FleetPoller.shared(("twice",), lambda: FakeHook(client), "-1", 0.001)  # type: ignore[arg-type,return-value]
+        poller = watching(("twice",), client, 0.001)
         log = logging.getLogger("test")
         watchers = [asyncio.ensure_future(watch_until_terminal(poller, "f-a-1", None, log)) for _ in range(2)]
         await asyncio.sleep(0.05)
@@ -258,7 +266,7 @@ def test_a_watch_gives_up_past_the_jobs_own_limits() -> None:
     client = FakeClient({"f-a-1": "InProgress"})  # never ends
 
     async def scenario() -> None:
-        poller = FleetPoller.shared(("stuck",), lambda: FakeHook(client), "-1", 0.001)  # type: ignore[arg-type,return-value]
+        poller = watching(("stuck",), client, 0.001)
         with pytest.raises(JobWatchError, match="has not ended"):
             await watch_until_terminal(poller, "f-a-1", None, logging.getLogger("test"), deadline_seconds=0.1)
         assert not poller.watches
@@ -281,11 +289,11 @@ def test_a_poll_interval_below_5_s_is_clamped_against_aws_only(endpoint: str, ex
     client.meta = type("Meta", (), {"endpoint_url": endpoint})()  # type: ignore[attr-defined]
 
     async def scenario() -> tuple[float, float]:
-        poller = FleetPoller.shared(("clamp", endpoint), lambda: FakeHook(client), "-1", 0.5)  # type: ignore[arg-type,return-value]
+        poller = watching(("clamp", endpoint), client, 0.5)
         queue = poller.watch("f-a-1", dt.datetime(2026, 11, 29, tzinfo=dt.UTC))
         await asyncio.wait_for(queue.get(), 5)
         first = poller.interval
-        again = FleetPoller.shared(("clamp", endpoint), lambda: FakeHook(client), "-1", 0.1)  # type: ignore[arg-type,return-value]
+        again = watching(("clamp", endpoint), client, 0.1)
         poller.unwatch("f-a-1", queue)
         await poller.close()
         return first, again.interval

@@ -59,10 +59,10 @@ def run(n: int = 6, instances: int = 4, warm_pools: int = 4, **quota: Any):
 def seen(sweeps: RunSweeps, jobs: list[dict[str, Any]], now: float = 0.0) -> list[str]:
     """One sweep's listing of the account; every job it asks for is described as ``jobs`` say."""
     listing = Listing(None, whole=True, account=True)
-    names = sweeps.foreign(listing, [{k: v for k, v in j.items() if k in SUMMARY} for j in jobs], now)
+    names = sweeps._foreign(listing, [{k: v for k, v in j.items() if k in SUMMARY} for j in jobs], now)
     by_name = {j["TrainingJobName"]: j for j in jobs}
     for name in names:
-        sweeps.foreign_described(name, by_name.get(name), now)
+        sweeps._foreign_described(name, by_name.get(name), now)
     return names
 
 
@@ -232,12 +232,12 @@ def test_a_pool_older_than_the_listing_gets_its_second_look_after_the_claim_time
     pool = described(other("x0", "Completed", "Available", created=T0 - dt.timedelta(hours=1)))
     seen(sweeps, [pool], now=0)  # known, described: one look
     after = Listing(T0, whole=False, account=True)
-    assert sweeps.foreign(after, [], 5) == []
-    assert sweeps.foreign(after, [], CLAIM_AFTER_SECONDS) == ["x0"]  # its second look is due
-    sweeps.foreign_described("x0", pool, CLAIM_AFTER_SECONDS)
+    assert sweeps._foreign(after, [], 5) == []
+    assert sweeps._foreign(after, [], CLAIM_AFTER_SECONDS) == ["x0"]  # its second look is due
+    sweeps._foreign_described("x0", pool, CLAIM_AFTER_SECONDS)
     assert view.idle_pools() != {}
     assert tracker.admit([Wait(c) for c in cities[1:]], now=CLAIM_AFTER_SECONDS) == cities[1:2]
-    assert sweeps.foreign(after, [], CLAIM_AFTER_SECONDS + 1) == []  # claimable: no more looks than before
+    assert sweeps._foreign(after, [], CLAIM_AFTER_SECONDS + 1) == []  # claimable: no more looks than before
 
 
 def test_another_runs_pool_not_seen_in_this_sweep_holds_instances_but_is_no_warm_start() -> None:
@@ -251,13 +251,13 @@ def test_another_runs_pool_not_seen_in_this_sweep_holds_instances_but_is_no_warm
     assert view.idle_pools() != {}
     # the next sweep lists from after the pool's job: it is not in the listing, nor described again yet
     after = Listing(T0, whole=False, account=True)
-    assert sweeps.foreign(after, [], 11) == []
+    assert sweeps._foreign(after, [], 11) == []
     assert view.held(()) == {("ml.m5.xlarge", "instances"): 1}
     assert view.idle_pools() == {}
     assert tracker.admit([Wait(c) for c in cities[1:]], now=11) == []
     # described again (RECHECK_SECONDS on), still Available: a warm start again
-    assert sweeps.foreign(after, [], 11 + RECHECK_SECONDS) == ["x0"]
-    sweeps.foreign_described("x0", pool, 11 + RECHECK_SECONDS)
+    assert sweeps._foreign(after, [], 11 + RECHECK_SECONDS) == ["x0"]
+    sweeps._foreign_described("x0", pool, 11 + RECHECK_SECONDS)
     assert tracker.admit([Wait(c) for c in cities[1:]], now=11 + RECHECK_SECONDS) == cities[1:2]
 
 
@@ -307,11 +307,11 @@ def test_after_a_refusal_the_runs_own_idle_pool_is_not_handed_on_until_the_next_
 def test_a_run_without_a_plan_lists_only_its_own_jobs() -> None:
     sweeps = build_run_dispatch(DispatchBook.empty(), {})
     assert sweeps.account is None
-    assert not sweeps.listing().account
-    assert sweeps.census() == []
+    assert not sweeps._listing().account
+    assert sweeps._census() == []
     _, _, planned = run()
-    assert planned.listing().account
-    assert len(planned.census()) == 2
+    assert planned._listing().account
+    assert len(planned._census()) == 2
 
 
 def test_an_older_job_of_a_type_the_runs_cities_wait_for_is_looked_at_every_sweep() -> None:
@@ -325,15 +325,15 @@ def test_an_older_job_of_a_type_the_runs_cities_wait_for_is_looked_at_every_swee
     c5 = described(other("x1", created=older), instance_type="ml.c5.xlarge")
     seen(sweeps, [theirs, c5], now=0)  # known, described
     after = Listing(T0, whole=False, account=True)
-    assert sweeps.foreign(after, [], 2, every=2) == []  # no city waits for room yet
+    assert sweeps._foreign(after, [], 2, every=2) == []  # no city waits for room yet
     assert tracker.admit([Wait(c) for c in cities[1:]], now=2) == []  # one running, x0 holds the other
     assert tracker.short_of == {"ml.m5.xlarge"}
-    assert sweeps.foreign(after, [], 3, every=2) == ["x0"]  # due at the sweep's interval; not the c5 job
-    sweeps.foreign_described("x0", {**theirs, "TrainingJobStatus": "Completed"}, 3)  # it ended: room
+    assert sweeps._foreign(after, [], 3, every=2) == ["x0"]  # due at the sweep's interval; not the c5 job
+    sweeps._foreign_described("x0", {**theirs, "TrainingJobStatus": "Completed"}, 3)  # it ended: room
     assert tracker.admit([Wait(c) for c in cities[1:]], now=3) == cities[1:2]
     assert tracker.short_of == frozenset()  # the next city waits for its turn, not for room
-    assert sweeps.foreign(after, [], 6, every=2) == []
-    assert sweeps.foreign(after, [], RECHECK_SECONDS, every=2) == ["x1"]  # the c5 job: every minute
+    assert sweeps._foreign(after, [], 6, every=2) == []
+    assert sweeps._foreign(after, [], RECHECK_SECONDS, every=2) == ["x1"]  # the c5 job: every minute
 
 
 def test_the_hand_off_interval_bounds_how_often_an_older_job_is_looked_at() -> None:
@@ -342,8 +342,8 @@ def test_the_hand_off_interval_bounds_how_often_an_older_job_is_looked_at() -> N
     seen(sweeps, [theirs], now=0)
     tracker.admit([Wait(c) for c in cities[1:]], now=0)
     after = Listing(T0, whole=False, account=True)
-    assert sweeps.foreign(after, [], sweeps.cadence.handoff_interval - 1, every=RECHECK_SECONDS) == []
-    assert sweeps.foreign(after, [], sweeps.cadence.handoff_interval, every=RECHECK_SECONDS) == ["x0"]
+    assert sweeps._foreign(after, [], sweeps.cadence.handoff_interval - 1, every=RECHECK_SECONDS) == []
+    assert sweeps._foreign(after, [], sweeps.cadence.handoff_interval, every=RECHECK_SECONDS) == ["x0"]
 
 
 def test_a_pool_described_as_reused_holds_its_instances_until_a_listing_shows_the_new_job() -> None:

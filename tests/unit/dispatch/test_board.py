@@ -161,18 +161,18 @@ def run(
 
 def sweep(sweeps: RunSweeps, jobs: list[dict[str, Any]], waiting: list[Wait], now: float = 0.0) -> list[str]:
     listing = Listing(None, whole=True, account=True)
-    sweeps.foreign(listing, [], now)
-    return list(sweeps.listed(listing, jobs, now, waiting).admitted)
+    sweeps._foreign(listing, [], now)
+    return list(sweeps._listed(listing, jobs, now, waiting).admitted)
 
 
 def test_a_run_leaves_the_room_a_run_ranked_before_it_waits_for_and_posts_what_it_waits_for() -> None:
     spec, book, sweeps = run(n=6, instances=4, share=0.0)
     assert sweeps.board is not None
     waits = [Wait(c) for c in ("c0", "c1", "c2", "c3")]
-    sweeps.board_records([record("small", share=0.5, blocked={Q: 2}, need={Q: 1})], 0, 1000)
+    sweeps._board_records([record("small", share=0.5, blocked={Q: 2}, need={Q: 1})], 0, 1000)
     admitted = sweep(sweeps, [], waits)
     assert len(admitted) == 2  # 4 instances, 2 left to the run ranked before it
-    post = sweeps.board_post(0, 1000)
+    post = sweeps._board_post(0, 1000)
     assert post is not None
     bucket, key, body = post
     assert (bucket, key) == ("acme-ml", f"sagemaker-fleet/board/demo/{RUN_KEY}.json")
@@ -182,7 +182,7 @@ def test_a_run_leaves_the_room_a_run_ranked_before_it_waits_for_and_posts_what_i
     reason = sweeps.tracker.waiting_reason(Wait("c2"), 0)  # type: ignore[union-attr]
     assert "2 instance(s) go first to runs ranked before this one" in reason
     # the other run no longer waits: its room is this run's again
-    sweeps.board_records([record("small", share=0.5)], 10, 1010)
+    sweeps._board_records([record("small", share=0.5)], 10, 1010)
     assert (
         len(sweep(sweeps, [summary(spec, c) for c in admitted], [w for w in waits if w.city not in admitted]))
         == 2
@@ -191,7 +191,7 @@ def test_a_run_leaves_the_room_a_run_ranked_before_it_waits_for_and_posts_what_i
 
 def test_a_run_within_its_share_does_not_wait_for_a_borrower() -> None:
     _, _, sweeps = run(n=6, instances=4, share=0.5)
-    sweeps.board_records([record("big", share=0.0, held={Q: 0}, blocked={Q: 4})], 0, 1000)
+    sweeps._board_records([record("big", share=0.0, held={Q: 0}, blocked={Q: 4})], 0, 1000)
     assert len(sweep(sweeps, [], [Wait(c) for c in ("c0", "c1", "c2", "c3")])) == 4
 
 
@@ -202,7 +202,7 @@ def test_a_group_hands_its_pools_on_once_per_lane_while_a_run_ranked_before_it_w
     assert tracker.shares is not None
     assert book.widths["g0"] == 2
     sweep(sweeps, [], [Wait("c0"), Wait("c1")])
-    sweeps.board_records([record("small", share=0.5, blocked={Q: 1})], 0, 1000)
+    sweeps._board_records([record("small", share=0.5, blocked={Q: 1})], 0, 1000)
     jobs = [
         summary(spec, "c0", "Completed", pool="Available"),
         summary(spec, "c1", "Completed", pool="Available"),
@@ -220,14 +220,14 @@ def test_a_group_hands_its_pools_on_once_per_lane_while_a_run_ranked_before_it_w
     assert tracker.surplus_pools() == [f"demo-c2-{RUN_KEY}"]  # ended, so its instances go to the other run
     # the other run waits for this key: the pool is left to it instead, and offered on the board
     digest = key_digest(book.keys["g0"])
-    sweeps.board_records([record("small", share=0.5, blocked={Q: 1}, wants={digest: 1})], 10, 1010)
+    sweeps._board_records([record("small", share=0.5, blocked={Q: 1}, wants={digest: 1})], 10, 1010)
     sweep(sweeps, jobs, [Wait("c4"), Wait("c5")], now=10)
     assert tracker.surplus_pools() == []
-    post = sweeps.board_post(10, 1010)
+    post = sweeps._board_post(10, 1010)
     assert post is not None
     assert post[2]["gives"] == [digest]
     # nobody waits any more: the group has its pools back
-    sweeps.board_records([record("small", share=0.5)], 20, 1020)
+    sweeps._board_records([record("small", share=0.5)], 20, 1020)
     assert len(sweep(sweeps, jobs, [Wait("c4"), Wait("c5")], now=20)) == 1  # one takes the pool again
     assert tracker.shares.yielding == set()
 
@@ -243,17 +243,17 @@ def test_a_group_gives_its_key_away_only_once_its_cities_handed_a_pool_are_liste
     assert tracker.shares is not None
     digest = key_digest(book.keys["g0"])
     sweep(sweeps, [], [Wait("c0"), Wait("c1")])
-    sweeps.board_records([record("small", share=0.5, blocked={Q: 1}, wants={digest: 1})], 0, 1000)
+    sweeps._board_records([record("small", share=0.5, blocked={Q: 1}, wants={digest: 1})], 0, 1000)
     ended = [
         summary(spec, "c0", "Completed", pool="Available"),
         summary(spec, "c1", "Completed", pool="Available"),
     ]
     assert sweep(sweeps, ended, [Wait("c2"), Wait("c3")]) == ["c2", "c3"]  # handed on, the group now yields
     assert tracker.shares.yielding == {"g0"}
-    post = sweeps.board_post(0, 1000)
+    post = sweeps._board_post(0, 1000)
     assert post is not None
     assert post[2]["gives"] == []  # c2 and c3 may be taking the pools the others still see Available
-    sweeps.board_posted(post[2], 0)
+    sweeps._board_posted(post[2], 0)
     listed = [
         summary(spec, "c0", "Completed", pool="Reused"),
         summary(spec, "c1", "Completed", pool="Reused"),
@@ -261,7 +261,7 @@ def test_a_group_gives_its_key_away_only_once_its_cities_handed_a_pool_are_liste
         summary(spec, "c3", "InProgress"),
     ]
     sweep(sweeps, listed, [Wait("c4"), Wait("c5")], now=1)
-    post = sweeps.board_post(1, 1001)
+    post = sweeps._board_post(1, 1001)
     assert post is not None
     assert post[2]["gives"] == [digest]
 
@@ -278,16 +278,16 @@ def test_a_run_with_no_city_left_of_a_key_keeps_its_pools_for_another_runs_citie
         summary(spec, "c3", "InProgress"),
     ]
     sweep(sweeps, jobs, [])
-    post = sweeps.board_post(0, 1000)  # no city waits, yet the record says the key is given away
+    post = sweeps._board_post(0, 1000)  # no city waits, yet the record says the key is given away
     assert post is not None
     assert post[2]["gives"] == [digest]
     assert post[2]["blocked"] == {}
     c1, c2, c3 = (f"demo-{c}-{RUN_KEY}" for c in ("c1", "c2", "c3"))
     assert (tracker.surplus_pools(), sorted(tracker.tail_jobs())) == ([c1], [c2, c3])  # nobody wants them
-    sweeps.board_records([record("weekly", wants={digest: 2})], 0, 1000)
+    sweeps._board_records([record("weekly", wants={digest: 2})], 0, 1000)
     assert (tracker.surplus_pools(), len(tracker.tail_jobs())) == ([], 1)  # the idle pool and one more kept
     assert tracker.keep_alive_at_create("c3", 240) == 240
-    sweeps.board_records([record("weekly", wants={digest: 1})], 10, 1010)
+    sweeps._board_records([record("weekly", wants={digest: 1})], 10, 1010)
     assert (tracker.surplus_pools(), sorted(tracker.tail_jobs())) == ([], [c2, c3])
 
 
@@ -299,11 +299,11 @@ def test_another_runs_pool_is_taken_at_once_when_its_run_gives_the_key_away() ->
     for gives in (False, True):
         _, book, sweeps = run(n=4, instances=1, warm_pools=1)
         if gives:
-            sweeps.board_records([record("weekly", gives=[key_digest(book.keys["g0"])])], 0, 1000)
-        for name in sweeps.foreign(listing, [pool], 0):
-            sweeps.foreign_described(name, described(pool), 0)
+            sweeps._board_records([record("weekly", gives=[key_digest(book.keys["g0"])])], 0, 1000)
+        for name in sweeps._foreign(listing, [pool], 0):
+            sweeps._foreign_described(name, described(pool), 0)
         # at the first look, only a pool its run gives away is this run's (else its own run may take it)
-        assert sweeps.listed(listing, [], 0, [Wait("c0")]).admitted == (("c0",) if gives else ())
+        assert sweeps._listed(listing, [], 0, [Wait("c0")]).admitted == (("c0",) if gives else ())
 
 
 def test_another_runs_pool_is_left_to_its_run_while_its_record_keeps_the_key() -> None:
@@ -318,15 +318,15 @@ def test_another_runs_pool_is_left_to_its_run_while_its_record_keeps_the_key() -
     _, book, sweeps = run(n=4, instances=1, warm_pools=1)
     keeps = record("weekly", wants={key_digest(book.keys["g0"]): 2}, posted=1000)
     for now in (0.0, 1.0, 5.0, 30.0, 90.0):
-        sweeps.board_records([keeps], now, 1000 + now)
-        for name in sweeps.foreign(listing, [pool], now):
-            sweeps.foreign_described(name, described(pool), now)
-        assert sweeps.listed(listing, [], now, [Wait("c0")]).admitted == (), now
+        sweeps._board_records([keeps], now, 1000 + now)
+        for name in sweeps._foreign(listing, [pool], now):
+            sweeps._foreign_described(name, described(pool), now)
+        assert sweeps._listed(listing, [], now, [Wait("c0")]).admitted == (), now
     later = 1000 + CADENCE.stale_seconds + 1  # its record not renewed: its run let everything go
-    sweeps.board_records([keeps], 121, later)
+    sweeps._board_records([keeps], 121, later)
     for now in (121.0, 121.0 + CLAIM_AFTER_SECONDS):
-        sweeps.foreign(listing, [pool], now)
-    assert sweeps.listed(listing, [], 121 + CLAIM_AFTER_SECONDS, [Wait("c0")]).admitted == ("c0",)
+        sweeps._foreign(listing, [pool], now)
+    assert sweeps._listed(listing, [], 121 + CLAIM_AFTER_SECONDS, [Wait("c0")]).admitted == ("c0",)
 
 
 def test_a_pool_another_run_took_is_not_the_givers_warm_start() -> None:
@@ -358,17 +358,17 @@ def test_a_run_takes_no_new_instances_before_it_read_the_board_after_its_first_p
     spec, _, sweeps = run(n=6, instances=4, settled=False)
     assert sweeps.board is not None
     waits = [Wait(c) for c in ("c0", "c1", "c2", "c3")]
-    assert sweeps.board_read(0) is not None
-    sweeps.board_records([], 0, 1000)
+    assert sweeps._board_read(0) is not None
+    sweeps._board_records([], 0, 1000)
     assert sweep(sweeps, [], waits) == []
-    post = sweeps.board_post(0, 1000)
+    post = sweeps._board_post(0, 1000)
     assert post is not None
     assert post[2]["blocked"] == {Q: 4}  # what its cities wait for is on the board before anything starts
-    sweeps.board_posted(post[2], 0)
+    sweeps._board_posted(post[2], 0)
     assert "waits for the account's board" in sweeps.tracker.waiting_reason(waits[0], 0)  # type: ignore[union-attr]
-    sweeps.board_records([], CADENCE.start_settle_seconds - 1, 1004)
+    sweeps._board_records([], CADENCE.start_settle_seconds - 1, 1004)
     assert sweep(sweeps, [], waits, now=CADENCE.start_settle_seconds - 1) == []
-    sweeps.board_records(
+    sweeps._board_records(
         [], CADENCE.start_settle_seconds, 1005
     )  # a read that any run started with it has posted to
     assert len(sweep(sweeps, [], waits, now=CADENCE.start_settle_seconds)) == 4
@@ -380,8 +380,8 @@ def test_a_run_whose_record_is_on_the_board_already_does_not_settle_again() -> N
     the first sweep instead of waiting the settle again (5 s per city in ``airflow dags test``)."""
     spec, _, sweeps = run(n=6, instances=4, settled=False, name="demo")
     waits = [Wait(c) for c in ("c0", "c1", "c2", "c3")]
-    assert sweeps.board_read(0) is not None
-    sweeps.board_records([record("demo", posted=990.0)], 0, 1000)
+    assert sweeps._board_read(0) is not None
+    sweeps._board_records([record("demo", posted=990.0)], 0, 1000)
     assert len(sweep(sweeps, [], waits)) == 4
     # the own record is still skipped as a rival: nothing is reserved for it
     assert sweeps.board is not None
@@ -392,13 +392,13 @@ def test_a_run_settles_when_only_its_own_later_record_is_read() -> None:
     """Only the first read decides: the run's own record read later is the one it posted itself."""
     spec, _, sweeps = run(n=6, instances=4, settled=False, name="demo")
     waits = [Wait(c) for c in ("c0", "c1", "c2", "c3")]
-    assert sweeps.board_read(0) is not None
-    sweeps.board_records([], 0, 1000)
+    assert sweeps._board_read(0) is not None
+    sweeps._board_records([], 0, 1000)
     assert sweep(sweeps, [], waits) == []
-    post = sweeps.board_post(0, 1000)
+    post = sweeps._board_post(0, 1000)
     assert post is not None
-    sweeps.board_posted(post[2], 0)
-    sweeps.board_records([post[2]], 1, 1001)
+    sweeps._board_posted(post[2], 0)
+    sweeps._board_records([post[2]], 1, 1001)
     assert sweep(sweeps, [], waits, now=1) == []
 
 
@@ -412,12 +412,12 @@ def test_two_runs_starting_in_the_same_second_do_not_both_take_the_free_room() -
 
     def one_sweep(name: str, now: float) -> list[str]:
         _, _, sweeps = runs[name]
-        if sweeps.board_read(now, 1.0) is not None:
-            sweeps.board_records(list(board.values()), now, 1000 + now)
+        if sweeps._board_read(now, 1.0) is not None:
+            sweeps._board_records(list(board.values()), now, 1000 + now)
         admitted = sweep(sweeps, [], waits, now)
-        if (post := sweeps.board_post(now, 1000 + now)) is not None:
+        if (post := sweeps._board_post(now, 1000 + now)) is not None:
             board[name] = post[2]
-            sweeps.board_posted(post[2], now)
+            sweeps._board_posted(post[2], now)
         return admitted
 
     assert one_sweep("fa", 0) == one_sweep("fb", 0) == []
@@ -444,12 +444,12 @@ def test_another_fleets_jobs_it_may_not_describe_count_as_its_board_record_says(
     _, _, sweeps = run(n=6, instances=4)
     theirs = [other(f"weekly-x{i}-{RUN_KEY}") for i in range(3)]
     listing = Listing(None, whole=True, account=True)
-    asked = sweeps.foreign(listing, theirs, 0)
+    asked = sweeps._foreign(listing, theirs, 0)
     assert sorted(asked) == sorted(job["TrainingJobName"] for job in theirs)
     for name in asked:
-        sweeps.foreign_denied(name)
-    assert sweeps.foreign(listing, theirs, 1) == []  # a denied job is not asked for again
+        sweeps._foreign_denied(name)
+    assert sweeps._foreign(listing, theirs, 1) == []  # a denied job is not asked for again
     if posted:
-        sweeps.board_records([record("weekly", held={Q: 3})], 1, 1000)
-    admitted = sweeps.listed(listing, [], 1, [Wait(c) for c in ("c0", "c1", "c2", "c3")]).admitted
+        sweeps._board_records([record("weekly", held={Q: 3})], 1, 1000)
+    admitted = sweeps._listed(listing, [], 1, [Wait(c) for c in ("c0", "c1", "c2", "c3")]).admitted
     assert len(admitted) == (1 if posted else 4)

@@ -65,12 +65,12 @@ def tracker_for(spec, book, listing=()) -> RunTracker:
     return tracker
 
 
-def dispatch_for(spec, book, listing=(), sweeps=None) -> Any:
+def dispatch_for(spec, book, listing=()) -> Any:
     """The run's sweeps and tracker as the shells build them (:func:`build_run_dispatch`: account-aware with a plan),
-    its tracker having seen ``listing``; ``sweeps``: build onto these (a poller's)."""
+    its tracker having seen ``listing``."""
     from sagemaker_fleet.dispatch import build_run_dispatch
 
-    sweeps = build_run_dispatch(book, run_job_names(spec, RUN_KEY), sweeps=sweeps)
+    sweeps = build_run_dispatch(book, run_job_names(spec, RUN_KEY))
     sweeps.tracker.observe(listing, whole=True)
     return sweeps
 

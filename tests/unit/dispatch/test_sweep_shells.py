@@ -1,4 +1,4 @@
-"""One loop, two shells: the triggerer's ``FleetPoller`` (asyncio, an aiobotocore-shaped client) and ``simulate``'s
+"""One loop, two shells: the triggerer's ``RunSession`` (asyncio, an aiobotocore-shaped client) and ``simulate``'s
 ``SimulatedFleetPoller`` (virtual time, an engine-shaped endpoint), fed the same scripted listings, make the same
 decisions at the same times: the same ListTrainingJobs windows, the same cities admitted, the same jobs described
 (terminal, or missing from two listings), the same ends handed to watchers, the same keep-alive changes, and the
@@ -38,8 +38,10 @@ from sagemaker_fleet.sim.errors import SimApiError
 from sagemaker_fleet.simulate import polling as sim_polling
 from sagemaker_fleet.simulate.polling import SimulatedFleetPoller
 from sagemaker_fleet.simulate.timeline import Timeline
-from sagemaker_fleet.triggers import poller as poller_module
-from sagemaker_fleet.triggers.poller import FleetPoller
+from sagemaker_fleet.triggers import session as session_module
+from sagemaker_fleet.triggers.connection import RunConnection
+from sagemaker_fleet.triggers.session import RunSession, SessionSetup
+from sagemaker_fleet.triggers.sweep_io import RunSweepIO
 from sagemaker_fleet.triggers.watch import watch_until_terminal
 from unit.plan.plan_fleets import RUN_KEY, city, fleet
 
@@ -291,7 +293,7 @@ def at_wall(seconds: float) -> dt.datetime:
 
 
 def triggerer_decisions(spec: Any, book: DispatchBook, monkeypatch: pytest.MonkeyPatch) -> list[Decision]:
-    """The triggerer's poller over an aiobotocore-shaped client, its sleeps moving a virtual clock."""
+    """The triggerer's session over an aiobotocore-shaped client, its sleeps moving a virtual clock."""
     clock = [0.0]
     endpoint = Endpoint(spec, lambda: clock[0])
 
@@ -342,22 +344,22 @@ def triggerer_decisions(spec: Any, book: DispatchBook, monkeypatch: pytest.Monke
             clock[0] += seconds
             assert clock[0] <= HORIZON, "the triggerer's poller went on sweeping"
 
-    monkeypatch.setattr(poller_module, "asyncio", VirtualAsyncio())
-    monkeypatch.setattr(FleetPoller, "now", lambda self: clock[0])
-    monkeypatch.setattr(FleetPoller, "wall", lambda self: clock[0])
-    endpoint.watch_board(monkeypatch, FleetPoller)
+    monkeypatch.setattr(session_module, "asyncio", VirtualAsyncio())
+    monkeypatch.setattr(RunSweepIO, "now", lambda self: clock[0])
+    monkeypatch.setattr(RunSweepIO, "wall", lambda self: clock[0])
+    endpoint.watch_board(monkeypatch, RunSweepIO)
     quiet = logging.getLogger("test.sweep_shells")
 
-    async def city_run(poller: FleetPoller, city_name: str) -> None:
+    async def city_run(poller: RunSession, city_name: str) -> None:
         await poller.wait_turn(Wait(city_name, since=0.0))
         endpoint.note("admitted", city_name)
         described = await watch_until_terminal(poller, name(spec, city_name), at(clock[0]), quiet)
         endpoint.note("ended", described["TrainingJobName"])
 
     async def main() -> None:
-        poller = FleetPoller(Hook(), run_name_contains(RUN_KEY), INTERVAL)  # type: ignore[arg-type]
-        build_run_dispatch(book, run_job_names(spec, RUN_KEY), sweeps=poller.sweeps)
-        poller.board._client = FakeS3(endpoint)
+        connection = RunConnection(Hook(), run_name_contains(RUN_KEY), INTERVAL)  # type: ignore[arg-type]
+        poller = RunSession(connection, SessionSetup(build_run_dispatch(book, run_job_names(spec, RUN_KEY))))
+        connection.board._client = FakeS3(endpoint)
         await asyncio.wait_for(asyncio.gather(*(city_run(poller, c) for c in book.members["g0"])), 30)
         assert poller._task is not None
         await asyncio.wait_for(poller._task, 30)  # it stops by itself once nobody watches or waits

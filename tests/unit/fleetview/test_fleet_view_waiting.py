@@ -50,8 +50,8 @@ def test_a_waiting_citys_reason_in_the_view_is_the_one_the_triggerer_logs() -> N
 
     # the triggerer: its sweep reads the board (its own record among them, the one it last posted), then lists
     triggerer = build_run_dispatch(book, names)
-    triggerer.board_records(board, STAMP, STAMP)
-    triggerer.board_posted(board[0], STAMP)
+    triggerer._board_records(board, STAMP, STAMP)
+    triggerer._board_posted(board[0], STAMP)
     assert triggerer.tracker is not None
     triggerer.tracker.observe(jobs, whole=True)
     # before: the view counted the run's own jobs only

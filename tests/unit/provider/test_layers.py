@@ -55,7 +55,7 @@ WRONG_ARROWS = [
     ("fleetspec/names.py", "from sagemaker_fleet.plan.model import FleetPlan", "Layers"),
     # production code never imports the simulator (a lazy import counts too)
     (
-        "triggers/poller.py",
+        "triggers/session.py",
         "def _f():\n    from sagemaker_fleet.sim import engine",
         "are imported only by the command line",
     ),

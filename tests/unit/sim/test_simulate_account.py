@@ -71,12 +71,12 @@ def one(seconds: list[int], name: str = "one") -> dict[str, Any]:
 @pytest.fixture
 def view_off(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each run counts only its own jobs, as before the account view (built with ``account=False``)."""
-    build = fleet_run.build_run_dispatch
+    build = fleet_run.dispatch_from_plan
 
     def own_jobs_only(*args: Any, **kwargs: Any) -> Any:
         return build(*args, **kwargs, account=False)
 
-    monkeypatch.setattr(fleet_run, "build_run_dispatch", own_jobs_only)
+    monkeypatch.setattr(fleet_run, "dispatch_from_plan", own_jobs_only)
 
 
 def assert_all_done(doc: dict[str, Any], cities: int) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from sagemaker_fleet.dispatch.sweep import MAX_BACKOFF_FACTOR
+from sagemaker_fleet.dispatch.shell import MAX_BACKOFF_FACTOR
 from sagemaker_fleet.fleetspec import FleetSpec, load_fleet_spec
 from sagemaker_fleet.simulate import FleetSimulation, SimulateOptions
 

@@ -1,7 +1,7 @@
 """The pilot's training: the three stores run as a fleet DAG's training tasks run them in the triggerer — each a
-:class:`~sagemaker_fleet.dispatch.city_run.CityRun` over the run's shared poller
-(:class:`~sagemaker_fleet.triggers.poller.FleetPoller`, :class:`~sagemaker_fleet.triggers.city_io.PollerCityIO`),
-the run's dispatch built from the plan's book (:func:`~sagemaker_fleet.dispatch.build_run_dispatch`). The same
+:class:`~sagemaker_fleet.dispatch.city_run.CityRun` over the run's session
+(:class:`~sagemaker_fleet.triggers.session.RunSession`, :class:`~sagemaker_fleet.triggers.city_io.SessionCityIO`),
+the run's dispatch built from its plan (:func:`~sagemaker_fleet.dispatch.dispatch_from_plan`). The same
 turns, keep-alives, hand-offs and pool ends as in production, in one asyncio loop of this process.
 
 One difference, on purpose: the pilot counts its own jobs only (``account=False``: no look at other teams' jobs
@@ -15,16 +15,15 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from sagemaker_fleet.dispatch import Cadence, build_run_dispatch
+from sagemaker_fleet.dispatch import Cadence, dispatch_from_plan
 from sagemaker_fleet.dispatch.city_run import CityEnd, CityRun
 from sagemaker_fleet.fleetspec.names import run_name_contains
-from sagemaker_fleet.jobs.progress import run_job_names
-from sagemaker_fleet.triggers.city_io import PollerCityIO
-from sagemaker_fleet.triggers.poller import FleetPoller
+from sagemaker_fleet.triggers.city_io import SessionCityIO
+from sagemaker_fleet.triggers.connection import RunConnection
+from sagemaker_fleet.triggers.session import RunSession, SessionSetup
 
 if TYPE_CHECKING:
     from sagemaker_fleet.cli.pilot.fleet import PilotFleet
-    from sagemaker_fleet.dispatch.sweep import RunSweeps
     from sagemaker_fleet.hooks.fleet import SageMakerFleetHook
 
 
@@ -49,20 +48,17 @@ async def train_stores(fleet: PilotFleet, hook: SageMakerFleetHook, log: PilotLo
     """Run every store to its end through the fleet's dispatch; each store's end."""
     settings, spec = fleet.settings, fleet.spec
     cadence = Cadence(settings.poll_interval)
-    poller = FleetPoller(hook, run_name_contains(settings.run_key), settings.poll_interval)
-
-    async def build(sweeps: RunSweeps) -> RunSweeps:
-        names = run_job_names(spec, settings.run_key)
-        return build_run_dispatch(fleet.book, names, cadence, account=False, sweeps=sweeps)
-
+    sweeps = dispatch_from_plan(fleet.plan, spec, settings.run_key, cadence, account=False)
+    connection = RunConnection(hook, run_name_contains(settings.run_key), settings.poll_interval)
+    session = RunSession(connection, SessionSetup(sweeps))
     try:
-        tracker = await poller.track(build)
+        tracker = await session.first_listing()
         runs = [
             CityRun(
                 spec,
                 spec.city(store),
                 settings.run_key,
-                PollerCityIO(poller, store, log),
+                SessionCityIO(session, store, log),
                 log,
                 tracker,
                 cadence=cadence,
@@ -70,7 +66,7 @@ async def train_stores(fleet: PilotFleet, hook: SageMakerFleetHook, log: PilotLo
             for store in fleet.stores
         ]
         ends = await asyncio.gather(*(run.train() for run in runs))
-        await poller.finish()  # the pool ends the run's last sweeps hand out
+        await session.finish()  # the pool ends the run's last sweeps hand out
     finally:
-        await poller.close()  # a loop still running (Ctrl-C, an error) is stopped
+        await session.close()  # a loop still running (Ctrl-C, an error) is stopped
     return dict(zip(fleet.stores, ends, strict=True))

@@ -9,12 +9,14 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sagemaker_fleet.dispatch.cadence import Cadence
-from sagemaker_fleet.dispatch.sweeping import Answer, Swept, sweep_once
+from sagemaker_fleet.dispatch.shell import Answer, Swept
+from sagemaker_fleet.dispatch.sweep import sweep_once
 from unit.dispatch.test_board import run
 
 if TYPE_CHECKING:
+    from sagemaker_fleet.dispatch.shell import Listed, PoolEnd
     from sagemaker_fleet.dispatch.state import Wait
-    from sagemaker_fleet.dispatch.sweep import Listed, PoolEnd, RunSweeps
+    from sagemaker_fleet.dispatch.sweep import RunSweeps
 
 WALL = 1_000_000.0
 
@@ -113,15 +115,20 @@ STEPS = (
 )
 
 
-def test_no_module_outside_dispatch_calls_a_step_of_the_sweep() -> None:
-    """The order of the steps is sweep_once's alone: a shell that called one itself would drift from the other."""
+def test_the_sweep_s_steps_are_private_and_only_the_dispatch_package_calls_them() -> None:
+    """The order of the steps is sweep_once's alone: a shell that called one itself would drift from the other. A
+    shell sees RunSweeps' small public surface only."""
     import re
     from pathlib import Path
 
     import sagemaker_fleet
+    from sagemaker_fleet.dispatch.sweep import RunSweeps
 
+    public = {name for name in vars(RunSweeps) if not name.startswith("_")}
+    assert public == {"restart", "watch", "unwatch", "ends_pending", "admit"}
+    assert not any(hasattr(RunSweeps, step) for step in STEPS)
     package = Path(sagemaker_fleet.__file__).parent
-    call = re.compile(rf"\bsweeps\.({'|'.join(STEPS)})\(")
+    call = re.compile(rf"\b(sweeps|run)\._({'|'.join(STEPS)})\(")
     callers = [
         f"{path.relative_to(package)}: {match.group(0)}"
         for path in package.rglob("*.py")
@@ -129,4 +136,4 @@ def test_no_module_outside_dispatch_calls_a_step_of_the_sweep() -> None:
         for match in call.finditer(path.read_text())
     ]
     assert callers == []
-    assert call.search((package / "dispatch" / "sweeping.py").read_text().replace("run.", "sweeps."))
+    assert call.search((package / "dispatch" / "sweep.py").read_text())
