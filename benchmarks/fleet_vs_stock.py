@@ -6,7 +6,9 @@ requests (our request compiler), one after the other:
   triggerer, handed over in the poll sweep that sees its predecessor end);
 - stock: ``SageMakerTrainingOperator`` mapped over the same configs in spec order, deferrable, a fixed
   keep-alive of 600 s on every on-demand job, one mapped task per instance type with concurrency = its instance
-  quota.
+  quota, and task retries (``--stock-retries``, 3 by default, ``--stock-retry-delay`` 120 simulated seconds
+  apart) as a team running it would set: the operator does not retry a refused CreateTrainingJob
+  (``ResourceLimitExceeded`` when its 600 s pools fill the warm-pool quota), so without them such cities fail.
 Both poll at their AWS default, 30 s, scaled to the simulator's clock (``--aws-interval 30`` / ``--speed``): the
 stock operator's ``check_interval`` and our DAG's ``poll_interval``.
 Printed side by side with ratios: cold/warm starts, makespan, cost, idle-pool cost, API calls — those made while
@@ -41,7 +43,7 @@ from airflow.providers.amazon.aws.operators.sagemaker import SageMakerTrainingOp
 
 CONFIGS = json.loads((Path(__file__).parent / "stock_configs.json").read_text())
 with DAG("stock", schedule=None, start_date=dt.datetime(2026, 1, 1), catchup=False, max_active_runs=1,
-         default_args={"retries": 0}) as dag:
+         default_args={"retries": RETRIES, "retry_delay": dt.timedelta(seconds=RETRY_DELAY)}) as dag:
     for itype, configs in CONFIGS.items():
         SageMakerTrainingOperator.partial(
             task_id="train_" + itype.replace(".", "_"), wait_for_completion=True, deferrable=True,
@@ -145,6 +147,13 @@ def main() -> None:  # noqa: C901 - a linear script
         default=30.0,
         help="both DAGs' polling interval in simulated seconds (the AWS default of both is 30)",
     )
+    parser.add_argument("--stock-retries", type=int, default=3, help="the stock DAG's task retries")
+    parser.add_argument(
+        "--stock-retry-delay",
+        type=float,
+        default=120.0,
+        help="the stock DAG's retry delay in simulated seconds",
+    )
     parser.add_argument(
         "--keep", type=Path, help="work in this folder and keep it (Airflow home, logs, DAGs)"
     )
@@ -173,7 +182,10 @@ def main() -> None:  # noqa: C901 - a linear script
         limits = {t: spec.quota(t).instances for t in configs}
         interval = args.aws_interval / args.speed
         (dags / "stock_dag.py").write_text(
-            STOCK_DAG.replace("CONFIGS_LIMITS", repr(limits)).replace("CHECK_INTERVAL", repr(interval))
+            STOCK_DAG.replace("CONFIGS_LIMITS", repr(limits))
+            .replace("CHECK_INTERVAL", repr(interval))
+            .replace("RETRIES", repr(args.stock_retries))
+            .replace("RETRY_DELAY", repr(args.stock_retry_delay / args.speed))
         )
         (dags / "ours_dag.py").write_text(
             '"""airflow dag: ours."""\nfrom sagemaker_fleet.dags import DispatchConfig, build_fleet_dag\n'
@@ -248,7 +260,14 @@ def main() -> None:  # noqa: C901 - a linear script
             print(f"{metric:34}{ours:>12,.2f}{stock:>12,.2f}{ratio:>12}")
     write_result(
         "fleet_vs_stock",
-        {"cities": args.cities, "speed": args.speed, "aws_interval_s": args.aws_interval, "dags": results},
+        {
+            "cities": args.cities,
+            "speed": args.speed,
+            "aws_interval_s": args.aws_interval,
+            "stock_retries": args.stock_retries,
+            "stock_retry_delay_sim_s": args.stock_retry_delay,
+            "dags": results,
+        },
         run_started,
         directory=args.results_dir,
     )
